@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs every system dependency kubex needs on Debian 12, idempotently.
+# C++ libraries come from Debian packages only; Go modules for tools/testenv are
+# fetched by `go mod download` into the Go module cache (outside the repository).
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build ccache pkg-config git
+  libboost1.81-dev libboost-url1.81-dev
+  libssl-dev zlib1g-dev libsimdjson-dev libyaml-cpp-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  clang-format-15 python3
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+
+if ((${#missing[@]})); then
+  echo "install-deps: installing ${missing[*]}" >&2
+  sudo_cmd=()
+  [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo_cmd[@]}" apt-get update -qq
+  "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+command -v go >/dev/null || { echo "install-deps: Go >= 1.25 is required for tools/testenv (not found on PATH)" >&2; exit 1; }
+command -v kubectl >/dev/null || echo "install-deps: warning: kubectl not on PATH; cross-check tests will be skipped" >&2
+echo "install-deps: ok" >&2

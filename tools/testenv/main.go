@@ -1,0 +1,57 @@
+// Command testenv runs a real Kubernetes control plane on loopback TLS for kubex's tests,
+// examples and benchmarks: embedded etcd, kube-apiserver, kube-controller-manager and
+// kube-scheduler from k8s.io/kubernetes, plus simulated nodes that serve the kubelet API.
+//
+// Subcommands:
+//
+//	testenv up [flags] [-- extra kube-apiserver flags]   start everything, print one ready line
+//	testenv seed [flags]                                 create benchmark pods and wait until Running
+//	testenv ctl --dir DIR apiserver-stop|apiserver-start|apiserver-restart|status
+//	testenv apiserver|controller-manager|scheduler ARGS  (internal) run one upstream component
+package main
+
+import (
+	"fmt"
+	"os"
+)
+
+const usage = `usage: testenv <command> [flags]
+
+commands:
+  up         start etcd, kube-apiserver, controller-manager, scheduler and simulated nodes
+  seed       create benchmark pods (seed-0...) and a log-emitter pod, wait until Running
+  ctl        control a running testenv (apiserver-stop, apiserver-start, apiserver-restart, status)
+  version    print the Kubernetes version this testenv runs
+
+Run 'testenv <command> -h' for the flags of a command.
+`
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprint(os.Stderr, usage)
+		os.Exit(2)
+	}
+	cmd, args := os.Args[1], os.Args[2:]
+	var err error
+	switch cmd {
+	case "up":
+		err = runUp(args)
+	case "seed":
+		err = runSeed(args)
+	case "ctl":
+		err = runCtl(args)
+	case "version":
+		fmt.Println(kubernetesVersion)
+	case componentAPIServer, componentControllerManager, componentScheduler:
+		os.Exit(runComponent(cmd, args))
+	case "-h", "--help", "help":
+		fmt.Print(usage)
+	default:
+		fmt.Fprintf(os.Stderr, "testenv: unknown command %q\n\n%s", cmd, usage)
+		os.Exit(2)
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "testenv %s: %v\n", cmd, err)
+		os.Exit(1)
+	}
+}
