@@ -296,7 +296,9 @@ func (e *testEnv) apiserverArgs(o upOptions) []string {
 		"--watch-cache=" + strconv.FormatBool(o.watchCache),
 		"--etcd-compaction-interval=" + o.compaction.String(),
 		"--shutdown-delay-duration=0s",
-		"--shutdown-watch-termination-grace-period=0s",
+		// Watches are closed actively within 2s at shutdown; with 0s they are left open and the
+		// HTTP server waits for them until its shutdown timeout.
+		"--shutdown-watch-termination-grace-period=2s",
 		"--profiling=false",
 		"--v=" + strconv.Itoa(o.verbosity),
 	}
