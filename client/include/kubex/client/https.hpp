@@ -1,0 +1,89 @@
+#pragma once
+
+#include <kubex/client/kubeconfig.hpp>
+
+#include <chrono>
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace kubex::client {
+
+/// A complete HTTP response held in memory.
+struct HttpResponse {
+  /// HTTP status code, e.g. 200 or 403. Non-2xx statuses are returned, not thrown.
+  unsigned status = 0;
+  /// Value of the Content-Type header; empty if the server sent none.
+  std::string content_type{};
+  /// The body with any chunked transfer encoding removed. For errors the apiserver sends a
+  /// `Status` object here.
+  std::string body{};
+};
+
+/// Tuning knobs for BasicHttpsConnection.
+struct ConnectionOptions {
+  /// Deadline for one whole request: resolve, connect, TLS handshake, write and read.
+  std::chrono::milliseconds timeout = std::chrono::seconds(30);
+  /// Largest response body accepted; bigger responses fail instead of exhausting memory.
+  std::size_t max_body_size = std::size_t{256} * 1024 * 1024;
+  /// Value of the User-Agent header; empty selects `kubex/<library version>`.
+  std::string user_agent{};
+};
+
+/// A blocking HTTPS/1.1 client for one apiserver, authenticated as configured by a ClientConfig.
+///
+/// This is the bootstrap transport: it proves the TLS and authentication path end to end and
+/// backs the examples until the asynchronous transport (Asio completion tokens) replaces it.
+/// It keeps one TLS connection alive across requests and reconnects when the server closes it.
+///
+/// Security: TLS 1.2 or newer; the server certificate is verified against the configured CA
+/// (or the system trust store when none is set) and against `tls_server_name` or the server
+/// host, matching IP addresses against IP SANs. CA, certificate and key are loaded from memory
+/// and never written to disk. The bearer token is sent only over this verified connection.
+///
+/// Not thread-safe: use one connection per thread. A moved-from connection may only be
+/// destroyed or assigned to.
+class BasicHttpsConnection {
+ public:
+  /// Prepares the TLS context; does not connect yet.
+  /// @throws kubex::ConfigError if the configuration cannot be used (plain http server,
+  ///         unusable certificate or key).
+  explicit BasicHttpsConnection(ClientConfig config, ConnectionOptions options = {});
+  /// Closes the connection (see close()).
+  ~BasicHttpsConnection();
+  /// Takes over `other`'s connection and settings.
+  BasicHttpsConnection(BasicHttpsConnection&& other) noexcept;
+  /// Closes this connection and takes over `other`'s.
+  BasicHttpsConnection& operator=(BasicHttpsConnection&& other) noexcept;
+  BasicHttpsConnection(const BasicHttpsConnection&) = delete;
+  BasicHttpsConnection& operator=(const BasicHttpsConnection&) = delete;
+
+  /// Sends `GET <server base path><target>` with `Accept: application/json` and reads the whole
+  /// response. `target` is an absolute path with optional query, e.g. from resource_path().
+  /// Connects first if needed. A reused connection that the server closed while idle is
+  /// retried once on a fresh connection, which is safe because GET is idempotent.
+  /// @throws kubex::Error: errc::invalid_path for a malformed target,
+  ///         errc::tls_verification_failed if the server certificate is not trusted, and the
+  ///         transport's own code (e.g. connection refused, std::errc::timed_out) otherwise.
+  HttpResponse get(std::string_view target);
+
+  /// Closes the TLS connection, if any, without waiting for the server. The next get()
+  /// reconnects.
+  void close() noexcept;
+
+  /// True while a TLS connection is established.
+  [[nodiscard]] bool is_open() const noexcept;
+
+  /// Number of TLS connections established so far; shows whether keep-alive worked.
+  [[nodiscard]] std::size_t connection_count() const noexcept;
+
+  /// The configuration this connection uses.
+  [[nodiscard]] const ClientConfig& config() const noexcept;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace kubex::client

@@ -1,0 +1,417 @@
+#include <kubex/client/https.hpp>
+#include <kubex/client/kubeconfig.hpp>
+#include <kubex/core/error.hpp>
+
+#include "detail/pem.hpp"
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/address.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl/context.hpp>
+#include <boost/asio/ssl/stream.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/http/empty_body.hpp>
+#include <boost/beast/http/message.hpp>
+#include <boost/beast/http/parser.hpp>
+#include <boost/beast/http/read.hpp>
+#include <boost/beast/http/string_body.hpp>
+#include <boost/beast/http/write.hpp>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509_vfy.h>
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <utility>
+
+#ifndef KUBEX_VERSION
+#error "KUBEX_VERSION must be defined by the build"
+#endif
+
+namespace kubex::client {
+namespace {
+
+namespace asio = boost::asio;
+namespace ssl = boost::asio::ssl;
+namespace http = boost::beast::http;
+using tcp = boost::asio::ip::tcp;
+using boost_error = boost::system::error_code;
+using Clock = std::chrono::steady_clock;
+
+// Response headers from the apiserver are small, but Warning headers can add up.
+constexpr std::uint32_t max_header_size = 64U * 1024U;
+
+bool is_valid_target(std::string_view target) noexcept {
+  if (target.empty() || target.front() != '/') {
+    return false;
+  }
+  for (const char c : target) {
+    // Anything at or below space would let a caller inject headers or break the request line.
+    if (static_cast<unsigned char>(c) <= 0x20 || c == 0x7f) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool is_ip_address(const std::string& host) {
+  boost_error ec;
+  asio::ip::make_address(host, ec);
+  return !ec;
+}
+
+}  // namespace
+
+struct BasicHttpsConnection::Impl {
+  Impl(ClientConfig cfg, ConnectionOptions opts)
+      : config(std::move(cfg)), options(std::move(opts)) {
+    if (options.user_agent.empty()) {
+      options.user_agent = "kubex/" KUBEX_VERSION;
+    }
+    if (config.server.scheme != "https") {
+      throw ConfigError(config.source + ": clusters[" + config.cluster_name +
+                        "].server: BasicHttpsConnection requires an https:// server");
+    }
+    verify_name = config.tls_server_name.empty() ? config.server.host : config.tls_server_name;
+    verify_name_is_ip = is_ip_address(verify_name);
+    location = "https://" + config.server.authority();
+    setup_tls();
+  }
+
+  void setup_tls() {
+    SSL_CTX* ctx = tls.native_handle();
+    if (SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION) != 1) {
+      throw ConfigError(config.source + ": cannot restrict TLS to version 1.2 or newer");
+    }
+    if (config.insecure_skip_tls_verify) {
+      tls.set_verify_mode(ssl::verify_none);
+    } else {
+      tls.set_verify_mode(ssl::verify_peer);
+      if (config.certificate_authority_pem.empty()) {
+        // No CA configured means the system roots, never "trust anything" (CVE-2022-0759).
+        boost_error ec;
+        tls.set_default_verify_paths(ec);
+        if (ec) {
+          throw ConfigError(config.source +
+                            ": cannot load the system trust store: " + ec.message());
+        }
+      } else {
+        const auto cas = detail::read_pem_certificates(config.certificate_authority_pem);
+        if (cas.empty()) {
+          throw ConfigError(config.source + ": clusters[" + config.cluster_name +
+                            "]: certificate authority is not valid PEM");
+        }
+        X509_STORE* store = SSL_CTX_get_cert_store(ctx);
+        for (const auto& ca : cas) {
+          if (X509_STORE_add_cert(store, ca.get()) != 1) {
+            ERR_clear_error();  // a CA listed twice is harmless
+          }
+        }
+      }
+    }
+
+    if (!config.client_certificate_pem.empty() || !config.client_key_pem.empty()) {
+      const std::string field = config.source + ": users[" + config.user_name + "]";
+      const auto chain = detail::read_pem_certificates(config.client_certificate_pem);
+      if (chain.empty()) {
+        throw ConfigError(field + ": client certificate is not valid PEM");
+      }
+      const auto key = detail::read_pem_private_key(config.client_key_pem);
+      if (!key) {
+        throw ConfigError(field + ": client key is not a valid, unencrypted PEM private key");
+      }
+      bool ok = SSL_CTX_use_certificate(ctx, chain.front().get()) == 1;
+      for (std::size_t i = 1; ok && i < chain.size(); ++i) {
+        ok = SSL_CTX_add1_chain_cert(ctx, chain[i].get()) == 1;
+      }
+      ok = ok && SSL_CTX_use_PrivateKey(ctx, key.get()) == 1 && SSL_CTX_check_private_key(ctx) == 1;
+      ERR_clear_error();
+      if (!ok) {
+        throw ConfigError(field + ": client certificate and key cannot be used together");
+      }
+    }
+  }
+
+  // Runs the private io_context until the pending operation sets `done`. Once `deadline` passes
+  // the operation is cancelled through `cancel` and the call reports a timeout.
+  template <class Cancel>
+  bool run_until(const bool& done, Clock::time_point deadline, Cancel cancel) {
+    ioc.restart();
+    bool timed_out = false;
+    while (!done) {
+      if (timed_out) {
+        ioc.run_one();
+      } else if (ioc.run_one_until(deadline) == 0 && !done && Clock::now() >= deadline) {
+        timed_out = true;
+        cancel();
+      }
+      if (ioc.stopped()) {
+        ioc.restart();
+      }
+    }
+    return timed_out;
+  }
+
+  [[noreturn]] void fail(std::string_view target, std::string_view step, std::error_code code,
+                         const std::string& detail) const {
+    std::string message = "GET " + location;
+    message.append(config.server.base_path).append(target).append(": ").append(step);
+    message.append(": ").append(detail);
+    throw Error(code, message);
+  }
+
+  [[noreturn]] void fail(std::string_view target, std::string_view step,
+                         const boost_error& ec) const {
+    fail(target, step, std::error_code(ec), ec.message());
+  }
+
+  [[noreturn]] void fail_timeout(std::string_view target, std::string_view step) const {
+    const auto code = std::make_error_code(std::errc::timed_out);
+    fail(target, step, code, "timed out after " + std::to_string(options.timeout.count()) + " ms");
+  }
+
+  void connect(std::string_view target, Clock::time_point deadline) {
+    tcp::resolver::results_type endpoints;
+    boost_error ec;
+    bool done = false;
+
+    boost_error address_ec;
+    const auto address = asio::ip::make_address(config.server.host, address_ec);
+    if (!address_ec) {
+      endpoints = tcp::resolver::results_type::create(tcp::endpoint(address, config.server.port),
+                                                      config.server.host,
+                                                      std::to_string(config.server.port));
+    } else {
+      resolver.async_resolve(config.server.host, std::to_string(config.server.port),
+                             [&](const boost_error& e, tcp::resolver::results_type results) {
+                               ec = e;
+                               endpoints = std::move(results);
+                               done = true;
+                             });
+      if (run_until(done, deadline, [&] { resolver.cancel(); })) {
+        fail_timeout(target, "resolve " + config.server.host);
+      }
+      if (ec) {
+        fail(target, "resolve " + config.server.host, ec);
+      }
+    }
+
+    stream.emplace(ioc, tls);
+    auto& socket = stream->next_layer();
+    const auto close_socket = [&] {
+      boost_error ignored;
+      socket.close(ignored);
+    };
+
+    done = false;
+    asio::async_connect(socket, endpoints, [&](const boost_error& e, const tcp::endpoint&) {
+      ec = e;
+      done = true;
+    });
+    if (run_until(done, deadline, close_socket)) {
+      stream.reset();
+      fail_timeout(target, "connect");
+    }
+    if (ec) {
+      stream.reset();
+      fail(target, "connect", ec);
+    }
+
+    SSL* ssl = stream->native_handle();
+    // SNI carries host names only (RFC 6066); verification still checks the IP SAN.
+    // SSL_set_tlsext_host_name is a macro with a C-style cast; this is its expansion.
+    if (!verify_name_is_ip && SSL_ctrl(ssl, SSL_CTRL_SET_TLSEXT_HOSTNAME, TLSEXT_NAMETYPE_host_name,
+                                       const_cast<char*>(verify_name.c_str())) != 1) {
+      stream.reset();
+      fail(target, "TLS setup", make_error_code(errc::invalid_config),
+           "cannot use \"" + verify_name + "\" as TLS server name");
+    }
+    if (!config.insecure_skip_tls_verify) {
+      SSL_set_hostflags(ssl, X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS);
+      const int set = verify_name_is_ip
+                          ? X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), verify_name.c_str())
+                          : SSL_set1_host(ssl, verify_name.c_str());
+      if (set != 1) {
+        ERR_clear_error();
+        stream.reset();
+        fail(target, "TLS setup", make_error_code(errc::invalid_config),
+             "cannot verify against \"" + verify_name + "\"");
+      }
+    }
+
+    done = false;
+    stream->async_handshake(ssl::stream_base::client, [&](const boost_error& e) {
+      ec = e;
+      done = true;
+    });
+    if (run_until(done, deadline, close_socket)) {
+      stream.reset();
+      fail_timeout(target, "TLS handshake");
+    }
+    if (ec) {
+      const long verify_result = SSL_get_verify_result(ssl);
+      ERR_clear_error();
+      if (!config.insecure_skip_tls_verify && verify_result != X509_V_OK) {
+        const std::string reason = X509_verify_cert_error_string(verify_result);
+        stream.reset();
+        fail(target, "TLS handshake", make_error_code(errc::tls_verification_failed),
+             "server certificate not trusted for \"" + verify_name + "\": " + reason);
+      }
+      stream.reset();
+      fail(target, "TLS handshake", ec);
+    }
+    buffer.clear();
+    ++connections;
+  }
+
+  // One request/response exchange on the current stream. Returns the error instead of throwing
+  // so that get() can decide whether a retry is safe; `received` tells whether any response
+  // bytes arrived.
+  boost_error exchange(const http::request<http::empty_body>& request, HttpResponse& response,
+                       Clock::time_point deadline, bool& received, bool& keep_alive,
+                       bool& timed_out) {
+    auto& socket = stream->next_layer();
+    const auto close_socket = [&] {
+      boost_error ignored;
+      socket.close(ignored);
+    };
+    boost_error ec;
+    bool done = false;
+    received = false;
+
+    http::async_write(*stream, request, [&](const boost_error& e, std::size_t) {
+      ec = e;
+      done = true;
+    });
+    timed_out = run_until(done, deadline, close_socket);
+    if (timed_out || ec) {
+      return ec;
+    }
+
+    http::response_parser<http::string_body> parser;
+    parser.header_limit(max_header_size);
+    parser.body_limit(options.max_body_size);
+    done = false;
+    http::async_read(*stream, buffer, parser, [&](const boost_error& e, std::size_t) {
+      ec = e;
+      done = true;
+    });
+    timed_out = run_until(done, deadline, close_socket);
+    received = parser.got_some();
+    if (timed_out || ec) {
+      return ec;
+    }
+
+    auto message = parser.release();
+    keep_alive = message.keep_alive();
+    response.status = message.result_int();
+    response.content_type = std::string(message[http::field::content_type]);
+    response.body = std::move(message.body());
+    return {};
+  }
+
+  HttpResponse get(std::string_view target) {
+    if (!is_valid_target(target)) {
+      throw Error(errc::invalid_path, "GET " + location +
+                                          ": request target must be an absolute path without "
+                                          "spaces or control characters");
+    }
+    const auto deadline = Clock::now() + options.timeout;
+
+    http::request<http::empty_body> request{http::verb::get,
+                                            config.server.base_path + std::string(target), 11};
+    request.set(http::field::host, config.server.authority());
+    request.set(http::field::user_agent, options.user_agent);
+    request.set(http::field::accept, "application/json");
+    if (!config.token.empty()) {
+      request.set(http::field::authorization, "Bearer " + config.token);
+    }
+
+    HttpResponse response;
+    for (int attempt = 0;; ++attempt) {
+      const bool reused = stream.has_value();
+      if (!reused) {
+        connect(target, deadline);
+      }
+      bool received = false;
+      bool keep_alive = false;
+      bool timed_out = false;
+      const auto ec = exchange(request, response, deadline, received, keep_alive, timed_out);
+      if (!timed_out && !ec) {
+        if (!keep_alive) {
+          close();
+        }
+        return response;
+      }
+      close();
+      if (timed_out) {
+        fail_timeout(target, "request");
+      }
+      // An idle keep-alive connection may have been closed by the server just before we used
+      // it; that shows up as a failure before any response byte and deserves one more try.
+      if (reused && !received && attempt == 0) {
+        continue;
+      }
+      fail(target, received ? "read response" : "send request", ec);
+    }
+  }
+
+  void close() noexcept {
+    if (stream) {
+      // No TLS close_notify: waiting for the peer's reply could block, and the apiserver does
+      // not need it to release the connection.
+      boost_error ignored;
+      stream->next_layer().close(ignored);
+      stream.reset();
+    }
+    buffer.clear();
+  }
+
+  ClientConfig config;
+  ConnectionOptions options;
+  std::string verify_name;
+  bool verify_name_is_ip = false;
+  std::string location;
+  std::size_t connections = 0;
+
+  // Destruction order matters: the stream uses the TLS context and the io_context.
+  asio::io_context ioc{1};
+  ssl::context tls{ssl::context::tls_client};
+  tcp::resolver resolver{ioc};
+  std::optional<ssl::stream<tcp::socket>> stream;
+  boost::beast::flat_buffer buffer;
+};
+
+BasicHttpsConnection::BasicHttpsConnection(ClientConfig config, ConnectionOptions options)
+    : impl_(std::make_unique<Impl>(std::move(config), std::move(options))) {}
+
+BasicHttpsConnection::~BasicHttpsConnection() = default;
+BasicHttpsConnection::BasicHttpsConnection(BasicHttpsConnection&& other) noexcept = default;
+BasicHttpsConnection& BasicHttpsConnection::operator=(BasicHttpsConnection&& other) noexcept =
+    default;
+
+HttpResponse BasicHttpsConnection::get(std::string_view target) {
+  return impl_->get(target);
+}
+
+void BasicHttpsConnection::close() noexcept {
+  impl_->close();
+}
+
+bool BasicHttpsConnection::is_open() const noexcept {
+  return impl_->stream.has_value();
+}
+
+std::size_t BasicHttpsConnection::connection_count() const noexcept {
+  return impl_->connections;
+}
+
+const ClientConfig& BasicHttpsConnection::config() const noexcept {
+  return impl_->config;
+}
+
+}  // namespace kubex::client

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Fails if a layer includes a header it must not see:
+#   core/   -> no kubex/client, kubex/models, kubex/runtime, and no I/O library
+#              (Asio, Beast, OpenSSL, sockets, file streams): core stays sans-IO.
+#   client/ -> no kubex/models or kubex/runtime (the layers above it).
+# Usage: tools/check-layers.sh [repository root]   (default: the parent of this script's folder)
+set -euo pipefail
+
+root="${1:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
+status=0
+
+# check LAYER DESCRIPTION REGEX: report every #include in LAYER's C++ files that matches REGEX.
+check() {
+  local layer="$1" description="$2" pattern="$3"
+  local dir="$root/$layer"
+  [[ -d "$dir" ]] || return 0
+  local hits
+  hits="$(grep -rnE --include='*.hpp' --include='*.h' --include='*.cpp' --include='*.cc' \
+    --include='*.ipp' --include='*.hpp.in' \
+    "^[[:space:]]*#[[:space:]]*include[[:space:]]*[<\"]($pattern)" "$dir" || true)"
+  if [[ -n "$hits" ]]; then
+    echo "layering violation: $layer/ must not include $description:" >&2
+    echo "$hits" | sed "s|^$root/|  |" >&2
+    status=1
+  fi
+}
+
+check core "higher kubex layers" 'kubex/(client|models|runtime)/'
+check core "I/O libraries" 'boost/asio|boost/beast|asio\.hpp|asio/|openssl/|curl/|sys/socket\.h|netinet/|arpa/inet\.h|fstream'
+check client "higher kubex layers" 'kubex/(models|runtime)/'
+
+if [[ $status -eq 0 ]]; then
+  echo "layering OK"
+fi
+exit $status
