@@ -1,0 +1,105 @@
+// BasicHttpsConnection behaviour that needs no server at all. Everything that talks to a server
+// is tested against the real apiserver in tests/integration/https_test.cpp; the few faults the
+// real server cannot be made to produce are in https_fault_test.cpp.
+
+#include <kubex/client/https.hpp>
+#include <kubex/client/kubeconfig.hpp>
+#include <kubex/core/error.hpp>
+#include <kubex/core/url.hpp>
+
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <string>
+#include <system_error>
+
+namespace {
+
+using kubex::client::BasicHttpsConnection;
+using kubex::client::ClientConfig;
+
+// A TCP port on 127.0.0.1 that is bound but not listening, so connecting to it is refused for
+// as long as this object lives and no other process can start listening on it meanwhile.
+class RefusingPort {
+ public:
+  RefusingPort() : fd_(::socket(AF_INET, SOCK_STREAM, 0)) {
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t length = sizeof address;
+    // The sockets API takes sockaddr_in through a sockaddr pointer.
+    auto* generic = reinterpret_cast<sockaddr*>(&address);
+    if (fd_ < 0 || ::bind(fd_, generic, length) != 0 || ::getsockname(fd_, generic, &length) != 0) {
+      throw std::system_error(errno, std::generic_category(), "reserve a loopback port");
+    }
+    port_ = ntohs(address.sin_port);
+  }
+  ~RefusingPort() { ::close(fd_); }
+  RefusingPort(const RefusingPort&) = delete;
+  RefusingPort& operator=(const RefusingPort&) = delete;
+
+  [[nodiscard]] std::uint16_t port() const noexcept { return port_; }
+
+ private:
+  int fd_;
+  std::uint16_t port_ = 0;
+};
+
+TEST(https_test, connection_refused_is_an_error_naming_the_url) {
+  const RefusingPort refusing;
+  ClientConfig config;
+  config.source = "test";
+  // The base path is part of every request URL, including the one in error messages.
+  config.server = kubex::parse_server_url("https://127.0.0.1:" + std::to_string(refusing.port()) +
+                                          "/k8s/clusters/c-1");
+  config.token = "s3cr3t-token";
+  BasicHttpsConnection connection(config);
+  try {
+    (void)connection.get("/version");
+    FAIL() << "no exception";
+  } catch (const kubex::Error& e) {
+    EXPECT_EQ(e.code(), std::errc::connection_refused) << e.what();
+    const std::string expected = "GET https://127.0.0.1:" + std::to_string(refusing.port()) +
+                                 "/k8s/clusters/c-1/version: connect: ";
+    EXPECT_EQ(std::string(e.what()).rfind(expected, 0), 0U) << e.what();
+    EXPECT_EQ(std::string(e.what()).find("s3cr3t-token"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(connection.is_open());
+  EXPECT_EQ(connection.connection_count(), 0U);
+}
+
+TEST(https_test, rejects_malformed_targets) {
+  ClientConfig config;
+  config.server = kubex::parse_server_url("https://127.0.0.1:1");
+  BasicHttpsConnection connection(config);
+  for (const char* target : {"", "version", "/a b", "/a\r\nX-Evil: 1", "/a\tb", "/\x7f"}) {
+    try {
+      (void)connection.get(target);
+      ADD_FAILURE() << "accepted " << target;
+    } catch (const kubex::Error& e) {
+      EXPECT_EQ(e.code(), kubex::errc::invalid_path);
+    }
+  }
+  EXPECT_EQ(connection.connection_count(), 0U);  // rejected before connecting
+}
+
+TEST(https_test, plain_http_server_url_is_rejected) {
+  ClientConfig config;
+  config.source = "kubeconfig x";
+  config.cluster_name = "c";
+  config.server = kubex::parse_server_url("http://127.0.0.1:8080");
+  try {
+    BasicHttpsConnection connection(config);
+    FAIL() << "no exception";
+  } catch (const kubex::ConfigError& e) {
+    EXPECT_STREQ(e.what(),
+                 "kubeconfig x: clusters[c].server: BasicHttpsConnection requires an https:// "
+                 "server");
+  }
+}
+
+}  // namespace

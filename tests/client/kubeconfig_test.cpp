@@ -1,0 +1,445 @@
+#include <kubex/client/kubeconfig.hpp>
+#include <kubex/core/error.hpp>
+#include <kubex/testing/pki.hpp>
+#include <kubex/testing/temp_dir.hpp>
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace {
+
+using kubex::client::ClientConfig;
+using kubex::client::KubeconfigOptions;
+using kubex::client::load_kubeconfig;
+using kubex::client::parse_kubeconfig;
+using kubex::testing::base64_encode;
+using kubex::testing::TempDir;
+
+// Marked values that must never show up in an error message.
+constexpr std::string_view secret_token = "s3cr3t-T0KEN-do-not-print";
+
+constexpr std::string_view standard_template = R"(apiVersion: v1
+kind: Config
+current-context: admin
+clusters:
+- name: testenv
+  cluster:
+    server: https://127.0.0.1:6443
+    certificate-authority-data: @CA@
+contexts:
+- name: admin
+  context:
+    cluster: testenv
+    user: admin
+- name: admin-cert
+  context:
+    cluster: testenv
+    user: admin-cert
+- name: user
+  context:
+    cluster: testenv
+    user: kubex-user
+    namespace: kubex-user
+users:
+- name: admin
+  user:
+    token: @TOKEN@
+- name: admin-cert
+  user:
+    client-certificate-data: @CERT@
+    client-key-data: @KEY@
+- name: kubex-user
+  user:
+    token: user-token
+)";
+
+struct Pki {
+  kubex::testing::TestCa ca{"kubex-test-ca"};
+  kubex::testing::KeyPair client = ca.issue(
+      {.common_name = "kubex-admin-cert", .organization = "system:masters", .client = true});
+  kubex::testing::KeyPair other_client = ca.issue({.common_name = "other", .client = true});
+};
+
+// Replaces every occurrence of `from` in `text`.
+std::string replace_all(std::string text, std::string_view from, std::string_view to) {
+  for (auto pos = text.find(from); pos != std::string::npos;
+       pos = text.find(from, pos + to.size())) {
+    text.replace(pos, from.size(), to);
+  }
+  return text;
+}
+
+class kubeconfig_test : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { pki_ = std::make_unique<Pki>(); }
+  static void TearDownTestSuite() { pki_.reset(); }
+
+  static const Pki& pki() { return *pki_; }
+
+  // A kubeconfig shaped like the one tools/testenv writes, with placeholders filled in.
+  static std::string standard_kubeconfig() {
+    std::string yaml(standard_template);
+    yaml = replace_all(yaml, "@CA@", base64_encode(pki().ca.certificate_pem()));
+    yaml = replace_all(yaml, "@TOKEN@", secret_token);
+    yaml = replace_all(yaml, "@CERT@", base64_encode(pki().client.certificate_pem));
+    return replace_all(yaml, "@KEY@", base64_encode(pki().client.key_pem));
+  }
+
+  ClientConfig load(const std::string& yaml, const std::string& context = {}) const {
+    const auto path = dir_.write("kubeconfig", yaml);
+    return load_kubeconfig(path, KubeconfigOptions{.context = context});
+  }
+
+  // Loads `yaml`, expects a ConfigError and returns its message after checking that no secret
+  // leaked into it.
+  std::string load_error(const std::string& yaml, const std::string& context = {}) const {
+    try {
+      (void)load(yaml, context);
+    } catch (const kubex::ConfigError& e) {
+      const std::string message = e.what();
+      EXPECT_EQ(e.code(), kubex::errc::invalid_config);
+      EXPECT_EQ(message.find(secret_token), std::string::npos) << message;
+      EXPECT_EQ(message.find("PRIVATE KEY"), std::string::npos) << message;
+      EXPECT_EQ(message.find(base64_encode(pki().client.key_pem).substr(0, 24)), std::string::npos)
+          << message;
+      EXPECT_EQ(message.rfind(prefix(), 0), 0U) << message;
+      return message.substr(prefix().size());
+    }
+    ADD_FAILURE() << "no ConfigError thrown";
+    return {};
+  }
+
+  std::string prefix() const {
+    return "kubeconfig " + (dir_.path() / "kubeconfig").string() + ": ";
+  }
+
+  TempDir dir_;
+
+ private:
+  static std::unique_ptr<Pki> pki_;
+};
+
+std::unique_ptr<Pki> kubeconfig_test::pki_;
+
+TEST_F(kubeconfig_test, current_context_with_token) {
+  const auto config = load(standard_kubeconfig());
+  EXPECT_EQ(config.source, "kubeconfig " + (dir_.path() / "kubeconfig").string());
+  EXPECT_EQ(config.context_name, "admin");
+  EXPECT_EQ(config.cluster_name, "testenv");
+  EXPECT_EQ(config.user_name, "admin");
+  EXPECT_EQ(config.server.host, "127.0.0.1");
+  EXPECT_EQ(config.server.port, 6443);
+  EXPECT_EQ(config.certificate_authority_pem, pki().ca.certificate_pem());
+  EXPECT_FALSE(config.insecure_skip_tls_verify);
+  EXPECT_EQ(config.token, secret_token);
+  EXPECT_TRUE(config.client_certificate_pem.empty());
+  EXPECT_TRUE(config.client_key_pem.empty());
+  EXPECT_EQ(config.namespace_name, "default");  // the context sets none
+}
+
+TEST_F(kubeconfig_test, explicit_context_with_client_certificate) {
+  const auto config = load(standard_kubeconfig(), "admin-cert");
+  EXPECT_EQ(config.context_name, "admin-cert");
+  EXPECT_EQ(config.user_name, "admin-cert");
+  EXPECT_TRUE(config.token.empty());
+  EXPECT_EQ(config.client_certificate_pem, pki().client.certificate_pem);
+  EXPECT_EQ(config.client_key_pem, pki().client.key_pem);
+}
+
+TEST_F(kubeconfig_test, context_namespace) {
+  const auto config = load(standard_kubeconfig(), "user");
+  EXPECT_EQ(config.namespace_name, "kubex-user");
+  EXPECT_EQ(config.token, "user-token");
+}
+
+TEST_F(kubeconfig_test, relative_files_resolve_against_the_kubeconfig_directory) {
+  dir_.write("pki/ca.crt", pki().ca.certificate_pem());
+  dir_.write("pki/client.crt", pki().client.certificate_pem);
+  dir_.write("pki/client.key", pki().client.key_pem);
+  dir_.write("conf/token", "  file-token\n");
+  const auto path = dir_.write("conf/kubeconfig", R"(
+current-context: c
+clusters:
+- name: k
+  cluster:
+    server: https://localhost:6443
+    certificate-authority: ../pki/ca.crt
+users:
+- name: u
+  user:
+    client-certificate: ../pki/client.crt
+    client-key: ../pki/client.key
+    tokenFile: token
+contexts:
+- name: c
+  context: {cluster: k, user: u}
+)");
+  // The working directory must not matter.
+  const auto config = load_kubeconfig(path);
+  EXPECT_EQ(config.certificate_authority_pem, pki().ca.certificate_pem());
+  EXPECT_EQ(config.client_certificate_pem, pki().client.certificate_pem);
+  EXPECT_EQ(config.client_key_pem, pki().client.key_pem);
+  EXPECT_EQ(config.token, "file-token");  // trimmed
+  EXPECT_EQ(config.token_file, (dir_.path() / "conf/token").lexically_normal());
+}
+
+TEST_F(kubeconfig_test, absolute_file_paths) {
+  const auto ca = dir_.write("elsewhere/ca.pem", pki().ca.certificate_pem());
+  const auto config = load(R"(
+current-context: c
+clusters: [{name: k, cluster: {server: "https://k:1", certificate-authority: ")" +
+                           ca.string() + R"("}}]
+contexts: [{name: c, context: {cluster: k}}]
+)");
+  EXPECT_EQ(config.certificate_authority_pem, pki().ca.certificate_pem());
+  EXPECT_TRUE(config.user_name.empty());  // no user: anonymous
+}
+
+TEST_F(kubeconfig_test, data_takes_precedence_over_files) {
+  const auto config = load(R"(
+current-context: c
+clusters:
+- name: k
+  cluster:
+    server: https://k:1
+    certificate-authority: /does/not/exist/ca.crt
+    certificate-authority-data: )" +
+                           base64_encode(pki().ca.certificate_pem()) + R"(
+users:
+- name: u
+  user:
+    client-certificate: /does/not/exist/client.crt
+    client-certificate-data: )" +
+                           base64_encode(pki().client.certificate_pem) + R"(
+    client-key: /does/not/exist/client.key
+    client-key-data: )" + base64_encode(pki().client.key_pem) +
+                           R"(
+contexts: [{name: c, context: {cluster: k, user: u}}]
+)");
+  EXPECT_EQ(config.certificate_authority_pem, pki().ca.certificate_pem());
+  EXPECT_EQ(config.client_key_pem, pki().client.key_pem);
+}
+
+TEST_F(kubeconfig_test, token_takes_precedence_over_token_file) {
+  const auto config = load(R"(
+current-context: c
+clusters: [{name: k, cluster: {server: "https://k:1"}}]
+users: [{name: u, user: {token: inline, tokenFile: /does/not/exist}}]
+contexts: [{name: c, context: {cluster: k, user: u}}]
+)");
+  EXPECT_EQ(config.token, "inline");
+  EXPECT_EQ(config.token_file, "/does/not/exist");
+}
+
+TEST_F(kubeconfig_test, tls_settings) {
+  const auto config = load(R"(
+current-context: c
+clusters:
+- name: k
+  cluster:
+    server: https://[::1]:6443/prefix/
+    insecure-skip-tls-verify: yes
+    tls-server-name: kubernetes
+contexts: [{name: c, context: {cluster: k}}]
+)");
+  EXPECT_TRUE(config.insecure_skip_tls_verify);
+  EXPECT_EQ(config.tls_server_name, "kubernetes");
+  EXPECT_EQ(config.server.host, "::1");
+  EXPECT_EQ(config.server.base_path, "/prefix");
+  EXPECT_TRUE(config.certificate_authority_pem.empty());
+}
+
+TEST_F(kubeconfig_test, key_formats) {
+  for (const auto format :
+       {kubex::testing::KeyFormat::ec_sec1, kubex::testing::KeyFormat::rsa_pkcs1}) {
+    const auto pair = pki().ca.issue({.common_name = "fmt", .client = true, .key_format = format});
+    const auto config = load(R"(
+current-context: c
+clusters: [{name: k, cluster: {server: "https://k:1"}}]
+users: [{name: u, user: {client-certificate-data: )" +
+                             base64_encode(pair.certificate_pem) +
+                             ", client-key-data: " + base64_encode(pair.key_pem) + R"(}}]
+contexts: [{name: c, context: {cluster: k, user: u}}]
+)");
+    EXPECT_EQ(config.client_key_pem, pair.key_pem);
+  }
+}
+
+TEST_F(kubeconfig_test, json_from_memory) {
+  const auto config = parse_kubeconfig(
+      R"({"current-context": "c",
+          "clusters": [{"name": "k", "cluster": {"server": "https://10.0.0.1"}}],
+          "contexts": [{"name": "c", "context": {"cluster": "k", "namespace": "ns"}}]})",
+      "/base", "test document");
+  EXPECT_EQ(config.source, "test document");
+  EXPECT_EQ(config.server.port, 443);
+  EXPECT_EQ(config.namespace_name, "ns");
+}
+
+TEST_F(kubeconfig_test, memory_source_appears_in_errors) {
+  try {
+    (void)parse_kubeconfig("clusters: 1", "/base", "my config");
+    FAIL() << "no exception";
+  } catch (const kubex::ConfigError& e) {
+    EXPECT_STREQ(e.what(), "my config: clusters: expected a list");
+  }
+}
+
+// --- bad input: every case names the field and leaks no secret -------------------------------
+
+TEST_F(kubeconfig_test, unreadable_kubeconfig) {
+  try {
+    (void)load_kubeconfig(dir_.path() / "missing");
+    FAIL() << "no exception";
+  } catch (const kubex::ConfigError& e) {
+    EXPECT_EQ(std::string(e.what()), "kubeconfig " + (dir_.path() / "missing").string() +
+                                         ": cannot read file: No such file or directory");
+  }
+}
+
+TEST_F(kubeconfig_test, yaml_syntax_error) {
+  const auto message = load_error(
+      "users:\n- name: admin\n  user:\n    token: " + std::string(secret_token) + "\n   bad: [\n");
+  EXPECT_EQ(message.rfind("invalid YAML at line ", 0), 0U) << message;
+}
+
+TEST_F(kubeconfig_test, empty_and_non_mapping_documents) {
+  EXPECT_EQ(load_error(""), "document is empty");
+  EXPECT_EQ(load_error("- a\n- b\n"), "document is not a mapping");
+}
+
+TEST_F(kubeconfig_test, context_selection_errors) {
+  const auto base = standard_kubeconfig();
+  EXPECT_EQ(load_error(base, "nope"), "contexts: no context named \"nope\"");
+  EXPECT_EQ(load_error(replace_all(base, "current-context: admin", "current-context: gone")),
+            "current-context: context \"gone\" not found");
+  EXPECT_EQ(load_error(replace_all(base, "current-context: admin", "")),
+            "current-context: not set and no context was chosen");
+  EXPECT_EQ(load_error(replace_all(base, "    cluster: testenv\n    user: admin\n",
+                                   "    cluster: elsewhere\n    user: admin\n")),
+            "contexts[admin].cluster: cluster \"elsewhere\" not found");
+  EXPECT_EQ(load_error(replace_all(base, "    cluster: testenv\n    user: admin\n",
+                                   "    cluster: testenv\n    user: nobody\n")),
+            "contexts[admin].user: user \"nobody\" not found");
+  EXPECT_EQ(
+      load_error(replace_all(base, "    cluster: testenv\n    user: admin\n", "    user: admin\n")),
+      "contexts[admin].cluster: missing");
+}
+
+TEST_F(kubeconfig_test, structure_errors) {
+  const auto base = standard_kubeconfig();
+  EXPECT_EQ(load_error("clusters: {a: b}\n"), "clusters: expected a list");
+  EXPECT_EQ(load_error("contexts:\n- context: {cluster: k}\n"), "contexts[0].name: missing");
+  EXPECT_EQ(load_error("contexts:\n- just-a-string\n"), "contexts[0]: expected a mapping");
+  EXPECT_EQ(load_error(base + "- name: admin\n  user: {}\n"), "users: duplicate name \"admin\"");
+  EXPECT_EQ(
+      load_error(replace_all(base, "    server: https://127.0.0.1:6443\n", "    server: [a, b]\n")),
+      "clusters[testenv].server: expected a string");
+}
+
+TEST_F(kubeconfig_test, server_errors) {
+  const auto base = standard_kubeconfig();
+  EXPECT_EQ(load_error(replace_all(base, "    server: https://127.0.0.1:6443\n", "")),
+            "clusters[testenv].server: missing");
+  EXPECT_EQ(load_error(replace_all(base, "https://127.0.0.1:6443", "127.0.0.1:6443")),
+            "clusters[testenv].server: missing scheme; expected https://host[:port]");
+  EXPECT_EQ(load_error(replace_all(base, "https://127.0.0.1:6443",
+                                   "https://admin:" + std::string(secret_token) + "@h")),
+            "clusters[testenv].server: user information in the URL is not supported");
+}
+
+TEST_F(kubeconfig_test, certificate_authority_errors) {
+  const auto base = standard_kubeconfig();
+  const auto ca_data = base64_encode(pki().ca.certificate_pem());
+  EXPECT_EQ(load_error(replace_all(base, ca_data, "not*base64")),
+            "clusters[testenv].certificate-authority-data: invalid base64");
+  EXPECT_EQ(load_error(replace_all(base, ca_data, base64_encode("just text"))),
+            "clusters[testenv].certificate-authority-data: no valid PEM certificate found");
+  EXPECT_EQ(load_error(replace_all(base, "certificate-authority-data: " + ca_data,
+                                   "certificate-authority: missing/ca.crt")),
+            "clusters[testenv].certificate-authority: cannot read \"" +
+                (dir_.path() / "missing/ca.crt").string() + "\": No such file or directory");
+  EXPECT_EQ(load_error(replace_all(base, "certificate-authority-data: " + ca_data,
+                                   "certificate-authority: " + dir_.path().string())),
+            "clusters[testenv].certificate-authority: cannot read \"" + dir_.path().string() +
+                "\": is a directory");
+  EXPECT_EQ(load_error(replace_all(base, "    server: https://127.0.0.1:6443\n",
+                                   "    server: https://127.0.0.1:6443\n"
+                                   "    insecure-skip-tls-verify: true\n")),
+            "clusters[testenv].insecure-skip-tls-verify: cannot be combined with "
+            "certificate-authority or certificate-authority-data");
+  EXPECT_EQ(load_error(replace_all(base, "    server: https://127.0.0.1:6443\n",
+                                   "    server: https://127.0.0.1:6443\n"
+                                   "    insecure-skip-tls-verify: maybe\n")),
+            "clusters[testenv].insecure-skip-tls-verify: expected true or false");
+}
+
+TEST_F(kubeconfig_test, client_certificate_errors) {
+  const auto base = standard_kubeconfig();
+  const auto cert_data = base64_encode(pki().client.certificate_pem);
+  const auto key_data = base64_encode(pki().client.key_pem);
+  // Invalid base64 that still contains most of the key: it must not be echoed.
+  EXPECT_EQ(
+      load_error(replace_all(base, key_data, key_data.substr(0, 40) + "!!" + key_data.substr(40)),
+                 "admin-cert"),
+      "users[admin-cert].client-key-data: invalid base64");
+  EXPECT_EQ(load_error(replace_all(base, key_data, base64_encode("garbage")), "admin-cert"),
+            "users[admin-cert].client-key-data: no valid PEM private key found (encrypted keys "
+            "are not supported)");
+  EXPECT_EQ(load_error(replace_all(base, cert_data, base64_encode("garbage")), "admin-cert"),
+            "users[admin-cert].client-certificate-data: no valid PEM certificate found");
+  EXPECT_EQ(load_error(replace_all(base, key_data, base64_encode(pki().other_client.key_pem)),
+                       "admin-cert"),
+            "users[admin-cert].client-key-data: does not match the client certificate");
+  EXPECT_EQ(
+      load_error(replace_all(base, "    client-key-data: " + key_data + "\n", ""), "admin-cert"),
+      "users[admin-cert].client-certificate-data: is set but client-key-data or client-key "
+      "is not");
+  EXPECT_EQ(load_error(replace_all(base, "    client-certificate-data: " + cert_data + "\n", ""),
+                       "admin-cert"),
+            "users[admin-cert].client-key-data: is set but client-certificate-data or "
+            "client-certificate is not");
+  EXPECT_EQ(load_error(replace_all(base, "client-key-data: " + key_data, "client-key: nokey.pem"),
+                       "admin-cert"),
+            "users[admin-cert].client-key: cannot read \"" + (dir_.path() / "nokey.pem").string() +
+                "\": No such file or directory");
+}
+
+TEST_F(kubeconfig_test, token_errors) {
+  const auto base = standard_kubeconfig();
+  EXPECT_EQ(load_error(replace_all(base, "token: " + std::string(secret_token),
+                                   "token: \"" + std::string(secret_token) + "\\r\\nX-Evil: 1\"")),
+            "users[admin].token: contains control characters");
+  EXPECT_EQ(
+      load_error(replace_all(base, "token: " + std::string(secret_token), "tokenFile: nofile")),
+      "users[admin].tokenFile: cannot read \"" + (dir_.path() / "nofile").string() +
+          "\": No such file or directory");
+  dir_.write("empty-token", " \n");
+  EXPECT_EQ(
+      load_error(
+          replace_all(base, "token: " + std::string(secret_token), "tokenFile: empty-token")),
+      "users[admin].tokenFile: file \"" + (dir_.path() / "empty-token").string() + "\" is empty");
+}
+
+TEST_F(kubeconfig_test, unsupported_settings_are_rejected) {
+  const auto base = standard_kubeconfig();
+  const std::string token_line = "    token: " + std::string(secret_token) + "\n";
+  EXPECT_EQ(
+      load_error(replace_all(base, token_line, token_line + "    exec: {command: get-token}\n")),
+      "users[admin].exec: exec credential plugins are not supported yet");
+  EXPECT_EQ(load_error(replace_all(base, token_line, token_line + "    as: someone\n")),
+            "users[admin].as: impersonation is not supported yet");
+  EXPECT_EQ(
+      load_error(replace_all(base, token_line, token_line + "    auth-provider: {name: oidc}\n")),
+      "users[admin].auth-provider: auth providers are not supported yet");
+  EXPECT_EQ(load_error(replace_all(base, "    server: https://127.0.0.1:6443\n",
+                                   "    server: https://127.0.0.1:6443\n"
+                                   "    proxy-url: http://proxy:3128\n")),
+            "clusters[testenv].proxy-url: proxies are not supported yet");
+}
+
+}  // namespace

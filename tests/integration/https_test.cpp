@@ -1,0 +1,394 @@
+// BasicHttpsConnection against the real kube-apiserver of tools/testenv: authentication,
+// keep-alive, chunked bodies, error statuses, base path, TLS verification and limits.
+// See kubex/testing/testenv_fixture.hpp for what the testenv provides.
+
+#include <kubex/client/https.hpp>
+#include <kubex/client/kubeconfig.hpp>
+#include <kubex/core/error.hpp>
+#include <kubex/core/path.hpp>
+#include <kubex/core/url.hpp>
+#include <kubex/testing/pki.hpp>
+#include <kubex/testing/temp_dir.hpp>
+#include <kubex/testing/testenv.hpp>
+#include <kubex/testing/testenv_fixture.hpp>
+#include <kubex/testing/wire_check.hpp>
+
+#include <gtest/gtest.h>
+#include <simdjson.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <system_error>
+
+namespace {
+
+using kubex::client::BasicHttpsConnection;
+using kubex::client::ClientConfig;
+using kubex::client::ConnectionOptions;
+using kubex::client::HttpResponse;
+using kubex::testing::shell_quote;
+
+// Kernel TCP states in /proc/net/tcp.
+constexpr int tcp_established = 0x01;
+constexpr int tcp_close_wait = 0x08;
+
+// The TCP connections this process holds to port `port`, as socket inode -> kernel state. Read
+// from /proc, so it checks kubex's own connection bookkeeping independently.
+std::map<unsigned long, int> sockets_to(std::uint16_t port) {
+  std::set<unsigned long> own;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) {
+    std::error_code ec;
+    const auto link = std::filesystem::read_symlink(entry.path(), ec).string();
+    if (!ec && link.starts_with("socket:[")) {
+      own.insert(std::stoul(link.substr(8)));
+    }
+  }
+  std::map<unsigned long, int> sockets;
+  for (const char* table : {"/proc/self/net/tcp", "/proc/self/net/tcp6"}) {
+    std::ifstream in(table);
+    std::string line;
+    std::getline(in, line);  // column titles
+    while (std::getline(in, line)) {
+      // sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode ...
+      std::istringstream fields(line);
+      std::string slot, local, remote, state, queues, timer, retransmits, uid, timeout;
+      unsigned long inode = 0;
+      fields >> slot >> local >> remote >> state >> queues >> timer >> retransmits >> uid >>
+          timeout >> inode;
+      const auto colon = remote.rfind(':');
+      if (!fields || colon == std::string::npos) {
+        continue;
+      }
+      if (std::stoul(remote.substr(colon + 1), nullptr, 16) == port && own.contains(inode)) {
+        sockets[inode] = std::stoi(state, nullptr, 16);
+      }
+    }
+  }
+  return sockets;
+}
+
+// A parsed JSON response body; simdjson needs padding after the text.
+class Json {
+ public:
+  explicit Json(const HttpResponse& response) : text_(response.body) {}
+
+  [[nodiscard]] std::string string_at(std::string_view pointer) {
+    std::string_view value;
+    if (parser_.iterate(text_).at_pointer(pointer).get_string().get(value) != simdjson::SUCCESS) {
+      return "<missing " + std::string(pointer) + ">";
+    }
+    return std::string(value);
+  }
+
+  [[nodiscard]] std::set<std::string> item_names() {
+    std::set<std::string> names;
+    auto doc = parser_.iterate(text_);
+    for (auto item : doc["items"].get_array()) {
+      names.emplace(std::string_view(item["metadata"]["name"].get_string()));
+    }
+    return names;
+  }
+
+ private:
+  simdjson::padded_string text_;
+  simdjson::ondemand::parser parser_;
+};
+
+// Calls get() and returns the kubex::Error it must throw.
+kubex::Error get_error(BasicHttpsConnection& connection, std::string_view target) {
+  try {
+    const auto response = connection.get(target);
+    ADD_FAILURE() << "GET " << target << " did not throw but returned HTTP " << response.status;
+  } catch (const kubex::Error& e) {
+    return e;
+  }
+  return kubex::Error(std::error_code(), "no error");
+}
+
+class https_testenv_test : public kubex::testing::TestenvTest {};
+
+TEST_F(https_testenv_test, bearer_token_authenticates) {
+  auto cfg = config("admin");
+  ASSERT_FALSE(cfg.token.empty());
+  ASSERT_TRUE(cfg.client_certificate_pem.empty());
+  {
+    BasicHttpsConnection connection(cfg);
+    const auto response = connection.get("/api/v1/namespaces");
+    ASSERT_EQ(response.status, 200U) << response.body;
+    EXPECT_EQ(response.content_type.rfind("application/json", 0), 0U) << response.content_type;
+    EXPECT_EQ(Json(response).string_at("/kind"), "NamespaceList");
+  }
+  // The same request without the token is anonymous, which proves the token was sent and used.
+  cfg.token.clear();
+  BasicHttpsConnection anonymous(cfg);
+  const auto response = anonymous.get("/api/v1/namespaces");
+  ASSERT_EQ(response.status, 403U) << response.body;
+  EXPECT_NE(Json(response).string_at("/message").find(R"(User "system:anonymous")"),
+            std::string::npos)
+      << response.body;
+}
+
+TEST_F(https_testenv_test, client_certificate_authenticates) {
+  auto cfg = config("admin-cert");
+  ASSERT_TRUE(cfg.token.empty()) << "admin-cert must authenticate with its certificate only";
+  ASSERT_FALSE(cfg.client_certificate_pem.empty());
+  {
+    BasicHttpsConnection connection(cfg);
+    const auto response = connection.get("/api/v1/namespaces");
+    ASSERT_EQ(response.status, 200U) << response.body;
+    const auto names = Json(response).item_names();
+    EXPECT_TRUE(names.contains("default"));
+    EXPECT_TRUE(names.contains("kube-system"));
+  }
+  cfg.client_certificate_pem.clear();
+  cfg.client_key_pem.clear();
+  BasicHttpsConnection anonymous(cfg);
+  EXPECT_EQ(anonymous.get("/api/v1/namespaces").status, 403U);
+}
+
+TEST_F(https_testenv_test, keep_alive_reuses_one_tls_connection) {
+  const auto cfg = config();
+  const auto port = cfg.server.port;
+  BasicHttpsConnection connection(cfg);
+  EXPECT_TRUE(sockets_to(port).empty());
+  ASSERT_EQ(connection.get("/version").status, 200U);
+  const auto first = sockets_to(port);
+  ASSERT_EQ(first.size(), 1U);
+  EXPECT_EQ(first.begin()->second, tcp_established);
+
+  ASSERT_EQ(connection.get("/api/v1/namespaces/default").status, 200U);
+  ASSERT_EQ(connection.get("/api/v1/namespaces?limit=1").status, 200U);
+  EXPECT_EQ(sockets_to(port), first) << "a second TCP connection was opened";
+  EXPECT_EQ(connection.connection_count(), 1U);
+  EXPECT_TRUE(connection.is_open());
+
+  connection.close();
+  EXPECT_FALSE(connection.is_open());
+  EXPECT_TRUE(sockets_to(port).empty());
+  ASSERT_EQ(connection.get("/version").status, 200U);
+  EXPECT_EQ(connection.connection_count(), 2U);
+  const auto second = sockets_to(port);
+  ASSERT_EQ(second.size(), 1U);
+  EXPECT_NE(second.begin()->first, first.begin()->first);
+}
+
+TEST_F(https_testenv_test, chunked_list_is_reassembled) {
+  const std::string& ns = own_namespace();
+  // 50 ConfigMaps of about 1 KiB each, created by kubectl.
+  std::string manifests;
+  for (int i = 0; i < 50; ++i) {
+    manifests += "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm-" +
+                 std::to_string(i) +
+                 "\ndata:\n  value: " + std::string(1000, static_cast<char>('a' + i % 26)) +
+                 std::to_string(i) + "\n";
+  }
+  const kubex::testing::TempDir dir;
+  const auto file = dir.write("configmaps.yaml", manifests);
+  testenv().kubectl("create --namespace " + shell_quote(ns) + " -f " + shell_quote(file.string()) +
+                    " >/dev/null");
+
+  const auto cfg = config();
+  const auto path =
+      kubex::resource_path({.version = "v1", .resource = "configmaps", .namespace_name = ns});
+  // The premise, checked with a client other than kubex's: the real server chunks this list.
+  const auto wire = kubex::testing::wire_get(cfg.server.host, cfg.server.port,
+                                             cfg.certificate_authority_pem, cfg.token, path);
+  ASSERT_EQ(wire.status, 200U);
+  ASSERT_TRUE(wire.chunked) << "the apiserver no longer sends this list chunked";
+  ASSERT_GT(wire.body_size, 50000U);
+
+  BasicHttpsConnection connection(cfg);
+  const auto response = connection.get(path);
+  ASSERT_EQ(response.status, 200U) << response.body;
+  // Byte for byte what kubectl receives for the same list (ConfigMaps do not change by
+  // themselves, so both see the same resourceVersion).
+  const auto from_kubectl = testenv().kubectl("get --raw " + shell_quote(path));
+  EXPECT_EQ(response.body.size(), from_kubectl.size());
+  EXPECT_TRUE(response.body == from_kubectl);
+
+  Json json(response);
+  const auto names = json.item_names();
+  for (int i = 0; i < 50; ++i) {
+    EXPECT_TRUE(names.contains("cm-" + std::to_string(i))) << "cm-" << i;
+  }
+  // The connection stays usable after a chunked response.
+  EXPECT_EQ(connection.get(path).body.size(), response.body.size());
+  EXPECT_EQ(connection.connection_count(), 1U);
+}
+
+TEST_F(https_testenv_test, error_status_is_returned_not_thrown) {
+  BasicHttpsConnection admin(config("admin"));
+  const auto missing = admin.get("/api/v1/namespaces/default/pods/kubex-no-such-pod");
+  ASSERT_EQ(missing.status, 404U) << missing.body;
+  Json not_found(missing);
+  EXPECT_EQ(not_found.string_at("/kind"), "Status");
+  EXPECT_EQ(not_found.string_at("/reason"), "NotFound");
+  EXPECT_EQ(not_found.string_at("/message"), R"(pods "kubex-no-such-pod" not found)");
+  // The connection stays usable after an error status.
+  EXPECT_EQ(admin.get("/version").status, 200U);
+  EXPECT_EQ(admin.connection_count(), 1U);
+
+  BasicHttpsConnection user(config("user"));
+  const auto forbidden = user.get("/api/v1/namespaces/default/pods");
+  ASSERT_EQ(forbidden.status, 403U) << forbidden.body;
+  Json status(forbidden);
+  EXPECT_EQ(status.string_at("/reason"), "Forbidden");
+  EXPECT_NE(status.string_at("/message").find(R"(User "kubex-user" cannot list resource "pods")"),
+            std::string::npos)
+      << forbidden.body;
+  // RBAC allows the same user its own namespace.
+  EXPECT_EQ(user.get("/api/v1/namespaces/kubex-user/pods").status, 200U);
+}
+
+TEST_F(https_testenv_test, base_path_is_prepended) {
+  // The real apiserver has no path prefix, but /api is a prefix of its own paths: with the
+  // server URL https://127.0.0.1:<port>/api, the target /v1/namespaces/default must reach
+  // /api/v1/namespaces/default.
+  auto cfg = config();
+  const std::string origin = "https://" + cfg.server.authority();
+  cfg.server = kubex::parse_server_url(origin + "/api");
+  ASSERT_EQ(cfg.server.base_path, "/api");
+  BasicHttpsConnection prefixed(cfg);
+  const auto response = prefixed.get("/v1/namespaces/default");
+  ASSERT_EQ(response.status, 200U) << response.body;
+  Json json(response);
+  EXPECT_EQ(json.string_at("/kind"), "Namespace");
+  EXPECT_EQ(json.string_at("/metadata/name"), "default");
+
+  // Without the base path the same target is no API path at all.
+  BasicHttpsConnection plain(config());
+  EXPECT_EQ(plain.get("/v1/namespaces/default").status, 404U);
+}
+
+TEST_F(https_testenv_test, tls_server_name_is_used_for_verification) {
+  auto cfg = config();
+  ASSERT_EQ(cfg.server.host, "127.0.0.1");
+  for (const char* name : {"kubernetes.default", "kubernetes.default.svc.cluster.local", "::1"}) {
+    cfg.tls_server_name = name;
+    BasicHttpsConnection connection(cfg);
+    EXPECT_EQ(connection.get("/version").status, 200U) << "tls-server-name " << name;
+  }
+
+  cfg.tls_server_name = "wrong.example";
+  BasicHttpsConnection wrong_name(cfg);
+  const auto name_error = get_error(wrong_name, "/version");
+  EXPECT_EQ(name_error.code(), kubex::errc::tls_verification_failed) << name_error.what();
+  EXPECT_NE(std::string(name_error.what()).find("\"wrong.example\""), std::string::npos)
+      << name_error.what();
+  EXPECT_NE(std::string(name_error.what()).find("hostname mismatch"), std::string::npos)
+      << name_error.what();
+  EXPECT_FALSE(wrong_name.is_open());
+
+  cfg.tls_server_name = "127.0.0.2";
+  BasicHttpsConnection wrong_ip(cfg);
+  const auto ip_error = get_error(wrong_ip, "/version");
+  EXPECT_EQ(ip_error.code(), kubex::errc::tls_verification_failed) << ip_error.what();
+  EXPECT_NE(std::string(ip_error.what()).find("IP address mismatch"), std::string::npos)
+      << ip_error.what();
+}
+
+TEST_F(https_testenv_test, host_name_must_match_the_certificate) {
+  // localhost is a DNS SAN of the serving certificate, so dialling it by that name verifies.
+  // The apiserver listens on 127.0.0.1 only, so no name missing from the certificate reaches
+  // it; that mismatch is tested through tls-server-name above.
+  auto cfg = config();
+  cfg.server = kubex::parse_server_url("https://localhost:" + std::to_string(cfg.server.port));
+  BasicHttpsConnection connection(cfg);
+  const auto response = connection.get("/version");
+  EXPECT_EQ(response.status, 200U) << response.body;
+}
+
+TEST_F(https_testenv_test, unknown_ca_is_a_verification_error) {
+  auto cfg = config();
+  const kubex::testing::TestCa stranger("kubex-stranger-ca");
+  cfg.certificate_authority_pem = stranger.certificate_pem();
+  BasicHttpsConnection connection(cfg);
+  const auto error = get_error(connection, "/version");
+  EXPECT_EQ(error.code(), kubex::errc::tls_verification_failed) << error.what();
+  EXPECT_NE(std::string(error.what()).find("TLS handshake"), std::string::npos) << error.what();
+  EXPECT_EQ(std::string(error.what()).find(cfg.token), std::string::npos);
+  EXPECT_FALSE(connection.is_open());
+  EXPECT_EQ(connection.connection_count(), 0U);
+}
+
+TEST_F(https_testenv_test, no_ca_uses_the_system_store_not_trust_everything) {
+  auto cfg = config();
+  cfg.certificate_authority_pem.clear();
+  BasicHttpsConnection connection(cfg);
+  const auto error = get_error(connection, "/version");
+  EXPECT_EQ(error.code(), kubex::errc::tls_verification_failed) << error.what();
+}
+
+TEST_F(https_testenv_test, insecure_skip_tls_verify_accepts_the_certificate) {
+  auto cfg = config();
+  cfg.certificate_authority_pem.clear();
+  cfg.insecure_skip_tls_verify = true;
+  cfg.tls_server_name = "wrong.example";  // not checked either
+  BasicHttpsConnection connection(cfg);
+  const auto response = connection.get("/api/v1/namespaces/default");
+  ASSERT_EQ(response.status, 200U) << response.body;
+  EXPECT_EQ(Json(response).string_at("/metadata/name"), "default");
+}
+
+TEST_F(https_testenv_test, body_limit_is_enforced) {
+  const auto cfg = config();
+  const std::string big_list = "/api/v1/namespaces/kube-system/configmaps";  // chunked
+  const std::string status_404 = "/api/v1/namespaces/default/pods/kubex-no-such-pod";
+  {
+    BasicHttpsConnection unlimited(cfg);
+    ASSERT_GT(unlimited.get(big_list).body.size(), 1024U);
+    ASSERT_GT(unlimited.get(status_404).body.size(), 100U);
+    ASSERT_LT(unlimited.get("/version").body.size(), 1024U);
+  }
+  BasicHttpsConnection limited(cfg, ConnectionOptions{.max_body_size = 1024});
+  const auto error = get_error(limited, big_list);
+  EXPECT_NE(std::string(error.what()).find("body limit exceeded"), std::string::npos)
+      << error.what();
+  EXPECT_FALSE(limited.is_open());
+  EXPECT_EQ(limited.get("/version").status, 200U);  // small bodies still pass
+
+  // A body announced with Content-Length is limited too.
+  BasicHttpsConnection tiny(cfg, ConnectionOptions{.max_body_size = 100});
+  const auto length_error = get_error(tiny, status_404);
+  EXPECT_NE(std::string(length_error.what()).find("body limit exceeded"), std::string::npos)
+      << length_error.what();
+}
+
+// Restarts the shared apiserver, so ctest runs this suite serially (RUN_SERIAL).
+class https_testenv_disruptive_test : public kubex::testing::TestenvTest {};
+
+TEST_F(https_testenv_disruptive_test, idle_connection_closed_by_the_server_is_retried_once) {
+  const auto cfg = config();
+  const auto port = cfg.server.port;
+  BasicHttpsConnection connection(cfg);
+  ASSERT_EQ(connection.get("/version").status, 200U);
+  const auto before = sockets_to(port);
+  ASSERT_EQ(before.size(), 1U);
+
+  // Killing the apiserver makes the kernel close the server's end of every connection: to the
+  // client this is exactly a server closing an idle keep-alive connection (a FIN and nothing
+  // else), which it does not notice until it uses the connection again. (KILL, not TERM:
+  // kube-apiserver v1.35.4 in testenv does not exit on TERM within testenv's 30 s grace.)
+  testenv().restart_apiserver("KILL");
+  const auto closed = sockets_to(port);
+  ASSERT_EQ(closed.size(), 1U);
+  EXPECT_EQ(closed.begin()->first, before.begin()->first);
+  EXPECT_EQ(closed.begin()->second, tcp_close_wait) << "the server did not close the connection";
+  EXPECT_TRUE(connection.is_open());
+
+  const auto response = connection.get("/api/v1/namespaces/default");
+  ASSERT_EQ(response.status, 200U) << response.body;
+  EXPECT_EQ(connection.connection_count(), 2U);
+  const auto after = sockets_to(port);
+  ASSERT_EQ(after.size(), 1U);
+  EXPECT_NE(after.begin()->first, before.begin()->first);
+  EXPECT_EQ(after.begin()->second, tcp_established);
+}
+
+}  // namespace

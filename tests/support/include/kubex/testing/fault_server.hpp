@@ -1,0 +1,57 @@
+#pragma once
+
+// FaultServer exists ONLY for transport faults that the real kube-apiserver (tools/testenv)
+// cannot be made to produce on demand. Every ordinary behaviour -- authentication, keep-alive,
+// chunked bodies, error statuses, TLS verification, even a server closing an idle keep-alive
+// connection (testenv restarts the apiserver for that) -- is tested against the real control
+// plane in tests/integration/. Do not add features here for behaviour the real server can show.
+
+#include <kubex/testing/pki.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kubex::testing {
+
+/// The one misbehaviour a FaultServer shows on every connection.
+enum class Fault {
+  /// Completes the TLS handshake and reads the request, then never answers. The apiserver
+  /// always answers (or times the request out itself), so a client deadline needs this.
+  stall,
+  /// Answers each request (body: the request target) with `Connection: close` and closes. The
+  /// apiserver does this only while it shuts down.
+  close_after_reply,
+  /// Speaks plain HTTP: answers whatever arrives (a TLS ClientHello) with `400 Bad Request` and
+  /// closes. The apiserver serves TLS only.
+  plain_http,
+};
+
+/// A loopback server on 127.0.0.1 that shows one Fault. It exists only for faults the real
+/// apiserver cannot be made to produce; it is not an apiserver and answers nothing else.
+/// Serves one connection at a time on a background thread.
+class FaultServer {
+ public:
+  /// Starts listening on a free port. `certificate` is the TLS server certificate; it is not
+  /// used for Fault::plain_http.
+  FaultServer(Fault fault, const KeyPair& certificate);
+  /// Stops the server and joins its thread.
+  ~FaultServer();
+  FaultServer(const FaultServer&) = delete;
+  FaultServer& operator=(const FaultServer&) = delete;
+
+  /// The TCP port the server listens on.
+  [[nodiscard]] std::uint16_t port() const noexcept;
+  /// Targets of the HTTP requests received so far, in order.
+  [[nodiscard]] std::vector<std::string> request_targets() const;
+  /// Number of connections accepted (for TLS faults: completed TLS handshakes).
+  [[nodiscard]] std::size_t connections() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace kubex::testing

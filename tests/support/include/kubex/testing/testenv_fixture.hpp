@@ -1,0 +1,59 @@
+#pragma once
+
+// Base fixture of the integration tests: they run against the real control plane that
+// scripts/with-testenv.sh starts (tools/testenv) and FAIL -- never skip -- without it, because an
+// integration run that silently skips everything would look green while testing nothing.
+//
+// KUBEX_TESTENV_KUBECONFIG names the kubeconfig testenv wrote. It has one cluster `testenv`
+// (https://127.0.0.1:<port>; the serving certificate has IP SANs 127.0.0.1 and ::1 and DNS SANs
+// localhost and kubernetes[.default[.svc[.cluster.local]]]) and the contexts `admin` (bearer
+// token, system:masters; current-context), `admin-cert` (client certificate, CN
+// kubex-admin-cert, O system:masters) and `user` (bearer token of kubex-user, which RBAC limits
+// to namespace kubex-user). Tests that need data create their own namespace.
+//
+// Header-only: users link GTest and kubex::client themselves.
+
+#include <kubex/client/kubeconfig.hpp>
+#include <kubex/testing/testenv.hpp>
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace kubex::testing {
+
+class TestenvTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    testenv_ = Testenv::from_environment();
+    if (!testenv_) {
+      FAIL() << "KUBEX_TESTENV_KUBECONFIG is not set. Run the integration tests through "
+                "scripts/with-testenv.sh (or start tools/testenv and point this variable at the "
+                "kubeconfig it writes); integration tests never skip.";
+    }
+  }
+
+  [[nodiscard]] const Testenv& testenv() const { return *testenv_; }
+
+  /// Loads `context` from the testenv kubeconfig; empty means current-context (admin).
+  [[nodiscard]] client::ClientConfig config(const std::string& context = {}) const {
+    return client::load_kubeconfig(testenv_->kubeconfig(), {.context = context});
+  }
+
+  /// A fresh namespace for the running test, named after it; deleted when the test ends.
+  const std::string& own_namespace() {
+    if (!namespace_) {
+      namespace_ = std::make_unique<ScopedNamespace>(
+          *testenv_, ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    }
+    return namespace_->name();
+  }
+
+ private:
+  std::optional<Testenv> testenv_;
+  std::unique_ptr<ScopedNamespace> namespace_;
+};
+
+}  // namespace kubex::testing

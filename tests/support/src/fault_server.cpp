@@ -1,0 +1,174 @@
+// FaultServer: a loopback server that only exists for faults the real kube-apiserver cannot be
+// made to produce (see fault_server.hpp). Ordinary behaviour is tested against tools/testenv.
+
+#include <kubex/testing/fault_server.hpp>
+
+#include <boost/asio/buffer.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl/context.hpp>
+#include <boost/asio/ssl/stream.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/http/message.hpp>
+#include <boost/beast/http/read.hpp>
+#include <boost/beast/http/string_body.hpp>
+#include <sys/socket.h>
+#include <sys/time.h>
+
+#include <array>
+#include <atomic>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <utility>
+#include <vector>
+
+namespace kubex::testing {
+namespace {
+
+namespace asio = boost::asio;
+namespace ssl = boost::asio::ssl;
+namespace http = boost::beast::http;
+using tcp = boost::asio::ip::tcp;
+using boost_error = boost::system::error_code;
+
+// The close_after_reply answer: the target as body, and the announcement of the close.
+std::string reply_for(const std::string& target) {
+  return "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n"
+         "Content-Length: " +
+         std::to_string(target.size()) + "\r\n\r\n" + target;
+}
+
+}  // namespace
+
+struct FaultServer::State {
+  State(Fault f, const KeyPair& certificate)
+      : fault(f), acceptor(ioc, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0)) {
+    if (fault != Fault::plain_http) {
+      tls.use_certificate_chain(asio::buffer(certificate.certificate_pem));
+      tls.use_private_key(asio::buffer(certificate.key_pem), ssl::context::pem);
+    }
+    port = acceptor.local_endpoint().port();
+    thread = std::thread([this] { serve(); });
+  }
+
+  void serve() {
+    while (!stopping) {
+      tcp::socket socket(ioc);
+      boost_error ec;
+      acceptor.accept(socket, ec);
+      if (stopping || ec) {
+        break;
+      }
+      // A stuck test must not hang the server thread forever.
+      timeval timeout{10, 0};
+      ::setsockopt(socket.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+      current_fd = socket.native_handle();
+      if (fault == Fault::plain_http) {
+        serve_plain(socket);
+      } else {
+        serve_tls(socket);
+      }
+      current_fd = -1;
+    }
+  }
+
+  void serve_plain(tcp::socket& socket) {
+    count_connection();
+    std::array<char, 4096> ignored{};
+    boost_error ec;
+    (void)socket.read_some(asio::buffer(ignored), ec);
+    if (ec) {
+      return;
+    }
+    constexpr std::string_view reply =
+        "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain\r\nConnection: close\r\n"
+        "Content-Length: 48\r\n\r\nClient sent an HTTP request to an HTTPS server.\n";
+    asio::write(socket, asio::buffer(reply), ec);
+  }
+
+  void serve_tls(tcp::socket& socket) {
+    ssl::stream<tcp::socket&> stream(socket, tls);
+    boost_error ec;
+    stream.handshake(ssl::stream_base::server, ec);
+    if (ec) {
+      return;
+    }
+    count_connection();
+
+    boost::beast::flat_buffer buffer;
+    while (!stopping) {
+      http::request<http::string_body> request;
+      http::read(stream, buffer, request, ec);
+      if (ec) {
+        return;
+      }
+      const std::string target(request.target());
+      {
+        const std::lock_guard lock(mutex);
+        targets.push_back(target);
+      }
+      if (fault == Fault::stall) {
+        continue;  // the next read returns once the client gives up and closes
+      }
+      asio::write(stream, asio::buffer(reply_for(target)), ec);
+      socket.shutdown(tcp::socket::shutdown_both, ec);  // as announced by Connection: close
+      return;
+    }
+  }
+
+  void count_connection() {
+    const std::lock_guard lock(mutex);
+    ++accepted;
+  }
+
+  void stop() {
+    stopping = true;
+    // Unblock a pending read on the current connection, then a pending accept.
+    if (const int fd = current_fd.load(); fd >= 0) {
+      ::shutdown(fd, SHUT_RDWR);
+    }
+    asio::io_context wake_ioc;
+    tcp::socket wake(wake_ioc);
+    boost_error ec;
+    wake.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port), ec);
+    thread.join();
+  }
+
+  Fault fault;
+  asio::io_context ioc;
+  ssl::context tls{ssl::context::tls_server};
+  tcp::acceptor acceptor;
+  std::uint16_t port = 0;
+  std::atomic<bool> stopping{false};
+  std::atomic<int> current_fd{-1};
+  mutable std::mutex mutex;
+  std::vector<std::string> targets;
+  std::size_t accepted = 0;
+  std::thread thread;
+};
+
+FaultServer::FaultServer(Fault fault, const KeyPair& certificate)
+    : state_(std::make_unique<State>(fault, certificate)) {}
+
+FaultServer::~FaultServer() {
+  state_->stop();
+}
+
+std::uint16_t FaultServer::port() const noexcept {
+  return state_->port;
+}
+
+std::vector<std::string> FaultServer::request_targets() const {
+  const std::lock_guard lock(state_->mutex);
+  return state_->targets;
+}
+
+std::size_t FaultServer::connections() const {
+  const std::lock_guard lock(state_->mutex);
+  return state_->accepted;
+}
+
+}  // namespace kubex::testing
