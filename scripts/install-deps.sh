@@ -27,5 +27,5 @@ if ((${#missing[@]})); then
 fi
 
 command -v go >/dev/null || { echo "install-deps: Go >= 1.25 is required for tools/testenv (not found on PATH)" >&2; exit 1; }
-command -v kubectl >/dev/null || echo "install-deps: warning: kubectl not on PATH; cross-check tests will be skipped" >&2
+command -v kubectl >/dev/null || { echo "install-deps: kubectl is required on PATH (the tests use it as an independent second client)" >&2; exit 1; }
 echo "install-deps: ok" >&2

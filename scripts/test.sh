@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# The test command (README, .ci/run): installs what is missing, builds kubex and testenv,
+# checks formatting and layering, runs unit and fault tests, starts a real control plane and
+# runs the integration tests against it, then does the same under ASan+UBSan.
+# Exits non-zero on any failure; testenv is stopped whatever happens.
+#
+#   scripts/test.sh            everything
+#   scripts/test.sh --no-asan  skip the sanitizer build (quicker local runs)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+
+asan=1
+for a in "$@"; do
+  case "$a" in
+    --no-asan) asan=0 ;;
+    *) echo "usage: $0 [--no-asan]" >&2; exit 2 ;;
+  esac
+done
+
+step() { echo; echo "==> $* ($(date +%T))"; }
+jobs=$(nproc)
+
+step "dependencies"
+scripts/install-deps.sh
+
+step "format and static checks"
+scripts/format.sh --check
+(cd tools/testenv && GOTOOLCHAIN=local GOFLAGS=-mod=readonly go vet ./...)
+
+step "testenv binary"
+scripts/build-testenv.sh >/dev/null
+
+presets=(ci)
+[ "$asan" = 1 ] && presets+=(asan)
+for p in "${presets[@]}"; do
+  step "build ($p)"
+  cmake --preset "$p" >/dev/null
+  cmake --build --preset "$p" -j "$jobs"
+done
+
+for p in "${presets[@]}"; do
+  step "unit and fault tests ($p)"
+  ctest --preset "$p" -L 'unit|fault' --output-on-failure -j "$jobs"
+done
+
+step "integration tests against a real control plane"
+integration() {
+  set -e
+  ctest --test-dir build/ci -L integration --output-on-failure
+  if [ "$asan" = 1 ]; then
+    # testenv's own checks exercise kubectl and the Go binary, not kubex: once is enough.
+    ctest --test-dir build/asan -L integration -LE 'testenv' --output-on-failure
+  fi
+}
+export -f integration
+export asan
+scripts/with-testenv.sh bash -c integration
+
+step "all tests passed"
