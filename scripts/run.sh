@@ -19,6 +19,7 @@ while [ $# -gt 0 ]; do
 done
 [[ "$pods" =~ ^[0-9]+$ ]] || { echo "run: --pods must be a number, not '$pods'" >&2; exit 2; }
 
+export CCACHE_BASEDIR="$root" CCACHE_NOHASHDIR=true  # cache hits across clones
 echo "==> dependencies"
 scripts/install-deps.sh
 echo "==> build"

@@ -18,6 +18,10 @@ for a in "$@"; do
   esac
 done
 
+# ccache keys on absolute paths unless told the tree's root: with these, a fresh clone in
+# another folder (as CI makes) still hits the cache of earlier builds.
+export CCACHE_BASEDIR="$root" CCACHE_NOHASHDIR=true
+
 step() { echo; echo "==> $* ($(date +%T))"; }
 jobs=$(nproc)
 
