@@ -19,6 +19,10 @@ class category final : public std::error_category {
         return "invalid URL";
       case errc::tls_verification_failed:
         return "TLS certificate verification failed";
+      case errc::invalid_quantity:
+        return "invalid quantity";
+      case errc::invalid_json:
+        return "invalid JSON";
     }
     return "unknown kubex error";
   }

@@ -18,6 +18,10 @@ enum class errc {
   invalid_url,
   /// The server's TLS certificate did not verify against the configured CA or host name.
   tls_verification_failed,
+  /// A resource quantity (such as "500m" or "1Gi") is malformed or cannot be represented.
+  invalid_quantity,
+  /// JSON is malformed or does not fit the model it is decoded into, or cannot be encoded.
+  invalid_json,
 };
 
 /// The category of kubex::errc codes; its name is "kubex".

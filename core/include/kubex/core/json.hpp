@@ -1,0 +1,375 @@
+#pragma once
+
+// JSON reading and writing for models. The reader is an opaque handle over simdjson's
+// On-Demand parser: simdjson types never appear in a public header (their namespace depends
+// on the -march a TU is built with), and the generic code below, which user-defined types
+// also use, stays header-only without pulling the parser into every translation unit.
+
+#include <kubex/core/box.hpp>
+#include <kubex/core/error.hpp>
+#include <kubex/core/raw_json.hpp>
+
+#include <charconv>
+#include <concepts>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+namespace kubex::json {
+
+/// JSON that does not fit the model it is decoded into. what() is "<path>: <reason>", where
+/// the path names the offending field, e.g.
+/// `items[3].spec.containers[0].ports[1].containerPort: expected an integer, got a string`.
+class DecodeError : public Error {
+ public:
+  /// An error at the current value; enclosing readers add the path while it propagates.
+  explicit DecodeError(std::string reason);
+  /// The path of the offending value ("" for the document itself).
+  [[nodiscard]] const std::string& path() const noexcept { return path_; }
+  /// What is wrong with the value.
+  [[nodiscard]] const std::string& reason() const noexcept { return reason_; }
+  /// The path and the reason.
+  [[nodiscard]] const char* what() const noexcept override { return message_.c_str(); }
+  /// Adds an enclosing object field to the path.
+  void prepend_field(std::string_view name);
+  /// Adds an enclosing array index to the path.
+  void prepend_index(std::size_t index);
+
+ private:
+  void update();
+  std::string path_;
+  std::string reason_;
+  std::string message_;
+};
+
+/// One JSON value being read. Each value may be read once, with one of the accessors; fields
+/// and elements not read are skipped. Readers exist only during a decode call.
+class Reader {
+ public:
+  /// The JSON type of a value.
+  enum class Type { null, boolean, number, string, array, object };
+
+  /// The value's type, without consuming it.
+  Type type();
+  /// Consumes the value and returns true when it is null; otherwise leaves it unread.
+  bool is_null();
+  /// The value as a boolean; DecodeError for any other type.
+  bool get_bool();
+  /// The value as a signed 64-bit integer; DecodeError for fractions or out-of-range numbers.
+  std::int64_t get_int64();
+  /// The value as a double (integers are converted).
+  double get_double();
+  /// The value as an unescaped string; the view is valid until the next read.
+  std::string_view get_string();
+  /// The value's JSON text, verbatim and without surrounding whitespace.
+  std::string get_raw();
+
+  /// Calls `f(std::string_view key, Reader& value)` for each field of an object. The key is
+  /// unescaped and valid during the call. DecodeError if the value is not an object.
+  template <class F>
+  void for_each_field(F&& f) {
+    each_field(&f, [](void* ctx, std::string_view key, Reader& value) {
+      (*static_cast<std::remove_reference_t<F>*>(ctx))(key, value);
+    });
+  }
+  /// Calls `f(Reader& element)` for each element of an array. DecodeError if it is not one.
+  template <class F>
+  void for_each_element(F&& f) {
+    each_element(&f, [](void* ctx, Reader& value) {
+      (*static_cast<std::remove_reference_t<F>*>(ctx))(value);
+    });
+  }
+
+  /// Throws a DecodeError for this value.
+  [[noreturn]] static void fail(std::string reason);
+
+  /// Readers are created by the decoder only (the handle points into its parser state).
+  explicit Reader(void* value) noexcept : value_(value) {}
+
+ private:
+  using FieldFn = void (*)(void*, std::string_view, Reader&);
+  using ElementFn = void (*)(void*, Reader&);
+  void each_field(void* ctx, FieldFn fn);
+  void each_element(void* ctx, ElementFn fn);
+  void* value_;
+};
+
+/// Appends compact JSON to a string. Keys and values are written in call order; commas are
+/// inserted automatically.
+class Writer {
+ public:
+  /// Writes to `out`, appending to what it holds.
+  explicit Writer(std::string& out) noexcept : out_(out) {}
+
+  /// Starts an object.
+  void begin_object() {
+    separate();
+    out_.push_back('{');
+    first_ = true;
+  }
+  /// Ends the current object.
+  void end_object() {
+    out_.push_back('}');
+    first_ = false;
+  }
+  /// Starts an array.
+  void begin_array() {
+    separate();
+    out_.push_back('[');
+    first_ = true;
+  }
+  /// Ends the current array.
+  void end_array() {
+    out_.push_back(']');
+    first_ = false;
+  }
+  /// Writes a key that needs escaping (map keys, unknown fields).
+  void key(std::string_view name) {
+    string(name);
+    out_.push_back(':');
+    first_ = true;
+  }
+  /// Writes a key given as its complete JSON text with the colon, e.g. `"\"kind\":"`; the
+  /// generated writers use it so that field names are not escaped at run time.
+  void key_literal(std::string_view quoted_with_colon) {
+    separate();
+    out_.append(quoted_with_colon);
+    first_ = true;
+  }
+  /// Writes a string value, escaped.
+  void string(std::string_view value);
+  /// Writes an integer value.
+  void int64(std::int64_t value) {
+    separate();
+    char buf[24];
+    auto r = std::to_chars(buf, buf + sizeof buf, value);
+    out_.append(buf, r.ptr);
+  }
+  /// Writes a number value in the shortest form that reads back exactly.
+  void number(double value);
+  /// Writes true or false.
+  void boolean(bool value) {
+    separate();
+    out_.append(value ? "true" : "false");
+  }
+  /// Writes null.
+  void null() {
+    separate();
+    out_.append("null");
+  }
+  /// Writes a value given as JSON text, unchanged.
+  void raw(std::string_view json) {
+    separate();
+    out_.append(json);
+  }
+
+ private:
+  void separate() {
+    if (!first_) {
+      out_.push_back(',');
+    }
+    first_ = false;
+  }
+  std::string& out_;
+  bool first_ = true;
+};
+
+/// How values of type T are read and written. Specialised below for scalars and containers;
+/// for a model type the primary template calls `kubex_read(Reader&, T&)` and
+/// `kubex_write(Writer&, const T&)`, found by argument-dependent lookup: the generator emits
+/// them for every model, and user types provide them (see KUBEX_JSON_OBJECT).
+template <class T, class Enable = void>
+struct Codec {
+  /// Reads a T.
+  static void read(Reader& r, T& value) { kubex_read(r, value); }
+  /// Writes a T.
+  static void write(Writer& w, const T& value) { kubex_write(w, value); }
+};
+
+/// Reads `value` from `r` with its Codec.
+template <class T>
+void read(Reader& r, T& value) {
+  Codec<T>::read(r, value);
+}
+/// Writes `value` with its Codec.
+template <class T>
+void write(Writer& w, const T& value) {
+  Codec<T>::write(w, value);
+}
+
+/// True when a field holding `value` is left out of an object as "absent": an empty optional
+/// or Box, an empty list, map or raw value. Generated writers skip such optional fields,
+/// as Go's `omitempty` does.
+template <class T>
+bool is_absent(const T& value) {
+  if constexpr (requires { value.has_value(); }) {
+    return !value.has_value();
+  } else if constexpr (requires { value.empty(); }) {
+    return value.empty();
+  } else {
+    return false;
+  }
+}
+
+template <>
+struct Codec<bool> {
+  static void read(Reader& r, bool& v) { v = r.get_bool(); }
+  static void write(Writer& w, bool v) { w.boolean(v); }
+};
+
+template <>
+struct Codec<std::int64_t> {
+  static void read(Reader& r, std::int64_t& v) { v = r.get_int64(); }
+  static void write(Writer& w, std::int64_t v) { w.int64(v); }
+};
+
+template <>
+struct Codec<std::int32_t> {
+  static void read(Reader& r, std::int32_t& v);
+  static void write(Writer& w, std::int32_t v) { w.int64(v); }
+};
+
+template <>
+struct Codec<double> {
+  static void read(Reader& r, double& v) { v = r.get_double(); }
+  static void write(Writer& w, double v) { w.number(v); }
+};
+
+template <>
+struct Codec<std::string> {
+  static void read(Reader& r, std::string& v) { v.assign(r.get_string()); }
+  static void write(Writer& w, const std::string& v) { w.string(v); }
+};
+
+template <>
+struct Codec<RawJson> {
+  static void read(Reader& r, RawJson& v) { v.text = r.get_raw(); }
+  static void write(Writer& w, const RawJson& v) { w.raw(v.text.empty() ? "null" : v.text); }
+};
+
+template <class T>
+struct Codec<std::optional<T>> {
+  static void read(Reader& r, std::optional<T>& v) {
+    if (r.is_null()) {
+      v.reset();
+    } else {
+      Codec<T>::read(r, v.emplace());
+    }
+  }
+  static void write(Writer& w, const std::optional<T>& v) {
+    if (v) {
+      Codec<T>::write(w, *v);
+    } else {
+      w.null();
+    }
+  }
+};
+
+template <class T>
+struct Codec<Box<T>> {
+  static void read(Reader& r, Box<T>& v) {
+    if (r.is_null()) {
+      v.reset();
+    } else {
+      Codec<T>::read(r, v.ensure());
+    }
+  }
+  static void write(Writer& w, const Box<T>& v) {
+    if (v) {
+      Codec<T>::write(w, *v);
+    } else {
+      w.null();
+    }
+  }
+};
+
+template <class T>
+struct Codec<std::vector<T>> {
+  static void read(Reader& r, std::vector<T>& v) {
+    v.clear();
+    if (r.is_null()) {
+      return;
+    }
+    r.for_each_element([&v](Reader& e) { Codec<T>::read(e, v.emplace_back()); });
+  }
+  static void write(Writer& w, const std::vector<T>& v) {
+    w.begin_array();
+    for (const auto& e : v) {
+      Codec<T>::write(w, e);
+    }
+    w.end_array();
+  }
+};
+
+template <class T>
+struct Codec<std::map<std::string, T>> {
+  static void read(Reader& r, std::map<std::string, T>& v) {
+    v.clear();
+    if (r.is_null()) {
+      return;
+    }
+    r.for_each_field(
+        [&v](std::string_view key, Reader& e) { Codec<T>::read(e, v[std::string(key)]); });
+  }
+  static void write(Writer& w, const std::map<std::string, T>& v) {
+    w.begin_object();
+    for (const auto& [key, e] : v) {
+      w.key(key);
+      Codec<T>::write(w, e);
+    }
+    w.end_object();
+  }
+};
+
+/// Writes unknown fields back after the known ones.
+inline void write_unknown(Writer& w, const UnknownFields& unknown) {
+  for (const auto& [name, value] : unknown.fields()) {
+    w.key(name);
+    w.raw(value.text);
+  }
+}
+
+namespace detail {
+using DecodeFn = void (*)(Reader&, void*);
+void decode(std::string_view json, bool padded, void* out, DecodeFn fn);
+}  // namespace detail
+
+/// Decodes a JSON document into `out`, replacing its contents.
+/// @throws DecodeError naming the path of the first value that does not fit.
+template <class T>
+void decode(std::string_view json, T& out) {
+  detail::decode(json, false, &out, [](Reader& r, void* o) { read(r, *static_cast<T*>(o)); });
+}
+/// Decodes a JSON document held in a string with at least 64 bytes of spare capacity after
+/// its end, which saves a copy (simdjson reads past the end in blocks).
+template <class T>
+void decode_padded(const std::string& json, T& out) {
+  detail::decode(json, json.capacity() - json.size() >= 64, &out,
+                 [](Reader& r, void* o) { read(r, *static_cast<T*>(o)); });
+}
+/// Decodes a JSON document into a new T.
+template <class T>
+T decode(std::string_view json) {
+  T out{};
+  decode(json, out);
+  return out;
+}
+/// Encodes `value` as compact JSON, appended to `out`.
+template <class T>
+void encode(const T& value, std::string& out) {
+  Writer w(out);
+  write(w, value);
+}
+/// Encodes `value` as compact JSON.
+template <class T>
+std::string encode(const T& value) {
+  std::string out;
+  encode(value, out);
+  return out;
+}
+
+}  // namespace kubex::json
