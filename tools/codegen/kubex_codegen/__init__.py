@@ -1,0 +1,1 @@
+"""kubex's model generator: typed C++ models from Kubernetes' OpenAPI v3 documents."""

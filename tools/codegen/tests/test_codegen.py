@@ -1,0 +1,217 @@
+"""Tests of the model generator on a small fixture spec: golden output plus structural checks.
+
+Run: python3 -m unittest discover -s tools/codegen/tests   (UPDATE_GOLDEN=1 rewrites golden/)
+"""
+
+import io
+import json
+import lzma
+import os
+import sys
+import tarfile
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+
+from kubex_codegen import goenums  # noqa: E402
+from kubex_codegen.emit import Emitter  # noqa: E402
+from kubex_codegen.schema import Model, snake  # noqa: E402
+
+REF = "#/components/schemas/"
+
+
+def ref(name):
+    return {"allOf": [{"$ref": REF + name}]}
+
+
+META = "io.k8s.apimachinery.pkg.apis.meta.v1."
+SCHEMAS = {
+    META + "ObjectMeta": {"type": "object", "properties": {
+        "name": {"type": "string"}, "namespace": {"type": "string"},
+        "labels": {"type": "object", "additionalProperties": {"type": "string"}},
+        "creationTimestamp": ref(META + "Time")}},
+    META + "Time": {"type": "string", "format": "date-time"},
+    "io.k8s.apimachinery.pkg.api.resource.Quantity": {"oneOf": [{"type": "string"}, {"type": "number"}]},
+    "io.k8s.api.demo.v1.Widget": {
+        "type": "object", "required": ["spec"],
+        "x-kubernetes-group-version-kind": [{"group": "demo.k8s.io", "version": "v1", "kind": "Widget"}],
+        "properties": {
+            "status": ref("io.k8s.api.demo.v1.WidgetStatus"),
+            "spec": ref("io.k8s.api.demo.v1.WidgetSpec"),
+            "kind": {"type": "string"}, "apiVersion": {"type": "string"},
+            "metadata": ref(META + "ObjectMeta")}},
+    "io.k8s.api.demo.v1.WidgetSpec": {"type": "object", "required": ["size"], "properties": {
+        "size": ref("io.k8s.apimachinery.pkg.api.resource.Quantity"),
+        "podIPs": {"type": "array", "items": {"type": "string"}},
+        "namespace": {"type": "string"}, "template": {"type": "integer", "format": "int32"},
+        "x-kubernetes-thing": {"type": "boolean"}, "ratio": {"type": "number", "format": "double"},
+        "data": {"type": "string", "format": "byte"}, "any": {"type": "object", "x-kubernetes-preserve-unknown-fields": True},
+        "children": {"type": "array", "items": ref("io.k8s.api.demo.v1.WidgetSpec")},
+        "parent": ref("io.k8s.api.demo.v1.WidgetSpec")}},
+    "io.k8s.api.demo.v1.WidgetStatus": {"type": "object", "properties": {
+        "phase": {"type": "string", "description": "Phase of the widget. More text here."},
+        "modes": {"type": "array", "items": {"type": "string"}}}},
+}
+ENUMS = {"io.k8s.api.demo.v1.WidgetStatus": {"phase": ["Ready", "", "default", "9lives"], "modes[]": ["A", "B"]}}
+
+
+def make_spec(directory):
+    doc = json.dumps({"openapi": "3.0.0", "components": {"schemas": SCHEMAS}}).encode()
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tar:
+        ti = tarfile.TarInfo("v3/apis__demo__v1_openapi.json")
+        ti.size = len(doc)
+        tar.addfile(ti, io.BytesIO(doc))
+    with open(os.path.join(directory, "openapi.tar.xz"), "wb") as f:
+        f.write(lzma.compress(buf.getvalue()))
+    with open(os.path.join(directory, "enums.json"), "w") as f:
+        json.dump(ENUMS, f)
+
+
+class CodegenTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        make_spec(cls.tmp.name)
+        cls.files = Emitter(Model(cls.tmp.name), "v1.99.0", "").render()
+        cls.header = cls.files["include/kubex/k8s/v1_99/demo/v1.hpp"]
+        cls.source = cls.files["src/demo_v1.cpp"]
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def test_golden(self):
+        golden = os.path.join(HERE, "golden")
+        for rel, text in sorted(self.files.items()):
+            path = os.path.join(golden, rel)
+            if os.environ.get("UPDATE_GOLDEN"):
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                with open(path, "w") as f:
+                    f.write(text)
+            with open(path) as f:
+                self.assertEqual(f.read(), text, f"{rel} differs from golden/ (UPDATE_GOLDEN=1 to accept)")
+        produced = {os.path.relpath(os.path.join(r, n), golden) for r, _, ns in os.walk(golden) for n in ns}
+        self.assertEqual(produced, set(self.files))
+
+    def test_field_names(self):
+        self.assertEqual(snake("podIPs"), "pod_ips")
+        self.assertEqual(snake("apiVersion"), "api_version")
+        self.assertEqual(snake("targetCPUUtilizationPercentage"), "target_cpu_utilization_percentage")
+        self.assertEqual(snake("$ref"), "ref")
+        self.assertEqual(snake("x-kubernetes-list-type"), "x_kubernetes_list_type")
+        self.assertEqual(snake("namespace"), "namespace_")
+        self.assertEqual(snake("template"), "template_")
+
+    def test_types(self):
+        h = self.header
+        self.assertIn("::kubex::Quantity size{};", h)  # required value type: held directly
+        self.assertIn("std::optional<std::int32_t> template_{};", h)
+        self.assertIn("std::optional<double> ratio{};", h)
+        self.assertIn("std::optional<::kubex::Bytes> data{};", h)
+        self.assertIn("::kubex::RawJson any{};", h)
+        self.assertIn("std::vector<::kubex::k8s::v1_99::demo::v1::WidgetSpec> children{};", h)
+        self.assertIn("::kubex::Box<::kubex::k8s::v1_99::demo::v1::WidgetSpec> parent{};", h)  # recursion
+        self.assertIn("::kubex::k8s::v1_99::meta::v1::ObjectMeta metadata{};", h)  # metadata inline
+        self.assertIn("::kubex::k8s::v1_99::demo::v1::WidgetSpec spec{};", h)  # required struct inline
+        self.assertIn("::kubex::Box<::kubex::k8s::v1_99::demo::v1::WidgetStatus> status{};", h)
+
+    def test_gvk_defaults_and_field_order(self):
+        self.assertIn('std::string api_version{"demo.k8s.io/v1"};', self.header)
+        self.assertIn('std::string kind{"Widget"};', self.header)
+        writer = self.source[self.source.index("kubex_write(json::Writer& w, const Widget& o)"):]
+        order = [writer.index(f'\\"{k}\\"') for k in ("apiVersion", "kind", "metadata", "status", "spec")]
+        self.assertEqual(order, sorted(order))
+
+    def test_enums(self):
+        h = self.header
+        self.assertIn("struct WidgetStatusPhase : ::kubex::StringEnum<WidgetStatusPhase>", h)
+        self.assertIn('static constexpr std::string_view Ready{"Ready"};', h)
+        self.assertIn('static constexpr std::string_view Empty{""};', h)
+        self.assertIn('static constexpr std::string_view default_{"default"};', h)
+        self.assertIn('static constexpr std::string_view v9lives{"9lives"};', h)
+        self.assertIn("std::optional<WidgetStatusPhase> phase{};", h)
+        self.assertIn("std::vector<WidgetStatusModesItem> modes{};", h)
+
+    def test_struct_order_allows_by_value_members(self):
+        self.assertLess(self.header.index("struct WidgetSpec {"), self.header.index("struct Widget {"))
+
+    def test_reader_dispatch_and_unknown_fields(self):
+        self.assertIn('if (k == "podIPs")', self.source)
+        self.assertIn("o.unknown_fields.add(std::string(k), v.get_raw());", self.source)
+        self.assertIn("if (!v.is_null()) { json::read(v, o.size); }", self.source)
+
+
+class GoEnumsTest(unittest.TestCase):
+    SOURCE = '''package openapi
+
+import (
+\tcorev1 "k8s.io/api/core/v1"
+)
+
+func GetOpenAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenAPIDefinition {
+\treturn map[string]common.OpenAPIDefinition{
+\t\tcorev1.PodStatus{}.OpenAPIModelName(): schema_k8sio_api_core_v1_PodStatus(ref),
+\t\t"k8s.io/api/core/v1.Other": schema_k8sio_api_core_v1_Other(ref),
+\t}
+}
+
+func schema_k8sio_api_core_v1_PodStatus(ref common.ReferenceCallback) common.OpenAPIDefinition {
+\treturn common.OpenAPIDefinition{
+\t\tSchema: spec.Schema{
+\t\t\tSchemaProps: spec.SchemaProps{
+\t\t\t\tProperties: map[string]spec.Schema{
+\t\t\t\t\t"phase": {
+\t\t\t\t\t\tSchemaProps: spec.SchemaProps{
+\t\t\t\t\t\t\tEnum:        []interface{}{"Failed", "Pending"},
+\t\t\t\t\t\t},
+\t\t\t\t\t},
+\t\t\t\t\t"modes": {
+\t\t\t\t\t\tSchemaProps: spec.SchemaProps{
+\t\t\t\t\t\t\tItems: &spec.SchemaOrArray{
+\t\t\t\t\t\t\t\tSchema: &spec.Schema{
+\t\t\t\t\t\t\t\t\tSchemaProps: spec.SchemaProps{
+\t\t\t\t\t\t\t\t\t\tEnum:        []interface{}{"A", "B"},
+\t\t\t\t\t\t\t\t\t},
+\t\t\t\t\t\t\t\t},
+\t\t\t\t\t\t\t},
+\t\t\t\t\t\t},
+\t\t\t\t\t},
+\t\t\t\t},
+\t\t\t},
+\t\t},
+\t}
+}
+
+func schema_k8sio_api_core_v1_Other(ref common.ReferenceCallback) common.OpenAPIDefinition {
+\treturn common.OpenAPIDefinition{
+\t\tSchema: spec.Schema{
+\t\t\tSchemaProps: spec.SchemaProps{
+\t\t\t\tProperties: map[string]spec.Schema{
+\t\t\t\t\t"x": {
+\t\t\t\t\t\tSchemaProps: spec.SchemaProps{
+\t\t\t\t\t\t\tEnum:        []interface{}{"q\\"uote"},
+\t\t\t\t\t\t},
+\t\t\t\t\t},
+\t\t\t\t},
+\t\t\t},
+\t\t},
+\t}
+}
+'''
+
+    def test_extract(self):
+        self.assertEqual(goenums.extract(self.SOURCE), {
+            "io.k8s.api.core.v1.PodStatus": {"phase": ["Failed", "Pending"], "modes[]": ["A", "B"]},
+            "io.k8s.api.core.v1.Other": {"x": ['q"uote']},
+        })
+
+    def test_openapi_name(self):
+        self.assertEqual(goenums.openapi_name("k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1.JSON"),
+                         "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSON")
+
+
+if __name__ == "__main__":
+    unittest.main()
