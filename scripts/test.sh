@@ -30,6 +30,10 @@ scripts/install-deps.sh
 
 step "format and static checks"
 scripts/format.sh --check
+
+step "model generator: tests, and committed models match the committed specs"
+python3 -m unittest discover -s tools/codegen/tests
+tools/codegen/generate --check
 (cd tools/testenv && GOTOOLCHAIN=local GOFLAGS=-mod=readonly go vet ./...)
 
 step "testenv binary"
