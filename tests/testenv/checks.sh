@@ -22,7 +22,6 @@ eventually() {
   done
 }
 unique_ns() { echo "$1-$RANDOM$RANDOM"; }
-jsonpath() { kubectl get "$@"; }
 
 check_version() {
   need_env

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -163,5 +162,3 @@ func tailFile(path string, n int) string {
 	}
 	return "  " + strings.Join(lines, "\n  ")
 }
-
-var errStopped = errors.New("stopped")

@@ -250,14 +250,10 @@ func startEnv(o upOptions) (_ *testEnv, err error) {
 	if err = e.serveControl(); err != nil {
 		return e, err
 	}
-	nodes := make([]string, o.nodes)
-	for i := range nodes {
-		nodes[i] = fmt.Sprintf("sim-node-%d", i)
-	}
 	if err = writeEnvInfo(filepath.Join(e.dir, "env.json"), envInfo{
 		KubernetesVersion: kubernetesVersion, Server: e.server, Kubeconfig: e.kubeconfig, CAFile: e.files.CA,
 		EtcdURL: e.etcdURL, APIServerPort: e.apiPort, KubeletPort: e.sim.Port(), ControlSocket: e.controlPath,
-		Nodes: nodes, PID: os.Getpid(), APIServerPID: e.apiserver.pid(), Dir: e.dir,
+		Nodes: e.sim.NodeNames(), PID: os.Getpid(), APIServerPID: e.apiserver.pid(), Dir: e.dir,
 	}); err != nil {
 		return e, err
 	}

@@ -20,7 +20,7 @@ def main() -> int:
     versions = args.versions or sorted(d for d in os.listdir(specs) if d.startswith("v1."))
     stale = []
     for v in versions:
-        files = Emitter(Model(os.path.join(specs, v)), v, "").render()
+        files = Emitter(Model(os.path.join(specs, v)), v).render()
         out = os.path.join(ROOT, "models", vns(v))
         if args.check:
             for rel, text in sorted(files.items()):

@@ -85,7 +85,7 @@ def inline_deps(s: Struct) -> set:
     return deps
 
 
-def referenced_groups(structs) -> set:
+def referenced_definitions(structs) -> set:
     out = set()
 
     def walk(t):
@@ -124,11 +124,10 @@ def order(structs) -> list:
 
 
 class Emitter:
-    def __init__(self, model: Model, k8s_version: str, out_dir: str):
+    def __init__(self, model: Model, k8s_version: str):
         self.model = model
         self.k8s = k8s_version
         self.ns = vns(k8s_version)
-        self.out = out_dir
         self.files = {}
 
     def header_path(self, group: str) -> str:
@@ -143,7 +142,7 @@ class Emitter:
         return self.files
 
     def _header(self, group: str, structs) -> None:
-        deps = {self.model.structs[d].group for d in referenced_groups(structs)} - {group}
+        deps = {self.model.structs[d].group for d in referenced_definitions(structs)} - {group}
         value_includes = set()
         for s in structs:
             for f in s.fields:
@@ -187,14 +186,13 @@ class Emitter:
             gvk = s.gvks[0] if len(s.gvks) == 1 else None
             for f in s.fields:
                 lines.append(comment(f.description, "  "))
-                init = "{}"
                 if gvk and f.json_name == "apiVersion" and f.type.cpp == "std::string":
                     lines.append(f"  std::string {f.cpp_name}{{\"{api_version(gvk)}\"}};\n")
                     continue
                 if gvk and f.json_name == "kind" and f.type.cpp == "std::string":
                     lines.append(f"  std::string {f.cpp_name}{{\"{gvk['kind']}\"}};\n")
                     continue
-                lines.append(f"  {member_type(f, self.ns)} {f.cpp_name}{init};\n")
+                lines.append(f"  {member_type(f, self.ns)} {f.cpp_name}{{}};\n")
             lines.append("  /// Fields the server sent that this version does not know; written back on encode.\n")
             lines.append("  ::kubex::UnknownFields unknown_fields{};\n\n")
             lines.append(f"  /// Field-by-field equality.\n  friend bool operator==(const {s.name}&, const {s.name}&) = default;\n")

@@ -196,9 +196,8 @@ class Model:
                 return TypeRef("value", "::kubex::Bytes")
             if fmt == "date-time":
                 return TypeRef("value", "::kubex::Time")
-            if fmt == "int-or-string":
-                return TypeRef("value", "::kubex::IntOrString")
-            return TypeRef("scalar", "std::string")
+            if fmt != "int-or-string":
+                return TypeRef("scalar", "std::string")
         if fmt == "int-or-string":
             return TypeRef("value", "::kubex::IntOrString")
         if t == "integer":

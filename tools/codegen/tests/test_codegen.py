@@ -75,7 +75,7 @@ class CodegenTest(unittest.TestCase):
     def setUpClass(cls):
         cls.tmp = tempfile.TemporaryDirectory()
         make_spec(cls.tmp.name)
-        cls.files = Emitter(Model(cls.tmp.name), "v1.99.0", "").render()
+        cls.files = Emitter(Model(cls.tmp.name), "v1.99.0").render()
         cls.header = cls.files["include/kubex/k8s/v1_99/demo/v1.hpp"]
         cls.source = cls.files["src/demo_v1.cpp"]
 

@@ -102,6 +102,15 @@ func New(cfg Config) (*Sim, error) {
 // Port is the kubelet API port every simulated node publishes.
 func (s *Sim) Port() int { return s.listener.Addr().(*net.TCPAddr).Port }
 
+// NodeNames lists the simulated nodes.
+func (s *Sim) NodeNames() []string {
+	names := make([]string, s.cfg.Nodes)
+	for i := range names {
+		names[i] = s.nodeName(i)
+	}
+	return names
+}
+
 func (s *Sim) nodeName(i int) string { return fmt.Sprintf("%s-%d", s.cfg.NodePrefix, i) }
 
 func (s *Sim) ownsNode(name string) bool {
