@@ -233,3 +233,82 @@ class Model:
         for s in self.structs.values():
             out.setdefault(s.group, []).append(s)
         return out
+
+
+@dataclass
+class Resource:
+    """A kind served as a REST resource, read from the spec's paths."""
+    definition: str
+    group: str  # API group ("" for core)
+    version: str
+    kind: str
+    plural: str
+    namespaced: bool = False
+    verbs: set = field(default_factory=set)
+    subresources: dict = field(default_factory=dict)  # name -> set of verbs
+
+
+# /api/v1[/namespaces/{namespace}]/<plural>[/{name}][/<sub>][/{path}]
+_PATH = re.compile(r"^/(?:api/(?P<cv>v1)|apis/(?P<g>[^/]+)/(?P<v>[^/]+))(?P<ns>/namespaces/\{namespace\})?"
+                   r"/(?P<plural>[^/{]+)(?P<name>/\{name\})?(?:/(?P<sub>[^/{]+))?(?:/\{path\})?$")
+_METHODS = ("get", "put", "post", "patch", "delete", "head", "options")
+# (has {name}, HTTP method, x-kubernetes-action) -> verb of the resource itself.
+_RESOURCE_VERBS = {(False, "get", "list"): "list", (False, "post", "post"): "create",
+                   (False, "delete", "deletecollection"): "delete_collection",
+                   (True, "get", "get"): "get", (True, "put", "put"): "update",
+                   (True, "patch", "patch"): "patch", (True, "delete", "delete"): "delete_"}
+_SUBRESOURCE_VERBS = {"get": "get", "put": "update", "patch": "patch", "post": "create", "delete": "delete_"}
+
+
+def resources(model: "Model") -> dict:
+    """definition -> Resource for every kind the spec's paths serve."""
+    by_gvk = {}
+    for s in model.structs.values():
+        for gvk in s.gvks:
+            by_gvk.setdefault((gvk["group"], gvk["version"], gvk["kind"]), []).append(s)
+    out = {}
+    subs = []
+    for path in sorted(model.paths):
+        m = _PATH.match(path)
+        if not m or m.group("plural") == "watch":
+            continue
+        group = m.group("g") or ""
+        version = m.group("cv") or m.group("v")
+        item = model.paths[path]
+        for method in _METHODS:
+            op = item.get(method)
+            if not isinstance(op, dict) or "x-kubernetes-action" not in op:
+                continue
+            action = op["x-kubernetes-action"]
+            if m.group("sub"):
+                subs.append((group, version, m.group("plural"), m.group("sub"), method, action))
+                continue
+            gvk = op.get("x-kubernetes-group-version-kind")
+            if not gvk:
+                continue
+            candidates = [s for s in by_gvk.get((gvk["group"], gvk["version"], gvk["kind"]), [])
+                          if len(s.gvks) == 1]
+            if len(candidates) != 1:
+                raise SystemExit(f"{path}: {method} serves {gvk}, which is not exactly one model")
+            s = candidates[0]
+            r = out.get(s.definition)
+            if r is None:
+                r = out[s.definition] = Resource(s.definition, gvk["group"], gvk["version"], gvk["kind"],
+                                                 m.group("plural"))
+            elif r.plural != m.group("plural"):
+                raise SystemExit(f"{path}: {gvk['kind']} is served as both {r.plural} and {m.group('plural')}")
+            if m.group("ns"):
+                r.namespaced = True
+            verb = _RESOURCE_VERBS.get((bool(m.group("name")), method, action))
+            if verb:
+                r.verbs.add(verb)
+            if verb == "list" and any(p.get("name") == "watch" for p in op.get("parameters", [])):
+                r.verbs.add("watch")
+    by_plural = {(r.group, r.version, r.plural): r for r in out.values()}
+    for group, version, plural, sub, method, action in subs:
+        r = by_plural.get((group, version, plural))
+        if r is None:
+            raise SystemExit(f"subresource {plural}/{sub} of {group}/{version} has no resource")
+        verb = "connect" if action == "connect" else _SUBRESOURCE_VERBS[method]
+        r.subresources.setdefault(sub, set()).add(verb)
+    return out

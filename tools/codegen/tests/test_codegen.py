@@ -54,11 +54,39 @@ SCHEMAS = {
         "phase": {"type": "string", "description": "Phase of the widget. More text here."},
         "modes": {"type": "array", "items": {"type": "string"}}}},
 }
+SCHEMAS["io.k8s.api.demo.v1.WidgetList"] = {
+    "type": "object", "required": ["items"],
+    "x-kubernetes-group-version-kind": [{"group": "demo.k8s.io", "version": "v1", "kind": "WidgetList"}],
+    "properties": {"apiVersion": {"type": "string"}, "kind": {"type": "string"},
+                   "items": {"type": "array", "items": ref("io.k8s.api.demo.v1.Widget")}}}
+SCHEMAS["io.k8s.api.demo.v1.WidgetReview"] = {
+    "type": "object",
+    "x-kubernetes-group-version-kind": [{"group": "demo.k8s.io", "version": "v1", "kind": "WidgetReview"}],
+    "properties": {"apiVersion": {"type": "string"}, "kind": {"type": "string"}}}
+
+
+def op(action, kind, params=()):
+    return {"x-kubernetes-action": action, "parameters": [{"name": p} for p in params],
+            "x-kubernetes-group-version-kind": {"group": "demo.k8s.io", "version": "v1", "kind": kind}}
+
+
+W = "/apis/demo.k8s.io/v1/namespaces/{namespace}/widgets"
+PATHS = {
+    "/apis/demo.k8s.io/v1/widgets": {"get": op("list", "Widget", ["watch"])},
+    W: {"get": op("list", "Widget", ["limit", "watch"]), "post": op("post", "Widget"),
+        "delete": op("deletecollection", "Widget")},
+    W + "/{name}": {"get": op("get", "Widget"), "put": op("put", "Widget"), "patch": op("patch", "Widget"),
+                    "delete": op("delete", "Widget")},
+    W + "/{name}/status": {"get": op("get", "Widget"), "patch": op("patch", "Widget")},
+    W + "/{name}/attach": {"get": op("connect", "Widget"), "post": op("connect", "Widget")},
+    "/apis/demo.k8s.io/v1/watch/namespaces/{namespace}/widgets": {"get": op("watchlist", "Widget")},
+    "/apis/demo.k8s.io/v1/widgetreviews": {"post": op("post", "WidgetReview")},
+}
 ENUMS = {"io.k8s.api.demo.v1.WidgetStatus": {"phase": ["Ready", "", "default", "9lives"], "modes[]": ["A", "B"]}}
 
 
 def make_spec(directory):
-    doc = json.dumps({"openapi": "3.0.0", "components": {"schemas": SCHEMAS}}).encode()
+    doc = json.dumps({"openapi": "3.0.0", "paths": PATHS, "components": {"schemas": SCHEMAS}}).encode()
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w") as tar:
         ti = tarfile.TarInfo("v3/apis__demo__v1_openapi.json")
@@ -137,6 +165,31 @@ class CodegenTest(unittest.TestCase):
 
     def test_struct_order_allows_by_value_members(self):
         self.assertLess(self.header.index("struct WidgetSpec {"), self.header.index("struct Widget {"))
+
+    def test_resource_traits(self):
+        h = self.header
+        w = h[h.index("struct resource_traits<::kubex::k8s::v1_99::demo::v1::Widget>"):]
+        w = w[:w.index("\n};")]
+        self.assertIn('plural{"widgets"}', w)
+        self.assertIn('api_version{"demo.k8s.io/v1"}', w)
+        self.assertIn("Scope::namespaced", w)
+        self.assertIn("verbs{::kubex::Verb::create, ::kubex::Verb::delete_, ::kubex::Verb::delete_collection, "
+                      "::kubex::Verb::get, ::kubex::Verb::list, ::kubex::Verb::patch, ::kubex::Verb::update, "
+                      "::kubex::Verb::watch}", w)
+        self.assertIn('Subresource{"attach", {::kubex::Verb::connect}}', w)
+        self.assertIn('Subresource{"status", {::kubex::Verb::get, ::kubex::Verb::patch}}', w)
+        self.assertIn("using list_type = ::kubex::k8s::v1_99::demo::v1::WidgetList;", w)
+        r = h[h.index("struct resource_traits<::kubex::k8s::v1_99::demo::v1::WidgetReview>"):]
+        r = r[:r.index("\n};")]
+        self.assertIn("Scope::cluster", r)
+        self.assertIn("verbs{::kubex::Verb::create}", r)
+        self.assertIn("std::array<::kubex::Subresource, 0>", r)
+        self.assertIn("using list_type = void;", r)
+        self.assertNotIn("resource_traits<::kubex::k8s::v1_99::demo::v1::WidgetList>", h)
+        self.assertNotIn("resource_traits<::kubex::k8s::v1_99::demo::v1::WidgetSpec>", h)
+        all_ = self.files["include/kubex/k8s/v1_99/resources.hpp"]
+        self.assertIn("resource_count = 2;", all_)
+        self.assertIn("f.template operator()<demo::v1::Widget>();", all_)
 
     def test_reader_dispatch_and_unknown_fields(self):
         self.assertIn('if (k == "podIPs")', self.source)

@@ -69,6 +69,88 @@ void kubex_write(json::Writer& w, const Widget& o) {
   w.end_object();
 }
 
+void kubex_read(json::Reader& r, WidgetList& o) {
+  o = WidgetList{};
+  r.for_each_field([&o](std::string_view k, json::Reader& v) {
+    switch (k.size()) {
+      case 4:
+        if (k == "kind") {
+          json::read(v, o.kind);
+          return;
+        }
+        break;
+      case 5:
+        if (k == "items") {
+          if (!v.is_null()) { json::read(v, o.items); }
+          return;
+        }
+        break;
+      case 10:
+        if (k == "apiVersion") {
+          json::read(v, o.api_version);
+          return;
+        }
+        break;
+      default:
+        break;
+    }
+    o.unknown_fields.add(std::string(k), v.get_raw());
+  });
+}
+
+void kubex_write(json::Writer& w, const WidgetList& o) {
+  w.begin_object();
+  if (!json::is_absent(o.api_version)) {
+    w.key_literal("\"apiVersion\":");
+    json::write(w, o.api_version);
+  }
+  if (!json::is_absent(o.kind)) {
+    w.key_literal("\"kind\":");
+    json::write(w, o.kind);
+  }
+  w.key_literal("\"items\":");
+  json::write(w, o.items);
+  json::write_unknown(w, o.unknown_fields);
+  w.end_object();
+}
+
+void kubex_read(json::Reader& r, WidgetReview& o) {
+  o = WidgetReview{};
+  r.for_each_field([&o](std::string_view k, json::Reader& v) {
+    switch (k.size()) {
+      case 4:
+        if (k == "kind") {
+          json::read(v, o.kind);
+          return;
+        }
+        break;
+      case 10:
+        if (k == "apiVersion") {
+          json::read(v, o.api_version);
+          return;
+        }
+        break;
+      default:
+        break;
+    }
+    o.unknown_fields.add(std::string(k), v.get_raw());
+  });
+}
+
+void kubex_write(json::Writer& w, const WidgetReview& o) {
+  w.begin_object();
+  if (!json::is_absent(o.api_version)) {
+    w.key_literal("\"apiVersion\":");
+    json::write(w, o.api_version);
+  }
+  if (!json::is_absent(o.kind)) {
+    w.key_literal("\"kind\":");
+    json::write(w, o.kind);
+  }
+  json::write_unknown(w, o.unknown_fields);
+  w.end_object();
+}
+
 void kubex_read(json::Reader& r, WidgetSpec& o) {
   o = WidgetSpec{};
   r.for_each_field([&o](std::string_view k, json::Reader& v) {
