@@ -1,0 +1,161 @@
+#!/usr/bin/env python3
+"""Markdown summary of kubex_codec_bench results (Google Benchmark JSON with aggregates).
+
+Usage: summarize-models.py --revision R --command C --benchmark-args A --load BEFORE AFTER
+       codec.json [codec-haswell.json]
+
+Prints machine and version facts, the command, one table of medians per JSON file and the
+ratios the models issue sets targets for (typed decode / bare On-Demand walk <= 2.5, encode /
+decode <= 1), each computed from rows of the same run.
+"""
+
+import argparse
+import json
+import os
+import platform
+import re
+import subprocess
+
+
+def sh(*cmd):
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True, check=False).stdout.strip()
+    except OSError:
+        return ""
+
+
+def machine():
+    cpu = "unknown"
+    with open("/proc/cpuinfo", encoding="utf-8") as f:
+        for line in f:
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    mem_kib = 0
+    with open("/proc/meminfo", encoding="utf-8") as f:
+        for line in f:
+            if line.startswith("MemTotal:"):
+                mem_kib = int(line.split()[1])
+    osname = platform.platform()
+    if os.path.exists("/etc/os-release"):
+        with open("/etc/os-release", encoding="utf-8") as f:
+            m = re.search(r'^PRETTY_NAME="?([^"\n]*)', f.read(), re.M)
+            if m:
+                osname = m.group(1)
+
+    def pkg(name):
+        v = sh("dpkg-query", "-W", "-f=${Version}", name)
+        return v or "not installed"
+
+    return [
+        ("CPU", f"{cpu} ({os.cpu_count()} logical CPUs)"),
+        ("RAM", f"{mem_kib / 1024 / 1024:.1f} GiB"),
+        ("OS", f"{osname}, kernel {platform.release()}"),
+        ("Compiler", sh("c++", "--version").splitlines()[0] if sh("c++", "--version") else "?"),
+        ("simdjson", f"libsimdjson-dev {pkg('libsimdjson-dev')}"),
+        ("Google Benchmark", f"libbenchmark-dev {pkg('libbenchmark-dev')}"),
+        ("CMake", sh("cmake", "--version").splitlines()[0] if sh("cmake", "--version") else "?"),
+    ]
+
+
+def load(path):
+    with open(path, encoding="utf-8") as f:
+        data = json.load(f)
+    rows = {}
+    for b in data["benchmarks"]:
+        if b.get("run_type") != "aggregate":
+            continue
+        name = b["run_name"].replace("/real_time", "")
+        rows.setdefault(name, {})[b["aggregate_name"]] = b
+    return data["context"], rows
+
+
+def fmt_time(us):
+    return f"{us / 1000:.3f} ms" if us >= 1000 else f"{us:.2f} µs"
+
+
+def to_us(b):
+    scale = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}[b["time_unit"]]
+    return b["real_time"] * scale
+
+
+def table(rows):
+    out = ["| benchmark | median time | CV | MB/s | items/s | allocs/item | alloc bytes/item |",
+           "|---|---:|---:|---:|---:|---:|---:|"]
+    for name, aggs in rows.items():
+        med = aggs["median"]
+        cv = aggs.get("cv")
+        cv_s = f"{cv['real_time'] * 100:.1f} %" if cv else "–"
+        mbs = med.get("bytes_per_second", 0) / 1e6
+        ips = med.get("items_per_second", 0)
+        allocs = med.get("allocs/item")
+        abytes = med.get("alloc_bytes/item")
+        out.append(f"| {name} | {fmt_time(to_us(med))} | {cv_s} | {mbs:,.0f} | {ips:,.0f} | "
+                   f"{allocs:,.1f} | {abytes:,.0f} |" if allocs is not None else
+                   f"| {name} | {fmt_time(to_us(med))} | {cv_s} | {mbs:,.0f} | {ips:,.0f} | – | – |")
+    return out
+
+
+RATIOS = [
+    # (numerator, denominator, label, target)
+    ("TypedDecode", "BareWalk", "typed decode / bare On-Demand walk", 2.5),
+    ("TypedDecodeAndFree", "BareWalk", "typed decode + free / bare walk", None),
+    ("DomParse", "BareWalk", "simdjson DOM parse / bare walk (context)", None),
+    ("Encode", "TypedDecode", "encode / typed decode", 1.0),
+    ("EncodeReuse", "TypedDecode", "encode into a reused buffer / typed decode", None),
+]
+
+
+def ratios(rows):
+    out = ["| document | ratio | median / median | target | verdict |", "|---|---|---:|---:|---|"]
+    for doc in ("PodList", "MetaList", "Pod"):
+        for num, den, label, target in RATIOS:
+            a, b = rows.get(f"{doc}/{num}"), rows.get(f"{doc}/{den}")
+            if not a or not b:
+                continue
+            r = to_us(a["median"]) / to_us(b["median"])
+            if target is None:
+                verdict, tgt = "", "–"
+            else:
+                tgt = f"≤ {target:g}"
+                verdict = "meets" if r <= target else "**MISSES**"
+            out.append(f"| {doc} | {label} | {r:.2f} | {tgt} | {verdict} |")
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--revision", required=True)
+    ap.add_argument("--command", required=True)
+    ap.add_argument("--benchmark-args", required=True)
+    ap.add_argument("--load", nargs=2, required=True)
+    ap.add_argument("files", nargs="+")
+    a = ap.parse_args()
+
+    lines = ["# kubex typed models codec: benchmark run", ""]
+    lines += [f"- **{k}**: {v}" for k, v in machine()]
+    lines += [f"- **kubex**: {a.revision}",
+              f"- **Command**: `{a.command}` (runs each program with `{a.benchmark_args}`)",
+              f"- **Load average** (1/5/15 min) before: {a.load[0]}, after: {a.load[1]}",
+              ""]
+    for path in a.files:
+        ctx, rows = load(path)
+        title = os.path.basename(path)
+        lines += [f"## {title}", ""]
+        facts = [f"simdjson {ctx.get('simdjson_version', '?')}",
+                 f"On-Demand implementation `{ctx.get('simdjson_ondemand_implementation', '?')}` "
+                 f"(stage 1 and DOM: `{ctx.get('simdjson_active_implementation', '?')}`)",
+                 f"MetaList model: {ctx.get('metalist_model', '?')}",
+                 f"library build type {ctx.get('library_build_type', '?')}"]
+        if "variant" in ctx:
+            facts.insert(0, f"**variant: {ctx['variant']}**")
+        lines += ["; ".join(facts), ""]
+        lines += table(rows) + [""] + ratios(rows) + [""]
+    lines += ["MB = 10^6 bytes; decoders count input bytes, encoders output bytes. CV is the",
+              "coefficient of variation of the 5 repetitions. allocs/item counts operator new calls",
+              "per pod (per object for Pod) in the timed loop.", ""]
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
