@@ -140,7 +140,8 @@ class Writer {
     out_.append(quoted_with_colon);
     first_ = true;
   }
-  /// Writes a string value, escaped.
+  /// Writes a string value, escaped. Bytes that are not UTF-8 are written as U+FFFD, as Go's
+  /// encoder does, so the output is valid JSON whatever the program stored.
   void string(std::string_view value);
   /// Writes an integer value.
   void int64(std::int64_t value) {
@@ -338,7 +339,10 @@ using DecodeFn = void (*)(Reader&, void*);
 void decode(std::string_view json, bool padded, void* out, DecodeFn fn);
 }  // namespace detail
 
-/// Decodes a JSON document into `out`, replacing its contents.
+/// Decodes a JSON document into `out`, replacing its contents. The document must be one
+/// JSON object or array (RFC 8259: UTF-8 without a byte order mark, nothing after the value),
+/// nested at most 1024 levels; raw values and unknown fields are checked as strictly as typed
+/// ones, so whatever is decoded encodes back to valid JSON.
 /// @throws DecodeError naming the path of the first value that does not fit.
 template <class T>
 void decode(std::string_view json, T& out) {
