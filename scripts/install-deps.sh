@@ -9,7 +9,7 @@ packages=(
   libboost1.81-dev libboost-url1.81-dev
   libssl-dev zlib1g-dev libsimdjson-dev libyaml-cpp-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  clang-format-15 python3
+  clang-format-15 python3 python3-yaml
 )
 
 missing=()
