@@ -53,6 +53,10 @@ std::set<std::string> subresource_names() {
   return out;
 }
 
+TEST(ResourceTraits, RecordsTheSourceRelease) {
+  EXPECT_EQ(v1_35::kubernetes_version, "v1.35.4");
+}
+
 TEST(ResourceTraits, Pod) {
   using R = resource_traits<core::Pod>;
   EXPECT_EQ(R::group, "");

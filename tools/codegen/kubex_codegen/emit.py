@@ -148,10 +148,12 @@ class Emitter:
         (discovery tables, tests). It includes every group header, so ordinary code includes
         only the groups it uses."""
         served = sorted((s.group, s.name) for s in self.model.structs.values() if s.definition in self.resources)
-        lines = [BANNER.format(k8s=self.k8s), "#pragma once\n\n#include <cstddef>\n\n"]
+        lines = [BANNER.format(k8s=self.k8s), "#pragma once\n\n#include <cstddef>\n#include <string_view>\n\n"]
         for g in sorted({g for g, _ in served}):
             lines.append(f"#include <{self.header_path(g)}>\n")
         lines.append(f"\nnamespace kubex::k8s::{self.ns} {{\n\n")
+        lines.append("/// The Kubernetes release whose OpenAPI spec these models were generated from.\n")
+        lines.append(f"inline constexpr std::string_view kubernetes_version{{\"{self.k8s}\"}};\n\n")
         lines.append(f"/// The number of kinds Kubernetes {self.k8s} serves as resources.\n")
         lines.append(f"inline constexpr std::size_t resource_count = {len(served)};\n\n")
         lines.append("/// Calls `f.template operator()<T>()` for every served kind T, in group order.\n")

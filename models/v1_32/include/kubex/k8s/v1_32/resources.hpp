@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string_view>
 
 #include <kubex/k8s/v1_32/admissionregistration/v1.hpp>
 #include <kubex/k8s/v1_32/admissionregistration/v1alpha1.hpp>
@@ -38,6 +39,9 @@
 #include <kubex/k8s/v1_32/storagemigration/v1alpha1.hpp>
 
 namespace kubex::k8s::v1_32 {
+
+/// The Kubernetes release whose OpenAPI spec these models were generated from.
+inline constexpr std::string_view kubernetes_version{"v1.32.13"};
 
 /// The number of kinds Kubernetes v1.32.13 serves as resources.
 inline constexpr std::size_t resource_count = 80;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string_view>
 
 #include <kubex/k8s/v1_33/admissionregistration/v1.hpp>
 #include <kubex/k8s/v1_33/admissionregistration/v1alpha1.hpp>
@@ -40,6 +41,9 @@
 #include <kubex/k8s/v1_33/storagemigration/v1alpha1.hpp>
 
 namespace kubex::k8s::v1_33 {
+
+/// The Kubernetes release whose OpenAPI spec these models were generated from.
+inline constexpr std::string_view kubernetes_version{"v1.33.13"};
 
 /// The number of kinds Kubernetes v1.33.13 serves as resources.
 inline constexpr std::size_t resource_count = 88;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string_view>
 
 #include <kubex/k8s/v1_35/admissionregistration/v1.hpp>
 #include <kubex/k8s/v1_35/admissionregistration/v1alpha1.hpp>
@@ -41,6 +42,9 @@
 #include <kubex/k8s/v1_35/storagemigration/v1beta1.hpp>
 
 namespace kubex::k8s::v1_35 {
+
+/// The Kubernetes release whose OpenAPI spec these models were generated from.
+inline constexpr std::string_view kubernetes_version{"v1.35.4"};
 
 /// The number of kinds Kubernetes v1.35.4 serves as resources.
 inline constexpr std::size_t resource_count = 90;

@@ -2,10 +2,14 @@
 #pragma once
 
 #include <cstddef>
+#include <string_view>
 
 #include <kubex/k8s/v1_99/demo/v1.hpp>
 
 namespace kubex::k8s::v1_99 {
+
+/// The Kubernetes release whose OpenAPI spec these models were generated from.
+inline constexpr std::string_view kubernetes_version{"v1.99.0"};
 
 /// The number of kinds Kubernetes v1.99.0 serves as resources.
 inline constexpr std::size_t resource_count = 2;
