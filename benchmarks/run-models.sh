@@ -8,9 +8,13 @@
 #   --commit REV   benchmark the committed tree REV (exported with `git archive` to
 #                  build/bench-export/<sha>, built there) instead of the working tree, so the
 #                  numbers belong to exactly one commit while others edit the working tree
-#   --out DIR      where to write codec.json, codec-haswell.json and summary.md
+#   --out DIR      where to write codec.json, codec-default-malloc.json, codec-haswell.json and
+#                  summary.md
 #                  (default build/bench-results/models-<UTC time>; never committed)
 #   --no-haswell   skip the -march=haswell experiment (it runs only on CPUs with AVX2 and BMI2)
+#   --wait-idle S  before running, wait up to S seconds for 10 s in which the CPUs are at least
+#                  95 % idle (a shared machine with compiles running gives meaningless times);
+#                  the summary says whether the machine was idle
 #
 # Every benchmark runs 5 times (--benchmark_repetitions=5 --benchmark_report_aggregates_only)
 # and the summary reports medians; ratios are taken between rows of the same run. Performance
@@ -21,14 +25,16 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 commit=""
 out=""
 haswell=1
+wait_idle=0
 bench_args=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --commit) commit=${2:?--commit needs a revision}; shift 2 ;;
     --out) out=${2:?--out needs a directory}; shift 2 ;;
     --no-haswell) haswell=0; shift ;;
+    --wait-idle) wait_idle=${2:?--wait-idle needs seconds}; shift 2 ;;
     --) shift; bench_args=("$@"); break ;;
-    *) echo "usage: $0 [--commit REV] [--out DIR] [--no-haswell] [-- BENCHMARK_ARGS...]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--commit REV] [--out DIR] [--no-haswell] [--wait-idle S] [-- BENCHMARK_ARGS...]" >&2; exit 2 ;;
   esac
 done
 
@@ -63,12 +69,39 @@ export CCACHE_BASEDIR="$src" CCACHE_NOHASHDIR=true
 )
 bin="$src/build/bench/benchmarks"
 
+# Percentage of CPU time spent idle over the next 10 seconds, from /proc/stat.
+idle_pct() {
+  local a b
+  read -r -a a < <(head -1 /proc/stat)
+  sleep 10
+  read -r -a b < <(head -1 /proc/stat)
+  local total=0 i
+  for i in 1 2 3 4 5 6 7 8; do total=$((total + b[i] - a[i])); done
+  echo $(( (b[4] - a[4] + b[5] - a[5]) * 100 / (total > 0 ? total : 1) ))
+}
+idle_note="not checked"
+if [ "$wait_idle" -gt 0 ]; then
+  deadline=$(( $(date +%s) + wait_idle ))
+  while :; do
+    idle=$(idle_pct)
+    if [ "$idle" -ge 95 ]; then idle_note="CPUs ${idle} % idle in the 10 s before the run"; break; fi
+    if [ "$(date +%s)" -ge "$deadline" ]; then
+      idle_note="**machine busy**: only ${idle} % idle when the wait ran out; times are unreliable"
+      break
+    fi
+    echo "==> waiting for an idle machine (${idle} % idle)" >&2
+  done
+fi
+
 args=(--benchmark_repetitions=5 --benchmark_report_aggregates_only=true
   --benchmark_out_format=json "${bench_args[@]}")
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "==> kubex_codec_bench" >&2
 "$bin/kubex_codec_bench" "${args[@]}" --benchmark_out="$out/codec.json"
 files=("$out/codec.json")
+echo "==> kubex_codec_bench --malloc=default (glibc trims and mmaps: cold-heap costs)" >&2
+"$bin/kubex_codec_bench" --malloc=default "${args[@]}" --benchmark_out="$out/codec-default-malloc.json"
+files+=("$out/codec-default-malloc.json")
 if [ "$haswell" = 1 ] && [ -x "$bin/kubex_codec_bench_haswell" ] &&
   grep -qw avx2 /proc/cpuinfo && grep -qw bmi2 /proc/cpuinfo; then
   echo "==> kubex_codec_bench_haswell (experiment: json.cpp built with -march=haswell)" >&2
@@ -80,10 +113,11 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 command="benchmarks/run-models.sh"
 [ -z "$commit" ] || command+=" --commit $commit"
 [ "$haswell" = 1 ] || command+=" --no-haswell"
+[ "$wait_idle" = 0 ] || command+=" --wait-idle $wait_idle"
 [ ${#bench_args[@]} -eq 0 ] || command+=" -- ${bench_args[*]}"
 python3 "$root/benchmarks/summarize-models.py" \
   --revision "$revision" --command "$command" \
   --benchmark-args "${args[*]}" \
-  --load "$load_before" "$load_after" "${files[@]}" >"$out/summary.md"
+  --load "$load_before" "$load_after" --idle "$idle_note" "${files[@]}" >"$out/summary.md"
 echo "==> results in $out (summary.md, ${files[*]##*/})" >&2
 cat "$out/summary.md"

@@ -2,7 +2,7 @@
 """Markdown summary of kubex_codec_bench results (Google Benchmark JSON with aggregates).
 
 Usage: summarize-models.py --revision R --command C --benchmark-args A --load BEFORE AFTER
-       codec.json [codec-haswell.json]
+       [--idle NOTE] codec.json [codec-default-malloc.json] [codec-haswell.json]
 
 Prints machine and version facts, the command, one table of medians per JSON file and the
 ratios the models issue sets targets for (typed decode / bare On-Demand walk <= 2.5, encode /
@@ -25,12 +25,18 @@ def sh(*cmd):
 
 
 def machine():
-    cpu = "unknown"
+    info = {}
     with open("/proc/cpuinfo", encoding="utf-8") as f:
         for line in f:
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
+            if not line.strip():
+                break  # the first CPU is enough
+            k, _, v = line.partition(":")
+            info[k.strip()] = v.strip()
+    flags = set(info.get("flags", "").split())
+    simd = ", ".join(x for x in ("avx2", "bmi2", "avx512f", "avx512bw") if x in flags) or "none"
+    cpu = (f"{info.get('model name', 'unknown')}, family {info.get('cpu family', '?')} model "
+           f"{info.get('model', '?')} stepping {info.get('stepping', '?')}, "
+           f"{info.get('cpu MHz', '?')} MHz, {simd}")
     mem_kib = 0
     with open("/proc/meminfo", encoding="utf-8") as f:
         for line in f:
@@ -74,14 +80,14 @@ def fmt_time(us):
     return f"{us / 1000:.3f} ms" if us >= 1000 else f"{us:.2f} µs"
 
 
-def to_us(b):
+def to_us(b, key="real_time"):
     scale = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}[b["time_unit"]]
-    return b["real_time"] * scale
+    return b[key] * scale
 
 
 def table(rows):
-    out = ["| benchmark | median time | CV | MB/s | items/s | allocs/item | alloc bytes/item |",
-           "|---|---:|---:|---:|---:|---:|---:|"]
+    out = ["| benchmark | median time | CV | CPU time | MB/s | items/s | allocs/item | alloc bytes/item |",
+           "|---|---:|---:|---:|---:|---:|---:|---:|"]
     for name, aggs in rows.items():
         med = aggs["median"]
         cv = aggs.get("cv")
@@ -90,9 +96,9 @@ def table(rows):
         ips = med.get("items_per_second", 0)
         allocs = med.get("allocs/item")
         abytes = med.get("alloc_bytes/item")
-        out.append(f"| {name} | {fmt_time(to_us(med))} | {cv_s} | {mbs:,.0f} | {ips:,.0f} | "
-                   f"{allocs:,.1f} | {abytes:,.0f} |" if allocs is not None else
-                   f"| {name} | {fmt_time(to_us(med))} | {cv_s} | {mbs:,.0f} | {ips:,.0f} | – | – |")
+        head = (f"| {name} | {fmt_time(to_us(med))} | {cv_s} | {fmt_time(to_us(med, 'cpu_time'))} | "
+                f"{mbs:,.0f} | {ips:,.0f} |")
+        out.append(head + (f" {allocs:,.1f} | {abytes:,.0f} |" if allocs is not None else " – | – |"))
     return out
 
 
@@ -129,6 +135,7 @@ def main():
     ap.add_argument("--command", required=True)
     ap.add_argument("--benchmark-args", required=True)
     ap.add_argument("--load", nargs=2, required=True)
+    ap.add_argument("--idle", default="not checked")
     ap.add_argument("files", nargs="+")
     a = ap.parse_args()
 
@@ -136,7 +143,8 @@ def main():
     lines += [f"- **{k}**: {v}" for k, v in machine()]
     lines += [f"- **kubex**: {a.revision}",
               f"- **Command**: `{a.command}` (runs each program with `{a.benchmark_args}`)",
-              f"- **Load average** (1/5/15 min) before: {a.load[0]}, after: {a.load[1]}",
+              f"- **Load average** (1/5/15 min) before: {a.load[0]}, after: {a.load[1]}; "
+              f"idle check: {a.idle}",
               ""]
     for path in a.files:
         ctx, rows = load(path)
@@ -146,14 +154,18 @@ def main():
                  f"On-Demand implementation `{ctx.get('simdjson_ondemand_implementation', '?')}` "
                  f"(stage 1 and DOM: `{ctx.get('simdjson_active_implementation', '?')}`)",
                  f"MetaList model: {ctx.get('metalist_model', '?')}",
-                 f"library build type {ctx.get('library_build_type', '?')}"]
+                 f"malloc: {ctx.get('malloc', '?')}",
+                 f"Google Benchmark library built as {ctx.get('library_build_type', '?')} "
+                 "(the Debian package; the measured code is Release)"]
         if "variant" in ctx:
             facts.insert(0, f"**variant: {ctx['variant']}**")
         lines += ["; ".join(facts), ""]
         lines += table(rows) + [""] + ratios(rows) + [""]
-    lines += ["MB = 10^6 bytes; decoders count input bytes, encoders output bytes. CV is the",
-              "coefficient of variation of the 5 repetitions. allocs/item counts operator new calls",
-              "per pod (per object for Pod) in the timed loop.", ""]
+    lines += ["Times are wall-clock medians of 5 repetitions (CPU time: median of the process CPU",
+              "time, for reference); ratios use the wall-clock medians. MB = 10^6 bytes; decoders",
+              "count input bytes, encoders output bytes. CV is the coefficient of variation of the",
+              "repetitions. allocs/item counts operator new calls per pod (per object for Pod) in",
+              "the timed loop.", ""]
     print("\n".join(lines))
 
 
