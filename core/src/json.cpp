@@ -33,6 +33,13 @@ void DecodeError::prepend_field(std::string_view name) {
     for (char c : name) {
       if (c == '"' || c == '\\') {
         head.push_back('\\');
+      } else if (static_cast<unsigned char>(c) < 0x20) {
+        // Escaped as JSON does: a NUL would cut what() short, a newline break a log line.
+        static constexpr char hex[] = "0123456789abcdef";
+        head += "\\u00";
+        head.push_back(hex[(c >> 4) & 0xf]);
+        head.push_back(hex[c & 0xf]);
+        continue;
       }
       head.push_back(c);
     }
@@ -115,11 +122,24 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-// A token for an error message, shortened: the input may be hostile and huge.
+// A token for an error message, shortened (the input may be hostile and huge), with bytes
+// other than printable ASCII written as \xNN: a NUL would cut what() short.
 std::string excerpt(std::string_view token) {
   token = trim(token);
   constexpr std::size_t kMax = 40;
-  return token.size() <= kMax ? std::string(token) : std::string(token.substr(0, kMax)) + "...";
+  static constexpr char hex[] = "0123456789abcdef";
+  std::string out;
+  for (char c : token.substr(0, kMax)) {
+    const auto b = static_cast<unsigned char>(c);
+    if (b < 0x20 || b >= 0x7f) {
+      out += "\\x";
+      out.push_back(hex[b >> 4]);
+      out.push_back(hex[b & 0xf]);
+    } else {
+      out.push_back(c);
+    }
+  }
+  return token.size() <= kMax ? out : out + "...";
 }
 
 // The length of the well-formed UTF-8 sequence at p[0..n) (Unicode 15, table 3-7), or 0.

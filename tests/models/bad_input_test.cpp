@@ -578,6 +578,15 @@ TEST(bad_input, numbers_out_of_range_name_the_field) {
 
 // ---- literals, duplicates, document framing -----------------------------------------------
 
+TEST(bad_input, error_messages_escape_what_they_quote) {
+  // Found by fuzzing: a NUL in a quoted token or key cut what() short.
+  const std::string nul(1, '\0');
+  EXPECT_EQ(message<core::Pod>(R"({"spec":{"activeDeadlineSeconds":12)" + nul + "\x01\xc3\xa9}}"),
+            "spec.activeDeadlineSeconds: invalid JSON: malformed number 12\\x00\\x01\\xc3\\xa9");
+  EXPECT_EQ(message<core::Pod>(R"({"metadata":{"labels":{"a\u0000\n\"b":1}}})"),
+            R"(metadata.labels["a\u0000\u000a\"b"]: expected a string, got a number)");
+}
+
 TEST(bad_input, malformed_literals_name_the_field) {
   EXPECT_EQ(message<core::Pod>(R"({"spec":{"hostNetwork":truex}})"),
             "spec.hostNetwork: invalid JSON: malformed literal truex");
