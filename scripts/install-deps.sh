@@ -10,6 +10,9 @@ packages=(
   libssl-dev zlib1g-dev libsimdjson-dev libyaml-cpp-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   clang-format-15 python3 python3-yaml
+  # scripts/fuzz.sh: clang with libFuzzer and the sanitizer runtimes (libclang_rt.fuzzer,
+  # asan, ubsan are in libclang-common-15-dev, which clang-15 depends on)
+  clang-15 libclang-common-15-dev
 )
 
 missing=()
