@@ -40,7 +40,7 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:ha
   -max_total_time="$seconds" -max_len="$max_len" -timeout=10 -rss_limit_mb=4096 \
   -dict=tests/fuzz/json.dict -artifact_prefix="$run/findings/" -print_final_stats=1 \
   "$corpus" "$seeds" tests/fuzz/corpus >"$run/fuzz.log" 2>&1 || status=$?
-grep -E '^#[0-9]+ +(DONE|INITED)|^stat::' "$run/fuzz.log" >&2 || true
+grep -E '^#[0-9]+[[:space:]]+(DONE|INITED)|^stat::' "$run/fuzz.log" >&2 || true
 if [ "$status" != 0 ]; then
   tail -n 60 "$run/fuzz.log" >&2
   echo "fuzz: FAILED (exit $status); inputs in $run/findings/" >&2

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The test command (README, .ci/run): installs what is missing, builds kubex and testenv,
-# checks formatting and layering, runs unit and fault tests, starts a real control plane and
-# runs the integration tests against it, then does the same under ASan+UBSan.
+# checks formatting and layering, runs unit and fault tests, fuzzes the model decoder for a
+# minute, starts a real control plane and runs the integration tests against it, then does the
+# same under ASan+UBSan.
 # Exits non-zero on any failure; testenv is stopped whatever happens.
 #
 #   scripts/test.sh            everything
@@ -51,6 +52,10 @@ for p in "${presets[@]}"; do
   step "unit and fault tests ($p)"
   ctest --preset "$p" -L 'unit|fault' --output-on-failure -j "$jobs"
 done
+
+# About 80 s with a warm ccache (build ~20 s): the clang build of the target and its models.
+step "fuzz the model decoder for 60 s (libFuzzer, ASan+UBSan)"
+scripts/fuzz.sh 60
 
 step "integration tests against a real control plane"
 integration() {
