@@ -72,6 +72,11 @@ namespace {
 constexpr std::size_t kMaxDepth = 1024;
 constexpr const char* kTooDeep = "nesting deeper than 1024 levels";
 static_assert(kMaxDepth == 1024, "kTooDeep names the limit");
+// simdjson's development checks (on in builds without NDEBUG, e.g. the asan preset) assert
+// that On-Demand nesting stays below the parser's max_depth, 1024 by default and counted
+// from another origin than kMaxDepth: give the parser room, so that kMaxDepth, checked
+// first, is what limits nesting in every build. Costs a few bytes per level.
+constexpr std::size_t kParserMaxDepth = 2 * kMaxDepth;
 
 // A document larger than this does not keep its parser buffers for the next decode on the
 // thread: simdjson sizes them to about 6 times the largest document seen, and one huge
@@ -852,6 +857,11 @@ void decode(std::string_view json, bool padded, void* out, DecodeFn fn) {
     }
   } scope;
 
+  if (parser.max_depth() != kParserMaxDepth) {
+    if (auto e = parser.allocate(json.size(), kParserMaxDepth); e != simdjson::SUCCESS) {
+      Reader::fail(std::string("cannot decode: ") + simdjson::error_message(e));
+    }
+  }
   // RFC 8259 lets a parser ignore a byte order mark; Go's encoding/json, which the API server
   // uses, rejects it, and so does kubex rather than accept what the server would not.
   if (json.starts_with("\xEF\xBB\xBF")) {
