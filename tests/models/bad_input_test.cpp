@@ -132,12 +132,13 @@ std::string member(const std::string& path, const std::string& key) {
   return path.empty() ? key : path + "." + key;
 }
 
-// The path the decoder must name when a document ends after `prefix`, worked out
-// independently of it: the value being read where the text ends if one is (a string, a
-// number or literal, nothing after a ':', a ',' or a '['), else the innermost open container
-// (the text ends after a key, a complete string, array or object, or a '{'). Values of
-// `raw_keys` are read as a whole, so an end inside one names that value.
-std::string cut_path(std::string_view prefix, const std::set<std::string>& raw_keys) {
+// The path the decoder must name when a document is cut short, worked out independently of
+// it: the value being read where the text ends if one is (a string, a number or literal,
+// nothing after a ':', a ',' or a '['), else the innermost open container (the text ends
+// after a key, a complete string, array or object, or a '{'). Values of `raw_keys` are read
+// as a whole, so an end inside one names that value. Returns the path for each prefix of
+// `doc`, from the empty one to all but its last byte, in one pass.
+std::vector<std::string> cut_paths(std::string_view doc, const std::set<std::string>& raw_keys) {
   struct Frame {
     bool object;
     std::string path;   // of the container
@@ -179,8 +180,27 @@ std::string cut_path(std::string_view prefix, const std::set<std::string>& raw_k
     }
     stack.push_back(f);
   };
-  for (std::size_t i = 0; i < prefix.size(); ++i) {
-    const char c = prefix[i];
+  auto expected = [&]() -> std::string {
+    for (const Frame& f : stack) {
+      if (f.raw) {
+        return f.raw_path;
+      }
+    }
+    switch (at) {
+      case At::value:
+      case At::value_or_end:
+      case At::string_value:
+      case At::scalar:  // even `1` or `true`: the text may have gone on (`12`, `true}`)
+        return member_path();
+      default:
+        return stack.empty() ? "" : stack.back().path;
+    }
+  };
+  std::vector<std::string> paths;
+  paths.reserve(doc.size());
+  for (std::size_t i = 0; i < doc.size(); ++i) {
+    paths.push_back(expected());  // for the prefix doc[0, i)
+    const char c = doc[i];
     if (at == At::string_value || at == At::in_key) {
       if (escape) {
         escape = false;
@@ -252,21 +272,7 @@ std::string cut_path(std::string_view prefix, const std::set<std::string>& raw_k
         break;
     }
   }
-  for (const Frame& f : stack) {
-    if (f.raw) {
-      return f.raw_path;
-    }
-  }
-  const std::string container = stack.empty() ? "" : stack.back().path;
-  switch (at) {
-    case At::value:
-    case At::value_or_end:
-    case At::string_value:
-    case At::scalar:  // even `1` or `true`: the text may have gone on (`12`, `true}`)
-      return member_path();
-    default:
-      return container;
-  }
+  return paths;
 }
 
 template <class T>
@@ -274,11 +280,12 @@ void expect_truncations_name_the_cut(const std::string& name) {
   const std::string doc = fixture(name);
   const std::set<std::string> raw_keys{"fieldsV1"};
   const std::size_t complete = doc.rfind('}') + 1;  // what follows is whitespace
+  const std::vector<std::string> paths = cut_paths(doc, raw_keys);
   std::size_t checked = 0;
   for (std::size_t cut = 0; cut < complete; ++cut) {
     const std::string_view prefix(doc.data(), cut);
     const Failure f = failure<T>(prefix);
-    ASSERT_EQ(f.path, cut_path(prefix, raw_keys))
+    ASSERT_EQ(f.path, paths.at(cut))
         << name << " cut at " << cut << ": ..." << prefix.substr(cut < 60 ? 0 : cut - 60)
         << "\nreason: " << f.reason;
     ++checked;
