@@ -12,6 +12,9 @@
 #                  summary.md
 #                  (default build/bench-results/models-<UTC time>; never committed)
 #   --no-haswell   skip the -march=haswell experiment (it runs only on CPUs with AVX2 and BMI2)
+#   --nice N       run the benchmark programs under `nice -n N` (N < 0 needs root): on a
+#                  shared machine that never goes idle, a raised priority keeps other work
+#                  from taking the CPU mid-iteration (cache and memory contention remain)
 #   --wait-idle S  before running, wait up to S seconds for 10 s in which the CPUs are at least
 #                  95 % idle (a shared machine with compiles running gives meaningless times);
 #                  the summary says whether the machine was idle
@@ -26,6 +29,7 @@ commit=""
 out=""
 haswell=1
 wait_idle=0
+nice_n=0
 bench_args=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -33,8 +37,9 @@ while [ $# -gt 0 ]; do
     --out) out=${2:?--out needs a directory}; shift 2 ;;
     --no-haswell) haswell=0; shift ;;
     --wait-idle) wait_idle=${2:?--wait-idle needs seconds}; shift 2 ;;
+    --nice) nice_n=${2:?--nice needs a number}; shift 2 ;;
     --) shift; bench_args=("$@"); break ;;
-    *) echo "usage: $0 [--commit REV] [--out DIR] [--no-haswell] [--wait-idle S] [-- BENCHMARK_ARGS...]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--commit REV] [--out DIR] [--no-haswell] [--nice N] [--wait-idle S] [-- BENCHMARK_ARGS...]" >&2; exit 2 ;;
   esac
 done
 
@@ -96,16 +101,17 @@ fi
 args=(--benchmark_repetitions=5 --benchmark_report_aggregates_only=true
   --benchmark_out_format=json "${bench_args[@]}")
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+run=(nice -n "$nice_n")
 echo "==> kubex_codec_bench" >&2
-"$bin/kubex_codec_bench" "${args[@]}" --benchmark_out="$out/codec.json"
+"${run[@]}" "$bin/kubex_codec_bench" "${args[@]}" --benchmark_out="$out/codec.json"
 files=("$out/codec.json")
 echo "==> kubex_codec_bench --malloc=default (glibc trims and mmaps: cold-heap costs)" >&2
-"$bin/kubex_codec_bench" --malloc=default "${args[@]}" --benchmark_out="$out/codec-default-malloc.json"
+"${run[@]}" "$bin/kubex_codec_bench" --malloc=default "${args[@]}" --benchmark_out="$out/codec-default-malloc.json"
 files+=("$out/codec-default-malloc.json")
 if [ "$haswell" = 1 ] && [ -x "$bin/kubex_codec_bench_haswell" ] &&
   grep -qw avx2 /proc/cpuinfo && grep -qw bmi2 /proc/cpuinfo; then
   echo "==> kubex_codec_bench_haswell (experiment: json.cpp built with -march=haswell)" >&2
-  "$bin/kubex_codec_bench_haswell" "${args[@]}" --benchmark_out="$out/codec-haswell.json"
+  "${run[@]}" "$bin/kubex_codec_bench_haswell" "${args[@]}" --benchmark_out="$out/codec-haswell.json"
   files+=("$out/codec-haswell.json")
 fi
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -113,6 +119,7 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 command="benchmarks/run-models.sh"
 [ -z "$commit" ] || command+=" --commit $commit"
 [ "$haswell" = 1 ] || command+=" --no-haswell"
+[ "$nice_n" = 0 ] || command+=" --nice $nice_n"
 [ "$wait_idle" = 0 ] || command+=" --wait-idle $wait_idle"
 [ ${#bench_args[@]} -eq 0 ] || command+=" -- ${bench_args[*]}"
 python3 "$root/benchmarks/summarize-models.py" \
