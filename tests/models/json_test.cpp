@@ -229,6 +229,19 @@ TEST(json, non_finite_numbers_are_refused) {
   EXPECT_THROW((void)encode(o), kubex::Error);
 }
 
+// std::vector<bool> is a bit set without bool& elements; resource.k8s.io models use it.
+TEST(json, lists_of_bools) {
+  const auto v = kubex::json::decode<std::vector<bool>>("[true,false,true]");
+  EXPECT_EQ(v, (std::vector<bool>{true, false, true}));
+  EXPECT_EQ(encode(v), "[true,false,true]");
+  try {
+    (void)kubex::json::decode<std::vector<bool>>("[true,1]");
+    FAIL() << "no error";
+  } catch (const kubex::json::DecodeError& e) {
+    EXPECT_EQ(e.path(), "[1]");
+  }
+}
+
 TEST(json, padded_input_is_read_in_place) {
   std::string in = R"({"kind":"Padded"})";
   in.reserve(in.size() + 64);

@@ -295,7 +295,16 @@ struct Codec<std::vector<T>> {
     if (r.is_null()) {
       return;
     }
-    r.for_each_element([&v](Reader& e) { Codec<T>::read(e, v.emplace_back()); });
+    if constexpr (std::is_same_v<T, bool>) {
+      // std::vector<bool> has no bool& to read into (DRA device attributes use lists of bools).
+      r.for_each_element([&v](Reader& e) {
+        bool element = false;
+        Codec<bool>::read(e, element);
+        v.push_back(element);
+      });
+    } else {
+      r.for_each_element([&v](Reader& e) { Codec<T>::read(e, v.emplace_back()); });
+    }
   }
   static void write(Writer& w, const std::vector<T>& v) {
     w.begin_array();
