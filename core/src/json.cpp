@@ -12,8 +12,32 @@ namespace kubex::json {
 
 namespace od = simdjson::ondemand;
 
+namespace {
+
+// `text` with control characters written as \u00XX. Reasons quote decoded values (an invalid
+// time, a quantity), which may hold any character: a NUL would cut what() short and a newline
+// break a log line.
+std::string escape_controls(std::string text) {
+  static constexpr char hex[] = "0123456789abcdef";
+  std::string out;
+  for (char c : text) {
+    const auto b = static_cast<unsigned char>(c);
+    if (b < 0x20) {
+      out += "\\u00";
+      out.push_back(hex[b >> 4]);
+      out.push_back(hex[b & 0xf]);
+    } else {
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 DecodeError::DecodeError(std::string reason)
-    : Error(make_error_code(errc::invalid_json), reason), reason_(std::move(reason)) {
+    : Error(make_error_code(errc::invalid_json), escape_controls(reason)),
+      reason_(escape_controls(std::move(reason))) {
   update();
 }
 

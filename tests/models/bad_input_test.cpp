@@ -592,6 +592,15 @@ TEST(bad_input, error_messages_escape_what_they_quote) {
             "spec.activeDeadlineSeconds: invalid JSON: malformed number 12\\x00\\x01\\xc3\\xa9");
   EXPECT_EQ(message<core::Pod>(R"({"metadata":{"labels":{"a\u0000\n\"b":1}}})"),
             R"(metadata.labels["a\u0000\u000a\"b"]: expected a string, got a number)");
+  // Reasons that quote a decoded value (found by fuzzing too).
+  EXPECT_EQ(
+      message<core::Pod>(
+          R"({"status":{"conditions":[{"lastTransitionTime":"2026-11-30\u0000T\n"}]}})"),
+      R"(status.conditions[0].lastTransitionTime: invalid RFC 3339 time "2026-11-30\u0000T\u000a")");
+  EXPECT_EQ(
+      message<core::Pod>(
+          R"({"spec":{"containers":[{"name":"c","resources":{"limits":{"cpu":"1\u0001"}}}]}})"),
+      R"(spec.containers[0].resources.limits.cpu: invalid quantity "1\u0001")");
 }
 
 TEST(bad_input, malformed_literals_name_the_field) {
