@@ -22,8 +22,9 @@
 #                  95 % idle (a shared machine with compiles running gives meaningless times);
 #                  the summary says whether the machine was idle
 #
-# Every benchmark runs 5 times (--benchmark_repetitions=5 --benchmark_report_aggregates_only)
-# and the summary reports medians; ratios are taken between rows of the same run. Performance
+# Every benchmark runs 5 times (--benchmark_repetitions=5 --benchmark_report_aggregates_only,
+# repetitions interleaved at random) and the summary reports medians; ratios are taken between
+# rows of the same run. Performance
 # numbers need a quiet machine: the summary records the load average before and after.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -101,8 +102,10 @@ if [ "$wait_idle" -gt 0 ]; then
   done
 fi
 
+# Repetitions are interleaved in random order, so load that changes during the run spreads
+# over all rows instead of skewing the ratios between them.
 args=(--benchmark_repetitions=5 --benchmark_report_aggregates_only=true
-  --benchmark_out_format=json "${bench_args[@]}")
+  --benchmark_enable_random_interleaving=true --benchmark_out_format=json "${bench_args[@]}")
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 run=()
 if [ "$nice_n" != 0 ]; then
