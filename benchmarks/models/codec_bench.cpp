@@ -22,10 +22,10 @@
 //
 // The heap is kept between iterations (see main; --malloc=default restores glibc's defaults).
 //
-// Counters: bytes_per_second (input bytes for decoders, output bytes for encoders), items_per_second
-// (pods or objects), allocs/item and alloc_bytes/item (operator new calls counted by the
-// replacement below; simdjson's own aligned buffers are allocated once per thread and are not
-// in the loop).
+// Counters: bytes_per_second (input bytes for decoders, output bytes for encoders),
+// items_per_second (pods or objects), allocs/item and alloc_bytes/item (operator new calls counted
+// by the replacement below; simdjson's own aligned buffers are allocated once per thread and are
+// not in the loop).
 #include <kubex/api.hpp>
 #include <kubex/core/json.hpp>
 #include <kubex/core/json_types.hpp>
@@ -33,6 +33,7 @@
 #include <kubex/k8s/v1_35/meta/v1.hpp>
 
 #include <benchmark/benchmark.h>
+#include <malloc.h>
 #include <simdjson.h>
 
 #include <algorithm>
@@ -40,7 +41,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
-#include <malloc.h>
 #include <new>
 #include <optional>
 #include <sstream>
@@ -420,8 +420,8 @@ void BareWalk(benchmark::State& state, const Doc& (*doc)()) {
   const Doc& d = doc();
   od::parser parser;
   Sink total = bare_walk(parser, d.bytes);  // allocates the parser's buffers
-  state.counters["values"] = static_cast<double>(total.keys + total.strings + total.numbers +
-                                                 total.bools + total.nulls);
+  state.counters["values"] =
+      static_cast<double>(total.keys + total.strings + total.numbers + total.bools + total.nulls);
   const AllocSnapshot before;
   for (auto _ : state) {
     Sink s = bare_walk(parser, d.bytes);
@@ -592,13 +592,13 @@ int main(int argc, char** argv) {
                               KUBEX_BENCH_STR(SIMDJSON_BUILTIN_IMPLEMENTATION));
   benchmark::AddCustomContext("simdjson_active_implementation",
                               simdjson::get_active_implementation()->name());
-  benchmark::AddCustomContext("metalist_model", bench::kGeneratedMetaList
-                                                    ? "generated meta::v1::PartialObjectMetadataList"
-                                                    : "benchmark-local PartialObjectMetadataList "
-                                                      "(generated ObjectMeta/ListMeta)");
+  benchmark::AddCustomContext(
+      "metalist_model", bench::kGeneratedMetaList ? "generated meta::v1::PartialObjectMetadataList"
+                                                  : "benchmark-local PartialObjectMetadataList "
+                                                    "(generated ObjectMeta/ListMeta)");
   benchmark::AddCustomContext("malloc", default_malloc ? "glibc defaults (--malloc=default)"
-                                                      : "glibc, heap retained (M_TRIM_THRESHOLD "
-                                                        "1 GiB, M_MMAP_THRESHOLD 32 MiB)");
+                                                       : "glibc, heap retained (M_TRIM_THRESHOLD "
+                                                         "1 GiB, M_MMAP_THRESHOLD 32 MiB)");
 #ifdef KUBEX_BENCH_VARIANT
   benchmark::AddCustomContext("variant", KUBEX_BENCH_VARIANT);
 #endif
