@@ -86,8 +86,9 @@ def to_us(b, key="real_time"):
 
 
 def table(rows):
-    out = ["| benchmark | median time | CV | CPU time | MB/s | items/s | allocs/item | alloc bytes/item |",
-           "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    out = ["| benchmark | median time | CV | min time | CPU time | MB/s | items/s | allocs/item | "
+           "alloc bytes/item |",
+           "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for name, aggs in rows.items():
         med = aggs["median"]
         cv = aggs.get("cv")
@@ -96,8 +97,10 @@ def table(rows):
         ips = med.get("items_per_second", 0)
         allocs = med.get("allocs/item")
         abytes = med.get("alloc_bytes/item")
-        head = (f"| {name} | {fmt_time(to_us(med))} | {cv_s} | {fmt_time(to_us(med, 'cpu_time'))} | "
-                f"{mbs:,.0f} | {ips:,.0f} |")
+        mn = aggs.get("min")
+        mn_s = fmt_time(to_us(mn)) if mn else "–"
+        head = (f"| {name} | {fmt_time(to_us(med))} | {cv_s} | {mn_s} | "
+                f"{fmt_time(to_us(med, 'cpu_time'))} | {mbs:,.0f} | {ips:,.0f} |")
         out.append(head + (f" {allocs:,.1f} | {abytes:,.0f} |" if allocs is not None else " – | – |"))
     return out
 
@@ -113,19 +116,22 @@ RATIOS = [
 
 
 def ratios(rows):
-    out = ["| document | ratio | median / median | target | verdict |", "|---|---|---:|---:|---|"]
+    out = ["| document | ratio | median / median | min / min | target | verdict (median) |",
+           "|---|---|---:|---:|---:|---|"]
     for doc in ("PodList", "MetaList", "Pod"):
         for num, den, label, target in RATIOS:
             a, b = rows.get(f"{doc}/{num}"), rows.get(f"{doc}/{den}")
             if not a or not b:
                 continue
             r = to_us(a["median"]) / to_us(b["median"])
+            rmin = (f"{to_us(a['min']) / to_us(b['min']):.2f}" if "min" in a and "min" in b
+                    else "–")
             if target is None:
                 verdict, tgt = "", "–"
             else:
                 tgt = f"≤ {target:g}"
                 verdict = "meets" if r <= target else "**MISSES**"
-            out.append(f"| {doc} | {label} | {r:.2f} | {tgt} | {verdict} |")
+            out.append(f"| {doc} | {label} | {r:.2f} | {rmin} | {tgt} | {verdict} |")
     return out
 
 
@@ -161,9 +167,11 @@ def main():
             facts.insert(0, f"**variant: {ctx['variant']}**")
         lines += ["; ".join(facts), ""]
         lines += table(rows) + [""] + ratios(rows) + [""]
-    lines += ["Times are wall-clock medians of 5 repetitions (CPU time: median of the process CPU",
-              "time, for reference); ratios use the wall-clock medians. MB = 10^6 bytes; decoders",
-              "count input bytes, encoders output bytes. CV is the coefficient of variation of the",
+    lines += ["Times are wall-clock medians of the repetitions, and their minimum (interference",
+              "only adds time, so on a busy machine the minimum is the better estimate of the",
+              "undisturbed cost); CPU time is the median process CPU time, for reference. Verdicts",
+              "use the medians. MB/s and items/s are medians. MB = 10^6 bytes; decoders count",
+              "input bytes, encoders output bytes. CV is the coefficient of variation of the",
               "repetitions. allocs/item counts operator new calls per pod (per object for Pod) in",
               "the timed loop.", ""]
     print("\n".join(lines))
