@@ -7,7 +7,11 @@
 #   3. a user translation unit that includes <kubex/k8s/v1_35/core/v1.hpp> and uses Pod,
 #      without and with <kubex/core/json.hpp> (g++ -std=c++20 -O2 -c, median of 5).
 #
-#   benchmarks/build-cost-models.sh [--build-dir DIR] [--jobs N]
+#   benchmarks/build-cost-models.sh [--build-dir DIR] [--jobs N] [--nice N]
+#
+# --nice N runs everything in a session of its own whose scheduler autogroup, and the
+# processes, have nice N (see run-models.sh --nice; N < 0 needs root), for a machine that
+# other sessions keep busy.
 #
 # DIR defaults to build/bench of the tree this script is in (configured with
 # `cmake --preset bench` if needed); the headers for the user TU come from the sources DIR was
@@ -17,13 +21,22 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 dir="$root/build/bench"
 jobs=2
+nice_n=0
+all_args=("$@")
 while [ $# -gt 0 ]; do
   case "$1" in
     --build-dir) dir=${2:?}; shift 2 ;;
     --jobs) jobs=${2:?}; shift 2 ;;
-    *) echo "usage: $0 [--build-dir DIR] [--jobs N]" >&2; exit 2 ;;
+    --nice) nice_n=${2:?}; shift 2 ;;
+    *) echo "usage: $0 [--build-dir DIR] [--jobs N] [--nice N]" >&2; exit 2 ;;
   esac
 done
+if [ "$nice_n" != 0 ] && [ -z "${KUBEX_BUILD_COST_SESSION:-}" ]; then
+  export KUBEX_BUILD_COST_SESSION=1
+  # shellcheck disable=SC2016
+  exec setsid -w bash -c 'echo "$0" >/proc/self/autogroup 2>/dev/null || true; exec nice -n "$0" "$@"' \
+    "$nice_n" "$0" "${all_args[@]}"
+fi
 export CCACHE_DISABLE=1
 if [ ! -f "$dir/build.ninja" ]; then
   (cd "$root" && cmake --preset bench >/dev/null)
@@ -157,7 +170,7 @@ cat <<EOF
 
 - **Sources**: \`$src\`
 - **Build directory**: \`$dir\` (CMAKE_BUILD_TYPE=$(sed -n 's/^CMAKE_BUILD_TYPE:STRING=//p' "$dir/CMakeCache.txt"), flags \`$(sed -n 's/^CMAKE_CXX_FLAGS_RELEASE:STRING=//p' "$dir/CMakeCache.txt")\`)
-- **Command**: \`CCACHE_DISABLE=1 cmake --build $dir --target $target -j $jobs\` after deleting the target's objects and archive (kubex_core built before)
+- **Command**: \`benchmarks/build-cost-models.sh ${all_args[*]}\`, which times \`CCACHE_DISABLE=1 cmake --build $dir --target $target -j $jobs\` after deleting the target's objects and archive (kubex_core built before)$([ "$nice_n" = 0 ] || echo ", in a session with autogroup nice $nice_n")
 - **Load average** (1/5/15 min) before: $load_before, after: $load_after
 
 | translation units | wall | user CPU | sys CPU | sum of TU times (.ninja_log) |

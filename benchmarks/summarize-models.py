@@ -3,6 +3,7 @@
 
 Usage: summarize-models.py --revision R --command C --benchmark-args A --load BEFORE AFTER
        [--idle NOTE] codec.json [codec-default-malloc.json] [codec-haswell.json]
+       summarize-models.py combine run1/codec.json run2/codec.json ...
 
 Prints machine and version facts, the command, one table of medians per JSON file and the
 ratios the models issue sets targets for (typed decode / bare On-Demand walk <= 2.5, encode /
@@ -14,6 +15,7 @@ import json
 import os
 import platform
 import re
+import statistics
 import subprocess
 
 
@@ -73,7 +75,16 @@ def load(path):
             continue
         name = b["run_name"].replace("/real_time", "")
         rows.setdefault(name, {})[b["aggregate_name"]] = b
-    return data["context"], rows
+    # Random interleaving shuffles the rows; list them in registration order.
+    docs = ["PodList", "MetaList", "Pod"]
+    kinds = ["BareWalk", "DomParse", "TypedDecode", "TypedDecodeAndFree", "Encode", "EncodeReuse"]
+
+    def key(name):
+        doc, _, kind = name.partition("/")
+        return (docs.index(doc) if doc in docs else 99, kinds.index(kind) if kind in kinds else 99,
+                name)
+
+    return data["context"], dict(sorted(rows.items(), key=lambda kv: key(kv[0])))
 
 
 def fmt_time(us):
@@ -135,7 +146,47 @@ def ratios(rows):
     return out
 
 
+def combine(paths):
+    """One table over several runs of the same program: the median of the per-run medians and
+    the minimum over all repetitions, with the ratios of both."""
+    runs = [load(p)[1] for p in paths]
+    names = [n for n in runs[0] if all(n in r for r in runs)]
+    comb = {}
+    for n in names:
+        med = statistics.median(to_us(r[n]["median"]) for r in runs)
+        mn = min(to_us(r[n]["min"]) for r in runs if "min" in r[n]) if "min" in runs[0][n] else None
+        mbs = statistics.median(r[n]["median"].get("bytes_per_second", 0) for r in runs) / 1e6
+        comb[n] = (med, mn, mbs, runs[0][n]["median"].get("allocs/item"),
+                   runs[0][n]["median"].get("alloc_bytes/item"))
+    out = [f"Over {len(paths)} runs: median of the run medians, and minimum over all repetitions.", "",
+           "| benchmark | median time | min time | MB/s (median) | allocs/item | alloc bytes/item |",
+           "|---|---:|---:|---:|---:|---:|"]
+    for n, (med, mn, mbs, allocs, abytes) in comb.items():
+        out.append(f"| {n} | {fmt_time(med)} | {fmt_time(mn) if mn else '–'} | {mbs:,.0f} | "
+                   f"{allocs:,.1f} | {abytes:,.0f} |" if allocs is not None else
+                   f"| {n} | {fmt_time(med)} | {fmt_time(mn) if mn else '–'} | {mbs:,.0f} | – | – |")
+    out += ["", "| document | ratio | median / median | min / min | per-run medians | target | "
+            "verdict (median) |", "|---|---|---:|---:|---|---:|---|"]
+    for doc in ("PodList", "MetaList", "Pod"):
+        for num, den, label, target in RATIOS:
+            a, b = comb.get(f"{doc}/{num}"), comb.get(f"{doc}/{den}")
+            if not a or not b:
+                continue
+            r = a[0] / b[0]
+            rmin = f"{a[1] / b[1]:.2f}" if a[1] and b[1] else "–"
+            per = ", ".join(f"{to_us(x[f'{doc}/{num}']['median']) / to_us(x[f'{doc}/{den}']['median']):.2f}"
+                            for x in runs)
+            tgt = "–" if target is None else f"≤ {target:g}"
+            verdict = "" if target is None else ("meets" if r <= target else "**MISSES**")
+            out.append(f"| {doc} | {label} | {r:.2f} | {rmin} | {per} | {tgt} | {verdict} |")
+    return out
+
+
 def main():
+    import sys
+    if len(sys.argv) > 1 and sys.argv[1] == "combine":
+        print("\n".join(combine(sys.argv[2:])))
+        return
     ap = argparse.ArgumentParser()
     ap.add_argument("--revision", required=True)
     ap.add_argument("--command", required=True)
