@@ -95,7 +95,11 @@ if [ "$wait_idle" -gt 0 ]; then
     idle=$(idle_pct)
     if [ "$idle" -ge 95 ]; then idle_note="CPUs ${idle} % idle in the 10 s before the run"; break; fi
     if [ "$(date +%s)" -ge "$deadline" ]; then
-      idle_note="**machine busy**: only ${idle} % idle when the wait ran out; times are unreliable"
+      if [ "$nice_n" != 0 ]; then
+        idle_note="**machine busy** (${idle} % idle when the wait ran out): the benchmarks ran at autogroup nice $nice_n and kept their CPU, but other work shared the caches and memory"
+      else
+        idle_note="**machine busy**: only ${idle} % idle when the wait ran out; times are unreliable"
+      fi
       break
     fi
     echo "==> waiting for an idle machine (${idle} % idle)" >&2
