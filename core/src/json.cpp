@@ -547,6 +547,12 @@ Reader::Type Reader::type() {
 }
 
 bool Reader::is_null() {
+  // value::is_null() reads the value as a non-root scalar, which simdjson's debug checks reject
+  // for a document's root array; type() only peeks at the first byte, and the root is never null.
+  od::json_type t{};
+  if (val(value_).type().get(t) == simdjson::SUCCESS && t != od::json_type::null) {
+    return false;
+  }
   bool null = false;
   if (auto e = val(value_).is_null().get(null); e != simdjson::SUCCESS) {
     fail_read(val(value_), e, "null", od::json_type::null);
