@@ -6,6 +6,7 @@
 #include <kubex/client/https.hpp>
 #include <kubex/core/json.hpp>
 #include <kubex/core/merge_patch.hpp>
+#include <kubex/core/path.hpp>
 #include <kubex/core/resource.hpp>
 #include <kubex/testing/crontab.hpp>
 #include <kubex/testing/testenv.hpp>
@@ -14,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <string_view>
 
 namespace {
 
@@ -26,15 +28,18 @@ using kubex::json::decode;
 using kubex::json::encode;
 using kubex::testing::shell_quote;
 
-// The URL of one object, built from the traits alone (what Api<T> will do).
+// The URL of one object (or, with an empty name, of the collection), built from the traits
+// alone, as Api<T> will.
 template <class T>
-std::string object_path(const std::string& ns, const std::string& name) {
+std::string object_path(const std::string& ns, const std::string& name,
+                        std::string_view subresource = {}) {
   using R = resource_traits<T>;
-  std::string path = "/apis/" + std::string(R::api_version);
-  if constexpr (R::scope == kubex::Scope::namespaced) {
-    path += "/namespaces/" + ns;
-  }
-  return path + "/" + std::string(R::plural) + (name.empty() ? "" : "/" + name);
+  return kubex::resource_path({.group = R::group,
+                               .version = R::version,
+                               .resource = R::plural,
+                               .namespace_name = R::scope == kubex::Scope::namespaced ? ns : "",
+                               .name = name,
+                               .subresource = subresource});
 }
 
 class crd_test : public kubex::testing::TestenvTest {
@@ -175,7 +180,7 @@ TEST_F(crd_test, server_accepts_objects_kubex_encodes) {
   EXPECT_EQ(with_status.status->conditions.at(0).status,
             v1::CronTabStatusConditionsItemStatus::True);
   // And the scale subresource reads spec.replicas through the path the CRD maps.
-  const std::string scale = get(object_path<v1::CronTab>(ns, "built") + "/scale");
+  const std::string scale = get(object_path<v1::CronTab>(ns, "built", "scale"));
   EXPECT_NE(scale.find(R"("kind":"Scale")"), std::string::npos) << scale;
 }
 

@@ -1,5 +1,6 @@
 """Renders the type model as C++: one header and one source per API group-version."""
 
+import json
 import os
 import re
 import textwrap
@@ -68,6 +69,19 @@ def enum_ident(value: str, used: set) -> str:
         ident += "_"
     used.add(ident)
     return ident
+
+
+def render_enum(e, fallback_doc: str, known_doc: str) -> str:
+    """A StringEnum type with a named constant per value and known_values."""
+    out = [comment(e.description) or f"/// {fallback_doc}\n",
+           f"struct {e.name} : ::kubex::StringEnum<{e.name}> {{\n  using StringEnum::StringEnum;\n"]
+    used = set()
+    for v in e.values:
+        out.append(f"  /// {json.dumps(v)}\n  static constexpr std::string_view {enum_ident(v, used)}{{{json.dumps(v)}}};\n")
+    out.append(f"  /// {known_doc}\n")
+    out.append(f"  static constexpr std::string_view known_values[] = {{{', '.join(json.dumps(v) for v in e.values)}}};\n")
+    out.append("};\n\n")
+    return "".join(out)
 
 
 def api_version(gvk: dict) -> str:
@@ -192,17 +206,8 @@ class Emitter:
         lines.append("\n")
         for s in sorted(structs, key=lambda s: s.name):
             for e in s.enums:
-                lines.append(comment(e.description) or f"/// Values of an enumerated field of {s.name}.\n")
-                lines.append(f"struct {e.name} : ::kubex::StringEnum<{e.name}> {{\n")
-                lines.append(f"  using StringEnum::StringEnum;\n")
-                used = set()
-                idents = [(enum_ident(v, used), v) for v in e.values]
-                for ident, v in idents:
-                    lines.append(f"  /// \"{v}\"\n  static constexpr std::string_view {ident}{{\"{v}\"}};\n")
-                lines.append("  /// Every value this Kubernetes version defines.\n")
-                joined = ", ".join(f'"{v}"' for v in e.values)
-                lines.append(f"  static constexpr std::string_view known_values[] = {{{joined}}};\n")
-                lines.append("};\n\n")
+                lines.append(render_enum(e, f"Values of an enumerated field of {s.name}.",
+                                         "Every value this Kubernetes version defines."))
         for s in order(structs):
             lines.append(comment(s.description) or f"/// {s.name}.\n")
             lines.append(f"struct {s.name} {{\n")
