@@ -95,15 +95,7 @@ const std::map<std::string, std::string> answer_not_resendable = {
 // Model or codec bugs this test found and that are not fixed yet: kind -> a text that one of
 // the kind's problems contains. Each entry must reproduce (or the test fails, so that a fix
 // is noticed) and the kind must show no other problem.
-const std::map<std::string, std::string> known_bugs = {
-    // events.k8s.io/v1 Event.eventTime is a required MicroTime. Events created through the
-    // core/v1 API have none, and the server sends "eventTime": null for them; kubex decodes
-    // null as its default MicroTime and encodes it as "1970-01-01T00:00:00.000000Z", where Go
-    // (whose zero time marshals as null) sends null back. The server refuses such an event
-    // when it is written back: "eventTime: Invalid value: "1970-01-01T00:00:00.000000Z": field
-    // is immutable".
-    {"events.k8s.io/v1 Event", R"(eventTime: null became "1970-01-01T00:00:00.000000Z")"},
-};
+const std::map<std::string, std::string> known_bugs = {};
 
 // Apply order: what other objects need at creation comes first (pods name the priority class
 // and service account, volumes the config map and secret, claims the storage class); the

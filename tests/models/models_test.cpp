@@ -5,6 +5,7 @@
 #include <kubex/core/json.hpp>
 #include <kubex/k8s/v1_35/apps/v1.hpp>
 #include <kubex/k8s/v1_35/core/v1.hpp>
+#include <kubex/k8s/v1_35/events/v1.hpp>
 
 #include <gtest/gtest.h>
 #include <simdjson.h>
@@ -171,6 +172,27 @@ TEST(models, wrong_types_name_the_field) {
   } catch (const kubex::json::DecodeError& e) {
     EXPECT_STREQ(e.what(), "spec.containers[1].name: expected a string, got a number");
   }
+}
+
+// The server sends a required time as null when it is zero (Go marshals a zero metav1.Time as
+// null): events made through core/v1 have "eventTime": null. Writing a time back instead is
+// refused ("field is immutable"), so null must stay null and a set time must stay a time.
+TEST(models, required_times_keep_null) {
+  namespace events = kubex::api::events::v1;
+  auto e = decode<events::Event>(R"({"metadata":{"name":"e"},"eventTime":null})");
+  EXPECT_FALSE(e.event_time.has_value());
+  EXPECT_EQ(encode(e), R"({"apiVersion":"events.k8s.io/v1","kind":"Event","metadata":{"name":"e"},)"
+                       R"("eventTime":null})");
+  e = decode<events::Event>(
+      R"({"metadata":{"name":"e"},"eventTime":"2026-11-30T10:00:00.123456Z"})");
+  ASSERT_TRUE(e.event_time.has_value());
+  EXPECT_EQ(e.event_time->format(), "2026-11-30T10:00:00.123456Z");
+  EXPECT_NE(encode(e).find(R"("eventTime":"2026-11-30T10:00:00.123456Z")"), std::string::npos);
+
+  auto c = decode<kubex::api::meta::v1::Condition>(
+      R"({"type":"Ready","status":"True","lastTransitionTime":null,"reason":"r","message":""})");
+  EXPECT_FALSE(c.last_transition_time.has_value());
+  EXPECT_NE(encode(c).find(R"("lastTransitionTime":null)"), std::string::npos);
 }
 
 }  // namespace

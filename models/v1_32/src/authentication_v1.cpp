@@ -263,7 +263,7 @@ void kubex_read(json::Reader& r, TokenRequestStatus& o) {
         break;
       case 19:
         if (k == "expirationTimestamp") {
-          if (!v.is_null()) { json::read(v, o.expiration_timestamp); }
+          json::read(v, o.expiration_timestamp);
           return;
         }
         break;

@@ -357,7 +357,7 @@ void kubex_read(json::Reader& r, Condition& o) {
         break;
       case 18:
         if (k == "lastTransitionTime") {
-          if (!v.is_null()) { json::read(v, o.last_transition_time); }
+          json::read(v, o.last_transition_time);
           return;
         }
         if (k == "observedGeneration") {

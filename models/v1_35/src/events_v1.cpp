@@ -54,7 +54,7 @@ void kubex_read(json::Reader& r, Event& o) {
         break;
       case 9:
         if (k == "eventTime") {
-          if (!v.is_null()) { json::read(v, o.event_time); }
+          json::read(v, o.event_time);
           return;
         }
         if (k == "regarding") {
@@ -246,7 +246,7 @@ void kubex_read(json::Reader& r, EventSeries& o) {
         break;
       case 16:
         if (k == "lastObservedTime") {
-          if (!v.is_null()) { json::read(v, o.last_observed_time); }
+          json::read(v, o.last_observed_time);
           return;
         }
         break;

@@ -43,8 +43,24 @@ def cpp_type(t: TypeRef, ns: str) -> str:
     return t.cpp.replace("{ns}", ns)
 
 
+# Go marshals a zero metav1.Time or MicroTime as null, even in a required field (Event.eventTime
+# of events made through core/v1, Condition.lastTransitionTime...). Such fields are optional
+# here, and always written, so that the null the server sent goes back as null, not as a time.
+ZERO_IS_NULL = {"::kubex::Time", "::kubex::MicroTime"}
+
+
+def zero_is_null(f) -> bool:
+    return f.required and f.type.kind == "value" and f.type.cpp in ZERO_IS_NULL
+
+
 def held_inline(f) -> bool:
+    if zero_is_null(f):
+        return False
     return f.required or (f.type.kind == "struct" and f.type.definition in INLINE)
+
+
+def always_written(f) -> bool:
+    return f.required or held_inline(f)
 
 
 def member_type(f, ns: str) -> str:
@@ -285,7 +301,7 @@ class Emitter:
             lines.append(f"void kubex_write(json::Writer& w, const {s.name}& o) {{\n  w.begin_object();\n")
             for f in s.fields:
                 key = f'"\\"{f.json_name}\\":"'
-                if held_inline(f):
+                if always_written(f):
                     lines.append(f"  w.key_literal({key});\n  json::write(w, o.{f.cpp_name});\n")
                 else:
                     lines.append(f"  if (!json::is_absent(o.{f.cpp_name})) {{\n"

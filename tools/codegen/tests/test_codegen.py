@@ -42,8 +42,9 @@ SCHEMAS = {
             "spec": ref("io.k8s.api.demo.v1.WidgetSpec"),
             "kind": {"type": "string"}, "apiVersion": {"type": "string"},
             "metadata": ref(META + "ObjectMeta")}},
-    "io.k8s.api.demo.v1.WidgetSpec": {"type": "object", "required": ["size"], "properties": {
+    "io.k8s.api.demo.v1.WidgetSpec": {"type": "object", "required": ["size", "builtAt"], "properties": {
         "size": ref("io.k8s.apimachinery.pkg.api.resource.Quantity"),
+        "builtAt": ref(META + "Time"),
         "podIPs": {"type": "array", "items": {"type": "string"}},
         "namespace": {"type": "string"}, "template": {"type": "integer", "format": "int32"},
         "x-kubernetes-thing": {"type": "boolean"}, "ratio": {"type": "number", "format": "double"},
@@ -145,6 +146,10 @@ class CodegenTest(unittest.TestCase):
         self.assertIn("::kubex::k8s::v1_99::meta::v1::ObjectMeta metadata{};", h)  # metadata inline
         self.assertIn("::kubex::k8s::v1_99::demo::v1::WidgetSpec spec{};", h)  # required struct inline
         self.assertIn("::kubex::Box<::kubex::k8s::v1_99::demo::v1::WidgetStatus> status{};", h)
+        # Go writes a zero Time as null even when required: optional here, and always written.
+        self.assertIn("std::optional<::kubex::Time> built_at{};", h)
+        writer = self.source[self.source.index("kubex_write(json::Writer& w, const WidgetSpec& o)"):]
+        self.assertIn('  w.key_literal("\\"builtAt\\":");\n  json::write(w, o.built_at);', writer)
 
     def test_gvk_defaults_and_field_order(self):
         self.assertIn('std::string api_version{"demo.k8s.io/v1"};', self.header)

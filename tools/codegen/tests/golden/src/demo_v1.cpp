@@ -187,6 +187,12 @@ void kubex_read(json::Reader& r, WidgetSpec& o) {
           return;
         }
         break;
+      case 7:
+        if (k == "builtAt") {
+          json::read(v, o.built_at);
+          return;
+        }
+        break;
       case 8:
         if (k == "template") {
           json::read(v, o.template_);
@@ -220,6 +226,8 @@ void kubex_write(json::Writer& w, const WidgetSpec& o) {
   w.begin_object();
   w.key_literal("\"size\":");
   json::write(w, o.size);
+  w.key_literal("\"builtAt\":");
+  json::write(w, o.built_at);
   if (!json::is_absent(o.pod_ips)) {
     w.key_literal("\"podIPs\":");
     json::write(w, o.pod_ips);

@@ -151,7 +151,7 @@ struct APIVersions {
 /// Condition contains details for one aspect of the current state of this API Resource.
 struct Condition {
   /// lastTransitionTime is the last time the condition transitioned from one status to another.
-  ::kubex::Time last_transition_time{};
+  std::optional<::kubex::Time> last_transition_time{};
   /// message is a human readable message indicating details about the transition.
   std::string message{};
   /// observedGeneration represents the .metadata.generation that the condition was set based

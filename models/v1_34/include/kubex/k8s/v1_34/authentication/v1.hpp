@@ -117,7 +117,7 @@ struct TokenRequest {
 /// TokenRequestStatus is the result of a token request.
 struct TokenRequestStatus {
   /// ExpirationTimestamp is the time of expiration of the returned token.
-  ::kubex::Time expiration_timestamp{};
+  std::optional<::kubex::Time> expiration_timestamp{};
   /// Token is the opaque bearer token.
   std::string token{};
   /// Fields the server sent that this version does not know; written back on encode.

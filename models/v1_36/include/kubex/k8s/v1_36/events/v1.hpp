@@ -51,7 +51,7 @@ struct Event {
   /// Event type.
   ::kubex::Box<::kubex::k8s::v1_36::core::v1::EventSource> deprecated_source{};
   /// eventTime is the time when this Event was first observed.
-  ::kubex::MicroTime event_time{};
+  std::optional<::kubex::MicroTime> event_time{};
   /// note is a human-readable description of the status of this operation.
   std::optional<std::string> note{};
   /// reason is why the action was taken.
@@ -99,7 +99,7 @@ struct EventSeries {
   std::int32_t count{};
   /// lastObservedTime is the time when last Event from the series was seen before last
   /// heartbeat.
-  ::kubex::MicroTime last_observed_time{};
+  std::optional<::kubex::MicroTime> last_observed_time{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 

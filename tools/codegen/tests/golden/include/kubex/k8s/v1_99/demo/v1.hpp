@@ -15,6 +15,7 @@
 #include <kubex/core/string_enum.hpp>
 #include <kubex/core/bytes.hpp>
 #include <kubex/core/quantity.hpp>
+#include <kubex/core/time.hpp>
 #include <kubex/k8s/v1_99/meta/v1.hpp>
 
 namespace kubex::json {
@@ -59,6 +60,7 @@ struct WidgetStatusModesItem : ::kubex::StringEnum<WidgetStatusModesItem> {
 /// WidgetSpec.
 struct WidgetSpec {
   ::kubex::Quantity size{};
+  std::optional<::kubex::Time> built_at{};
   std::vector<std::string> pod_ips{};
   std::optional<std::string> namespace_{};
   std::optional<std::int32_t> template_{};
