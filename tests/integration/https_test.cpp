@@ -4,6 +4,7 @@
 
 #include <kubex/client/https.hpp>
 #include <kubex/client/kubeconfig.hpp>
+#include <kubex/core/api_error.hpp>
 #include <kubex/core/error.hpp>
 #include <kubex/core/path.hpp>
 #include <kubex/core/url.hpp>
@@ -244,6 +245,51 @@ TEST_F(https_testenv_test, error_status_is_returned_not_thrown) {
       << forbidden.body;
   // RBAC allows the same user its own namespace.
   EXPECT_EQ(user.get("/api/v1/namespaces/kubex-user/pods").status, 200U);
+}
+
+// ApiError built from what the real apiserver answers: the Status is read, the predicates
+// and the message hold, and no credential leaks into the message.
+TEST_F(https_testenv_test, failures_become_api_errors) {
+  const auto api_error = [](BasicHttpsConnection& c, const std::string& target) {
+    const auto response = c.get(target);
+    EXPECT_GE(response.status, 400U) << target << ": " << response.body;
+    return kubex::ApiError::from_response("GET", target, response.status, response.body);
+  };
+  BasicHttpsConnection admin(config("admin"));
+  const auto missing = api_error(admin, "/api/v1/namespaces/default/configmaps/kubex-no-such");
+  EXPECT_TRUE(kubex::is_not_found(missing));
+  EXPECT_EQ(missing.code(), kubex::http_status::not_found);
+  EXPECT_STREQ(missing.what(),
+               "GET /api/v1/namespaces/default/configmaps/kubex-no-such: 404 Not Found: "
+               "configmaps \"kubex-no-such\" not found (NotFound)");
+  ASSERT_TRUE(missing.status().details.has_value());
+  EXPECT_EQ(missing.status().details->name, "kubex-no-such");
+  EXPECT_EQ(missing.status().details->kind, "configmaps");
+  EXPECT_EQ(missing.status().code, 404);
+
+  const auto bad = api_error(admin, "/api/v1/namespaces/default/pods?labelSelector=a%20in%20(");
+  EXPECT_TRUE(kubex::is_bad_request(bad)) << bad.what();
+  EXPECT_EQ(bad.reason(), "BadRequest");
+
+  // Create-only kinds cannot be read.
+  const auto verb = api_error(admin, "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews");
+  EXPECT_TRUE(kubex::is_method_not_allowed(verb)) << verb.what();
+
+  BasicHttpsConnection user(config("user"));
+  const auto forbidden = api_error(user, "/api/v1/namespaces/default/secrets");
+  EXPECT_TRUE(kubex::is_forbidden(forbidden));
+  EXPECT_NE(
+      std::string(forbidden.what()).find(R"(User "kubex-user" cannot list resource "secrets")"),
+      std::string::npos)
+      << forbidden.what();
+
+  auto wrong = config("admin");
+  const std::string token = "kubex-wrong-token-0123456789";
+  wrong.token = token;
+  BasicHttpsConnection stranger(wrong);
+  const auto unauthorized = api_error(stranger, "/api/v1/namespaces");
+  EXPECT_TRUE(kubex::is_unauthorized(unauthorized)) << unauthorized.what();
+  EXPECT_EQ(std::string(unauthorized.what()).find(token), std::string::npos);
 }
 
 TEST_F(https_testenv_test, base_path_is_prepended) {
