@@ -32,9 +32,10 @@ scripts/install-deps.sh
 step "format and static checks"
 scripts/format.sh --check
 
-step "model generator: tests, and committed models match the committed specs"
+step "model generator: tests, committed models match the committed specs and compile with clang"
 python3 -m unittest discover -s tools/codegen/tests
 tools/codegen/generate --check
+scripts/check-models-clang.sh
 (cd tools/testenv && GOTOOLCHAIN=local GOFLAGS=-mod=readonly go vet ./...)
 
 step "testenv binary"

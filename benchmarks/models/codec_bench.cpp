@@ -110,15 +110,7 @@ struct AllocSnapshot {
 }
 
 // --- PartialObjectMetadataList ----------------------------------------------------------------
-// The generated models have no PartialObjectMetadata[List] yet (the OpenAPI spec does not
-// define them). If a generated kubex::k8s::v1_35::meta::v1::PartialObjectMetadataList exists,
-// it is used; otherwise the benchmark uses the local definition below, written the way the
-// generator writes models (same field layout, same dispatch on key length, ObjectMeta and
-// ListMeta are the generated ones), so the numbers stand for what a generated type would cost.
-
-namespace kubex::k8s::v1_35::meta::v1 {
-struct PartialObjectMetadataList;
-}  // namespace kubex::k8s::v1_35::meta::v1
+// Generated although the OpenAPI documents lack it (tools/codegen adds the metadata-only types).
 
 namespace bench {
 
@@ -126,109 +118,7 @@ namespace json = kubex::json;
 namespace meta = kubex::k8s::v1_35::meta::v1;
 namespace core = kubex::k8s::v1_35::core::v1;
 
-template <class T>
-concept complete_type = requires { sizeof(T); };
-
-struct PartialObjectMetadata {
-  std::string api_version{"meta.k8s.io/v1"};
-  std::string kind{"PartialObjectMetadata"};
-  meta::ObjectMeta metadata{};
-  kubex::UnknownFields unknown_fields{};
-  friend bool operator==(const PartialObjectMetadata&, const PartialObjectMetadata&) = default;
-};
-
-struct PartialObjectMetadataList {
-  std::string api_version{"meta.k8s.io/v1"};
-  std::string kind{"PartialObjectMetadataList"};
-  meta::ListMeta metadata{};
-  std::vector<PartialObjectMetadata> items{};
-  kubex::UnknownFields unknown_fields{};
-  friend bool operator==(const PartialObjectMetadataList&,
-                         const PartialObjectMetadataList&) = default;
-};
-
-// Reads the fields shared by both types; F reads the type-specific ones (returns true if taken).
-template <class T, class F>
-void read_object(json::Reader& r, T& o, F&& specific) {
-  o = T{};
-  r.for_each_field([&o, &specific](std::string_view k, json::Reader& v) {
-    switch (k.size()) {
-      case 4:
-        if (k == "kind") {
-          json::read(v, o.kind);
-          return;
-        }
-        break;
-      case 8:
-        if (k == "metadata") {
-          if (!v.is_null()) {
-            json::read(v, o.metadata);
-          }
-          return;
-        }
-        break;
-      case 10:
-        if (k == "apiVersion") {
-          json::read(v, o.api_version);
-          return;
-        }
-        break;
-      default:
-        if (specific(k, v)) {
-          return;
-        }
-        break;
-    }
-    o.unknown_fields.add(std::string(k), v.get_raw());
-  });
-}
-
-void kubex_read(json::Reader& r, PartialObjectMetadata& o) {
-  read_object(r, o, [](std::string_view, json::Reader&) { return false; });
-}
-
-void kubex_read(json::Reader& r, PartialObjectMetadataList& o) {
-  read_object(r, o, [&o](std::string_view k, json::Reader& v) {
-    if (k.size() == 5 && k == "items") {
-      json::read(v, o.items);
-      return true;
-    }
-    return false;
-  });
-}
-
-template <class T>
-void write_head(json::Writer& w, const T& o) {
-  w.begin_object();
-  if (!json::is_absent(o.api_version)) {
-    w.key_literal("\"apiVersion\":");
-    json::write(w, o.api_version);
-  }
-  if (!json::is_absent(o.kind)) {
-    w.key_literal("\"kind\":");
-    json::write(w, o.kind);
-  }
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-}
-
-void kubex_write(json::Writer& w, const PartialObjectMetadata& o) {
-  write_head(w, o);
-  json::write_unknown(w, o.unknown_fields);
-  w.end_object();
-}
-
-void kubex_write(json::Writer& w, const PartialObjectMetadataList& o) {
-  write_head(w, o);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
-  json::write_unknown(w, o.unknown_fields);
-  w.end_object();
-}
-
-constexpr bool kGeneratedMetaList = complete_type<meta::PartialObjectMetadataList>;
-using MetaList = std::conditional_t<kGeneratedMetaList, meta::PartialObjectMetadataList,
-                                    PartialObjectMetadataList>;
+using MetaList = meta::PartialObjectMetadataList;
 
 // --- fixtures ---------------------------------------------------------------------------------
 
@@ -600,10 +490,6 @@ int main(int argc, char** argv) {
                               KUBEX_BENCH_STR(SIMDJSON_BUILTIN_IMPLEMENTATION));
   benchmark::AddCustomContext("simdjson_active_implementation",
                               simdjson::get_active_implementation()->name());
-  benchmark::AddCustomContext(
-      "metalist_model", bench::kGeneratedMetaList ? "generated meta::v1::PartialObjectMetadataList"
-                                                  : "benchmark-local PartialObjectMetadataList "
-                                                    "(generated ObjectMeta/ListMeta)");
   benchmark::AddCustomContext("malloc", default_malloc ? "glibc defaults (--malloc=default)"
                                                        : "glibc, heap retained (M_TRIM_THRESHOLD "
                                                          "1 GiB, M_MMAP_THRESHOLD 32 MiB)");

@@ -142,6 +142,30 @@ TEST(models, list_metadata_and_items) {
   }
 }
 
+// Metadata-only lists (Accept: ...;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1) are not in
+// the OpenAPI documents; the generator adds the types, and they must read what the server sends.
+TEST(models, partial_object_metadata_list) {
+  namespace meta = kubex::api::meta::v1;
+  expect_lossless<meta::PartialObjectMetadataList>("partialobjectmetadatalist-100.json");
+  const auto list =
+      decode<meta::PartialObjectMetadataList>(fixture("partialobjectmetadatalist-100.json"));
+  EXPECT_EQ(list.kind, "PartialObjectMetadataList");
+  EXPECT_EQ(list.api_version, "meta.k8s.io/v1");
+  ASSERT_EQ(list.items.size(), 100u);
+  EXPECT_TRUE(list.unknown_fields.fields().empty());
+  for (const auto& item : list.items) {
+    EXPECT_TRUE(item.metadata.name.has_value());
+    EXPECT_TRUE(item.metadata.uid.has_value());
+    EXPECT_TRUE(item.unknown_fields.fields().empty()) << *item.metadata.name;
+    EXPECT_TRUE(item.metadata.unknown_fields.fields().empty()) << *item.metadata.name;
+  }
+  meta::PartialObjectMetadata one;
+  one.metadata.name = "x";
+  EXPECT_EQ(
+      encode(one),
+      R"({"apiVersion":"meta.k8s.io/v1","kind":"PartialObjectMetadata","metadata":{"name":"x"}})");
+}
+
 TEST(models, unknown_fields_injected_into_real_json_survive) {
   std::string json = fixture("pod.json");
   json.insert(json.rfind('}'), R"(,"futureField":{"nested":[1,"two",null]})");
@@ -163,6 +187,16 @@ TEST(models, encode_sets_api_version_and_kind) {
             R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x"},"data":{"k":"v"}})");
   apps::Deployment d;
   EXPECT_EQ(encode(d).substr(0, 40), R"({"apiVersion":"apps/v1","kind":"Deployme)");
+}
+
+TEST(models, empty_api_version_and_kind_survive_a_round_trip) {
+  // Defaults fill in what is absent; what was sent, even empty, is written back as it was.
+  const auto cm = decode<core::ConfigMap>(R"({"apiVersion":"","kind":"","metadata":{"name":"x"}})");
+  EXPECT_EQ(cm.api_version, "");
+  EXPECT_EQ(cm.kind, "");
+  EXPECT_EQ(encode(cm), R"({"apiVersion":"","kind":"","metadata":{"name":"x"}})");
+  EXPECT_EQ(decode<core::ConfigMap>(encode(cm)), cm);
+  EXPECT_EQ(decode<core::ConfigMap>(R"({"metadata":{"name":"x"}})").kind, "ConfigMap");
 }
 
 TEST(models, wrong_types_name_the_field) {

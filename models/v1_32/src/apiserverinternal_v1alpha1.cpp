@@ -106,14 +106,10 @@ void kubex_read(json::Reader& r, StorageVersion& o) {
 
 void kubex_write(json::Writer& w, const StorageVersion& o) {
   w.begin_object();
-  if (!json::is_absent(o.api_version)) {
-    w.key_literal("\"apiVersion\":");
-    json::write(w, o.api_version);
-  }
-  if (!json::is_absent(o.kind)) {
-    w.key_literal("\"kind\":");
-    json::write(w, o.kind);
-  }
+  w.key_literal("\"apiVersion\":");
+  json::write(w, o.api_version);
+  w.key_literal("\"kind\":");
+  json::write(w, o.kind);
   w.key_literal("\"metadata\":");
   json::write(w, o.metadata);
   w.key_literal("\"spec\":");
@@ -226,14 +222,10 @@ void kubex_read(json::Reader& r, StorageVersionList& o) {
 
 void kubex_write(json::Writer& w, const StorageVersionList& o) {
   w.begin_object();
-  if (!json::is_absent(o.api_version)) {
-    w.key_literal("\"apiVersion\":");
-    json::write(w, o.api_version);
-  }
-  if (!json::is_absent(o.kind)) {
-    w.key_literal("\"kind\":");
-    json::write(w, o.kind);
-  }
+  w.key_literal("\"apiVersion\":");
+  json::write(w, o.api_version);
+  w.key_literal("\"kind\":");
+  json::write(w, o.kind);
   w.key_literal("\"metadata\":");
   json::write(w, o.metadata);
   w.key_literal("\"items\":");

@@ -380,14 +380,10 @@ void kubex_read(json::Reader& r, Binding& o) {
 
 void kubex_write(json::Writer& w, const Binding& o) {
   w.begin_object();
-  if (!json::is_absent(o.api_version)) {
-    w.key_literal("\"apiVersion\":");
-    json::write(w, o.api_version);
-  }
-  if (!json::is_absent(o.kind)) {
-    w.key_literal("\"kind\":");
-    json::write(w, o.kind);
-  }
+  w.key_literal("\"apiVersion\":");
+  json::write(w, o.api_version);
+  w.key_literal("\"kind\":");
+  json::write(w, o.kind);
   w.key_literal("\"metadata\":");
   json::write(w, o.metadata);
   w.key_literal("\"target\":");
@@ -1033,14 +1029,10 @@ void kubex_read(json::Reader& r, ComponentStatus& o) {
 
 void kubex_write(json::Writer& w, const ComponentStatus& o) {
   w.begin_object();
-  if (!json::is_absent(o.api_version)) {
-    w.key_literal("\"apiVersion\":");
-    json::write(w, o.api_version);
-  }
-  if (!json::is_absent(o.kind)) {
-    w.key_literal("\"kind\":");
-    json::write(w, o.kind);
-  }
+  w.key_literal("\"apiVersion\":");
+  json::write(w, o.api_version);
+  w.key_literal("\"kind\":");
+  json::write(w, o.kind);
   w.key_literal("\"metadata\":");
   json::write(w, o.metadata);
   if (!json::is_absent(o.conditions)) {
@@ -1088,14 +1080,10 @@ void kubex_read(json::Reader& r, ComponentStatusList& o) {
 
 void kubex_write(json::Writer& w, const ComponentStatusList& o) {
   w.begin_object();
-  if (!json::is_absent(o.api_version)) {
-    w.key_literal("\"apiVersion\":");
-    json::write(w, o.api_version);
-  }
-  if (!json::is_absent(o.kind)) {
-    w.key_literal("\"kind\":");
-    json::write(w, o.kind);
-  }
+  w.key_literal("\"apiVersion\":");
+  json::write(w, o.api_version);
+  w.key_literal("\"kind\":");
+  json::write(w, o.kind);
   w.key_literal("\"metadata\":");
   json::write(w, o.metadata);
   w.key_literal("\"items\":");
@@ -1149,14 +1137,10 @@ void kubex_read(json::Reader& r, ConfigMap& o) {
 
 void kubex_write(json::Writer& w, const ConfigMap& o) {
   w.begin_object();
-  if (!json::is_absent(o.api_version)) {
-    w.key_literal("\"apiVersion\":");
-    json::write(w, o.api_version);
-  }
-  if (!json::is_absent(o.kind)) {
-    w.key_literal("\"kind\":");
-    json::write(w, o.kind);
-  }
+  w.key_literal("\"apiVersion\":");
+  json::write(w, o.api_version);
+  w.key_literal("\"kind\":");
+  json::write(w, o.kind);
   w.key_literal("\"metadata\":");
   json::write(w, o.metadata);
   if (!json::is_absent(o.binary_data)) {
@@ -1294,14 +1278,10 @@ void kubex_read(json::Reader& r, ConfigMapList& o) {
 
 void kubex_write(json::Writer& w, const ConfigMapList& o) {
   w.begin_object();
-  if (!json::is_absent(o.api_version)) {
-    w.key_literal("\"apiVersion\":");
-    json::write(w, o.api_version);
-  }
-  if (!json::is_absent(o.kind)) {
-    w.key_literal("\"kind\":");
-    json::write(w, o.kind);
-  }
+  w.key_literal("\"apiVersion\":");
+  json::write(w, o.api_version);
+  w.key_literal("\"kind\":");
+  json::write(w, o.kind);
   w.key_literal("\"metadata\":");
   json::write(w, o.metadata);
   w.key_literal("\"items\":");
@@ -2693,14 +2673,10 @@ void kubex_read(json::Reader& r, Endpoints& o) {
 
 void kubex_write(json::Writer& w, const Endpoints& o) {
   w.begin_object();
-  if (!json::is_absent(o.api_version)) {
-    w.key_literal("\"apiVersion\":");
-    json::write(w, o.api_version);
-  }
-  if (!json::is_absent(o.kind)) {
-    w.key_literal("\"kind\":");
-    json::write(w, o.kind);
-  }
+  w.key_literal("\"apiVersion\":");
+  json::write(w, o.api_version);
+  w.key_literal("\"kind\":");
+  json::write(w, o.kind);
   w.key_literal("\"metadata\":");
   json::write(w, o.metadata);
   if (!json::is_absent(o.subsets)) {
@@ -2748,14 +2724,10 @@ void kubex_read(json::Reader& r, EndpointsList& o) {
 
 void kubex_write(json::Writer& w, const EndpointsList& o) {
   w.begin_object();
-  if (!json::is_absent(o.api_version)) {
-    w.key_literal("\"apiVersion\":");
-    json::write(w, o.api_version);
-  }
-  if (!json::is_absent(o.kind)) {
-    w.key_literal("\"kind\":");
-    json::write(w, o.kind);
-  }
+  w.key_literal("\"apiVersion\":");
+  json::write(w, o.api_version);
+  w.key_literal("\"kind\":");
+  json::write(w, o.kind);
   w.key_literal("\"metadata\":");
   json::write(w, o.metadata);
   w.key_literal("\"items\":");
@@ -3304,14 +3276,10 @@ void kubex_read(json::Reader& r, Event& o) {
 
 void kubex_write(json::Writer& w, const Event& o) {
   w.begin_object();
-  if (!json::is_absent(o.api_version)) {
-    w.key_literal("\"apiVersion\":");
-    json::write(w, o.api_version);
-  }
-  if (!json::is_absent(o.kind)) {
-    w.key_literal("\"kind\":");
-    json::write(w, o.kind);
-  }
+  w.key_literal("\"apiVersion\":");
+  json::write(w, o.api_version);
+  w.key_literal("\"kind\":");
+  json::write(w, o.kind);
   w.key_literal("\"metadata\":");
   json::write(w, o.metadata);
   if (!json::is_absent(o.action)) {
@@ -3409,14 +3377,10 @@ void kubex_read(json::Reader& r, EventList& o) {
 
 void kubex_write(json::Writer& w, const EventList& o) {
   w.begin_object();
-  if (!json::is_absent(o.api_version)) {
-    w.key_literal("\"apiVersion\":");
-    json::write(w, o.api_version);
-  }
-  if (!json::is_absent(o.kind)) {
-    w.key_literal("\"kind\":");
-    json::write(w, o.kind);
-  }
+  w.key_literal("\"apiVersion\":");
+  json::write(w, o.api_version);
+  w.key_literal("\"kind\":");
+  json::write(w, o.kind);
   w.key_literal("\"metadata\":");
   json::write(w, o.metadata);
   w.key_literal("\"items\":");
@@ -4676,14 +4640,10 @@ void kubex_read(json::Reader& r, LimitRange& o) {
 
 void kubex_write(json::Writer& w, const LimitRange& o) {
   w.begin_object();
-  if (!json::is_absent(o.api_version)) {
-    w.key_literal("\"apiVersion\":");
-    json::write(w, o.api_version);
-  }
-  if (!json::is_absent(o.kind)) {
-    w.key_literal("\"kind\":");
-    json::write(w, o.kind);
-  }
+  w.key_literal("\"apiVersion\":");
+  json::write(w, o.api_version);
+  w.key_literal("\"kind\":");
+  json::write(w, o.kind);
   w.key_literal("\"metadata\":");
   json::write(w, o.metadata);
   if (!json::is_absent(o.spec)) {
@@ -4804,14 +4764,10 @@ void kubex_read(json::Reader& r, LimitRangeList& o) {
 
 void kubex_write(json::Writer& w, const LimitRangeList& o) {
   w.begin_object();
-  if (!json::is_absent(o.api_version)) {
-    w.key_literal("\"apiVersion\":");
-    json::write(w, o.api_version);
-  }
-  if (!json::is_absent(o.kind)) {
-    w.key_literal("\"kind\":");
-    json::write(w, o.kind);
-  }
+  w.key_literal("\"apiVersion\":");
+  json::write(w, o.api_version);
+  w.key_literal("\"kind\":");
+  json::write(w, o.kind);
   w.key_literal("\"metadata\":");
   json::write(w, o.metadata);
   w.key_literal("\"items\":");
@@ -5151,14 +5107,10 @@ void kubex_read(json::Reader& r, Namespace& o) {
 
 void kubex_write(json::Writer& w, const Namespace& o) {
   w.begin_object();
-  if (!json::is_absent(o.api_version)) {
-    w.key_literal("\"apiVersion\":");
-    json::write(w, o.api_version);
-  }
-  if (!json::is_absent(o.kind)) {
-    w.key_literal("\"kind\":");
-    json::write(w, o.kind);
-  }
+  w.key_literal("\"apiVersion\":");
+  json::write(w, o.api_version);
+  w.key_literal("\"kind\":");
+  json::write(w, o.kind);
   w.key_literal("\"metadata\":");
   json::write(w, o.metadata);
   if (!json::is_absent(o.spec)) {
@@ -5271,14 +5223,10 @@ void kubex_read(json::Reader& r, NamespaceList& o) {
 
 void kubex_write(json::Writer& w, const NamespaceList& o) {
   w.begin_object();
-  if (!json::is_absent(o.api_version)) {
-    w.key_literal("\"apiVersion\":");
-    json::write(w, o.api_version);
-  }
-  if (!json::is_absent(o.kind)) {
-    w.key_literal("\"kind\":");
-    json::write(w, o.kind);
-  }
+  w.key_literal("\"apiVersion\":");
+  json::write(w, o.api_version);
+  w.key_literal("\"kind\":");
+  json::write(w, o.kind);
   w.key_literal("\"metadata\":");
   json::write(w, o.metadata);
   w.key_literal("\"items\":");
@@ -5392,14 +5340,10 @@ void kubex_read(json::Reader& r, Node& o) {
 
 void kubex_write(json::Writer& w, const Node& o) {
   w.begin_object();
-  if (!json::is_absent(o.api_version)) {
-    w.key_literal("\"apiVersion\":");
-    json::write(w, o.api_version);
-  }
-  if (!json::is_absent(o.kind)) {
-    w.key_literal("\"kind\":");
-    json::write(w, o.kind);
-  }
+  w.key_literal("\"apiVersion\":");
+  json::write(w, o.api_version);
+  w.key_literal("\"kind\":");
+  json::write(w, o.kind);
   w.key_literal("\"metadata\":");
   json::write(w, o.metadata);
   if (!json::is_absent(o.spec)) {
@@ -5730,14 +5674,10 @@ void kubex_read(json::Reader& r, NodeList& o) {
 
 void kubex_write(json::Writer& w, const NodeList& o) {
   w.begin_object();
-  if (!json::is_absent(o.api_version)) {
-    w.key_literal("\"apiVersion\":");
-    json::write(w, o.api_version);
-  }
-  if (!json::is_absent(o.kind)) {
-    w.key_literal("\"kind\":");
-    json::write(w, o.kind);
-  }
+  w.key_literal("\"apiVersion\":");
+  json::write(w, o.api_version);
+  w.key_literal("\"kind\":");
+  json::write(w, o.kind);
   w.key_literal("\"metadata\":");
   json::write(w, o.metadata);
   w.key_literal("\"items\":");
@@ -6450,14 +6390,10 @@ void kubex_read(json::Reader& r, PersistentVolume& o) {
 
 void kubex_write(json::Writer& w, const PersistentVolume& o) {
   w.begin_object();
-  if (!json::is_absent(o.api_version)) {
-    w.key_literal("\"apiVersion\":");
-    json::write(w, o.api_version);
-  }
-  if (!json::is_absent(o.kind)) {
-    w.key_literal("\"kind\":");
-    json::write(w, o.kind);
-  }
+  w.key_literal("\"apiVersion\":");
+  json::write(w, o.api_version);
+  w.key_literal("\"kind\":");
+  json::write(w, o.kind);
   w.key_literal("\"metadata\":");
   json::write(w, o.metadata);
   if (!json::is_absent(o.spec)) {
@@ -6513,14 +6449,10 @@ void kubex_read(json::Reader& r, PersistentVolumeClaim& o) {
 
 void kubex_write(json::Writer& w, const PersistentVolumeClaim& o) {
   w.begin_object();
-  if (!json::is_absent(o.api_version)) {
-    w.key_literal("\"apiVersion\":");
-    json::write(w, o.api_version);
-  }
-  if (!json::is_absent(o.kind)) {
-    w.key_literal("\"kind\":");
-    json::write(w, o.kind);
-  }
+  w.key_literal("\"apiVersion\":");
+  json::write(w, o.api_version);
+  w.key_literal("\"kind\":");
+  json::write(w, o.kind);
   w.key_literal("\"metadata\":");
   json::write(w, o.metadata);
   if (!json::is_absent(o.spec)) {
@@ -6643,14 +6575,10 @@ void kubex_read(json::Reader& r, PersistentVolumeClaimList& o) {
 
 void kubex_write(json::Writer& w, const PersistentVolumeClaimList& o) {
   w.begin_object();
-  if (!json::is_absent(o.api_version)) {
-    w.key_literal("\"apiVersion\":");
-    json::write(w, o.api_version);
-  }
-  if (!json::is_absent(o.kind)) {
-    w.key_literal("\"kind\":");
-    json::write(w, o.kind);
-  }
+  w.key_literal("\"apiVersion\":");
+  json::write(w, o.api_version);
+  w.key_literal("\"kind\":");
+  json::write(w, o.kind);
   w.key_literal("\"metadata\":");
   json::write(w, o.metadata);
   w.key_literal("\"items\":");
@@ -6962,14 +6890,10 @@ void kubex_read(json::Reader& r, PersistentVolumeList& o) {
 
 void kubex_write(json::Writer& w, const PersistentVolumeList& o) {
   w.begin_object();
-  if (!json::is_absent(o.api_version)) {
-    w.key_literal("\"apiVersion\":");
-    json::write(w, o.api_version);
-  }
-  if (!json::is_absent(o.kind)) {
-    w.key_literal("\"kind\":");
-    json::write(w, o.kind);
-  }
+  w.key_literal("\"apiVersion\":");
+  json::write(w, o.api_version);
+  w.key_literal("\"kind\":");
+  json::write(w, o.kind);
   w.key_literal("\"metadata\":");
   json::write(w, o.metadata);
   w.key_literal("\"items\":");
@@ -7410,14 +7334,10 @@ void kubex_read(json::Reader& r, Pod& o) {
 
 void kubex_write(json::Writer& w, const Pod& o) {
   w.begin_object();
-  if (!json::is_absent(o.api_version)) {
-    w.key_literal("\"apiVersion\":");
-    json::write(w, o.api_version);
-  }
-  if (!json::is_absent(o.kind)) {
-    w.key_literal("\"kind\":");
-    json::write(w, o.kind);
-  }
+  w.key_literal("\"apiVersion\":");
+  json::write(w, o.api_version);
+  w.key_literal("\"kind\":");
+  json::write(w, o.kind);
   w.key_literal("\"metadata\":");
   json::write(w, o.metadata);
   if (!json::is_absent(o.spec)) {
@@ -7914,14 +7834,10 @@ void kubex_read(json::Reader& r, PodList& o) {
 
 void kubex_write(json::Writer& w, const PodList& o) {
   w.begin_object();
-  if (!json::is_absent(o.api_version)) {
-    w.key_literal("\"apiVersion\":");
-    json::write(w, o.api_version);
-  }
-  if (!json::is_absent(o.kind)) {
-    w.key_literal("\"kind\":");
-    json::write(w, o.kind);
-  }
+  w.key_literal("\"apiVersion\":");
+  json::write(w, o.api_version);
+  w.key_literal("\"kind\":");
+  json::write(w, o.kind);
   w.key_literal("\"metadata\":");
   json::write(w, o.metadata);
   w.key_literal("\"items\":");
@@ -8845,14 +8761,10 @@ void kubex_read(json::Reader& r, PodTemplate& o) {
 
 void kubex_write(json::Writer& w, const PodTemplate& o) {
   w.begin_object();
-  if (!json::is_absent(o.api_version)) {
-    w.key_literal("\"apiVersion\":");
-    json::write(w, o.api_version);
-  }
-  if (!json::is_absent(o.kind)) {
-    w.key_literal("\"kind\":");
-    json::write(w, o.kind);
-  }
+  w.key_literal("\"apiVersion\":");
+  json::write(w, o.api_version);
+  w.key_literal("\"kind\":");
+  json::write(w, o.kind);
   w.key_literal("\"metadata\":");
   json::write(w, o.metadata);
   if (!json::is_absent(o.template_)) {
@@ -8900,14 +8812,10 @@ void kubex_read(json::Reader& r, PodTemplateList& o) {
 
 void kubex_write(json::Writer& w, const PodTemplateList& o) {
   w.begin_object();
-  if (!json::is_absent(o.api_version)) {
-    w.key_literal("\"apiVersion\":");
-    json::write(w, o.api_version);
-  }
-  if (!json::is_absent(o.kind)) {
-    w.key_literal("\"kind\":");
-    json::write(w, o.kind);
-  }
+  w.key_literal("\"apiVersion\":");
+  json::write(w, o.api_version);
+  w.key_literal("\"kind\":");
+  json::write(w, o.kind);
   w.key_literal("\"metadata\":");
   json::write(w, o.metadata);
   w.key_literal("\"items\":");
@@ -9508,14 +9416,10 @@ void kubex_read(json::Reader& r, ReplicationController& o) {
 
 void kubex_write(json::Writer& w, const ReplicationController& o) {
   w.begin_object();
-  if (!json::is_absent(o.api_version)) {
-    w.key_literal("\"apiVersion\":");
-    json::write(w, o.api_version);
-  }
-  if (!json::is_absent(o.kind)) {
-    w.key_literal("\"kind\":");
-    json::write(w, o.kind);
-  }
+  w.key_literal("\"apiVersion\":");
+  json::write(w, o.api_version);
+  w.key_literal("\"kind\":");
+  json::write(w, o.kind);
   w.key_literal("\"metadata\":");
   json::write(w, o.metadata);
   if (!json::is_absent(o.spec)) {
@@ -9628,14 +9532,10 @@ void kubex_read(json::Reader& r, ReplicationControllerList& o) {
 
 void kubex_write(json::Writer& w, const ReplicationControllerList& o) {
   w.begin_object();
-  if (!json::is_absent(o.api_version)) {
-    w.key_literal("\"apiVersion\":");
-    json::write(w, o.api_version);
-  }
-  if (!json::is_absent(o.kind)) {
-    w.key_literal("\"kind\":");
-    json::write(w, o.kind);
-  }
+  w.key_literal("\"apiVersion\":");
+  json::write(w, o.api_version);
+  w.key_literal("\"kind\":");
+  json::write(w, o.kind);
   w.key_literal("\"metadata\":");
   json::write(w, o.metadata);
   w.key_literal("\"items\":");
@@ -9928,14 +9828,10 @@ void kubex_read(json::Reader& r, ResourceQuota& o) {
 
 void kubex_write(json::Writer& w, const ResourceQuota& o) {
   w.begin_object();
-  if (!json::is_absent(o.api_version)) {
-    w.key_literal("\"apiVersion\":");
-    json::write(w, o.api_version);
-  }
-  if (!json::is_absent(o.kind)) {
-    w.key_literal("\"kind\":");
-    json::write(w, o.kind);
-  }
+  w.key_literal("\"apiVersion\":");
+  json::write(w, o.api_version);
+  w.key_literal("\"kind\":");
+  json::write(w, o.kind);
   w.key_literal("\"metadata\":");
   json::write(w, o.metadata);
   if (!json::is_absent(o.spec)) {
@@ -9987,14 +9883,10 @@ void kubex_read(json::Reader& r, ResourceQuotaList& o) {
 
 void kubex_write(json::Writer& w, const ResourceQuotaList& o) {
   w.begin_object();
-  if (!json::is_absent(o.api_version)) {
-    w.key_literal("\"apiVersion\":");
-    json::write(w, o.api_version);
-  }
-  if (!json::is_absent(o.kind)) {
-    w.key_literal("\"kind\":");
-    json::write(w, o.kind);
-  }
+  w.key_literal("\"apiVersion\":");
+  json::write(w, o.api_version);
+  w.key_literal("\"kind\":");
+  json::write(w, o.kind);
   w.key_literal("\"metadata\":");
   json::write(w, o.metadata);
   w.key_literal("\"items\":");
@@ -10582,14 +10474,10 @@ void kubex_read(json::Reader& r, Secret& o) {
 
 void kubex_write(json::Writer& w, const Secret& o) {
   w.begin_object();
-  if (!json::is_absent(o.api_version)) {
-    w.key_literal("\"apiVersion\":");
-    json::write(w, o.api_version);
-  }
-  if (!json::is_absent(o.kind)) {
-    w.key_literal("\"kind\":");
-    json::write(w, o.kind);
-  }
+  w.key_literal("\"apiVersion\":");
+  json::write(w, o.api_version);
+  w.key_literal("\"kind\":");
+  json::write(w, o.kind);
   w.key_literal("\"metadata\":");
   json::write(w, o.metadata);
   if (!json::is_absent(o.data)) {
@@ -10731,14 +10619,10 @@ void kubex_read(json::Reader& r, SecretList& o) {
 
 void kubex_write(json::Writer& w, const SecretList& o) {
   w.begin_object();
-  if (!json::is_absent(o.api_version)) {
-    w.key_literal("\"apiVersion\":");
-    json::write(w, o.api_version);
-  }
-  if (!json::is_absent(o.kind)) {
-    w.key_literal("\"kind\":");
-    json::write(w, o.kind);
-  }
+  w.key_literal("\"apiVersion\":");
+  json::write(w, o.api_version);
+  w.key_literal("\"kind\":");
+  json::write(w, o.kind);
   w.key_literal("\"metadata\":");
   json::write(w, o.metadata);
   w.key_literal("\"items\":");
@@ -11056,14 +10940,10 @@ void kubex_read(json::Reader& r, Service& o) {
 
 void kubex_write(json::Writer& w, const Service& o) {
   w.begin_object();
-  if (!json::is_absent(o.api_version)) {
-    w.key_literal("\"apiVersion\":");
-    json::write(w, o.api_version);
-  }
-  if (!json::is_absent(o.kind)) {
-    w.key_literal("\"kind\":");
-    json::write(w, o.kind);
-  }
+  w.key_literal("\"apiVersion\":");
+  json::write(w, o.api_version);
+  w.key_literal("\"kind\":");
+  json::write(w, o.kind);
   w.key_literal("\"metadata\":");
   json::write(w, o.metadata);
   if (!json::is_absent(o.spec)) {
@@ -11127,14 +11007,10 @@ void kubex_read(json::Reader& r, ServiceAccount& o) {
 
 void kubex_write(json::Writer& w, const ServiceAccount& o) {
   w.begin_object();
-  if (!json::is_absent(o.api_version)) {
-    w.key_literal("\"apiVersion\":");
-    json::write(w, o.api_version);
-  }
-  if (!json::is_absent(o.kind)) {
-    w.key_literal("\"kind\":");
-    json::write(w, o.kind);
-  }
+  w.key_literal("\"apiVersion\":");
+  json::write(w, o.api_version);
+  w.key_literal("\"kind\":");
+  json::write(w, o.kind);
   w.key_literal("\"metadata\":");
   json::write(w, o.metadata);
   if (!json::is_absent(o.automount_service_account_token)) {
@@ -11190,14 +11066,10 @@ void kubex_read(json::Reader& r, ServiceAccountList& o) {
 
 void kubex_write(json::Writer& w, const ServiceAccountList& o) {
   w.begin_object();
-  if (!json::is_absent(o.api_version)) {
-    w.key_literal("\"apiVersion\":");
-    json::write(w, o.api_version);
-  }
-  if (!json::is_absent(o.kind)) {
-    w.key_literal("\"kind\":");
-    json::write(w, o.kind);
-  }
+  w.key_literal("\"apiVersion\":");
+  json::write(w, o.api_version);
+  w.key_literal("\"kind\":");
+  json::write(w, o.kind);
   w.key_literal("\"metadata\":");
   json::write(w, o.metadata);
   w.key_literal("\"items\":");
@@ -11288,14 +11160,10 @@ void kubex_read(json::Reader& r, ServiceList& o) {
 
 void kubex_write(json::Writer& w, const ServiceList& o) {
   w.begin_object();
-  if (!json::is_absent(o.api_version)) {
-    w.key_literal("\"apiVersion\":");
-    json::write(w, o.api_version);
-  }
-  if (!json::is_absent(o.kind)) {
-    w.key_literal("\"kind\":");
-    json::write(w, o.kind);
-  }
+  w.key_literal("\"apiVersion\":");
+  json::write(w, o.api_version);
+  w.key_literal("\"kind\":");
+  json::write(w, o.kind);
   w.key_literal("\"metadata\":");
   json::write(w, o.metadata);
   w.key_literal("\"items\":");

@@ -334,14 +334,10 @@ void kubex_read(json::Reader& r, HorizontalPodAutoscaler& o) {
 
 void kubex_write(json::Writer& w, const HorizontalPodAutoscaler& o) {
   w.begin_object();
-  if (!json::is_absent(o.api_version)) {
-    w.key_literal("\"apiVersion\":");
-    json::write(w, o.api_version);
-  }
-  if (!json::is_absent(o.kind)) {
-    w.key_literal("\"kind\":");
-    json::write(w, o.kind);
-  }
+  w.key_literal("\"apiVersion\":");
+  json::write(w, o.api_version);
+  w.key_literal("\"kind\":");
+  json::write(w, o.kind);
   w.key_literal("\"metadata\":");
   json::write(w, o.metadata);
   w.key_literal("\"spec\":");
@@ -489,14 +485,10 @@ void kubex_read(json::Reader& r, HorizontalPodAutoscalerList& o) {
 
 void kubex_write(json::Writer& w, const HorizontalPodAutoscalerList& o) {
   w.begin_object();
-  if (!json::is_absent(o.api_version)) {
-    w.key_literal("\"apiVersion\":");
-    json::write(w, o.api_version);
-  }
-  if (!json::is_absent(o.kind)) {
-    w.key_literal("\"kind\":");
-    json::write(w, o.kind);
-  }
+  w.key_literal("\"apiVersion\":");
+  json::write(w, o.api_version);
+  w.key_literal("\"kind\":");
+  json::write(w, o.kind);
   w.key_literal("\"metadata\":");
   json::write(w, o.metadata);
   w.key_literal("\"items\":");

@@ -47,14 +47,10 @@ void kubex_read(json::Reader& r, ControllerRevision& o) {
 
 void kubex_write(json::Writer& w, const ControllerRevision& o) {
   w.begin_object();
-  if (!json::is_absent(o.api_version)) {
-    w.key_literal("\"apiVersion\":");
-    json::write(w, o.api_version);
-  }
-  if (!json::is_absent(o.kind)) {
-    w.key_literal("\"kind\":");
-    json::write(w, o.kind);
-  }
+  w.key_literal("\"apiVersion\":");
+  json::write(w, o.api_version);
+  w.key_literal("\"kind\":");
+  json::write(w, o.kind);
   w.key_literal("\"metadata\":");
   json::write(w, o.metadata);
   w.key_literal("\"data\":");
@@ -104,14 +100,10 @@ void kubex_read(json::Reader& r, ControllerRevisionList& o) {
 
 void kubex_write(json::Writer& w, const ControllerRevisionList& o) {
   w.begin_object();
-  if (!json::is_absent(o.api_version)) {
-    w.key_literal("\"apiVersion\":");
-    json::write(w, o.api_version);
-  }
-  if (!json::is_absent(o.kind)) {
-    w.key_literal("\"kind\":");
-    json::write(w, o.kind);
-  }
+  w.key_literal("\"apiVersion\":");
+  json::write(w, o.api_version);
+  w.key_literal("\"kind\":");
+  json::write(w, o.kind);
   w.key_literal("\"metadata\":");
   json::write(w, o.metadata);
   w.key_literal("\"items\":");
@@ -161,14 +153,10 @@ void kubex_read(json::Reader& r, DaemonSet& o) {
 
 void kubex_write(json::Writer& w, const DaemonSet& o) {
   w.begin_object();
-  if (!json::is_absent(o.api_version)) {
-    w.key_literal("\"apiVersion\":");
-    json::write(w, o.api_version);
-  }
-  if (!json::is_absent(o.kind)) {
-    w.key_literal("\"kind\":");
-    json::write(w, o.kind);
-  }
+  w.key_literal("\"apiVersion\":");
+  json::write(w, o.api_version);
+  w.key_literal("\"kind\":");
+  json::write(w, o.kind);
   w.key_literal("\"metadata\":");
   json::write(w, o.metadata);
   w.key_literal("\"spec\":");
@@ -283,14 +271,10 @@ void kubex_read(json::Reader& r, DaemonSetList& o) {
 
 void kubex_write(json::Writer& w, const DaemonSetList& o) {
   w.begin_object();
-  if (!json::is_absent(o.api_version)) {
-    w.key_literal("\"apiVersion\":");
-    json::write(w, o.api_version);
-  }
-  if (!json::is_absent(o.kind)) {
-    w.key_literal("\"kind\":");
-    json::write(w, o.kind);
-  }
+  w.key_literal("\"apiVersion\":");
+  json::write(w, o.api_version);
+  w.key_literal("\"kind\":");
+  json::write(w, o.kind);
   w.key_literal("\"metadata\":");
   json::write(w, o.metadata);
   w.key_literal("\"items\":");
@@ -541,14 +525,10 @@ void kubex_read(json::Reader& r, Deployment& o) {
 
 void kubex_write(json::Writer& w, const Deployment& o) {
   w.begin_object();
-  if (!json::is_absent(o.api_version)) {
-    w.key_literal("\"apiVersion\":");
-    json::write(w, o.api_version);
-  }
-  if (!json::is_absent(o.kind)) {
-    w.key_literal("\"kind\":");
-    json::write(w, o.kind);
-  }
+  w.key_literal("\"apiVersion\":");
+  json::write(w, o.api_version);
+  w.key_literal("\"kind\":");
+  json::write(w, o.kind);
   w.key_literal("\"metadata\":");
   json::write(w, o.metadata);
   w.key_literal("\"spec\":");
@@ -673,14 +653,10 @@ void kubex_read(json::Reader& r, DeploymentList& o) {
 
 void kubex_write(json::Writer& w, const DeploymentList& o) {
   w.begin_object();
-  if (!json::is_absent(o.api_version)) {
-    w.key_literal("\"apiVersion\":");
-    json::write(w, o.api_version);
-  }
-  if (!json::is_absent(o.kind)) {
-    w.key_literal("\"kind\":");
-    json::write(w, o.kind);
-  }
+  w.key_literal("\"apiVersion\":");
+  json::write(w, o.api_version);
+  w.key_literal("\"kind\":");
+  json::write(w, o.kind);
   w.key_literal("\"metadata\":");
   json::write(w, o.metadata);
   w.key_literal("\"items\":");
@@ -959,14 +935,10 @@ void kubex_read(json::Reader& r, ReplicaSet& o) {
 
 void kubex_write(json::Writer& w, const ReplicaSet& o) {
   w.begin_object();
-  if (!json::is_absent(o.api_version)) {
-    w.key_literal("\"apiVersion\":");
-    json::write(w, o.api_version);
-  }
-  if (!json::is_absent(o.kind)) {
-    w.key_literal("\"kind\":");
-    json::write(w, o.kind);
-  }
+  w.key_literal("\"apiVersion\":");
+  json::write(w, o.api_version);
+  w.key_literal("\"kind\":");
+  json::write(w, o.kind);
   w.key_literal("\"metadata\":");
   json::write(w, o.metadata);
   w.key_literal("\"spec\":");
@@ -1081,14 +1053,10 @@ void kubex_read(json::Reader& r, ReplicaSetList& o) {
 
 void kubex_write(json::Writer& w, const ReplicaSetList& o) {
   w.begin_object();
-  if (!json::is_absent(o.api_version)) {
-    w.key_literal("\"apiVersion\":");
-    json::write(w, o.api_version);
-  }
-  if (!json::is_absent(o.kind)) {
-    w.key_literal("\"kind\":");
-    json::write(w, o.kind);
-  }
+  w.key_literal("\"apiVersion\":");
+  json::write(w, o.api_version);
+  w.key_literal("\"kind\":");
+  json::write(w, o.kind);
   w.key_literal("\"metadata\":");
   json::write(w, o.metadata);
   w.key_literal("\"items\":");
@@ -1385,14 +1353,10 @@ void kubex_read(json::Reader& r, StatefulSet& o) {
 
 void kubex_write(json::Writer& w, const StatefulSet& o) {
   w.begin_object();
-  if (!json::is_absent(o.api_version)) {
-    w.key_literal("\"apiVersion\":");
-    json::write(w, o.api_version);
-  }
-  if (!json::is_absent(o.kind)) {
-    w.key_literal("\"kind\":");
-    json::write(w, o.kind);
-  }
+  w.key_literal("\"apiVersion\":");
+  json::write(w, o.api_version);
+  w.key_literal("\"kind\":");
+  json::write(w, o.kind);
   w.key_literal("\"metadata\":");
   json::write(w, o.metadata);
   w.key_literal("\"spec\":");
@@ -1507,14 +1471,10 @@ void kubex_read(json::Reader& r, StatefulSetList& o) {
 
 void kubex_write(json::Writer& w, const StatefulSetList& o) {
   w.begin_object();
-  if (!json::is_absent(o.api_version)) {
-    w.key_literal("\"apiVersion\":");
-    json::write(w, o.api_version);
-  }
-  if (!json::is_absent(o.kind)) {
-    w.key_literal("\"kind\":");
-    json::write(w, o.kind);
-  }
+  w.key_literal("\"apiVersion\":");
+  json::write(w, o.api_version);
+  w.key_literal("\"kind\":");
+  json::write(w, o.kind);
   w.key_literal("\"metadata\":");
   json::write(w, o.metadata);
   w.key_literal("\"items\":");

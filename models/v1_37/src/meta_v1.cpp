@@ -55,14 +55,10 @@ void kubex_read(json::Reader& r, APIGroup& o) {
 
 void kubex_write(json::Writer& w, const APIGroup& o) {
   w.begin_object();
-  if (!json::is_absent(o.api_version)) {
-    w.key_literal("\"apiVersion\":");
-    json::write(w, o.api_version);
-  }
-  if (!json::is_absent(o.kind)) {
-    w.key_literal("\"kind\":");
-    json::write(w, o.kind);
-  }
+  w.key_literal("\"apiVersion\":");
+  json::write(w, o.api_version);
+  w.key_literal("\"kind\":");
+  json::write(w, o.kind);
   w.key_literal("\"name\":");
   json::write(w, o.name);
   if (!json::is_absent(o.preferred_version)) {
@@ -110,14 +106,10 @@ void kubex_read(json::Reader& r, APIGroupList& o) {
 
 void kubex_write(json::Writer& w, const APIGroupList& o) {
   w.begin_object();
-  if (!json::is_absent(o.api_version)) {
-    w.key_literal("\"apiVersion\":");
-    json::write(w, o.api_version);
-  }
-  if (!json::is_absent(o.kind)) {
-    w.key_literal("\"kind\":");
-    json::write(w, o.kind);
-  }
+  w.key_literal("\"apiVersion\":");
+  json::write(w, o.api_version);
+  w.key_literal("\"kind\":");
+  json::write(w, o.kind);
   w.key_literal("\"groups\":");
   json::write(w, o.groups);
   json::write_unknown(w, o.unknown_fields);
@@ -260,14 +252,10 @@ void kubex_read(json::Reader& r, APIResourceList& o) {
 
 void kubex_write(json::Writer& w, const APIResourceList& o) {
   w.begin_object();
-  if (!json::is_absent(o.api_version)) {
-    w.key_literal("\"apiVersion\":");
-    json::write(w, o.api_version);
-  }
-  if (!json::is_absent(o.kind)) {
-    w.key_literal("\"kind\":");
-    json::write(w, o.kind);
-  }
+  w.key_literal("\"apiVersion\":");
+  json::write(w, o.api_version);
+  w.key_literal("\"kind\":");
+  json::write(w, o.kind);
   w.key_literal("\"groupVersion\":");
   json::write(w, o.group_version);
   w.key_literal("\"resources\":");
@@ -313,14 +301,10 @@ void kubex_read(json::Reader& r, APIVersions& o) {
 
 void kubex_write(json::Writer& w, const APIVersions& o) {
   w.begin_object();
-  if (!json::is_absent(o.api_version)) {
-    w.key_literal("\"apiVersion\":");
-    json::write(w, o.api_version);
-  }
-  if (!json::is_absent(o.kind)) {
-    w.key_literal("\"kind\":");
-    json::write(w, o.kind);
-  }
+  w.key_literal("\"apiVersion\":");
+  json::write(w, o.api_version);
+  w.key_literal("\"kind\":");
+  json::write(w, o.kind);
   w.key_literal("\"serverAddressByClientCIDRs\":");
   json::write(w, o.server_address_by_client_cidrs);
   w.key_literal("\"versions\":");
@@ -1054,6 +1038,96 @@ void kubex_write(json::Writer& w, const OwnerReference& o) {
   w.end_object();
 }
 
+void kubex_read(json::Reader& r, PartialObjectMetadata& o) {
+  o = PartialObjectMetadata{};
+  r.for_each_field([&o](std::string_view k, json::Reader& v) {
+    switch (k.size()) {
+      case 4:
+        if (k == "kind") {
+          json::read(v, o.kind);
+          return;
+        }
+        break;
+      case 8:
+        if (k == "metadata") {
+          if (!v.is_null()) { json::read(v, o.metadata); }
+          return;
+        }
+        break;
+      case 10:
+        if (k == "apiVersion") {
+          json::read(v, o.api_version);
+          return;
+        }
+        break;
+      default:
+        break;
+    }
+    o.unknown_fields.add(std::string(k), v.get_raw());
+  });
+}
+
+void kubex_write(json::Writer& w, const PartialObjectMetadata& o) {
+  w.begin_object();
+  w.key_literal("\"apiVersion\":");
+  json::write(w, o.api_version);
+  w.key_literal("\"kind\":");
+  json::write(w, o.kind);
+  w.key_literal("\"metadata\":");
+  json::write(w, o.metadata);
+  json::write_unknown(w, o.unknown_fields);
+  w.end_object();
+}
+
+void kubex_read(json::Reader& r, PartialObjectMetadataList& o) {
+  o = PartialObjectMetadataList{};
+  r.for_each_field([&o](std::string_view k, json::Reader& v) {
+    switch (k.size()) {
+      case 4:
+        if (k == "kind") {
+          json::read(v, o.kind);
+          return;
+        }
+        break;
+      case 5:
+        if (k == "items") {
+          if (!v.is_null()) { json::read(v, o.items); }
+          return;
+        }
+        break;
+      case 8:
+        if (k == "metadata") {
+          if (!v.is_null()) { json::read(v, o.metadata); }
+          return;
+        }
+        break;
+      case 10:
+        if (k == "apiVersion") {
+          json::read(v, o.api_version);
+          return;
+        }
+        break;
+      default:
+        break;
+    }
+    o.unknown_fields.add(std::string(k), v.get_raw());
+  });
+}
+
+void kubex_write(json::Writer& w, const PartialObjectMetadataList& o) {
+  w.begin_object();
+  w.key_literal("\"apiVersion\":");
+  json::write(w, o.api_version);
+  w.key_literal("\"kind\":");
+  json::write(w, o.kind);
+  w.key_literal("\"metadata\":");
+  json::write(w, o.metadata);
+  w.key_literal("\"items\":");
+  json::write(w, o.items);
+  json::write_unknown(w, o.unknown_fields);
+  w.end_object();
+}
+
 void kubex_read(json::Reader& r, Preconditions& o) {
   o = Preconditions{};
   r.for_each_field([&o](std::string_view k, json::Reader& v) {
@@ -1204,14 +1278,10 @@ void kubex_read(json::Reader& r, Status& o) {
 
 void kubex_write(json::Writer& w, const Status& o) {
   w.begin_object();
-  if (!json::is_absent(o.api_version)) {
-    w.key_literal("\"apiVersion\":");
-    json::write(w, o.api_version);
-  }
-  if (!json::is_absent(o.kind)) {
-    w.key_literal("\"kind\":");
-    json::write(w, o.kind);
-  }
+  w.key_literal("\"apiVersion\":");
+  json::write(w, o.api_version);
+  w.key_literal("\"kind\":");
+  json::write(w, o.kind);
   w.key_literal("\"metadata\":");
   json::write(w, o.metadata);
   if (!json::is_absent(o.code)) {

@@ -111,14 +111,10 @@ void kubex_read(json::Reader& r, CompositePodGroup& o) {
 
 void kubex_write(json::Writer& w, const CompositePodGroup& o) {
   w.begin_object();
-  if (!json::is_absent(o.api_version)) {
-    w.key_literal("\"apiVersion\":");
-    json::write(w, o.api_version);
-  }
-  if (!json::is_absent(o.kind)) {
-    w.key_literal("\"kind\":");
-    json::write(w, o.kind);
-  }
+  w.key_literal("\"apiVersion\":");
+  json::write(w, o.api_version);
+  w.key_literal("\"kind\":");
+  json::write(w, o.kind);
   w.key_literal("\"metadata\":");
   json::write(w, o.metadata);
   w.key_literal("\"spec\":");
@@ -168,14 +164,10 @@ void kubex_read(json::Reader& r, CompositePodGroupList& o) {
 
 void kubex_write(json::Writer& w, const CompositePodGroupList& o) {
   w.begin_object();
-  if (!json::is_absent(o.api_version)) {
-    w.key_literal("\"apiVersion\":");
-    json::write(w, o.api_version);
-  }
-  if (!json::is_absent(o.kind)) {
-    w.key_literal("\"kind\":");
-    json::write(w, o.kind);
-  }
+  w.key_literal("\"apiVersion\":");
+  json::write(w, o.api_version);
+  w.key_literal("\"kind\":");
+  json::write(w, o.kind);
   w.key_literal("\"metadata\":");
   json::write(w, o.metadata);
   w.key_literal("\"items\":");
@@ -568,14 +560,10 @@ void kubex_read(json::Reader& r, PodGroup& o) {
 
 void kubex_write(json::Writer& w, const PodGroup& o) {
   w.begin_object();
-  if (!json::is_absent(o.api_version)) {
-    w.key_literal("\"apiVersion\":");
-    json::write(w, o.api_version);
-  }
-  if (!json::is_absent(o.kind)) {
-    w.key_literal("\"kind\":");
-    json::write(w, o.kind);
-  }
+  w.key_literal("\"apiVersion\":");
+  json::write(w, o.api_version);
+  w.key_literal("\"kind\":");
+  json::write(w, o.kind);
   w.key_literal("\"metadata\":");
   json::write(w, o.metadata);
   w.key_literal("\"spec\":");
@@ -625,14 +613,10 @@ void kubex_read(json::Reader& r, PodGroupList& o) {
 
 void kubex_write(json::Writer& w, const PodGroupList& o) {
   w.begin_object();
-  if (!json::is_absent(o.api_version)) {
-    w.key_literal("\"apiVersion\":");
-    json::write(w, o.api_version);
-  }
-  if (!json::is_absent(o.kind)) {
-    w.key_literal("\"kind\":");
-    json::write(w, o.kind);
-  }
+  w.key_literal("\"apiVersion\":");
+  json::write(w, o.api_version);
+  w.key_literal("\"kind\":");
+  json::write(w, o.kind);
   w.key_literal("\"metadata\":");
   json::write(w, o.metadata);
   w.key_literal("\"items\":");
@@ -1113,14 +1097,10 @@ void kubex_read(json::Reader& r, Workload& o) {
 
 void kubex_write(json::Writer& w, const Workload& o) {
   w.begin_object();
-  if (!json::is_absent(o.api_version)) {
-    w.key_literal("\"apiVersion\":");
-    json::write(w, o.api_version);
-  }
-  if (!json::is_absent(o.kind)) {
-    w.key_literal("\"kind\":");
-    json::write(w, o.kind);
-  }
+  w.key_literal("\"apiVersion\":");
+  json::write(w, o.api_version);
+  w.key_literal("\"kind\":");
+  json::write(w, o.kind);
   w.key_literal("\"metadata\":");
   json::write(w, o.metadata);
   w.key_literal("\"spec\":");
@@ -1166,14 +1146,10 @@ void kubex_read(json::Reader& r, WorkloadList& o) {
 
 void kubex_write(json::Writer& w, const WorkloadList& o) {
   w.begin_object();
-  if (!json::is_absent(o.api_version)) {
-    w.key_literal("\"apiVersion\":");
-    json::write(w, o.api_version);
-  }
-  if (!json::is_absent(o.kind)) {
-    w.key_literal("\"kind\":");
-    json::write(w, o.kind);
-  }
+  w.key_literal("\"apiVersion\":");
+  json::write(w, o.api_version);
+  w.key_literal("\"kind\":");
+  json::write(w, o.kind);
   w.key_literal("\"metadata\":");
   json::write(w, o.metadata);
   w.key_literal("\"items\":");

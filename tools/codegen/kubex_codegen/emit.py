@@ -59,6 +59,12 @@ def held_inline(f) -> bool:
     return f.required or (f.type.kind == "struct" and f.type.definition in INLINE)
 
 
+def is_type_meta(s: Struct, f) -> bool:
+    """apiVersion and kind of a kind with a GVK: defaulted, and always written, even empty, so
+    that decode -> encode -> decode keeps an empty value instead of restoring the default."""
+    return len(s.gvks) == 1 and f.json_name in ("apiVersion", "kind") and f.type.cpp == "std::string"
+
+
 def always_written(f) -> bool:
     return f.required or held_inline(f)
 
@@ -115,6 +121,25 @@ def inline_deps(s: Struct) -> set:
     return deps
 
 
+def container_deps(s: Struct) -> set:
+    """Definitions this struct holds in vectors or maps. libstdc++ lets a vector name an
+    incomplete type, but clang instantiates its destructor at the `{}` member initializer, so
+    these come first too where no cycle forbids it (a type's own vectors are fine: the type is
+    complete when its initializers are checked)."""
+    deps = set()
+
+    def walk(t, nested):
+        if t.kind == "struct" and nested:
+            deps.add(t.definition)
+        if t.elem is not None:
+            walk(t.elem, True)
+
+    for f in s.fields:
+        walk(f.type, False)
+    deps.discard(s.definition)
+    return deps
+
+
 def referenced_definitions(structs) -> set:
     out = set()
 
@@ -131,7 +156,8 @@ def referenced_definitions(structs) -> set:
 
 
 def order(structs) -> list:
-    """Topological order for by-value members; alphabetical otherwise."""
+    """Topological order for by-value members, then for container elements; alphabetical
+    otherwise."""
     by_def = {s.definition: s for s in structs}
     done, out = set(), []
 
@@ -143,6 +169,9 @@ def order(structs) -> list:
         stack.add(s.definition)
         for d in sorted(inline_deps(s)):
             if d in by_def:
+                visit(by_def[d], stack)
+        for d in sorted(container_deps(s)):
+            if d in by_def and d not in stack:
                 visit(by_def[d], stack)
         stack.discard(s.definition)
         done.add(s.definition)
@@ -230,10 +259,10 @@ class Emitter:
             gvk = s.gvks[0] if len(s.gvks) == 1 else None
             for f in s.fields:
                 lines.append(comment(f.description, "  "))
-                if gvk and f.json_name == "apiVersion" and f.type.cpp == "std::string":
+                if is_type_meta(s, f) and f.json_name == "apiVersion":
                     lines.append(f"  std::string {f.cpp_name}{{\"{api_version(gvk)}\"}};\n")
                     continue
-                if gvk and f.json_name == "kind" and f.type.cpp == "std::string":
+                if is_type_meta(s, f):
                     lines.append(f"  std::string {f.cpp_name}{{\"{gvk['kind']}\"}};\n")
                     continue
                 lines.append(f"  {member_type(f, self.ns)} {f.cpp_name}{{}};\n")
@@ -301,7 +330,7 @@ class Emitter:
             lines.append(f"void kubex_write(json::Writer& w, const {s.name}& o) {{\n  w.begin_object();\n")
             for f in s.fields:
                 key = f'"\\"{f.json_name}\\":"'
-                if always_written(f):
+                if always_written(f) or is_type_meta(s, f):
                     lines.append(f"  w.key_literal({key});\n  json::write(w, o.{f.cpp_name});\n")
                 else:
                     lines.append(f"  if (!json::is_absent(o.{f.cpp_name})) {{\n"

@@ -89,6 +89,7 @@ def load_schemas(spec_dir: str) -> dict:
                     continue
                 schemas[name] = schema
             paths.update(doc.get("paths", {}))
+    add_metadata_only_types(schemas)
     with open(os.path.join(spec_dir, "enums.json"), encoding="utf-8") as f:
         enums = json.load(f)
     for definition, props in enums.items():
@@ -103,6 +104,46 @@ def load_schemas(spec_dir: str) -> dict:
             target = prop.get("items") if suffix == "[]" else prop.get("additionalProperties") if suffix == "{}" else prop
             target["enum"] = values
     return {"schemas": schemas, "paths": paths}
+
+
+META_V1 = "io.k8s.apimachinery.pkg.apis.meta.v1."
+
+
+def add_metadata_only_types(schemas: dict) -> None:
+    """Adds PartialObjectMetadata and PartialObjectMetadataList, which every apiserver serves
+    (for `Accept: application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1`) but
+    the OpenAPI documents do not define. Their fields are those of the Go types in
+    k8s.io/apimachinery/pkg/apis/meta/v1."""
+    if META_V1 + "ObjectMeta" not in schemas or META_V1 + "ListMeta" not in schemas:
+        return
+
+    def gvk(kind):
+        return [{"group": "meta.k8s.io", "version": "v1", "kind": kind}]
+
+    type_meta = {
+        "apiVersion": {"type": "string", "description": "APIVersion is meta.k8s.io/v1."},
+        "kind": {"type": "string", "description": "Kind names the representation."},
+    }
+    schemas.setdefault(META_V1 + "PartialObjectMetadata", {
+        "type": "object",
+        "description": "PartialObjectMetadata is any object with only its metadata: what "
+                       "metadata-only gets, lists and watches return.",
+        "properties": {**type_meta, "metadata": {"$ref": f"#/components/schemas/{META_V1}ObjectMeta",
+                                                 "description": "Standard object metadata."}},
+        "x-kubernetes-group-version-kind": gvk("PartialObjectMetadata"),
+    })
+    schemas.setdefault(META_V1 + "PartialObjectMetadataList", {
+        "type": "object",
+        "required": ["items"],
+        "description": "PartialObjectMetadataList is a list of objects with only their metadata.",
+        "properties": {
+            **type_meta,
+            "metadata": {"$ref": f"#/components/schemas/{META_V1}ListMeta", "description": "Standard list metadata."},
+            "items": {"type": "array", "description": "items holds the objects' metadata.",
+                      "items": {"$ref": f"#/components/schemas/{META_V1}PartialObjectMetadata"}},
+        },
+        "x-kubernetes-group-version-kind": gvk("PartialObjectMetadataList"),
+    })
 
 
 def group_of(definition: str) -> Optional[str]:

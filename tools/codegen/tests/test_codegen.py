@@ -16,8 +16,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
 from kubex_codegen import goenums  # noqa: E402
-from kubex_codegen.emit import Emitter  # noqa: E402
-from kubex_codegen.schema import Model, snake  # noqa: E402
+from kubex_codegen.emit import Emitter, order  # noqa: E402
+from kubex_codegen.schema import Field, Model, Struct, TypeRef, snake  # noqa: E402
 
 REF = "#/components/schemas/"
 
@@ -124,6 +124,30 @@ class CodegenTest(unittest.TestCase):
                 self.assertEqual(f.read(), text, f"{rel} differs from golden/ (UPDATE_GOLDEN=1 to accept)")
         produced = {os.path.relpath(os.path.join(r, n), golden) for r, _, ns in os.walk(golden) for n in ns}
         self.assertEqual(produced, set(self.files))
+
+    def test_container_elements_come_first(self):
+        # clang needs a vector's element type complete at the member's `{}`: Alpha holds a
+        # vector of Beta and a map of lists of Gamma, so both come first despite the alphabet;
+        # a type's own vector and a cycle through vectors are left as they are.
+        def struct(name, *fields):
+            s = Struct(f"d.{name}", name, "demo/v1", "")
+            for fname, t in fields:
+                s.fields.append(Field(fname, fname, t, False))
+            return s
+
+        def ref(name):
+            return TypeRef("struct", definition=f"d.{name}")
+
+        alpha = struct("Alpha", ("bs", TypeRef("vector", elem=ref("Beta"))),
+                       ("gs", TypeRef("map", elem=TypeRef("vector", elem=ref("Gamma")))),
+                       ("self", TypeRef("vector", elem=ref("Alpha"))))
+        beta = struct("Beta", ("as", TypeRef("vector", elem=ref("Alpha"))))
+        gamma = struct("Gamma")
+        names = [s.name for s in order([alpha, beta, gamma])]
+        self.assertLess(names.index("Gamma"), names.index("Alpha"))
+        self.assertEqual(sorted(names), ["Alpha", "Beta", "Gamma"])
+        names = [s.name for s in order([alpha, gamma])]
+        self.assertEqual(names, ["Gamma", "Alpha"])
 
     def test_field_names(self):
         self.assertEqual(snake("podIPs"), "pod_ips")

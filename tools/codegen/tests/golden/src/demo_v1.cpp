@@ -49,14 +49,10 @@ void kubex_read(json::Reader& r, Widget& o) {
 
 void kubex_write(json::Writer& w, const Widget& o) {
   w.begin_object();
-  if (!json::is_absent(o.api_version)) {
-    w.key_literal("\"apiVersion\":");
-    json::write(w, o.api_version);
-  }
-  if (!json::is_absent(o.kind)) {
-    w.key_literal("\"kind\":");
-    json::write(w, o.kind);
-  }
+  w.key_literal("\"apiVersion\":");
+  json::write(w, o.api_version);
+  w.key_literal("\"kind\":");
+  json::write(w, o.kind);
   w.key_literal("\"metadata\":");
   json::write(w, o.metadata);
   if (!json::is_absent(o.status)) {
@@ -100,14 +96,10 @@ void kubex_read(json::Reader& r, WidgetList& o) {
 
 void kubex_write(json::Writer& w, const WidgetList& o) {
   w.begin_object();
-  if (!json::is_absent(o.api_version)) {
-    w.key_literal("\"apiVersion\":");
-    json::write(w, o.api_version);
-  }
-  if (!json::is_absent(o.kind)) {
-    w.key_literal("\"kind\":");
-    json::write(w, o.kind);
-  }
+  w.key_literal("\"apiVersion\":");
+  json::write(w, o.api_version);
+  w.key_literal("\"kind\":");
+  json::write(w, o.kind);
   w.key_literal("\"items\":");
   json::write(w, o.items);
   json::write_unknown(w, o.unknown_fields);
@@ -139,14 +131,10 @@ void kubex_read(json::Reader& r, WidgetReview& o) {
 
 void kubex_write(json::Writer& w, const WidgetReview& o) {
   w.begin_object();
-  if (!json::is_absent(o.api_version)) {
-    w.key_literal("\"apiVersion\":");
-    json::write(w, o.api_version);
-  }
-  if (!json::is_absent(o.kind)) {
-    w.key_literal("\"kind\":");
-    json::write(w, o.kind);
-  }
+  w.key_literal("\"apiVersion\":");
+  json::write(w, o.api_version);
+  w.key_literal("\"kind\":");
+  json::write(w, o.kind);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }

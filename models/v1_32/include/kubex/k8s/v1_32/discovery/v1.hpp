@@ -99,6 +99,17 @@ struct EndpointConditions {
   friend bool operator==(const EndpointConditions&, const EndpointConditions&) = default;
 };
 
+/// ForZone provides information about which zones should consume this endpoint.
+struct ForZone {
+  /// name represents the name of the zone.
+  std::string name{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const ForZone&, const ForZone&) = default;
+};
+
 /// EndpointHints provides hints describing how an endpoint should be consumed.
 struct EndpointHints {
   /// forZones indicates the zone(s) this endpoint should be consumed by to enable topology
@@ -164,17 +175,6 @@ struct EndpointSliceList {
 
   /// Field-by-field equality.
   friend bool operator==(const EndpointSliceList&, const EndpointSliceList&) = default;
-};
-
-/// ForZone provides information about which zones should consume this endpoint.
-struct ForZone {
-  /// name represents the name of the zone.
-  std::string name{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const ForZone&, const ForZone&) = default;
 };
 
 // JSON codec, found by argument-dependent lookup (see kubex/core/json.hpp).

@@ -143,6 +143,79 @@ struct PriorityLevelConfigurationReference {
   friend bool operator==(const PriorityLevelConfigurationReference&, const PriorityLevelConfigurationReference&) = default;
 };
 
+/// NonResourcePolicyRule is a predicate that matches non-resource requests according to their
+/// verb and the target non-resource URL.
+struct NonResourcePolicyRule {
+  /// `nonResourceURLs` is a set of url prefixes that a user should have access to and may not
+  /// be empty.
+  std::vector<std::string> non_resource_urls{};
+  /// `verbs` is a list of matching verbs and may not be empty.
+  std::vector<std::string> verbs{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const NonResourcePolicyRule&, const NonResourcePolicyRule&) = default;
+};
+
+/// ResourcePolicyRule is a predicate that matches some resource requests, testing the request's
+/// verb and the target resource.
+struct ResourcePolicyRule {
+  /// `apiGroups` is a list of matching API groups and may not be empty.
+  std::vector<std::string> api_groups{};
+  /// `clusterScope` indicates whether to match requests that do not specify a namespace (which
+  /// happens either because the resource is not namespaced or the request targets all
+  /// namespaces).
+  std::optional<bool> cluster_scope{};
+  /// `namespaces` is a list of target namespaces that restricts matches.
+  std::vector<std::string> namespaces{};
+  /// `resources` is a list of matching resources (i.e., lowercase and plural) with, if desired,
+  /// subresource.
+  std::vector<std::string> resources{};
+  /// `verbs` is a list of matching verbs and may not be empty.
+  std::vector<std::string> verbs{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const ResourcePolicyRule&, const ResourcePolicyRule&) = default;
+};
+
+/// Subject matches the originator of a request, as identified by the request authentication
+/// system.
+struct Subject {
+  /// `kind` indicates which one of the other fields is non-empty.
+  std::string kind{};
+  /// `group` matches based on user group name.
+  ::kubex::Box<::kubex::k8s::v1_32::flowcontrol::v1::GroupSubject> group{};
+  /// `serviceAccount` matches ServiceAccounts.
+  ::kubex::Box<::kubex::k8s::v1_32::flowcontrol::v1::ServiceAccountSubject> service_account{};
+  /// `user` matches based on username.
+  ::kubex::Box<::kubex::k8s::v1_32::flowcontrol::v1::UserSubject> user{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const Subject&, const Subject&) = default;
+};
+
+/// PolicyRulesWithSubjects prescribes a test that applies to a request to an apiserver.
+struct PolicyRulesWithSubjects {
+  /// `nonResourceRules` is a list of NonResourcePolicyRules that identify matching requests
+  /// according to their verb and the target non-resource URL.
+  std::vector<::kubex::k8s::v1_32::flowcontrol::v1::NonResourcePolicyRule> non_resource_rules{};
+  /// `resourceRules` is a slice of ResourcePolicyRules that identify matching requests
+  /// according to their verb and the target resource.
+  std::vector<::kubex::k8s::v1_32::flowcontrol::v1::ResourcePolicyRule> resource_rules{};
+  /// subjects is the list of normal user, serviceaccount, or group that this rule cares about.
+  std::vector<::kubex::k8s::v1_32::flowcontrol::v1::Subject> subjects{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const PolicyRulesWithSubjects&, const PolicyRulesWithSubjects&) = default;
+};
+
 /// FlowSchemaSpec describes how the FlowSchema's specification looks like.
 struct FlowSchemaSpec {
   /// `distinguisherMethod` defines how to compute the flow distinguisher for requests that
@@ -215,38 +288,6 @@ struct LimitedPriorityLevelConfiguration {
 
   /// Field-by-field equality.
   friend bool operator==(const LimitedPriorityLevelConfiguration&, const LimitedPriorityLevelConfiguration&) = default;
-};
-
-/// NonResourcePolicyRule is a predicate that matches non-resource requests according to their
-/// verb and the target non-resource URL.
-struct NonResourcePolicyRule {
-  /// `nonResourceURLs` is a set of url prefixes that a user should have access to and may not
-  /// be empty.
-  std::vector<std::string> non_resource_urls{};
-  /// `verbs` is a list of matching verbs and may not be empty.
-  std::vector<std::string> verbs{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const NonResourcePolicyRule&, const NonResourcePolicyRule&) = default;
-};
-
-/// PolicyRulesWithSubjects prescribes a test that applies to a request to an apiserver.
-struct PolicyRulesWithSubjects {
-  /// `nonResourceRules` is a list of NonResourcePolicyRules that identify matching requests
-  /// according to their verb and the target non-resource URL.
-  std::vector<::kubex::k8s::v1_32::flowcontrol::v1::NonResourcePolicyRule> non_resource_rules{};
-  /// `resourceRules` is a slice of ResourcePolicyRules that identify matching requests
-  /// according to their verb and the target resource.
-  std::vector<::kubex::k8s::v1_32::flowcontrol::v1::ResourcePolicyRule> resource_rules{};
-  /// subjects is the list of normal user, serviceaccount, or group that this rule cares about.
-  std::vector<::kubex::k8s::v1_32::flowcontrol::v1::Subject> subjects{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const PolicyRulesWithSubjects&, const PolicyRulesWithSubjects&) = default;
 };
 
 /// PriorityLevelConfiguration represents the configuration of a priority level.
@@ -349,29 +390,6 @@ struct QueuingConfiguration {
   friend bool operator==(const QueuingConfiguration&, const QueuingConfiguration&) = default;
 };
 
-/// ResourcePolicyRule is a predicate that matches some resource requests, testing the request's
-/// verb and the target resource.
-struct ResourcePolicyRule {
-  /// `apiGroups` is a list of matching API groups and may not be empty.
-  std::vector<std::string> api_groups{};
-  /// `clusterScope` indicates whether to match requests that do not specify a namespace (which
-  /// happens either because the resource is not namespaced or the request targets all
-  /// namespaces).
-  std::optional<bool> cluster_scope{};
-  /// `namespaces` is a list of target namespaces that restricts matches.
-  std::vector<std::string> namespaces{};
-  /// `resources` is a list of matching resources (i.e., lowercase and plural) with, if desired,
-  /// subresource.
-  std::vector<std::string> resources{};
-  /// `verbs` is a list of matching verbs and may not be empty.
-  std::vector<std::string> verbs{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const ResourcePolicyRule&, const ResourcePolicyRule&) = default;
-};
-
 /// ServiceAccountSubject holds detailed information for service-account-kind subject.
 struct ServiceAccountSubject {
   /// `name` is the name of matching ServiceAccount objects, or "*" to match regardless of name.
@@ -383,24 +401,6 @@ struct ServiceAccountSubject {
 
   /// Field-by-field equality.
   friend bool operator==(const ServiceAccountSubject&, const ServiceAccountSubject&) = default;
-};
-
-/// Subject matches the originator of a request, as identified by the request authentication
-/// system.
-struct Subject {
-  /// `kind` indicates which one of the other fields is non-empty.
-  std::string kind{};
-  /// `group` matches based on user group name.
-  ::kubex::Box<::kubex::k8s::v1_32::flowcontrol::v1::GroupSubject> group{};
-  /// `serviceAccount` matches ServiceAccounts.
-  ::kubex::Box<::kubex::k8s::v1_32::flowcontrol::v1::ServiceAccountSubject> service_account{};
-  /// `user` matches based on username.
-  ::kubex::Box<::kubex::k8s::v1_32::flowcontrol::v1::UserSubject> user{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const Subject&, const Subject&) = default;
 };
 
 /// UserSubject holds detailed information for user-kind subject.

@@ -261,6 +261,24 @@ struct IngressList {
   friend bool operator==(const IngressList&, const IngressList&) = default;
 };
 
+/// IngressPortStatus represents the error condition of a service port
+struct IngressPortStatus {
+  /// error is to record the problem with the service port The format of the error shall comply
+  /// with the following rules: - built-in error values shall be specified in this file and
+  /// those shall use CamelCase names - cloud provider specific error values must have names
+  /// that comply with the format...
+  std::optional<std::string> error{};
+  /// port is the port number of the ingress port.
+  std::int32_t port{};
+  /// protocol is the protocol of the ingress port.
+  IngressPortStatusProtocol protocol{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const IngressPortStatus&, const IngressPortStatus&) = default;
+};
+
 /// IngressLoadBalancerIngress represents the status of a load-balancer ingress point.
 struct IngressLoadBalancerIngress {
   /// hostname is set for load-balancer ingress points that are DNS based.
@@ -287,24 +305,6 @@ struct IngressLoadBalancerStatus {
   friend bool operator==(const IngressLoadBalancerStatus&, const IngressLoadBalancerStatus&) = default;
 };
 
-/// IngressPortStatus represents the error condition of a service port
-struct IngressPortStatus {
-  /// error is to record the problem with the service port The format of the error shall comply
-  /// with the following rules: - built-in error values shall be specified in this file and
-  /// those shall use CamelCase names - cloud provider specific error values must have names
-  /// that comply with the format...
-  std::optional<std::string> error{};
-  /// port is the port number of the ingress port.
-  std::int32_t port{};
-  /// protocol is the protocol of the ingress port.
-  IngressPortStatusProtocol protocol{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const IngressPortStatus&, const IngressPortStatus&) = default;
-};
-
 /// IngressRule represents the rules mapping the paths under a specified host to the related
 /// backend services.
 struct IngressRule {
@@ -329,6 +329,19 @@ struct IngressServiceBackend {
 
   /// Field-by-field equality.
   friend bool operator==(const IngressServiceBackend&, const IngressServiceBackend&) = default;
+};
+
+/// IngressTLS describes the transport layer security associated with an ingress.
+struct IngressTLS {
+  /// hosts is a list of hosts included in the TLS certificate.
+  std::vector<std::string> hosts{};
+  /// secretName is the name of the secret used to terminate TLS traffic on port 443.
+  std::optional<std::string> secret_name{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const IngressTLS&, const IngressTLS&) = default;
 };
 
 /// IngressSpec describes the Ingress the user wishes to exist.
@@ -359,19 +372,6 @@ struct IngressStatus {
   friend bool operator==(const IngressStatus&, const IngressStatus&) = default;
 };
 
-/// IngressTLS describes the transport layer security associated with an ingress.
-struct IngressTLS {
-  /// hosts is a list of hosts included in the TLS certificate.
-  std::vector<std::string> hosts{};
-  /// secretName is the name of the secret used to terminate TLS traffic on port 443.
-  std::optional<std::string> secret_name{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const IngressTLS&, const IngressTLS&) = default;
-};
-
 /// NetworkPolicy describes what network traffic is allowed for a set of Pods
 struct NetworkPolicy {
   /// APIVersion defines the versioned schema of this representation of an object.
@@ -387,6 +387,37 @@ struct NetworkPolicy {
 
   /// Field-by-field equality.
   friend bool operator==(const NetworkPolicy&, const NetworkPolicy&) = default;
+};
+
+/// NetworkPolicyPeer describes a peer to allow traffic to/from.
+struct NetworkPolicyPeer {
+  /// ipBlock defines policy on a particular IPBlock.
+  ::kubex::Box<::kubex::k8s::v1_32::networking::v1::IPBlock> ip_block{};
+  /// namespaceSelector selects namespaces using cluster-scoped labels.
+  ::kubex::Box<::kubex::k8s::v1_32::meta::v1::LabelSelector> namespace_selector{};
+  /// podSelector is a label selector which selects pods.
+  ::kubex::Box<::kubex::k8s::v1_32::meta::v1::LabelSelector> pod_selector{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const NetworkPolicyPeer&, const NetworkPolicyPeer&) = default;
+};
+
+/// NetworkPolicyPort describes a port to allow traffic on
+struct NetworkPolicyPort {
+  /// endPort indicates that the range of ports from port to endPort if set, inclusive, should
+  /// be allowed by the policy.
+  std::optional<std::int32_t> end_port{};
+  /// port represents the port on the given protocol.
+  std::optional<::kubex::IntOrString> port{};
+  /// protocol represents the protocol (TCP, UDP, or SCTP) which traffic must match.
+  std::optional<NetworkPolicyPortProtocol> protocol{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const NetworkPolicyPort&, const NetworkPolicyPort&) = default;
 };
 
 /// NetworkPolicyEgressRule describes a particular set of traffic that is allowed out of pods
@@ -433,37 +464,6 @@ struct NetworkPolicyList {
 
   /// Field-by-field equality.
   friend bool operator==(const NetworkPolicyList&, const NetworkPolicyList&) = default;
-};
-
-/// NetworkPolicyPeer describes a peer to allow traffic to/from.
-struct NetworkPolicyPeer {
-  /// ipBlock defines policy on a particular IPBlock.
-  ::kubex::Box<::kubex::k8s::v1_32::networking::v1::IPBlock> ip_block{};
-  /// namespaceSelector selects namespaces using cluster-scoped labels.
-  ::kubex::Box<::kubex::k8s::v1_32::meta::v1::LabelSelector> namespace_selector{};
-  /// podSelector is a label selector which selects pods.
-  ::kubex::Box<::kubex::k8s::v1_32::meta::v1::LabelSelector> pod_selector{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const NetworkPolicyPeer&, const NetworkPolicyPeer&) = default;
-};
-
-/// NetworkPolicyPort describes a port to allow traffic on
-struct NetworkPolicyPort {
-  /// endPort indicates that the range of ports from port to endPort if set, inclusive, should
-  /// be allowed by the policy.
-  std::optional<std::int32_t> end_port{};
-  /// port represents the port on the given protocol.
-  std::optional<::kubex::IntOrString> port{};
-  /// protocol represents the protocol (TCP, UDP, or SCTP) which traffic must match.
-  std::optional<NetworkPolicyPortProtocol> protocol{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const NetworkPolicyPort&, const NetworkPolicyPort&) = default;
 };
 
 /// NetworkPolicySpec provides the specification of a NetworkPolicy

@@ -95,6 +95,34 @@ struct AllocationResult {
   friend bool operator==(const AllocationResult&, const AllocationResult&) = default;
 };
 
+/// DeviceAttribute must have exactly one field set.
+struct DeviceAttribute {
+  /// BoolValue is a true/false value.
+  std::optional<bool> bool_{};
+  /// IntValue is a number.
+  std::optional<std::int64_t> int_{};
+  /// StringValue is a string.
+  std::optional<std::string> string{};
+  /// VersionValue is a semantic version according to semver.org spec 2.0.0.
+  std::optional<std::string> version{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const DeviceAttribute&, const DeviceAttribute&) = default;
+};
+
+/// DeviceCapacity describes a quantity associated with a device.
+struct DeviceCapacity {
+  /// Value defines how much of a certain device capacity is available.
+  ::kubex::Quantity value{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const DeviceCapacity&, const DeviceCapacity&) = default;
+};
+
 /// BasicDevice defines one device instance.
 struct BasicDevice {
   /// Attributes defines the set of attributes for this device.
@@ -149,6 +177,27 @@ struct DeviceAllocationConfiguration {
   friend bool operator==(const DeviceAllocationConfiguration&, const DeviceAllocationConfiguration&) = default;
 };
 
+/// DeviceRequestAllocationResult contains the allocation result for one request.
+struct DeviceRequestAllocationResult {
+  /// AdminAccess indicates that this device was allocated for administrative access.
+  std::optional<bool> admin_access{};
+  /// Device references one device instance via its name in the driver's resource pool.
+  std::string device{};
+  /// Driver specifies the name of the DRA driver whose kubelet plugin should be invoked to
+  /// process the allocation once the claim is needed on a node.
+  std::string driver{};
+  /// This name together with the driver name and the device name field identify which device
+  /// was allocated (`<driver name>/<pool name>/<device name>`).
+  std::string pool{};
+  /// Request is the name of the request in the claim which caused this device to be allocated.
+  std::string request{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const DeviceRequestAllocationResult&, const DeviceRequestAllocationResult&) = default;
+};
+
 /// DeviceAllocationResult is the result of allocating devices.
 struct DeviceAllocationResult {
   /// This field is a combination of all the claim and class configuration parameters.
@@ -162,32 +211,68 @@ struct DeviceAllocationResult {
   friend bool operator==(const DeviceAllocationResult&, const DeviceAllocationResult&) = default;
 };
 
-/// DeviceAttribute must have exactly one field set.
-struct DeviceAttribute {
-  /// BoolValue is a true/false value.
-  std::optional<bool> bool_{};
-  /// IntValue is a number.
-  std::optional<std::int64_t> int_{};
-  /// StringValue is a string.
-  std::optional<std::string> string{};
-  /// VersionValue is a semantic version according to semver.org spec 2.0.0.
-  std::optional<std::string> version{};
+/// DeviceClaimConfiguration is used for configuration parameters in DeviceClaim.
+struct DeviceClaimConfiguration {
+  /// Opaque provides driver-specific configuration parameters.
+  ::kubex::Box<::kubex::k8s::v1_32::resource::v1beta1::OpaqueDeviceConfiguration> opaque{};
+  /// Requests lists the names of requests where the configuration applies.
+  std::vector<std::string> requests{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
   /// Field-by-field equality.
-  friend bool operator==(const DeviceAttribute&, const DeviceAttribute&) = default;
+  friend bool operator==(const DeviceClaimConfiguration&, const DeviceClaimConfiguration&) = default;
 };
 
-/// DeviceCapacity describes a quantity associated with a device.
-struct DeviceCapacity {
-  /// Value defines how much of a certain device capacity is available.
-  ::kubex::Quantity value{};
+/// DeviceConstraint must have exactly one field set besides Requests.
+struct DeviceConstraint {
+  /// MatchAttribute requires that all devices in question have this attribute and that its type
+  /// and value are the same across those devices.
+  std::optional<std::string> match_attribute{};
+  /// Requests is a list of the one or more requests in this claim which must co-satisfy this
+  /// constraint.
+  std::vector<std::string> requests{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
   /// Field-by-field equality.
-  friend bool operator==(const DeviceCapacity&, const DeviceCapacity&) = default;
+  friend bool operator==(const DeviceConstraint&, const DeviceConstraint&) = default;
+};
+
+/// DeviceSelector must have exactly one field set.
+struct DeviceSelector {
+  /// CEL contains a CEL expression for selecting a device.
+  ::kubex::Box<::kubex::k8s::v1_32::resource::v1beta1::CELDeviceSelector> cel{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const DeviceSelector&, const DeviceSelector&) = default;
+};
+
+/// DeviceRequest is a request for devices required for a claim.
+struct DeviceRequest {
+  /// AdminAccess indicates that this is a claim for administrative access to the device(s).
+  std::optional<bool> admin_access{};
+  /// AllocationMode and its related fields define how devices are allocated to satisfy this
+  /// request.
+  std::optional<std::string> allocation_mode{};
+  /// Count is used only when the count mode is "ExactCount".
+  std::optional<std::int64_t> count{};
+  /// DeviceClassName references a specific DeviceClass, which can define additional
+  /// configuration and selectors to be inherited by this request.
+  std::string device_class_name{};
+  /// Name can be used to reference this request in a pod.spec.containers[].resources.claims
+  /// entry and in a constraint of the claim.
+  std::string name{};
+  /// Selectors define criteria which must be satisfied by a specific device in order for that
+  /// device to be considered for this request.
+  std::vector<::kubex::k8s::v1_32::resource::v1beta1::DeviceSelector> selectors{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const DeviceRequest&, const DeviceRequest&) = default;
 };
 
 /// DeviceClaim defines how to request devices with a ResourceClaim.
@@ -207,17 +292,15 @@ struct DeviceClaim {
   friend bool operator==(const DeviceClaim&, const DeviceClaim&) = default;
 };
 
-/// DeviceClaimConfiguration is used for configuration parameters in DeviceClaim.
-struct DeviceClaimConfiguration {
+/// DeviceClassConfiguration is used in DeviceClass.
+struct DeviceClassConfiguration {
   /// Opaque provides driver-specific configuration parameters.
   ::kubex::Box<::kubex::k8s::v1_32::resource::v1beta1::OpaqueDeviceConfiguration> opaque{};
-  /// Requests lists the names of requests where the configuration applies.
-  std::vector<std::string> requests{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
   /// Field-by-field equality.
-  friend bool operator==(const DeviceClaimConfiguration&, const DeviceClaimConfiguration&) = default;
+  friend bool operator==(const DeviceClassConfiguration&, const DeviceClassConfiguration&) = default;
 };
 
 /// DeviceClassSpec is used in a [DeviceClass] to define what can be allocated and how to
@@ -253,17 +336,6 @@ struct DeviceClass {
   friend bool operator==(const DeviceClass&, const DeviceClass&) = default;
 };
 
-/// DeviceClassConfiguration is used in DeviceClass.
-struct DeviceClassConfiguration {
-  /// Opaque provides driver-specific configuration parameters.
-  ::kubex::Box<::kubex::k8s::v1_32::resource::v1beta1::OpaqueDeviceConfiguration> opaque{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const DeviceClassConfiguration&, const DeviceClassConfiguration&) = default;
-};
-
 /// DeviceClassList is a collection of classes.
 struct DeviceClassList {
   /// APIVersion defines the versioned schema of this representation of an object.
@@ -279,78 +351,6 @@ struct DeviceClassList {
 
   /// Field-by-field equality.
   friend bool operator==(const DeviceClassList&, const DeviceClassList&) = default;
-};
-
-/// DeviceConstraint must have exactly one field set besides Requests.
-struct DeviceConstraint {
-  /// MatchAttribute requires that all devices in question have this attribute and that its type
-  /// and value are the same across those devices.
-  std::optional<std::string> match_attribute{};
-  /// Requests is a list of the one or more requests in this claim which must co-satisfy this
-  /// constraint.
-  std::vector<std::string> requests{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const DeviceConstraint&, const DeviceConstraint&) = default;
-};
-
-/// DeviceRequest is a request for devices required for a claim.
-struct DeviceRequest {
-  /// AdminAccess indicates that this is a claim for administrative access to the device(s).
-  std::optional<bool> admin_access{};
-  /// AllocationMode and its related fields define how devices are allocated to satisfy this
-  /// request.
-  std::optional<std::string> allocation_mode{};
-  /// Count is used only when the count mode is "ExactCount".
-  std::optional<std::int64_t> count{};
-  /// DeviceClassName references a specific DeviceClass, which can define additional
-  /// configuration and selectors to be inherited by this request.
-  std::string device_class_name{};
-  /// Name can be used to reference this request in a pod.spec.containers[].resources.claims
-  /// entry and in a constraint of the claim.
-  std::string name{};
-  /// Selectors define criteria which must be satisfied by a specific device in order for that
-  /// device to be considered for this request.
-  std::vector<::kubex::k8s::v1_32::resource::v1beta1::DeviceSelector> selectors{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const DeviceRequest&, const DeviceRequest&) = default;
-};
-
-/// DeviceRequestAllocationResult contains the allocation result for one request.
-struct DeviceRequestAllocationResult {
-  /// AdminAccess indicates that this device was allocated for administrative access.
-  std::optional<bool> admin_access{};
-  /// Device references one device instance via its name in the driver's resource pool.
-  std::string device{};
-  /// Driver specifies the name of the DRA driver whose kubelet plugin should be invoked to
-  /// process the allocation once the claim is needed on a node.
-  std::string driver{};
-  /// This name together with the driver name and the device name field identify which device
-  /// was allocated (`<driver name>/<pool name>/<device name>`).
-  std::string pool{};
-  /// Request is the name of the request in the claim which caused this device to be allocated.
-  std::string request{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const DeviceRequestAllocationResult&, const DeviceRequestAllocationResult&) = default;
-};
-
-/// DeviceSelector must have exactly one field set.
-struct DeviceSelector {
-  /// CEL contains a CEL expression for selecting a device.
-  ::kubex::Box<::kubex::k8s::v1_32::resource::v1beta1::CELDeviceSelector> cel{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const DeviceSelector&, const DeviceSelector&) = default;
 };
 
 /// NetworkDeviceData provides network-related details for the allocated device.

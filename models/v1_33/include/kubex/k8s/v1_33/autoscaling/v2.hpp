@@ -292,56 +292,6 @@ struct HorizontalPodAutoscalerList {
   friend bool operator==(const HorizontalPodAutoscalerList&, const HorizontalPodAutoscalerList&) = default;
 };
 
-/// HorizontalPodAutoscalerSpec describes the desired functionality of the
-/// HorizontalPodAutoscaler.
-struct HorizontalPodAutoscalerSpec {
-  /// behavior configures the scaling behavior of the target in both Up and Down directions
-  /// (scaleUp and scaleDown fields respectively).
-  ::kubex::Box<::kubex::k8s::v1_33::autoscaling::v2::HorizontalPodAutoscalerBehavior> behavior{};
-  /// maxReplicas is the upper limit for the number of replicas to which the autoscaler can
-  /// scale up.
-  std::int32_t max_replicas{};
-  /// metrics contains the specifications for which to use to calculate the desired replica
-  /// count (the maximum replica count across all metrics will be used).
-  std::vector<::kubex::k8s::v1_33::autoscaling::v2::MetricSpec> metrics{};
-  /// minReplicas is the lower limit for the number of replicas to which the autoscaler can
-  /// scale down.
-  std::optional<std::int32_t> min_replicas{};
-  /// scaleTargetRef points to the target resource to scale, and is used to the pods for which
-  /// metrics should be collected, as well as to actually change the replica count.
-  ::kubex::k8s::v1_33::autoscaling::v2::CrossVersionObjectReference scale_target_ref{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const HorizontalPodAutoscalerSpec&, const HorizontalPodAutoscalerSpec&) = default;
-};
-
-/// HorizontalPodAutoscalerStatus describes the current status of a horizontal pod autoscaler.
-struct HorizontalPodAutoscalerStatus {
-  /// conditions is the set of conditions required for this autoscaler to scale its target, and
-  /// indicates whether or not those conditions are met.
-  std::vector<::kubex::k8s::v1_33::autoscaling::v2::HorizontalPodAutoscalerCondition> conditions{};
-  /// currentMetrics is the last read state of the metrics used by this autoscaler.
-  std::vector<::kubex::k8s::v1_33::autoscaling::v2::MetricStatus> current_metrics{};
-  /// currentReplicas is current number of replicas of pods managed by this autoscaler, as last
-  /// seen by the autoscaler.
-  std::optional<std::int32_t> current_replicas{};
-  /// desiredReplicas is the desired number of replicas of pods managed by this autoscaler, as
-  /// last calculated by the autoscaler.
-  std::int32_t desired_replicas{};
-  /// lastScaleTime is the last time the HorizontalPodAutoscaler scaled the number of pods, used
-  /// by the autoscaler to control how often the number of pods is changed.
-  std::optional<::kubex::Time> last_scale_time{};
-  /// observedGeneration is the most recent generation observed by this autoscaler.
-  std::optional<std::int64_t> observed_generation{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const HorizontalPodAutoscalerStatus&, const HorizontalPodAutoscalerStatus&) = default;
-};
-
 /// MetricSpec specifies how to scale based on a single metric (only `type` and one other
 /// matching field should be set at once).
 struct MetricSpec {
@@ -369,6 +319,31 @@ struct MetricSpec {
   friend bool operator==(const MetricSpec&, const MetricSpec&) = default;
 };
 
+/// HorizontalPodAutoscalerSpec describes the desired functionality of the
+/// HorizontalPodAutoscaler.
+struct HorizontalPodAutoscalerSpec {
+  /// behavior configures the scaling behavior of the target in both Up and Down directions
+  /// (scaleUp and scaleDown fields respectively).
+  ::kubex::Box<::kubex::k8s::v1_33::autoscaling::v2::HorizontalPodAutoscalerBehavior> behavior{};
+  /// maxReplicas is the upper limit for the number of replicas to which the autoscaler can
+  /// scale up.
+  std::int32_t max_replicas{};
+  /// metrics contains the specifications for which to use to calculate the desired replica
+  /// count (the maximum replica count across all metrics will be used).
+  std::vector<::kubex::k8s::v1_33::autoscaling::v2::MetricSpec> metrics{};
+  /// minReplicas is the lower limit for the number of replicas to which the autoscaler can
+  /// scale down.
+  std::optional<std::int32_t> min_replicas{};
+  /// scaleTargetRef points to the target resource to scale, and is used to the pods for which
+  /// metrics should be collected, as well as to actually change the replica count.
+  ::kubex::k8s::v1_33::autoscaling::v2::CrossVersionObjectReference scale_target_ref{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const HorizontalPodAutoscalerSpec&, const HorizontalPodAutoscalerSpec&) = default;
+};
+
 /// MetricStatus describes the last-read state of a single metric.
 struct MetricStatus {
   /// container resource refers to a resource metric (such as those specified in requests and
@@ -393,6 +368,31 @@ struct MetricStatus {
 
   /// Field-by-field equality.
   friend bool operator==(const MetricStatus&, const MetricStatus&) = default;
+};
+
+/// HorizontalPodAutoscalerStatus describes the current status of a horizontal pod autoscaler.
+struct HorizontalPodAutoscalerStatus {
+  /// conditions is the set of conditions required for this autoscaler to scale its target, and
+  /// indicates whether or not those conditions are met.
+  std::vector<::kubex::k8s::v1_33::autoscaling::v2::HorizontalPodAutoscalerCondition> conditions{};
+  /// currentMetrics is the last read state of the metrics used by this autoscaler.
+  std::vector<::kubex::k8s::v1_33::autoscaling::v2::MetricStatus> current_metrics{};
+  /// currentReplicas is current number of replicas of pods managed by this autoscaler, as last
+  /// seen by the autoscaler.
+  std::optional<std::int32_t> current_replicas{};
+  /// desiredReplicas is the desired number of replicas of pods managed by this autoscaler, as
+  /// last calculated by the autoscaler.
+  std::int32_t desired_replicas{};
+  /// lastScaleTime is the last time the HorizontalPodAutoscaler scaled the number of pods, used
+  /// by the autoscaler to control how often the number of pods is changed.
+  std::optional<::kubex::Time> last_scale_time{};
+  /// observedGeneration is the most recent generation observed by this autoscaler.
+  std::optional<std::int64_t> observed_generation{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const HorizontalPodAutoscalerStatus&, const HorizontalPodAutoscalerStatus&) = default;
 };
 
 /// ObjectMetricSource indicates how to scale on a metric describing a kubernetes object (for

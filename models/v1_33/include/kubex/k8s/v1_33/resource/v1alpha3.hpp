@@ -139,6 +139,67 @@ struct AllocationResult {
   friend bool operator==(const AllocationResult&, const AllocationResult&) = default;
 };
 
+/// DeviceAttribute must have exactly one field set.
+struct DeviceAttribute {
+  /// BoolValue is a true/false value.
+  std::optional<bool> bool_{};
+  /// IntValue is a number.
+  std::optional<std::int64_t> int_{};
+  /// StringValue is a string.
+  std::optional<std::string> string{};
+  /// VersionValue is a semantic version according to semver.org spec 2.0.0.
+  std::optional<std::string> version{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const DeviceAttribute&, const DeviceAttribute&) = default;
+};
+
+/// Counter describes a quantity associated with a device.
+struct Counter {
+  /// Value defines how much of a certain device counter is available.
+  ::kubex::Quantity value{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const Counter&, const Counter&) = default;
+};
+
+/// DeviceCounterConsumption defines a set of counters that a device will consume from a
+/// CounterSet.
+struct DeviceCounterConsumption {
+  /// CounterSet defines the set from which the counters defined will be consumed.
+  std::string counter_set{};
+  /// Counters defines the Counter that will be consumed by the device.
+  std::map<std::string, ::kubex::k8s::v1_33::resource::v1alpha3::Counter> counters{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const DeviceCounterConsumption&, const DeviceCounterConsumption&) = default;
+};
+
+/// The device this taint is attached to has the "effect" on any claim which does not tolerate
+/// the taint and, through the claim, to pods using the claim.
+struct DeviceTaint {
+  /// The effect of the taint on claims that do not tolerate the taint and through such claims
+  /// on the pods using them.
+  DeviceTaintEffect effect{};
+  /// The taint key to be applied to a device.
+  std::string key{};
+  /// TimeAdded represents the time at which the taint was added.
+  std::optional<::kubex::Time> time_added{};
+  /// The taint value corresponding to the taint key.
+  std::optional<std::string> value{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const DeviceTaint&, const DeviceTaint&) = default;
+};
+
 /// BasicDevice defines one device instance.
 struct BasicDevice {
   /// AllNodes indicates that all nodes have access to the device.
@@ -172,17 +233,6 @@ struct CELDeviceSelector {
 
   /// Field-by-field equality.
   friend bool operator==(const CELDeviceSelector&, const CELDeviceSelector&) = default;
-};
-
-/// Counter describes a quantity associated with a device.
-struct Counter {
-  /// Value defines how much of a certain device counter is available.
-  ::kubex::Quantity value{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const Counter&, const Counter&) = default;
 };
 
 /// CounterSet defines a named set of counters that are available to be used by devices defined
@@ -229,184 +279,25 @@ struct DeviceAllocationConfiguration {
   friend bool operator==(const DeviceAllocationConfiguration&, const DeviceAllocationConfiguration&) = default;
 };
 
-/// DeviceAllocationResult is the result of allocating devices.
-struct DeviceAllocationResult {
-  /// This field is a combination of all the claim and class configuration parameters.
-  std::vector<::kubex::k8s::v1_33::resource::v1alpha3::DeviceAllocationConfiguration> config{};
-  /// Results lists all allocated devices.
-  std::vector<::kubex::k8s::v1_33::resource::v1alpha3::DeviceRequestAllocationResult> results{};
+/// The ResourceClaim this DeviceToleration is attached to tolerates any taint that matches the
+/// triple <key,value,effect> using the matching operator <operator>.
+struct DeviceToleration {
+  /// Effect indicates the taint effect to match.
+  std::optional<DeviceTolerationEffect> effect{};
+  /// Key is the taint key that the toleration applies to.
+  std::optional<std::string> key{};
+  /// Operator represents a key's relationship to the value.
+  std::optional<DeviceTolerationOperator> operator_{};
+  /// TolerationSeconds represents the period of time the toleration (which must be of effect
+  /// NoExecute, otherwise this field is ignored) tolerates the taint.
+  std::optional<std::int64_t> toleration_seconds{};
+  /// Value is the taint value the toleration matches to.
+  std::optional<std::string> value{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
   /// Field-by-field equality.
-  friend bool operator==(const DeviceAllocationResult&, const DeviceAllocationResult&) = default;
-};
-
-/// DeviceAttribute must have exactly one field set.
-struct DeviceAttribute {
-  /// BoolValue is a true/false value.
-  std::optional<bool> bool_{};
-  /// IntValue is a number.
-  std::optional<std::int64_t> int_{};
-  /// StringValue is a string.
-  std::optional<std::string> string{};
-  /// VersionValue is a semantic version according to semver.org spec 2.0.0.
-  std::optional<std::string> version{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const DeviceAttribute&, const DeviceAttribute&) = default;
-};
-
-/// DeviceClaim defines how to request devices with a ResourceClaim.
-struct DeviceClaim {
-  /// This field holds configuration for multiple potential drivers which could satisfy requests
-  /// in this claim.
-  std::vector<::kubex::k8s::v1_33::resource::v1alpha3::DeviceClaimConfiguration> config{};
-  /// These constraints must be satisfied by the set of devices that get allocated for the
-  /// claim.
-  std::vector<::kubex::k8s::v1_33::resource::v1alpha3::DeviceConstraint> constraints{};
-  /// Requests represent individual requests for distinct devices which must all be satisfied.
-  std::vector<::kubex::k8s::v1_33::resource::v1alpha3::DeviceRequest> requests{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const DeviceClaim&, const DeviceClaim&) = default;
-};
-
-/// DeviceClaimConfiguration is used for configuration parameters in DeviceClaim.
-struct DeviceClaimConfiguration {
-  /// Opaque provides driver-specific configuration parameters.
-  ::kubex::Box<::kubex::k8s::v1_33::resource::v1alpha3::OpaqueDeviceConfiguration> opaque{};
-  /// Requests lists the names of requests where the configuration applies.
-  std::vector<std::string> requests{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const DeviceClaimConfiguration&, const DeviceClaimConfiguration&) = default;
-};
-
-/// DeviceClassSpec is used in a [DeviceClass] to define what can be allocated and how to
-/// configure it.
-struct DeviceClassSpec {
-  /// Config defines configuration parameters that apply to each device that is claimed via this
-  /// class.
-  std::vector<::kubex::k8s::v1_33::resource::v1alpha3::DeviceClassConfiguration> config{};
-  /// Each selector must be satisfied by a device which is claimed via this class.
-  std::vector<::kubex::k8s::v1_33::resource::v1alpha3::DeviceSelector> selectors{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const DeviceClassSpec&, const DeviceClassSpec&) = default;
-};
-
-/// DeviceClass is a vendor- or admin-provided resource that contains device configuration and
-/// selectors.
-struct DeviceClass {
-  /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"resource.k8s.io/v1alpha3"};
-  /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"DeviceClass"};
-  /// Standard object metadata
-  ::kubex::k8s::v1_33::meta::v1::ObjectMeta metadata{};
-  /// Spec defines what can be allocated and how to configure it.
-  ::kubex::k8s::v1_33::resource::v1alpha3::DeviceClassSpec spec{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const DeviceClass&, const DeviceClass&) = default;
-};
-
-/// DeviceClassConfiguration is used in DeviceClass.
-struct DeviceClassConfiguration {
-  /// Opaque provides driver-specific configuration parameters.
-  ::kubex::Box<::kubex::k8s::v1_33::resource::v1alpha3::OpaqueDeviceConfiguration> opaque{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const DeviceClassConfiguration&, const DeviceClassConfiguration&) = default;
-};
-
-/// DeviceClassList is a collection of classes.
-struct DeviceClassList {
-  /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"resource.k8s.io/v1alpha3"};
-  /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"DeviceClassList"};
-  /// Standard list metadata
-  ::kubex::k8s::v1_33::meta::v1::ListMeta metadata{};
-  /// Items is the list of resource classes.
-  std::vector<::kubex::k8s::v1_33::resource::v1alpha3::DeviceClass> items{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const DeviceClassList&, const DeviceClassList&) = default;
-};
-
-/// DeviceConstraint must have exactly one field set besides Requests.
-struct DeviceConstraint {
-  /// MatchAttribute requires that all devices in question have this attribute and that its type
-  /// and value are the same across those devices.
-  std::optional<std::string> match_attribute{};
-  /// Requests is a list of the one or more requests in this claim which must co-satisfy this
-  /// constraint.
-  std::vector<std::string> requests{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const DeviceConstraint&, const DeviceConstraint&) = default;
-};
-
-/// DeviceCounterConsumption defines a set of counters that a device will consume from a
-/// CounterSet.
-struct DeviceCounterConsumption {
-  /// CounterSet defines the set from which the counters defined will be consumed.
-  std::string counter_set{};
-  /// Counters defines the Counter that will be consumed by the device.
-  std::map<std::string, ::kubex::k8s::v1_33::resource::v1alpha3::Counter> counters{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const DeviceCounterConsumption&, const DeviceCounterConsumption&) = default;
-};
-
-/// DeviceRequest is a request for devices required for a claim.
-struct DeviceRequest {
-  /// AdminAccess indicates that this is a claim for administrative access to the device(s).
-  std::optional<bool> admin_access{};
-  /// AllocationMode and its related fields define how devices are allocated to satisfy this
-  /// request.
-  std::optional<std::string> allocation_mode{};
-  /// Count is used only when the count mode is "ExactCount".
-  std::optional<std::int64_t> count{};
-  /// DeviceClassName references a specific DeviceClass, which can define additional
-  /// configuration and selectors to be inherited by this request.
-  std::optional<std::string> device_class_name{};
-  /// FirstAvailable contains subrequests, of which exactly one will be satisfied by the
-  /// scheduler to satisfy this request.
-  std::vector<::kubex::k8s::v1_33::resource::v1alpha3::DeviceSubRequest> first_available{};
-  /// Name can be used to reference this request in a pod.spec.containers[].resources.claims
-  /// entry and in a constraint of the claim.
-  std::string name{};
-  /// Selectors define criteria which must be satisfied by a specific device in order for that
-  /// device to be considered for this request.
-  std::vector<::kubex::k8s::v1_33::resource::v1alpha3::DeviceSelector> selectors{};
-  /// If specified, the request's tolerations.
-  std::vector<::kubex::k8s::v1_33::resource::v1alpha3::DeviceToleration> tolerations{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const DeviceRequest&, const DeviceRequest&) = default;
+  friend bool operator==(const DeviceToleration&, const DeviceToleration&) = default;
 };
 
 /// DeviceRequestAllocationResult contains the allocation result for one request.
@@ -431,6 +322,47 @@ struct DeviceRequestAllocationResult {
 
   /// Field-by-field equality.
   friend bool operator==(const DeviceRequestAllocationResult&, const DeviceRequestAllocationResult&) = default;
+};
+
+/// DeviceAllocationResult is the result of allocating devices.
+struct DeviceAllocationResult {
+  /// This field is a combination of all the claim and class configuration parameters.
+  std::vector<::kubex::k8s::v1_33::resource::v1alpha3::DeviceAllocationConfiguration> config{};
+  /// Results lists all allocated devices.
+  std::vector<::kubex::k8s::v1_33::resource::v1alpha3::DeviceRequestAllocationResult> results{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const DeviceAllocationResult&, const DeviceAllocationResult&) = default;
+};
+
+/// DeviceClaimConfiguration is used for configuration parameters in DeviceClaim.
+struct DeviceClaimConfiguration {
+  /// Opaque provides driver-specific configuration parameters.
+  ::kubex::Box<::kubex::k8s::v1_33::resource::v1alpha3::OpaqueDeviceConfiguration> opaque{};
+  /// Requests lists the names of requests where the configuration applies.
+  std::vector<std::string> requests{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const DeviceClaimConfiguration&, const DeviceClaimConfiguration&) = default;
+};
+
+/// DeviceConstraint must have exactly one field set besides Requests.
+struct DeviceConstraint {
+  /// MatchAttribute requires that all devices in question have this attribute and that its type
+  /// and value are the same across those devices.
+  std::optional<std::string> match_attribute{};
+  /// Requests is a list of the one or more requests in this claim which must co-satisfy this
+  /// constraint.
+  std::vector<std::string> requests{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const DeviceConstraint&, const DeviceConstraint&) = default;
 };
 
 /// DeviceSelector must have exactly one field set.
@@ -470,23 +402,112 @@ struct DeviceSubRequest {
   friend bool operator==(const DeviceSubRequest&, const DeviceSubRequest&) = default;
 };
 
-/// The device this taint is attached to has the "effect" on any claim which does not tolerate
-/// the taint and, through the claim, to pods using the claim.
-struct DeviceTaint {
-  /// The effect of the taint on claims that do not tolerate the taint and through such claims
-  /// on the pods using them.
-  DeviceTaintEffect effect{};
-  /// The taint key to be applied to a device.
-  std::string key{};
-  /// TimeAdded represents the time at which the taint was added.
-  std::optional<::kubex::Time> time_added{};
-  /// The taint value corresponding to the taint key.
-  std::optional<std::string> value{};
+/// DeviceRequest is a request for devices required for a claim.
+struct DeviceRequest {
+  /// AdminAccess indicates that this is a claim for administrative access to the device(s).
+  std::optional<bool> admin_access{};
+  /// AllocationMode and its related fields define how devices are allocated to satisfy this
+  /// request.
+  std::optional<std::string> allocation_mode{};
+  /// Count is used only when the count mode is "ExactCount".
+  std::optional<std::int64_t> count{};
+  /// DeviceClassName references a specific DeviceClass, which can define additional
+  /// configuration and selectors to be inherited by this request.
+  std::optional<std::string> device_class_name{};
+  /// FirstAvailable contains subrequests, of which exactly one will be satisfied by the
+  /// scheduler to satisfy this request.
+  std::vector<::kubex::k8s::v1_33::resource::v1alpha3::DeviceSubRequest> first_available{};
+  /// Name can be used to reference this request in a pod.spec.containers[].resources.claims
+  /// entry and in a constraint of the claim.
+  std::string name{};
+  /// Selectors define criteria which must be satisfied by a specific device in order for that
+  /// device to be considered for this request.
+  std::vector<::kubex::k8s::v1_33::resource::v1alpha3::DeviceSelector> selectors{};
+  /// If specified, the request's tolerations.
+  std::vector<::kubex::k8s::v1_33::resource::v1alpha3::DeviceToleration> tolerations{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
   /// Field-by-field equality.
-  friend bool operator==(const DeviceTaint&, const DeviceTaint&) = default;
+  friend bool operator==(const DeviceRequest&, const DeviceRequest&) = default;
+};
+
+/// DeviceClaim defines how to request devices with a ResourceClaim.
+struct DeviceClaim {
+  /// This field holds configuration for multiple potential drivers which could satisfy requests
+  /// in this claim.
+  std::vector<::kubex::k8s::v1_33::resource::v1alpha3::DeviceClaimConfiguration> config{};
+  /// These constraints must be satisfied by the set of devices that get allocated for the
+  /// claim.
+  std::vector<::kubex::k8s::v1_33::resource::v1alpha3::DeviceConstraint> constraints{};
+  /// Requests represent individual requests for distinct devices which must all be satisfied.
+  std::vector<::kubex::k8s::v1_33::resource::v1alpha3::DeviceRequest> requests{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const DeviceClaim&, const DeviceClaim&) = default;
+};
+
+/// DeviceClassConfiguration is used in DeviceClass.
+struct DeviceClassConfiguration {
+  /// Opaque provides driver-specific configuration parameters.
+  ::kubex::Box<::kubex::k8s::v1_33::resource::v1alpha3::OpaqueDeviceConfiguration> opaque{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const DeviceClassConfiguration&, const DeviceClassConfiguration&) = default;
+};
+
+/// DeviceClassSpec is used in a [DeviceClass] to define what can be allocated and how to
+/// configure it.
+struct DeviceClassSpec {
+  /// Config defines configuration parameters that apply to each device that is claimed via this
+  /// class.
+  std::vector<::kubex::k8s::v1_33::resource::v1alpha3::DeviceClassConfiguration> config{};
+  /// Each selector must be satisfied by a device which is claimed via this class.
+  std::vector<::kubex::k8s::v1_33::resource::v1alpha3::DeviceSelector> selectors{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const DeviceClassSpec&, const DeviceClassSpec&) = default;
+};
+
+/// DeviceClass is a vendor- or admin-provided resource that contains device configuration and
+/// selectors.
+struct DeviceClass {
+  /// APIVersion defines the versioned schema of this representation of an object.
+  std::string api_version{"resource.k8s.io/v1alpha3"};
+  /// Kind is a string value representing the REST resource this object represents.
+  std::string kind{"DeviceClass"};
+  /// Standard object metadata
+  ::kubex::k8s::v1_33::meta::v1::ObjectMeta metadata{};
+  /// Spec defines what can be allocated and how to configure it.
+  ::kubex::k8s::v1_33::resource::v1alpha3::DeviceClassSpec spec{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const DeviceClass&, const DeviceClass&) = default;
+};
+
+/// DeviceClassList is a collection of classes.
+struct DeviceClassList {
+  /// APIVersion defines the versioned schema of this representation of an object.
+  std::string api_version{"resource.k8s.io/v1alpha3"};
+  /// Kind is a string value representing the REST resource this object represents.
+  std::string kind{"DeviceClassList"};
+  /// Standard list metadata
+  ::kubex::k8s::v1_33::meta::v1::ListMeta metadata{};
+  /// Items is the list of resource classes.
+  std::vector<::kubex::k8s::v1_33::resource::v1alpha3::DeviceClass> items{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const DeviceClassList&, const DeviceClassList&) = default;
 };
 
 /// DeviceTaintRuleSpec specifies the selector and one taint.
@@ -554,27 +575,6 @@ struct DeviceTaintSelector {
 
   /// Field-by-field equality.
   friend bool operator==(const DeviceTaintSelector&, const DeviceTaintSelector&) = default;
-};
-
-/// The ResourceClaim this DeviceToleration is attached to tolerates any taint that matches the
-/// triple <key,value,effect> using the matching operator <operator>.
-struct DeviceToleration {
-  /// Effect indicates the taint effect to match.
-  std::optional<DeviceTolerationEffect> effect{};
-  /// Key is the taint key that the toleration applies to.
-  std::optional<std::string> key{};
-  /// Operator represents a key's relationship to the value.
-  std::optional<DeviceTolerationOperator> operator_{};
-  /// TolerationSeconds represents the period of time the toleration (which must be of effect
-  /// NoExecute, otherwise this field is ignored) tolerates the taint.
-  std::optional<std::int64_t> toleration_seconds{};
-  /// Value is the taint value the toleration matches to.
-  std::optional<std::string> value{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const DeviceToleration&, const DeviceToleration&) = default;
 };
 
 /// NetworkDeviceData provides network-related details for the allocated device.

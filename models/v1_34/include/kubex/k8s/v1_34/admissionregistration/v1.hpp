@@ -237,6 +237,29 @@ struct MatchCondition {
   friend bool operator==(const MatchCondition&, const MatchCondition&) = default;
 };
 
+/// NamedRuleWithOperations is a tuple of Operations and Resources with ResourceNames.
+struct NamedRuleWithOperations {
+  /// APIGroups is the API groups the resources belong to.
+  std::vector<std::string> api_groups{};
+  /// APIVersions is the API versions the resources belong to.
+  std::vector<std::string> api_versions{};
+  /// Operations is the operations the admission hook cares about - CREATE, UPDATE, DELETE,
+  /// CONNECT or * for all of those operations and any future admission operations that are
+  /// added.
+  std::vector<NamedRuleWithOperationsOperationsItem> operations{};
+  /// ResourceNames is an optional white list of names that the rule applies to.
+  std::vector<std::string> resource_names{};
+  /// Resources is a list of resources this rule applies to.
+  std::vector<std::string> resources{};
+  /// scope specifies the scope of this rule.
+  std::optional<std::string> scope{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const NamedRuleWithOperations&, const NamedRuleWithOperations&) = default;
+};
+
 /// MatchResources decides whether to run the admission control policy on an object based on
 /// whether it meets the match criteria.
 struct MatchResources {
@@ -275,6 +298,27 @@ struct WebhookClientConfig {
 
   /// Field-by-field equality.
   friend bool operator==(const WebhookClientConfig&, const WebhookClientConfig&) = default;
+};
+
+/// RuleWithOperations is a tuple of Operations and Resources.
+struct RuleWithOperations {
+  /// APIGroups is the API groups the resources belong to.
+  std::vector<std::string> api_groups{};
+  /// APIVersions is the API versions the resources belong to.
+  std::vector<std::string> api_versions{};
+  /// Operations is the operations the admission hook cares about - CREATE, UPDATE, DELETE,
+  /// CONNECT or * for all of those operations and any future admission operations that are
+  /// added.
+  std::vector<RuleWithOperationsOperationsItem> operations{};
+  /// Resources is a list of resources this rule applies to.
+  std::vector<std::string> resources{};
+  /// scope specifies the scope of this rule.
+  std::optional<std::string> scope{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const RuleWithOperations&, const RuleWithOperations&) = default;
 };
 
 /// MutatingWebhook describes an admission webhook and the resources and operations it applies
@@ -353,29 +397,6 @@ struct MutatingWebhookConfigurationList {
   friend bool operator==(const MutatingWebhookConfigurationList&, const MutatingWebhookConfigurationList&) = default;
 };
 
-/// NamedRuleWithOperations is a tuple of Operations and Resources with ResourceNames.
-struct NamedRuleWithOperations {
-  /// APIGroups is the API groups the resources belong to.
-  std::vector<std::string> api_groups{};
-  /// APIVersions is the API versions the resources belong to.
-  std::vector<std::string> api_versions{};
-  /// Operations is the operations the admission hook cares about - CREATE, UPDATE, DELETE,
-  /// CONNECT or * for all of those operations and any future admission operations that are
-  /// added.
-  std::vector<NamedRuleWithOperationsOperationsItem> operations{};
-  /// ResourceNames is an optional white list of names that the rule applies to.
-  std::vector<std::string> resource_names{};
-  /// Resources is a list of resources this rule applies to.
-  std::vector<std::string> resources{};
-  /// scope specifies the scope of this rule.
-  std::optional<std::string> scope{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const NamedRuleWithOperations&, const NamedRuleWithOperations&) = default;
-};
-
 /// ParamKind is a tuple of Group Kind and Version.
 struct ParamKind {
   /// APIVersion is the API group version the resources belong to.
@@ -406,27 +427,6 @@ struct ParamRef {
 
   /// Field-by-field equality.
   friend bool operator==(const ParamRef&, const ParamRef&) = default;
-};
-
-/// RuleWithOperations is a tuple of Operations and Resources.
-struct RuleWithOperations {
-  /// APIGroups is the API groups the resources belong to.
-  std::vector<std::string> api_groups{};
-  /// APIVersions is the API versions the resources belong to.
-  std::vector<std::string> api_versions{};
-  /// Operations is the operations the admission hook cares about - CREATE, UPDATE, DELETE,
-  /// CONNECT or * for all of those operations and any future admission operations that are
-  /// added.
-  std::vector<RuleWithOperationsOperationsItem> operations{};
-  /// Resources is a list of resources this rule applies to.
-  std::vector<std::string> resources{};
-  /// scope specifies the scope of this rule.
-  std::optional<std::string> scope{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const RuleWithOperations&, const RuleWithOperations&) = default;
 };
 
 /// ServiceReference holds a reference to Service.legacy.k8s.io
@@ -553,6 +553,37 @@ struct ValidatingAdmissionPolicyList {
   friend bool operator==(const ValidatingAdmissionPolicyList&, const ValidatingAdmissionPolicyList&) = default;
 };
 
+/// Validation specifies the CEL expression which is used to apply the validation.
+struct Validation {
+  /// Expression represents the expression which will be evaluated by CEL.
+  std::string expression{};
+  /// Message represents the message displayed when validation fails.
+  std::optional<std::string> message{};
+  /// messageExpression declares a CEL expression that evaluates to the validation failure
+  /// message that is returned when this rule fails.
+  std::optional<std::string> message_expression{};
+  /// Reason represents a machine-readable description of why this validation failed.
+  std::optional<std::string> reason{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const Validation&, const Validation&) = default;
+};
+
+/// Variable is the definition of a variable that is used for composition.
+struct Variable {
+  /// Expression is the expression that will be evaluated as the value of the variable.
+  std::string expression{};
+  /// Name is the name of the variable.
+  std::string name{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const Variable&, const Variable&) = default;
+};
+
 /// ValidatingAdmissionPolicySpec is the specification of the desired behavior of the
 /// AdmissionPolicy.
 struct ValidatingAdmissionPolicySpec {
@@ -665,37 +696,6 @@ struct ValidatingWebhookConfigurationList {
 
   /// Field-by-field equality.
   friend bool operator==(const ValidatingWebhookConfigurationList&, const ValidatingWebhookConfigurationList&) = default;
-};
-
-/// Validation specifies the CEL expression which is used to apply the validation.
-struct Validation {
-  /// Expression represents the expression which will be evaluated by CEL.
-  std::string expression{};
-  /// Message represents the message displayed when validation fails.
-  std::optional<std::string> message{};
-  /// messageExpression declares a CEL expression that evaluates to the validation failure
-  /// message that is returned when this rule fails.
-  std::optional<std::string> message_expression{};
-  /// Reason represents a machine-readable description of why this validation failed.
-  std::optional<std::string> reason{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const Validation&, const Validation&) = default;
-};
-
-/// Variable is the definition of a variable that is used for composition.
-struct Variable {
-  /// Expression is the expression that will be evaluated as the value of the variable.
-  std::string expression{};
-  /// Name is the name of the variable.
-  std::string name{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const Variable&, const Variable&) = default;
 };
 
 // JSON codec, found by argument-dependent lookup (see kubex/core/json.hpp).

@@ -334,33 +334,6 @@ struct JobStatus {
   friend bool operator==(const JobStatus&, const JobStatus&) = default;
 };
 
-/// PodFailurePolicy describes how failed pods influence the backoffLimit.
-struct PodFailurePolicy {
-  /// A list of pod failure policy rules.
-  std::vector<::kubex::k8s::v1_34::batch::v1::PodFailurePolicyRule> rules{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const PodFailurePolicy&, const PodFailurePolicy&) = default;
-};
-
-/// PodFailurePolicyOnExitCodesRequirement describes the requirement for handling a failed pod
-/// based on its container exit codes.
-struct PodFailurePolicyOnExitCodesRequirement {
-  /// Restricts the check for exit codes to the container with the specified name.
-  std::optional<std::string> container_name{};
-  /// Represents the relationship between the container exit code(s) and the specified values.
-  PodFailurePolicyOnExitCodesRequirementOperator operator_{};
-  /// Specifies the set of values.
-  std::vector<std::int32_t> values{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const PodFailurePolicyOnExitCodesRequirement&, const PodFailurePolicyOnExitCodesRequirement&) = default;
-};
-
 /// PodFailurePolicyOnPodConditionsPattern describes a pattern for matching an actual pod
 /// condition type.
 struct PodFailurePolicyOnPodConditionsPattern {
@@ -390,17 +363,31 @@ struct PodFailurePolicyRule {
   friend bool operator==(const PodFailurePolicyRule&, const PodFailurePolicyRule&) = default;
 };
 
-/// SuccessPolicy describes when a Job can be declared as succeeded based on the success of some
-/// indexes.
-struct SuccessPolicy {
-  /// rules represents the list of alternative rules for the declaring the Jobs as successful
-  /// before `.status.succeeded >= .spec.completions`.
-  std::vector<::kubex::k8s::v1_34::batch::v1::SuccessPolicyRule> rules{};
+/// PodFailurePolicy describes how failed pods influence the backoffLimit.
+struct PodFailurePolicy {
+  /// A list of pod failure policy rules.
+  std::vector<::kubex::k8s::v1_34::batch::v1::PodFailurePolicyRule> rules{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
   /// Field-by-field equality.
-  friend bool operator==(const SuccessPolicy&, const SuccessPolicy&) = default;
+  friend bool operator==(const PodFailurePolicy&, const PodFailurePolicy&) = default;
+};
+
+/// PodFailurePolicyOnExitCodesRequirement describes the requirement for handling a failed pod
+/// based on its container exit codes.
+struct PodFailurePolicyOnExitCodesRequirement {
+  /// Restricts the check for exit codes to the container with the specified name.
+  std::optional<std::string> container_name{};
+  /// Represents the relationship between the container exit code(s) and the specified values.
+  PodFailurePolicyOnExitCodesRequirementOperator operator_{};
+  /// Specifies the set of values.
+  std::vector<std::int32_t> values{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const PodFailurePolicyOnExitCodesRequirement&, const PodFailurePolicyOnExitCodesRequirement&) = default;
 };
 
 /// SuccessPolicyRule describes rule for declaring a Job as succeeded.
@@ -416,6 +403,19 @@ struct SuccessPolicyRule {
 
   /// Field-by-field equality.
   friend bool operator==(const SuccessPolicyRule&, const SuccessPolicyRule&) = default;
+};
+
+/// SuccessPolicy describes when a Job can be declared as succeeded based on the success of some
+/// indexes.
+struct SuccessPolicy {
+  /// rules represents the list of alternative rules for the declaring the Jobs as successful
+  /// before `.status.succeeded >= .spec.completions`.
+  std::vector<::kubex::k8s::v1_34::batch::v1::SuccessPolicyRule> rules{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const SuccessPolicy&, const SuccessPolicy&) = default;
 };
 
 /// UncountedTerminatedPods holds UIDs of Pods that have terminated but haven't been accounted

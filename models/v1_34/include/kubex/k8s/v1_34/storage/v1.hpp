@@ -72,6 +72,19 @@ struct StorageClassVolumeBindingMode : ::kubex::StringEnum<StorageClassVolumeBin
   static constexpr std::string_view known_values[] = {"Immediate", "WaitForFirstConsumer"};
 };
 
+/// TokenRequest contains parameters of a service account token.
+struct TokenRequest {
+  /// audience is the intended audience of the token in "TokenRequestSpec".
+  std::string audience{};
+  /// expirationSeconds is the duration of validity of the token in "TokenRequestSpec".
+  std::optional<std::int64_t> expiration_seconds{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const TokenRequest&, const TokenRequest&) = default;
+};
+
 /// CSIDriverSpec is the specification of a CSIDriver.
 struct CSIDriverSpec {
   /// attachRequired indicates this CSI volume driver requires an attach operation (because it
@@ -145,6 +158,24 @@ struct CSIDriverList {
   friend bool operator==(const CSIDriverList&, const CSIDriverList&) = default;
 };
 
+/// CSINodeDriver holds information about the specification of one CSI driver installed on a
+/// node
+struct CSINodeDriver {
+  /// allocatable represents the volume resources of a node that are available for scheduling.
+  ::kubex::Box<::kubex::k8s::v1_34::storage::v1::VolumeNodeResources> allocatable{};
+  /// name represents the name of the CSI driver that this object refers to.
+  std::string name{};
+  /// nodeID of the node from the driver point of view.
+  std::string node_id{};
+  /// topologyKeys is the list of keys supported by the driver.
+  std::vector<std::string> topology_keys{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const CSINodeDriver&, const CSINodeDriver&) = default;
+};
+
 /// CSINodeSpec holds information about the specification of all CSI drivers installed on a node
 struct CSINodeSpec {
   /// drivers is a list of information of all CSI Drivers existing on a node.
@@ -171,24 +202,6 @@ struct CSINode {
 
   /// Field-by-field equality.
   friend bool operator==(const CSINode&, const CSINode&) = default;
-};
-
-/// CSINodeDriver holds information about the specification of one CSI driver installed on a
-/// node
-struct CSINodeDriver {
-  /// allocatable represents the volume resources of a node that are available for scheduling.
-  ::kubex::Box<::kubex::k8s::v1_34::storage::v1::VolumeNodeResources> allocatable{};
-  /// name represents the name of the CSI driver that this object refers to.
-  std::string name{};
-  /// nodeID of the node from the driver point of view.
-  std::string node_id{};
-  /// topologyKeys is the list of keys supported by the driver.
-  std::vector<std::string> topology_keys{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const CSINodeDriver&, const CSINodeDriver&) = default;
 };
 
 /// CSINodeList is a collection of CSINode objects.
@@ -304,19 +317,6 @@ struct StorageClassList {
 
   /// Field-by-field equality.
   friend bool operator==(const StorageClassList&, const StorageClassList&) = default;
-};
-
-/// TokenRequest contains parameters of a service account token.
-struct TokenRequest {
-  /// audience is the intended audience of the token in "TokenRequestSpec".
-  std::string audience{};
-  /// expirationSeconds is the duration of validity of the token in "TokenRequestSpec".
-  std::optional<std::int64_t> expiration_seconds{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const TokenRequest&, const TokenRequest&) = default;
 };
 
 /// VolumeAttachmentSource represents a volume that should be attached.

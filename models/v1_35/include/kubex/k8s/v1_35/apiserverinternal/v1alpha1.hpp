@@ -48,6 +48,27 @@ struct ServerStorageVersion {
   friend bool operator==(const ServerStorageVersion&, const ServerStorageVersion&) = default;
 };
 
+/// Describes the state of the storageVersion at a certain point.
+struct StorageVersionCondition {
+  /// Last time the condition transitioned from one status to another.
+  std::optional<::kubex::Time> last_transition_time{};
+  /// A human readable message indicating details about the transition.
+  std::string message{};
+  /// If set, this represents the .metadata.generation that the condition was set based upon.
+  std::optional<std::int64_t> observed_generation{};
+  /// The reason for the condition's last transition.
+  std::string reason{};
+  /// Status of the condition, one of True, False, Unknown.
+  std::string status{};
+  /// Type of the condition.
+  std::string type{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const StorageVersionCondition&, const StorageVersionCondition&) = default;
+};
+
 /// API server instances report the versions they can decode and the version they encode objects
 /// to when persisting objects in the backend.
 struct StorageVersionStatus {
@@ -83,27 +104,6 @@ struct StorageVersion {
 
   /// Field-by-field equality.
   friend bool operator==(const StorageVersion&, const StorageVersion&) = default;
-};
-
-/// Describes the state of the storageVersion at a certain point.
-struct StorageVersionCondition {
-  /// Last time the condition transitioned from one status to another.
-  std::optional<::kubex::Time> last_transition_time{};
-  /// A human readable message indicating details about the transition.
-  std::string message{};
-  /// If set, this represents the .metadata.generation that the condition was set based upon.
-  std::optional<std::int64_t> observed_generation{};
-  /// The reason for the condition's last transition.
-  std::string reason{};
-  /// Status of the condition, one of True, False, Unknown.
-  std::string status{};
-  /// Type of the condition.
-  std::string type{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const StorageVersionCondition&, const StorageVersionCondition&) = default;
 };
 
 /// A list of StorageVersions.

@@ -1727,6 +1727,21 @@ struct ConfigMapNodeConfigSource {
   friend bool operator==(const ConfigMapNodeConfigSource&, const ConfigMapNodeConfigSource&) = default;
 };
 
+/// Maps a string key to a path within a volume.
+struct KeyToPath {
+  /// key is the key to project.
+  std::string key{};
+  /// mode is Optional: mode bits used to set permissions on this file.
+  std::optional<std::int32_t> mode{};
+  /// path is the relative path of the file to map the key to.
+  std::string path{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const KeyToPath&, const KeyToPath&) = default;
+};
+
 /// Adapts a ConfigMap into a projected volume.
 struct ConfigMapProjection {
   /// items if unspecified, each key-value pair in the Data field of the referenced ConfigMap
@@ -1761,6 +1776,119 @@ struct ConfigMapVolumeSource {
 
   /// Field-by-field equality.
   friend bool operator==(const ConfigMapVolumeSource&, const ConfigMapVolumeSource&) = default;
+};
+
+/// ContainerPort represents a network port in a single container.
+struct ContainerPort {
+  /// Number of port to expose on the pod's IP address.
+  std::int32_t container_port{};
+  /// What host IP to bind the external port to.
+  std::optional<std::string> host_ip{};
+  /// Number of port to expose on the host.
+  std::optional<std::int32_t> host_port{};
+  /// If specified, this must be an IANA_SVC_NAME and unique within the pod.
+  std::optional<std::string> name{};
+  /// Protocol for port.
+  std::optional<ContainerPortProtocol> protocol{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const ContainerPort&, const ContainerPort&) = default;
+};
+
+/// ContainerResizePolicy represents resource resize policy for the container.
+struct ContainerResizePolicy {
+  /// Name of the resource to which this resource resize policy applies.
+  std::string resource_name{};
+  /// Restart policy to apply when specified resource is resized.
+  std::string restart_policy{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const ContainerResizePolicy&, const ContainerResizePolicy&) = default;
+};
+
+/// ContainerRestartRule describes how a container exit is handled.
+struct ContainerRestartRule {
+  /// Specifies the action taken on a container exit if the requirements are satisfied.
+  std::string action{};
+  /// Represents the exit codes to check on container exits.
+  ::kubex::Box<::kubex::k8s::v1_35::core::v1::ContainerRestartRuleOnExitCodes> exit_codes{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const ContainerRestartRule&, const ContainerRestartRule&) = default;
+};
+
+/// EnvFromSource represents the source of a set of ConfigMaps or Secrets
+struct EnvFromSource {
+  /// The ConfigMap to select from
+  ::kubex::Box<::kubex::k8s::v1_35::core::v1::ConfigMapEnvSource> config_map_ref{};
+  /// Optional text to prepend to the name of each environment variable.
+  std::optional<std::string> prefix{};
+  /// The Secret to select from
+  ::kubex::Box<::kubex::k8s::v1_35::core::v1::SecretEnvSource> secret_ref{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const EnvFromSource&, const EnvFromSource&) = default;
+};
+
+/// EnvVar represents an environment variable present in a Container.
+struct EnvVar {
+  /// Name of the environment variable.
+  std::string name{};
+  /// Variable references $(VAR_NAME) are expanded using the previously defined environment
+  /// variables in the container and any service environment variables.
+  std::optional<std::string> value{};
+  /// Source for the environment variable's value.
+  ::kubex::Box<::kubex::k8s::v1_35::core::v1::EnvVarSource> value_from{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const EnvVar&, const EnvVar&) = default;
+};
+
+/// volumeDevice describes a mapping of a raw block device within a container.
+struct VolumeDevice {
+  /// devicePath is the path inside of the container that the device will be mapped to.
+  std::string device_path{};
+  /// name must match the name of a persistentVolumeClaim in the pod
+  std::string name{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const VolumeDevice&, const VolumeDevice&) = default;
+};
+
+/// VolumeMount describes a mounting of a Volume within a container.
+struct VolumeMount {
+  /// Path within the container at which the volume should be mounted.
+  std::string mount_path{};
+  /// mountPropagation determines how mounts are propagated from the host to container and the
+  /// other way around.
+  std::optional<VolumeMountMountPropagation> mount_propagation{};
+  /// This must match the Name of a Volume.
+  std::string name{};
+  /// Mounted read-only if true, read-write otherwise (false or unspecified).
+  std::optional<bool> read_only{};
+  /// RecursiveReadOnly specifies whether read-only mounts should be handled recursively.
+  std::optional<std::string> recursive_read_only{};
+  /// Path within the volume from which the container's volume should be mounted.
+  std::optional<std::string> sub_path{};
+  /// Expanded path within the volume from which the container's volume should be mounted.
+  std::optional<std::string> sub_path_expr{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const VolumeMount&, const VolumeMount&) = default;
 };
 
 /// A single application container that you want to run within a pod.
@@ -1855,51 +1983,6 @@ struct ContainerImage {
   friend bool operator==(const ContainerImage&, const ContainerImage&) = default;
 };
 
-/// ContainerPort represents a network port in a single container.
-struct ContainerPort {
-  /// Number of port to expose on the pod's IP address.
-  std::int32_t container_port{};
-  /// What host IP to bind the external port to.
-  std::optional<std::string> host_ip{};
-  /// Number of port to expose on the host.
-  std::optional<std::int32_t> host_port{};
-  /// If specified, this must be an IANA_SVC_NAME and unique within the pod.
-  std::optional<std::string> name{};
-  /// Protocol for port.
-  std::optional<ContainerPortProtocol> protocol{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const ContainerPort&, const ContainerPort&) = default;
-};
-
-/// ContainerResizePolicy represents resource resize policy for the container.
-struct ContainerResizePolicy {
-  /// Name of the resource to which this resource resize policy applies.
-  std::string resource_name{};
-  /// Restart policy to apply when specified resource is resized.
-  std::string restart_policy{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const ContainerResizePolicy&, const ContainerResizePolicy&) = default;
-};
-
-/// ContainerRestartRule describes how a container exit is handled.
-struct ContainerRestartRule {
-  /// Specifies the action taken on a container exit if the requirements are satisfied.
-  std::string action{};
-  /// Represents the exit codes to check on container exits.
-  ::kubex::Box<::kubex::k8s::v1_35::core::v1::ContainerRestartRuleOnExitCodes> exit_codes{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const ContainerRestartRule&, const ContainerRestartRule&) = default;
-};
-
 /// ContainerRestartRuleOnExitCodes describes the condition for handling an exited container
 /// based on its exit codes.
 struct ContainerRestartRuleOnExitCodes {
@@ -1976,6 +2059,50 @@ struct ContainerStateWaiting {
   friend bool operator==(const ContainerStateWaiting&, const ContainerStateWaiting&) = default;
 };
 
+/// ResourceHealth represents the health of a resource.
+struct ResourceHealth {
+  /// Health of the resource.
+  std::optional<std::string> health{};
+  /// ResourceID is the unique identifier of the resource.
+  std::string resource_id{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const ResourceHealth&, const ResourceHealth&) = default;
+};
+
+/// ResourceStatus represents the status of a single resource allocated to a Pod.
+struct ResourceStatus {
+  /// Name of the resource.
+  std::string name{};
+  /// List of unique resources health.
+  std::vector<::kubex::k8s::v1_35::core::v1::ResourceHealth> resources{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const ResourceStatus&, const ResourceStatus&) = default;
+};
+
+/// VolumeMountStatus shows status of volume mounts.
+struct VolumeMountStatus {
+  /// MountPath corresponds to the original VolumeMount.
+  std::string mount_path{};
+  /// Name corresponds to the name of the original VolumeMount.
+  std::string name{};
+  /// ReadOnly corresponds to the original VolumeMount.
+  std::optional<bool> read_only{};
+  /// RecursiveReadOnly must be set to Disabled, Enabled, or unspecified (for non-readonly
+  /// mounts).
+  std::optional<std::string> recursive_read_only{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const VolumeMountStatus&, const VolumeMountStatus&) = default;
+};
+
 /// ContainerStatus contains details for the current status of this container.
 struct ContainerStatus {
   /// AllocatedResources represents the compute resources allocated for this container by the
@@ -2045,17 +2172,6 @@ struct DaemonEndpoint {
   friend bool operator==(const DaemonEndpoint&, const DaemonEndpoint&) = default;
 };
 
-/// Represents downward API info for projecting into a projected volume.
-struct DownwardAPIProjection {
-  /// Items is a list of DownwardAPIVolume file
-  std::vector<::kubex::k8s::v1_35::core::v1::DownwardAPIVolumeFile> items{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const DownwardAPIProjection&, const DownwardAPIProjection&) = default;
-};
-
 /// DownwardAPIVolumeFile represents information to create the file containing the pod field
 struct DownwardAPIVolumeFile {
   /// Required: Selects a field of the pod: only annotations, labels, name, namespace and uid
@@ -2074,6 +2190,17 @@ struct DownwardAPIVolumeFile {
 
   /// Field-by-field equality.
   friend bool operator==(const DownwardAPIVolumeFile&, const DownwardAPIVolumeFile&) = default;
+};
+
+/// Represents downward API info for projecting into a projected volume.
+struct DownwardAPIProjection {
+  /// Items is a list of DownwardAPIVolume file
+  std::vector<::kubex::k8s::v1_35::core::v1::DownwardAPIVolumeFile> items{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const DownwardAPIProjection&, const DownwardAPIProjection&) = default;
 };
 
 /// DownwardAPIVolumeSource represents a volume containing downward API info.
@@ -2185,37 +2312,6 @@ struct EndpointsList {
 
   /// Field-by-field equality.
   friend bool operator==(const EndpointsList&, const EndpointsList&) = default;
-};
-
-/// EnvFromSource represents the source of a set of ConfigMaps or Secrets
-struct EnvFromSource {
-  /// The ConfigMap to select from
-  ::kubex::Box<::kubex::k8s::v1_35::core::v1::ConfigMapEnvSource> config_map_ref{};
-  /// Optional text to prepend to the name of each environment variable.
-  std::optional<std::string> prefix{};
-  /// The Secret to select from
-  ::kubex::Box<::kubex::k8s::v1_35::core::v1::SecretEnvSource> secret_ref{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const EnvFromSource&, const EnvFromSource&) = default;
-};
-
-/// EnvVar represents an environment variable present in a Container.
-struct EnvVar {
-  /// Name of the environment variable.
-  std::string name{};
-  /// Variable references $(VAR_NAME) are expanded using the previously defined environment
-  /// variables in the container and any service environment variables.
-  std::optional<std::string> value{};
-  /// Source for the environment variable's value.
-  ::kubex::Box<::kubex::k8s::v1_35::core::v1::EnvVarSource> value_from{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const EnvVar&, const EnvVar&) = default;
 };
 
 /// EnvVarSource represents a source for the value of an EnvVar.
@@ -2589,6 +2685,19 @@ struct GlusterfsVolumeSource {
   friend bool operator==(const GlusterfsVolumeSource&, const GlusterfsVolumeSource&) = default;
 };
 
+/// HTTPHeader describes a custom header to be used in HTTP probes
+struct HTTPHeader {
+  /// The header field name.
+  std::string name{};
+  /// The header field value
+  std::string value{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const HTTPHeader&, const HTTPHeader&) = default;
+};
+
 /// HTTPGetAction describes an action based on HTTP Get requests.
 struct HTTPGetAction {
   /// Host name to connect to, defaults to the pod IP.
@@ -2606,19 +2715,6 @@ struct HTTPGetAction {
 
   /// Field-by-field equality.
   friend bool operator==(const HTTPGetAction&, const HTTPGetAction&) = default;
-};
-
-/// HTTPHeader describes a custom header to be used in HTTP probes
-struct HTTPHeader {
-  /// The header field name.
-  std::string name{};
-  /// The header field value
-  std::string value{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const HTTPHeader&, const HTTPHeader&) = default;
 };
 
 /// HostAlias holds the mapping between IP and hostnames that will be injected as an entry in
@@ -2733,21 +2829,6 @@ struct ImageVolumeSource {
 
   /// Field-by-field equality.
   friend bool operator==(const ImageVolumeSource&, const ImageVolumeSource&) = default;
-};
-
-/// Maps a string key to a path within a volume.
-struct KeyToPath {
-  /// key is the key to project.
-  std::string key{};
-  /// mode is Optional: mode bits used to set permissions on this file.
-  std::optional<std::int32_t> mode{};
-  /// path is the relative path of the file to map the key to.
-  std::string path{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const KeyToPath&, const KeyToPath&) = default;
 };
 
 /// Lifecycle describes actions that the management system should take in response to container
@@ -2868,6 +2949,25 @@ struct LinuxContainerUser {
 
   /// Field-by-field equality.
   friend bool operator==(const LinuxContainerUser&, const LinuxContainerUser&) = default;
+};
+
+/// PortStatus represents the error condition of a service port
+struct PortStatus {
+  /// Error is to record the problem with the service port The format of the error shall comply
+  /// with the following rules: - built-in error values shall be specified in this file and
+  /// those shall use CamelCase names - cloud provider specific error values must have names
+  /// that comply with the format...
+  std::optional<std::string> error{};
+  /// Port is the port number of the service port of which status is recorded here
+  std::int32_t port{};
+  /// Protocol is the protocol of the service port of which status is recorded here The
+  /// supported values are: "TCP", "UDP", "SCTP"
+  PortStatusProtocol protocol{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const PortStatus&, const PortStatus&) = default;
 };
 
 /// LoadBalancerIngress represents the status of a load-balancer ingress point: traffic intended
@@ -3069,6 +3169,48 @@ struct NodeAddress {
   friend bool operator==(const NodeAddress&, const NodeAddress&) = default;
 };
 
+/// A node selector requirement is a selector that contains values, a key, and an operator that
+/// relates the key and values.
+struct NodeSelectorRequirement {
+  /// The label key that the selector applies to.
+  std::string key{};
+  /// Represents a key's relationship to a set of values.
+  NodeSelectorRequirementOperator operator_{};
+  /// An array of string values.
+  std::vector<std::string> values{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const NodeSelectorRequirement&, const NodeSelectorRequirement&) = default;
+};
+
+/// A null or empty node selector term matches no objects.
+struct NodeSelectorTerm {
+  /// A list of node selector requirements by node's labels.
+  std::vector<::kubex::k8s::v1_35::core::v1::NodeSelectorRequirement> match_expressions{};
+  /// A list of node selector requirements by node's fields.
+  std::vector<::kubex::k8s::v1_35::core::v1::NodeSelectorRequirement> match_fields{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const NodeSelectorTerm&, const NodeSelectorTerm&) = default;
+};
+
+/// An empty preferred scheduling term matches all objects with implicit weight 0 (i.e.
+struct PreferredSchedulingTerm {
+  /// A node selector term, associated with the corresponding weight.
+  ::kubex::k8s::v1_35::core::v1::NodeSelectorTerm preference{};
+  /// Weight associated with matching the corresponding nodeSelectorTerm, in the range 1-100.
+  std::int32_t weight{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const PreferredSchedulingTerm&, const PreferredSchedulingTerm&) = default;
+};
+
 /// Node affinity is a group of node affinity scheduling rules.
 struct NodeAffinity {
   /// The scheduler will prefer to schedule pods to nodes that satisfy the affinity expressions
@@ -3216,33 +3358,22 @@ struct NodeSelector {
   friend bool operator==(const NodeSelector&, const NodeSelector&) = default;
 };
 
-/// A node selector requirement is a selector that contains values, a key, and an operator that
-/// relates the key and values.
-struct NodeSelectorRequirement {
-  /// The label key that the selector applies to.
+/// The node this Taint is attached to has the "effect" on any pod that does not tolerate the
+/// Taint.
+struct Taint {
+  /// Required.
+  TaintEffect effect{};
+  /// Required.
   std::string key{};
-  /// Represents a key's relationship to a set of values.
-  NodeSelectorRequirementOperator operator_{};
-  /// An array of string values.
-  std::vector<std::string> values{};
+  /// TimeAdded represents the time at which the taint was added.
+  std::optional<::kubex::Time> time_added{};
+  /// The taint value corresponding to the taint key.
+  std::optional<std::string> value{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
   /// Field-by-field equality.
-  friend bool operator==(const NodeSelectorRequirement&, const NodeSelectorRequirement&) = default;
-};
-
-/// A null or empty node selector term matches no objects.
-struct NodeSelectorTerm {
-  /// A list of node selector requirements by node's labels.
-  std::vector<::kubex::k8s::v1_35::core::v1::NodeSelectorRequirement> match_expressions{};
-  /// A list of node selector requirements by node's fields.
-  std::vector<::kubex::k8s::v1_35::core::v1::NodeSelectorRequirement> match_fields{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const NodeSelectorTerm&, const NodeSelectorTerm&) = default;
+  friend bool operator==(const Taint&, const Taint&) = default;
 };
 
 /// NodeSpec describes the attributes that a node is created with.
@@ -3677,22 +3808,6 @@ struct Pod {
   friend bool operator==(const Pod&, const Pod&) = default;
 };
 
-/// Pod affinity is a group of inter pod affinity scheduling rules.
-struct PodAffinity {
-  /// The scheduler will prefer to schedule pods to nodes that satisfy the affinity expressions
-  /// specified by this field, but it may choose a node that violates one or more of the
-  /// expressions.
-  std::vector<::kubex::k8s::v1_35::core::v1::WeightedPodAffinityTerm> preferred_during_scheduling_ignored_during_execution{};
-  /// If the affinity requirements specified by this field are not met at scheduling time, the
-  /// pod will not be scheduled onto the node.
-  std::vector<::kubex::k8s::v1_35::core::v1::PodAffinityTerm> required_during_scheduling_ignored_during_execution{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const PodAffinity&, const PodAffinity&) = default;
-};
-
 /// Defines a set of pods (namely those matching the labelSelector relative to the given
 /// namespace(s)) that this pod should be co-located (affinity) or not co-located (anti-
 /// affinity) with, where co-located is defined as running on a node whose value of the label
@@ -3720,6 +3835,36 @@ struct PodAffinityTerm {
 
   /// Field-by-field equality.
   friend bool operator==(const PodAffinityTerm&, const PodAffinityTerm&) = default;
+};
+
+/// The weights of all of the matched WeightedPodAffinityTerm fields are added per-node to find
+/// the most preferred node(s)
+struct WeightedPodAffinityTerm {
+  /// Required.
+  ::kubex::k8s::v1_35::core::v1::PodAffinityTerm pod_affinity_term{};
+  /// weight associated with matching the corresponding podAffinityTerm, in the range 1-100.
+  std::int32_t weight{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const WeightedPodAffinityTerm&, const WeightedPodAffinityTerm&) = default;
+};
+
+/// Pod affinity is a group of inter pod affinity scheduling rules.
+struct PodAffinity {
+  /// The scheduler will prefer to schedule pods to nodes that satisfy the affinity expressions
+  /// specified by this field, but it may choose a node that violates one or more of the
+  /// expressions.
+  std::vector<::kubex::k8s::v1_35::core::v1::WeightedPodAffinityTerm> preferred_during_scheduling_ignored_during_execution{};
+  /// If the affinity requirements specified by this field are not met at scheduling time, the
+  /// pod will not be scheduled onto the node.
+  std::vector<::kubex::k8s::v1_35::core::v1::PodAffinityTerm> required_during_scheduling_ignored_during_execution{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const PodAffinity&, const PodAffinity&) = default;
 };
 
 /// Pod anti affinity is a group of inter pod anti affinity scheduling rules.
@@ -3786,6 +3931,19 @@ struct PodCondition {
   friend bool operator==(const PodCondition&, const PodCondition&) = default;
 };
 
+/// PodDNSConfigOption defines DNS resolver options of a pod.
+struct PodDNSConfigOption {
+  /// Name is this DNS resolver option's name.
+  std::optional<std::string> name{};
+  /// Value is this DNS resolver option's value.
+  std::optional<std::string> value{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const PodDNSConfigOption&, const PodDNSConfigOption&) = default;
+};
+
 /// PodDNSConfig defines the DNS parameters of a pod in addition to those generated from
 /// DNSPolicy.
 struct PodDNSConfig {
@@ -3800,19 +3958,6 @@ struct PodDNSConfig {
 
   /// Field-by-field equality.
   friend bool operator==(const PodDNSConfig&, const PodDNSConfig&) = default;
-};
-
-/// PodDNSConfigOption defines DNS resolver options of a pod.
-struct PodDNSConfigOption {
-  /// Name is this DNS resolver option's name.
-  std::optional<std::string> name{};
-  /// Value is this DNS resolver option's value.
-  std::optional<std::string> value{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const PodDNSConfigOption&, const PodDNSConfigOption&) = default;
 };
 
 /// PodExtendedResourceClaimStatus is stored in the PodStatus for the extended resource requests
@@ -3924,6 +4069,19 @@ struct PodSchedulingGate {
   friend bool operator==(const PodSchedulingGate&, const PodSchedulingGate&) = default;
 };
 
+/// Sysctl defines a kernel parameter to be set
+struct Sysctl {
+  /// Name of a property to set
+  std::string name{};
+  /// Value of a property to set
+  std::string value{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const Sysctl&, const Sysctl&) = default;
+};
+
 /// PodSecurityContext holds pod-level security attributes and common container settings.
 struct PodSecurityContext {
   /// appArmorProfile is the AppArmor options to use by the containers in this pod.
@@ -3960,6 +4118,138 @@ struct PodSecurityContext {
 
   /// Field-by-field equality.
   friend bool operator==(const PodSecurityContext&, const PodSecurityContext&) = default;
+};
+
+/// The pod this Toleration is attached to tolerates any taint that matches the triple
+/// <key,value,effect> using the matching operator <operator>.
+struct Toleration {
+  /// Effect indicates the taint effect to match.
+  std::optional<TolerationEffect> effect{};
+  /// Key is the taint key that the toleration applies to.
+  std::optional<std::string> key{};
+  /// Operator represents a key's relationship to the value.
+  std::optional<TolerationOperator> operator_{};
+  /// TolerationSeconds represents the period of time the toleration (which must be of effect
+  /// NoExecute, otherwise this field is ignored) tolerates the taint.
+  std::optional<std::int64_t> toleration_seconds{};
+  /// Value is the taint value the toleration matches to.
+  std::optional<std::string> value{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const Toleration&, const Toleration&) = default;
+};
+
+/// TopologySpreadConstraint specifies how to spread matching pods among the given topology.
+struct TopologySpreadConstraint {
+  /// LabelSelector is used to find matching pods.
+  ::kubex::Box<::kubex::k8s::v1_35::meta::v1::LabelSelector> label_selector{};
+  /// MatchLabelKeys is a set of pod label keys to select the pods over which spreading will be
+  /// calculated.
+  std::vector<std::string> match_label_keys{};
+  /// MaxSkew describes the degree to which pods may be unevenly distributed.
+  std::int32_t max_skew{};
+  /// MinDomains indicates a minimum number of eligible domains.
+  std::optional<std::int32_t> min_domains{};
+  /// NodeAffinityPolicy indicates how we will treat Pod's nodeAffinity/nodeSelector when
+  /// calculating pod topology spread skew.
+  std::optional<TopologySpreadConstraintNodeAffinityPolicy> node_affinity_policy{};
+  /// NodeTaintsPolicy indicates how we will treat node taints when calculating pod topology
+  /// spread skew.
+  std::optional<TopologySpreadConstraintNodeTaintsPolicy> node_taints_policy{};
+  /// TopologyKey is the key of node labels.
+  std::string topology_key{};
+  /// WhenUnsatisfiable indicates how to deal with a pod if it doesn't satisfy the spread
+  /// constraint.
+  TopologySpreadConstraintWhenUnsatisfiable when_unsatisfiable{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const TopologySpreadConstraint&, const TopologySpreadConstraint&) = default;
+};
+
+/// Volume represents a named volume in a pod that may be accessed by any container in the pod.
+struct Volume {
+  /// awsElasticBlockStore represents an AWS Disk resource that is attached to a kubelet's host
+  /// machine and then exposed to the pod.
+  ::kubex::Box<::kubex::k8s::v1_35::core::v1::AWSElasticBlockStoreVolumeSource> aws_elastic_block_store{};
+  /// azureDisk represents an Azure Data Disk mount on the host and bind mount to the pod.
+  ::kubex::Box<::kubex::k8s::v1_35::core::v1::AzureDiskVolumeSource> azure_disk{};
+  /// azureFile represents an Azure File Service mount on the host and bind mount to the pod.
+  ::kubex::Box<::kubex::k8s::v1_35::core::v1::AzureFileVolumeSource> azure_file{};
+  /// cephFS represents a Ceph FS mount on the host that shares a pod's lifetime.
+  ::kubex::Box<::kubex::k8s::v1_35::core::v1::CephFSVolumeSource> cephfs{};
+  /// cinder represents a cinder volume attached and mounted on kubelets host machine.
+  ::kubex::Box<::kubex::k8s::v1_35::core::v1::CinderVolumeSource> cinder{};
+  /// configMap represents a configMap that should populate this volume
+  ::kubex::Box<::kubex::k8s::v1_35::core::v1::ConfigMapVolumeSource> config_map{};
+  /// csi (Container Storage Interface) represents ephemeral storage that is handled by certain
+  /// external CSI drivers.
+  ::kubex::Box<::kubex::k8s::v1_35::core::v1::CSIVolumeSource> csi{};
+  /// downwardAPI represents downward API about the pod that should populate this volume
+  ::kubex::Box<::kubex::k8s::v1_35::core::v1::DownwardAPIVolumeSource> downward_api{};
+  /// emptyDir represents a temporary directory that shares a pod's lifetime.
+  ::kubex::Box<::kubex::k8s::v1_35::core::v1::EmptyDirVolumeSource> empty_dir{};
+  /// ephemeral represents a volume that is handled by a cluster storage driver.
+  ::kubex::Box<::kubex::k8s::v1_35::core::v1::EphemeralVolumeSource> ephemeral{};
+  /// fc represents a Fibre Channel resource that is attached to a kubelet's host machine and
+  /// then exposed to the pod.
+  ::kubex::Box<::kubex::k8s::v1_35::core::v1::FCVolumeSource> fc{};
+  /// flexVolume represents a generic volume resource that is provisioned/attached using an exec
+  /// based plugin.
+  ::kubex::Box<::kubex::k8s::v1_35::core::v1::FlexVolumeSource> flex_volume{};
+  /// flocker represents a Flocker volume attached to a kubelet's host machine.
+  ::kubex::Box<::kubex::k8s::v1_35::core::v1::FlockerVolumeSource> flocker{};
+  /// gcePersistentDisk represents a GCE Disk resource that is attached to a kubelet's host
+  /// machine and then exposed to the pod.
+  ::kubex::Box<::kubex::k8s::v1_35::core::v1::GCEPersistentDiskVolumeSource> gce_persistent_disk{};
+  /// gitRepo represents a git repository at a particular revision.
+  ::kubex::Box<::kubex::k8s::v1_35::core::v1::GitRepoVolumeSource> git_repo{};
+  /// glusterfs represents a Glusterfs mount on the host that shares a pod's lifetime.
+  ::kubex::Box<::kubex::k8s::v1_35::core::v1::GlusterfsVolumeSource> glusterfs{};
+  /// hostPath represents a pre-existing file or directory on the host machine that is directly
+  /// exposed to the container.
+  ::kubex::Box<::kubex::k8s::v1_35::core::v1::HostPathVolumeSource> host_path{};
+  /// image represents an OCI object (a container image or artifact) pulled and mounted on the
+  /// kubelet's host machine.
+  ::kubex::Box<::kubex::k8s::v1_35::core::v1::ImageVolumeSource> image{};
+  /// iscsi represents an ISCSI Disk resource that is attached to a kubelet's host machine and
+  /// then exposed to the pod.
+  ::kubex::Box<::kubex::k8s::v1_35::core::v1::ISCSIVolumeSource> iscsi{};
+  /// name of the volume.
+  std::string name{};
+  /// nfs represents an NFS mount on the host that shares a pod's lifetime More info:
+  /// https://kubernetes.io/docs/concepts/storage/volumes#nfs
+  ::kubex::Box<::kubex::k8s::v1_35::core::v1::NFSVolumeSource> nfs{};
+  /// persistentVolumeClaimVolumeSource represents a reference to a PersistentVolumeClaim in the
+  /// same namespace.
+  ::kubex::Box<::kubex::k8s::v1_35::core::v1::PersistentVolumeClaimVolumeSource> persistent_volume_claim{};
+  /// photonPersistentDisk represents a PhotonController persistent disk attached and mounted on
+  /// kubelets host machine.
+  ::kubex::Box<::kubex::k8s::v1_35::core::v1::PhotonPersistentDiskVolumeSource> photon_persistent_disk{};
+  /// portworxVolume represents a portworx volume attached and mounted on kubelets host machine.
+  ::kubex::Box<::kubex::k8s::v1_35::core::v1::PortworxVolumeSource> portworx_volume{};
+  /// projected items for all in one resources secrets, configmaps, and downward API
+  ::kubex::Box<::kubex::k8s::v1_35::core::v1::ProjectedVolumeSource> projected{};
+  /// quobyte represents a Quobyte mount on the host that shares a pod's lifetime.
+  ::kubex::Box<::kubex::k8s::v1_35::core::v1::QuobyteVolumeSource> quobyte{};
+  /// rbd represents a Rados Block Device mount on the host that shares a pod's lifetime.
+  ::kubex::Box<::kubex::k8s::v1_35::core::v1::RBDVolumeSource> rbd{};
+  /// scaleIO represents a ScaleIO persistent volume attached and mounted on Kubernetes nodes.
+  ::kubex::Box<::kubex::k8s::v1_35::core::v1::ScaleIOVolumeSource> scale_io{};
+  /// secret represents a secret that should populate this volume.
+  ::kubex::Box<::kubex::k8s::v1_35::core::v1::SecretVolumeSource> secret{};
+  /// storageOS represents a StorageOS volume attached and mounted on Kubernetes nodes.
+  ::kubex::Box<::kubex::k8s::v1_35::core::v1::StorageOSVolumeSource> storageos{};
+  /// vsphereVolume represents a vSphere volume attached and mounted on kubelets host machine.
+  ::kubex::Box<::kubex::k8s::v1_35::core::v1::VsphereVirtualDiskVolumeSource> vsphere_volume{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const Volume&, const Volume&) = default;
 };
 
 /// PodSpec is a description of a pod.
@@ -4170,25 +4460,6 @@ struct PodTemplateSpec {
   friend bool operator==(const PodTemplateSpec&, const PodTemplateSpec&) = default;
 };
 
-/// PortStatus represents the error condition of a service port
-struct PortStatus {
-  /// Error is to record the problem with the service port The format of the error shall comply
-  /// with the following rules: - built-in error values shall be specified in this file and
-  /// those shall use CamelCase names - cloud provider specific error values must have names
-  /// that comply with the format...
-  std::optional<std::string> error{};
-  /// Port is the port number of the service port of which status is recorded here
-  std::int32_t port{};
-  /// Protocol is the protocol of the service port of which status is recorded here The
-  /// supported values are: "TCP", "UDP", "SCTP"
-  PortStatusProtocol protocol{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const PortStatus&, const PortStatus&) = default;
-};
-
 /// PortworxVolumeSource represents a Portworx volume resource.
 struct PortworxVolumeSource {
   /// fSType represents the filesystem type to mount Must be a filesystem type supported by the
@@ -4203,19 +4474,6 @@ struct PortworxVolumeSource {
 
   /// Field-by-field equality.
   friend bool operator==(const PortworxVolumeSource&, const PortworxVolumeSource&) = default;
-};
-
-/// An empty preferred scheduling term matches all objects with implicit weight 0 (i.e.
-struct PreferredSchedulingTerm {
-  /// A node selector term, associated with the corresponding weight.
-  ::kubex::k8s::v1_35::core::v1::NodeSelectorTerm preference{};
-  /// Weight associated with matching the corresponding nodeSelectorTerm, in the range 1-100.
-  std::int32_t weight{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const PreferredSchedulingTerm&, const PreferredSchedulingTerm&) = default;
 };
 
 /// Probe describes a health check to be performed against a container to determine whether it
@@ -4247,6 +4505,29 @@ struct Probe {
 
   /// Field-by-field equality.
   friend bool operator==(const Probe&, const Probe&) = default;
+};
+
+/// Projection that may be projected along with other supported volume types.
+struct VolumeProjection {
+  /// ClusterTrustBundle allows a pod to access the `.spec.trustBundle` field of
+  /// ClusterTrustBundle objects in an auto-updating file.
+  ::kubex::Box<::kubex::k8s::v1_35::core::v1::ClusterTrustBundleProjection> cluster_trust_bundle{};
+  /// configMap information about the configMap data to project
+  ::kubex::Box<::kubex::k8s::v1_35::core::v1::ConfigMapProjection> config_map{};
+  /// downwardAPI information about the downwardAPI data to project
+  ::kubex::Box<::kubex::k8s::v1_35::core::v1::DownwardAPIProjection> downward_api{};
+  /// Projects an auto-rotating credential bundle (private key and certificate chain) that the
+  /// pod can use either as a TLS client or server.
+  ::kubex::Box<::kubex::k8s::v1_35::core::v1::PodCertificateProjection> pod_certificate{};
+  /// secret information about the secret data to project
+  ::kubex::Box<::kubex::k8s::v1_35::core::v1::SecretProjection> secret{};
+  /// serviceAccountToken is information about the serviceAccountToken data to project
+  ::kubex::Box<::kubex::k8s::v1_35::core::v1::ServiceAccountTokenProjection> service_account_token{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const VolumeProjection&, const VolumeProjection&) = default;
 };
 
 /// Represents a projected volume source
@@ -4465,19 +4746,6 @@ struct ResourceFieldSelector {
   friend bool operator==(const ResourceFieldSelector&, const ResourceFieldSelector&) = default;
 };
 
-/// ResourceHealth represents the health of a resource.
-struct ResourceHealth {
-  /// Health of the resource.
-  std::optional<std::string> health{};
-  /// ResourceID is the unique identifier of the resource.
-  std::string resource_id{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const ResourceHealth&, const ResourceHealth&) = default;
-};
-
 /// ResourceQuota sets aggregate quota restrictions enforced per namespace
 struct ResourceQuota {
   /// APIVersion defines the versioned schema of this representation of an object.
@@ -4558,19 +4826,6 @@ struct ResourceRequirements {
 
   /// Field-by-field equality.
   friend bool operator==(const ResourceRequirements&, const ResourceRequirements&) = default;
-};
-
-/// ResourceStatus represents the status of a single resource allocated to a Pod.
-struct ResourceStatus {
-  /// Name of the resource.
-  std::string name{};
-  /// List of unique resources health.
-  std::vector<::kubex::k8s::v1_35::core::v1::ResourceHealth> resources{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const ResourceStatus&, const ResourceStatus&) = default;
 };
 
 /// SELinuxOptions are the labels to be applied to the container
@@ -4665,18 +4920,6 @@ struct ScaleIOVolumeSource {
   friend bool operator==(const ScaleIOVolumeSource&, const ScaleIOVolumeSource&) = default;
 };
 
-/// A scope selector represents the AND of the selectors represented by the scoped-resource
-/// selector requirements.
-struct ScopeSelector {
-  /// A list of scope selector requirements by scope of the resources.
-  std::vector<::kubex::k8s::v1_35::core::v1::ScopedResourceSelectorRequirement> match_expressions{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const ScopeSelector&, const ScopeSelector&) = default;
-};
-
 /// A scoped-resource selector requirement is a selector that contains values, a scope name, and
 /// an operator that relates the scope name and values.
 struct ScopedResourceSelectorRequirement {
@@ -4691,6 +4934,18 @@ struct ScopedResourceSelectorRequirement {
 
   /// Field-by-field equality.
   friend bool operator==(const ScopedResourceSelectorRequirement&, const ScopedResourceSelectorRequirement&) = default;
+};
+
+/// A scope selector represents the AND of the selectors represented by the scoped-resource
+/// selector requirements.
+struct ScopeSelector {
+  /// A list of scope selector requirements by scope of the resources.
+  std::vector<::kubex::k8s::v1_35::core::v1::ScopedResourceSelectorRequirement> match_expressions{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const ScopeSelector&, const ScopeSelector&) = default;
 };
 
 /// SeccompProfile defines a pod/container's seccomp profile settings.
@@ -5094,19 +5349,6 @@ struct StorageOSVolumeSource {
   friend bool operator==(const StorageOSVolumeSource&, const StorageOSVolumeSource&) = default;
 };
 
-/// Sysctl defines a kernel parameter to be set
-struct Sysctl {
-  /// Name of a property to set
-  std::string name{};
-  /// Value of a property to set
-  std::string value{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const Sysctl&, const Sysctl&) = default;
-};
-
 /// TCPSocketAction describes an action based on opening a socket
 struct TCPSocketAction {
   /// Optional: Host name to connect to, defaults to the pod IP.
@@ -5118,45 +5360,6 @@ struct TCPSocketAction {
 
   /// Field-by-field equality.
   friend bool operator==(const TCPSocketAction&, const TCPSocketAction&) = default;
-};
-
-/// The node this Taint is attached to has the "effect" on any pod that does not tolerate the
-/// Taint.
-struct Taint {
-  /// Required.
-  TaintEffect effect{};
-  /// Required.
-  std::string key{};
-  /// TimeAdded represents the time at which the taint was added.
-  std::optional<::kubex::Time> time_added{};
-  /// The taint value corresponding to the taint key.
-  std::optional<std::string> value{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const Taint&, const Taint&) = default;
-};
-
-/// The pod this Toleration is attached to tolerates any taint that matches the triple
-/// <key,value,effect> using the matching operator <operator>.
-struct Toleration {
-  /// Effect indicates the taint effect to match.
-  std::optional<TolerationEffect> effect{};
-  /// Key is the taint key that the toleration applies to.
-  std::optional<std::string> key{};
-  /// Operator represents a key's relationship to the value.
-  std::optional<TolerationOperator> operator_{};
-  /// TolerationSeconds represents the period of time the toleration (which must be of effect
-  /// NoExecute, otherwise this field is ignored) tolerates the taint.
-  std::optional<std::int64_t> toleration_seconds{};
-  /// Value is the taint value the toleration matches to.
-  std::optional<std::string> value{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const Toleration&, const Toleration&) = default;
 };
 
 /// A topology selector requirement is a selector that matches given label.
@@ -5181,35 +5384,6 @@ struct TopologySelectorTerm {
 
   /// Field-by-field equality.
   friend bool operator==(const TopologySelectorTerm&, const TopologySelectorTerm&) = default;
-};
-
-/// TopologySpreadConstraint specifies how to spread matching pods among the given topology.
-struct TopologySpreadConstraint {
-  /// LabelSelector is used to find matching pods.
-  ::kubex::Box<::kubex::k8s::v1_35::meta::v1::LabelSelector> label_selector{};
-  /// MatchLabelKeys is a set of pod label keys to select the pods over which spreading will be
-  /// calculated.
-  std::vector<std::string> match_label_keys{};
-  /// MaxSkew describes the degree to which pods may be unevenly distributed.
-  std::int32_t max_skew{};
-  /// MinDomains indicates a minimum number of eligible domains.
-  std::optional<std::int32_t> min_domains{};
-  /// NodeAffinityPolicy indicates how we will treat Pod's nodeAffinity/nodeSelector when
-  /// calculating pod topology spread skew.
-  std::optional<TopologySpreadConstraintNodeAffinityPolicy> node_affinity_policy{};
-  /// NodeTaintsPolicy indicates how we will treat node taints when calculating pod topology
-  /// spread skew.
-  std::optional<TopologySpreadConstraintNodeTaintsPolicy> node_taints_policy{};
-  /// TopologyKey is the key of node labels.
-  std::string topology_key{};
-  /// WhenUnsatisfiable indicates how to deal with a pod if it doesn't satisfy the spread
-  /// constraint.
-  TopologySpreadConstraintWhenUnsatisfiable when_unsatisfiable{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const TopologySpreadConstraint&, const TopologySpreadConstraint&) = default;
 };
 
 /// TypedLocalObjectReference contains enough information to let you locate the typed referenced
@@ -5248,143 +5422,6 @@ struct TypedObjectReference {
   friend bool operator==(const TypedObjectReference&, const TypedObjectReference&) = default;
 };
 
-/// Volume represents a named volume in a pod that may be accessed by any container in the pod.
-struct Volume {
-  /// awsElasticBlockStore represents an AWS Disk resource that is attached to a kubelet's host
-  /// machine and then exposed to the pod.
-  ::kubex::Box<::kubex::k8s::v1_35::core::v1::AWSElasticBlockStoreVolumeSource> aws_elastic_block_store{};
-  /// azureDisk represents an Azure Data Disk mount on the host and bind mount to the pod.
-  ::kubex::Box<::kubex::k8s::v1_35::core::v1::AzureDiskVolumeSource> azure_disk{};
-  /// azureFile represents an Azure File Service mount on the host and bind mount to the pod.
-  ::kubex::Box<::kubex::k8s::v1_35::core::v1::AzureFileVolumeSource> azure_file{};
-  /// cephFS represents a Ceph FS mount on the host that shares a pod's lifetime.
-  ::kubex::Box<::kubex::k8s::v1_35::core::v1::CephFSVolumeSource> cephfs{};
-  /// cinder represents a cinder volume attached and mounted on kubelets host machine.
-  ::kubex::Box<::kubex::k8s::v1_35::core::v1::CinderVolumeSource> cinder{};
-  /// configMap represents a configMap that should populate this volume
-  ::kubex::Box<::kubex::k8s::v1_35::core::v1::ConfigMapVolumeSource> config_map{};
-  /// csi (Container Storage Interface) represents ephemeral storage that is handled by certain
-  /// external CSI drivers.
-  ::kubex::Box<::kubex::k8s::v1_35::core::v1::CSIVolumeSource> csi{};
-  /// downwardAPI represents downward API about the pod that should populate this volume
-  ::kubex::Box<::kubex::k8s::v1_35::core::v1::DownwardAPIVolumeSource> downward_api{};
-  /// emptyDir represents a temporary directory that shares a pod's lifetime.
-  ::kubex::Box<::kubex::k8s::v1_35::core::v1::EmptyDirVolumeSource> empty_dir{};
-  /// ephemeral represents a volume that is handled by a cluster storage driver.
-  ::kubex::Box<::kubex::k8s::v1_35::core::v1::EphemeralVolumeSource> ephemeral{};
-  /// fc represents a Fibre Channel resource that is attached to a kubelet's host machine and
-  /// then exposed to the pod.
-  ::kubex::Box<::kubex::k8s::v1_35::core::v1::FCVolumeSource> fc{};
-  /// flexVolume represents a generic volume resource that is provisioned/attached using an exec
-  /// based plugin.
-  ::kubex::Box<::kubex::k8s::v1_35::core::v1::FlexVolumeSource> flex_volume{};
-  /// flocker represents a Flocker volume attached to a kubelet's host machine.
-  ::kubex::Box<::kubex::k8s::v1_35::core::v1::FlockerVolumeSource> flocker{};
-  /// gcePersistentDisk represents a GCE Disk resource that is attached to a kubelet's host
-  /// machine and then exposed to the pod.
-  ::kubex::Box<::kubex::k8s::v1_35::core::v1::GCEPersistentDiskVolumeSource> gce_persistent_disk{};
-  /// gitRepo represents a git repository at a particular revision.
-  ::kubex::Box<::kubex::k8s::v1_35::core::v1::GitRepoVolumeSource> git_repo{};
-  /// glusterfs represents a Glusterfs mount on the host that shares a pod's lifetime.
-  ::kubex::Box<::kubex::k8s::v1_35::core::v1::GlusterfsVolumeSource> glusterfs{};
-  /// hostPath represents a pre-existing file or directory on the host machine that is directly
-  /// exposed to the container.
-  ::kubex::Box<::kubex::k8s::v1_35::core::v1::HostPathVolumeSource> host_path{};
-  /// image represents an OCI object (a container image or artifact) pulled and mounted on the
-  /// kubelet's host machine.
-  ::kubex::Box<::kubex::k8s::v1_35::core::v1::ImageVolumeSource> image{};
-  /// iscsi represents an ISCSI Disk resource that is attached to a kubelet's host machine and
-  /// then exposed to the pod.
-  ::kubex::Box<::kubex::k8s::v1_35::core::v1::ISCSIVolumeSource> iscsi{};
-  /// name of the volume.
-  std::string name{};
-  /// nfs represents an NFS mount on the host that shares a pod's lifetime More info:
-  /// https://kubernetes.io/docs/concepts/storage/volumes#nfs
-  ::kubex::Box<::kubex::k8s::v1_35::core::v1::NFSVolumeSource> nfs{};
-  /// persistentVolumeClaimVolumeSource represents a reference to a PersistentVolumeClaim in the
-  /// same namespace.
-  ::kubex::Box<::kubex::k8s::v1_35::core::v1::PersistentVolumeClaimVolumeSource> persistent_volume_claim{};
-  /// photonPersistentDisk represents a PhotonController persistent disk attached and mounted on
-  /// kubelets host machine.
-  ::kubex::Box<::kubex::k8s::v1_35::core::v1::PhotonPersistentDiskVolumeSource> photon_persistent_disk{};
-  /// portworxVolume represents a portworx volume attached and mounted on kubelets host machine.
-  ::kubex::Box<::kubex::k8s::v1_35::core::v1::PortworxVolumeSource> portworx_volume{};
-  /// projected items for all in one resources secrets, configmaps, and downward API
-  ::kubex::Box<::kubex::k8s::v1_35::core::v1::ProjectedVolumeSource> projected{};
-  /// quobyte represents a Quobyte mount on the host that shares a pod's lifetime.
-  ::kubex::Box<::kubex::k8s::v1_35::core::v1::QuobyteVolumeSource> quobyte{};
-  /// rbd represents a Rados Block Device mount on the host that shares a pod's lifetime.
-  ::kubex::Box<::kubex::k8s::v1_35::core::v1::RBDVolumeSource> rbd{};
-  /// scaleIO represents a ScaleIO persistent volume attached and mounted on Kubernetes nodes.
-  ::kubex::Box<::kubex::k8s::v1_35::core::v1::ScaleIOVolumeSource> scale_io{};
-  /// secret represents a secret that should populate this volume.
-  ::kubex::Box<::kubex::k8s::v1_35::core::v1::SecretVolumeSource> secret{};
-  /// storageOS represents a StorageOS volume attached and mounted on Kubernetes nodes.
-  ::kubex::Box<::kubex::k8s::v1_35::core::v1::StorageOSVolumeSource> storageos{};
-  /// vsphereVolume represents a vSphere volume attached and mounted on kubelets host machine.
-  ::kubex::Box<::kubex::k8s::v1_35::core::v1::VsphereVirtualDiskVolumeSource> vsphere_volume{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const Volume&, const Volume&) = default;
-};
-
-/// volumeDevice describes a mapping of a raw block device within a container.
-struct VolumeDevice {
-  /// devicePath is the path inside of the container that the device will be mapped to.
-  std::string device_path{};
-  /// name must match the name of a persistentVolumeClaim in the pod
-  std::string name{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const VolumeDevice&, const VolumeDevice&) = default;
-};
-
-/// VolumeMount describes a mounting of a Volume within a container.
-struct VolumeMount {
-  /// Path within the container at which the volume should be mounted.
-  std::string mount_path{};
-  /// mountPropagation determines how mounts are propagated from the host to container and the
-  /// other way around.
-  std::optional<VolumeMountMountPropagation> mount_propagation{};
-  /// This must match the Name of a Volume.
-  std::string name{};
-  /// Mounted read-only if true, read-write otherwise (false or unspecified).
-  std::optional<bool> read_only{};
-  /// RecursiveReadOnly specifies whether read-only mounts should be handled recursively.
-  std::optional<std::string> recursive_read_only{};
-  /// Path within the volume from which the container's volume should be mounted.
-  std::optional<std::string> sub_path{};
-  /// Expanded path within the volume from which the container's volume should be mounted.
-  std::optional<std::string> sub_path_expr{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const VolumeMount&, const VolumeMount&) = default;
-};
-
-/// VolumeMountStatus shows status of volume mounts.
-struct VolumeMountStatus {
-  /// MountPath corresponds to the original VolumeMount.
-  std::string mount_path{};
-  /// Name corresponds to the name of the original VolumeMount.
-  std::string name{};
-  /// ReadOnly corresponds to the original VolumeMount.
-  std::optional<bool> read_only{};
-  /// RecursiveReadOnly must be set to Disabled, Enabled, or unspecified (for non-readonly
-  /// mounts).
-  std::optional<std::string> recursive_read_only{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const VolumeMountStatus&, const VolumeMountStatus&) = default;
-};
-
 /// VolumeNodeAffinity defines constraints that limit what nodes this volume can be accessed
 /// from.
 struct VolumeNodeAffinity {
@@ -5395,29 +5432,6 @@ struct VolumeNodeAffinity {
 
   /// Field-by-field equality.
   friend bool operator==(const VolumeNodeAffinity&, const VolumeNodeAffinity&) = default;
-};
-
-/// Projection that may be projected along with other supported volume types.
-struct VolumeProjection {
-  /// ClusterTrustBundle allows a pod to access the `.spec.trustBundle` field of
-  /// ClusterTrustBundle objects in an auto-updating file.
-  ::kubex::Box<::kubex::k8s::v1_35::core::v1::ClusterTrustBundleProjection> cluster_trust_bundle{};
-  /// configMap information about the configMap data to project
-  ::kubex::Box<::kubex::k8s::v1_35::core::v1::ConfigMapProjection> config_map{};
-  /// downwardAPI information about the downwardAPI data to project
-  ::kubex::Box<::kubex::k8s::v1_35::core::v1::DownwardAPIProjection> downward_api{};
-  /// Projects an auto-rotating credential bundle (private key and certificate chain) that the
-  /// pod can use either as a TLS client or server.
-  ::kubex::Box<::kubex::k8s::v1_35::core::v1::PodCertificateProjection> pod_certificate{};
-  /// secret information about the secret data to project
-  ::kubex::Box<::kubex::k8s::v1_35::core::v1::SecretProjection> secret{};
-  /// serviceAccountToken is information about the serviceAccountToken data to project
-  ::kubex::Box<::kubex::k8s::v1_35::core::v1::ServiceAccountTokenProjection> service_account_token{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const VolumeProjection&, const VolumeProjection&) = default;
 };
 
 /// VolumeResourceRequirements describes the storage resource requirements for a volume.
@@ -5449,20 +5463,6 @@ struct VsphereVirtualDiskVolumeSource {
 
   /// Field-by-field equality.
   friend bool operator==(const VsphereVirtualDiskVolumeSource&, const VsphereVirtualDiskVolumeSource&) = default;
-};
-
-/// The weights of all of the matched WeightedPodAffinityTerm fields are added per-node to find
-/// the most preferred node(s)
-struct WeightedPodAffinityTerm {
-  /// Required.
-  ::kubex::k8s::v1_35::core::v1::PodAffinityTerm pod_affinity_term{};
-  /// weight associated with matching the corresponding podAffinityTerm, in the range 1-100.
-  std::int32_t weight{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const WeightedPodAffinityTerm&, const WeightedPodAffinityTerm&) = default;
 };
 
 /// WindowsSecurityContextOptions contain Windows-specific options and credentials.

@@ -340,6 +340,29 @@ struct MatchCondition {
   friend bool operator==(const MatchCondition&, const MatchCondition&) = default;
 };
 
+/// NamedRuleWithOperations is a tuple of Operations and Resources with ResourceNames.
+struct NamedRuleWithOperations {
+  /// apiGroups is the API groups the resources belong to.
+  std::vector<std::string> api_groups{};
+  /// apiVersions is the API versions the resources belong to.
+  std::vector<std::string> api_versions{};
+  /// operations is the operations the admission hook cares about - CREATE, UPDATE, DELETE,
+  /// CONNECT or * for all of those operations and any future admission operations that are
+  /// added.
+  std::vector<NamedRuleWithOperationsOperationsItem> operations{};
+  /// resourceNames is an optional white list of names that the rule applies to.
+  std::vector<std::string> resource_names{};
+  /// resources is a list of resources this rule applies to.
+  std::vector<std::string> resources{};
+  /// scope specifies the scope of this rule.
+  std::optional<NamedRuleWithOperationsScope> scope{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const NamedRuleWithOperations&, const NamedRuleWithOperations&) = default;
+};
+
 /// MatchResources decides whether to run the admission control policy on an object based on
 /// whether it meets the match criteria.
 struct MatchResources {
@@ -455,6 +478,35 @@ struct MutatingAdmissionPolicyList {
   friend bool operator==(const MutatingAdmissionPolicyList&, const MutatingAdmissionPolicyList&) = default;
 };
 
+/// Mutation specifies the CEL expression which is used to apply the Mutation.
+struct Mutation {
+  /// applyConfiguration defines the desired configuration values of an object.
+  ::kubex::Box<::kubex::k8s::v1_36::admissionregistration::v1::ApplyConfiguration> apply_configuration{};
+  /// jsonPatch defines a [JSON patch](https://jsonpatch.com/) operation to perform a mutation
+  /// to the object.
+  ::kubex::Box<::kubex::k8s::v1_36::admissionregistration::v1::JSONPatch> json_patch{};
+  /// patchType indicates the patch strategy used.
+  MutationPatchType patch_type{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const Mutation&, const Mutation&) = default;
+};
+
+/// Variable is the definition of a variable that is used for composition.
+struct Variable {
+  /// expression is the expression that will be evaluated as the value of the variable.
+  std::string expression{};
+  /// name is the name of the variable.
+  std::string name{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const Variable&, const Variable&) = default;
+};
+
 /// MutatingAdmissionPolicySpec defines the desired behavior of the admission policy.
 struct MutatingAdmissionPolicySpec {
   /// failurePolicy defines how to handle failures for the admission policy.
@@ -494,6 +546,27 @@ struct WebhookClientConfig {
 
   /// Field-by-field equality.
   friend bool operator==(const WebhookClientConfig&, const WebhookClientConfig&) = default;
+};
+
+/// RuleWithOperations is a tuple of Operations and Resources.
+struct RuleWithOperations {
+  /// apiGroups is the API groups the resources belong to.
+  std::vector<std::string> api_groups{};
+  /// apiVersions is the API versions the resources belong to.
+  std::vector<std::string> api_versions{};
+  /// operations is the operations the admission hook cares about - CREATE, UPDATE, DELETE,
+  /// CONNECT or * for all of those operations and any future admission operations that are
+  /// added.
+  std::vector<RuleWithOperationsOperationsItem> operations{};
+  /// resources is a list of resources this rule applies to.
+  std::vector<std::string> resources{};
+  /// scope specifies the scope of this rule.
+  std::optional<RuleWithOperationsScope> scope{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const RuleWithOperations&, const RuleWithOperations&) = default;
 };
 
 /// MutatingWebhook describes an admission webhook and the resources and operations it applies
@@ -573,45 +646,6 @@ struct MutatingWebhookConfigurationList {
   friend bool operator==(const MutatingWebhookConfigurationList&, const MutatingWebhookConfigurationList&) = default;
 };
 
-/// Mutation specifies the CEL expression which is used to apply the Mutation.
-struct Mutation {
-  /// applyConfiguration defines the desired configuration values of an object.
-  ::kubex::Box<::kubex::k8s::v1_36::admissionregistration::v1::ApplyConfiguration> apply_configuration{};
-  /// jsonPatch defines a [JSON patch](https://jsonpatch.com/) operation to perform a mutation
-  /// to the object.
-  ::kubex::Box<::kubex::k8s::v1_36::admissionregistration::v1::JSONPatch> json_patch{};
-  /// patchType indicates the patch strategy used.
-  MutationPatchType patch_type{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const Mutation&, const Mutation&) = default;
-};
-
-/// NamedRuleWithOperations is a tuple of Operations and Resources with ResourceNames.
-struct NamedRuleWithOperations {
-  /// apiGroups is the API groups the resources belong to.
-  std::vector<std::string> api_groups{};
-  /// apiVersions is the API versions the resources belong to.
-  std::vector<std::string> api_versions{};
-  /// operations is the operations the admission hook cares about - CREATE, UPDATE, DELETE,
-  /// CONNECT or * for all of those operations and any future admission operations that are
-  /// added.
-  std::vector<NamedRuleWithOperationsOperationsItem> operations{};
-  /// resourceNames is an optional white list of names that the rule applies to.
-  std::vector<std::string> resource_names{};
-  /// resources is a list of resources this rule applies to.
-  std::vector<std::string> resources{};
-  /// scope specifies the scope of this rule.
-  std::optional<NamedRuleWithOperationsScope> scope{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const NamedRuleWithOperations&, const NamedRuleWithOperations&) = default;
-};
-
 /// ParamKind is a tuple of Group Kind and Version.
 struct ParamKind {
   /// apiVersion is the API group version the resources belong to.
@@ -642,27 +676,6 @@ struct ParamRef {
 
   /// Field-by-field equality.
   friend bool operator==(const ParamRef&, const ParamRef&) = default;
-};
-
-/// RuleWithOperations is a tuple of Operations and Resources.
-struct RuleWithOperations {
-  /// apiGroups is the API groups the resources belong to.
-  std::vector<std::string> api_groups{};
-  /// apiVersions is the API versions the resources belong to.
-  std::vector<std::string> api_versions{};
-  /// operations is the operations the admission hook cares about - CREATE, UPDATE, DELETE,
-  /// CONNECT or * for all of those operations and any future admission operations that are
-  /// added.
-  std::vector<RuleWithOperationsOperationsItem> operations{};
-  /// resources is a list of resources this rule applies to.
-  std::vector<std::string> resources{};
-  /// scope specifies the scope of this rule.
-  std::optional<RuleWithOperationsScope> scope{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const RuleWithOperations&, const RuleWithOperations&) = default;
 };
 
 /// ServiceReference holds a reference to Service.legacy.k8s.io
@@ -791,6 +804,24 @@ struct ValidatingAdmissionPolicyList {
   friend bool operator==(const ValidatingAdmissionPolicyList&, const ValidatingAdmissionPolicyList&) = default;
 };
 
+/// Validation specifies the CEL expression which is used to apply the validation.
+struct Validation {
+  /// expression represents the expression which will be evaluated by CEL.
+  std::string expression{};
+  /// message represents the message displayed when validation fails.
+  std::optional<std::string> message{};
+  /// messageExpression declares a CEL expression that evaluates to the validation failure
+  /// message that is returned when this rule fails.
+  std::optional<std::string> message_expression{};
+  /// reason represents a machine-readable description of why this validation failed.
+  std::optional<std::string> reason{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const Validation&, const Validation&) = default;
+};
+
 /// ValidatingAdmissionPolicySpec is the specification of the desired behavior of the
 /// AdmissionPolicy.
 struct ValidatingAdmissionPolicySpec {
@@ -904,37 +935,6 @@ struct ValidatingWebhookConfigurationList {
 
   /// Field-by-field equality.
   friend bool operator==(const ValidatingWebhookConfigurationList&, const ValidatingWebhookConfigurationList&) = default;
-};
-
-/// Validation specifies the CEL expression which is used to apply the validation.
-struct Validation {
-  /// expression represents the expression which will be evaluated by CEL.
-  std::string expression{};
-  /// message represents the message displayed when validation fails.
-  std::optional<std::string> message{};
-  /// messageExpression declares a CEL expression that evaluates to the validation failure
-  /// message that is returned when this rule fails.
-  std::optional<std::string> message_expression{};
-  /// reason represents a machine-readable description of why this validation failed.
-  std::optional<std::string> reason{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const Validation&, const Validation&) = default;
-};
-
-/// Variable is the definition of a variable that is used for composition.
-struct Variable {
-  /// expression is the expression that will be evaluated as the value of the variable.
-  std::string expression{};
-  /// name is the name of the variable.
-  std::string name{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const Variable&, const Variable&) = default;
 };
 
 // JSON codec, found by argument-dependent lookup (see kubex/core/json.hpp).

@@ -116,6 +116,46 @@ struct CustomResourceDefinitionNames {
   friend bool operator==(const CustomResourceDefinitionNames&, const CustomResourceDefinitionNames&) = default;
 };
 
+/// SelectableField specifies the JSON path of a field that may be used with field selectors.
+struct SelectableField {
+  /// jsonPath is a simple JSON path which is evaluated against each custom resource to produce
+  /// a field selector value.
+  std::string json_path{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const SelectableField&, const SelectableField&) = default;
+};
+
+/// CustomResourceDefinitionVersion describes a version for CRD.
+struct CustomResourceDefinitionVersion {
+  /// additionalPrinterColumns specifies additional columns returned in Table output.
+  std::vector<::kubex::k8s::v1_36::apiextensions::v1::CustomResourceColumnDefinition> additional_printer_columns{};
+  /// deprecated indicates this version of the custom resource API is deprecated.
+  std::optional<bool> deprecated{};
+  /// deprecationWarning overrides the default warning returned to API clients.
+  std::optional<std::string> deprecation_warning{};
+  /// name is the version name, e.g.
+  std::string name{};
+  /// schema describes the schema used for validation, pruning, and defaulting of this version
+  /// of the custom resource.
+  ::kubex::Box<::kubex::k8s::v1_36::apiextensions::v1::CustomResourceValidation> schema{};
+  /// selectableFields specifies paths to fields that may be used as field selectors.
+  std::vector<::kubex::k8s::v1_36::apiextensions::v1::SelectableField> selectable_fields{};
+  /// served is a flag enabling/disabling this version from being served via REST APIs
+  bool served{};
+  /// storage indicates this version should be used when persisting custom resources to storage.
+  bool storage{};
+  /// subresources specify what subresources this version of the defined custom resource have.
+  ::kubex::Box<::kubex::k8s::v1_36::apiextensions::v1::CustomResourceSubresources> subresources{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const CustomResourceDefinitionVersion&, const CustomResourceDefinitionVersion&) = default;
+};
+
 /// CustomResourceDefinitionSpec describes how a user wants their resource to appear
 struct CustomResourceDefinitionSpec {
   /// conversion defines conversion settings for the CRD.
@@ -215,34 +255,6 @@ struct CustomResourceDefinitionStatus {
   friend bool operator==(const CustomResourceDefinitionStatus&, const CustomResourceDefinitionStatus&) = default;
 };
 
-/// CustomResourceDefinitionVersion describes a version for CRD.
-struct CustomResourceDefinitionVersion {
-  /// additionalPrinterColumns specifies additional columns returned in Table output.
-  std::vector<::kubex::k8s::v1_36::apiextensions::v1::CustomResourceColumnDefinition> additional_printer_columns{};
-  /// deprecated indicates this version of the custom resource API is deprecated.
-  std::optional<bool> deprecated{};
-  /// deprecationWarning overrides the default warning returned to API clients.
-  std::optional<std::string> deprecation_warning{};
-  /// name is the version name, e.g.
-  std::string name{};
-  /// schema describes the schema used for validation, pruning, and defaulting of this version
-  /// of the custom resource.
-  ::kubex::Box<::kubex::k8s::v1_36::apiextensions::v1::CustomResourceValidation> schema{};
-  /// selectableFields specifies paths to fields that may be used as field selectors.
-  std::vector<::kubex::k8s::v1_36::apiextensions::v1::SelectableField> selectable_fields{};
-  /// served is a flag enabling/disabling this version from being served via REST APIs
-  bool served{};
-  /// storage indicates this version should be used when persisting custom resources to storage.
-  bool storage{};
-  /// subresources specify what subresources this version of the defined custom resource have.
-  ::kubex::Box<::kubex::k8s::v1_36::apiextensions::v1::CustomResourceSubresources> subresources{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const CustomResourceDefinitionVersion&, const CustomResourceDefinitionVersion&) = default;
-};
-
 /// CustomResourceSubresourceScale defines how to serve the scale subresource for
 /// CustomResources.
 struct CustomResourceSubresourceScale {
@@ -296,6 +308,30 @@ struct ExternalDocumentation {
 
   /// Field-by-field equality.
   friend bool operator==(const ExternalDocumentation&, const ExternalDocumentation&) = default;
+};
+
+/// ValidationRule describes a validation rule written in the CEL expression language.
+struct ValidationRule {
+  /// fieldPath represents the field path returned when the validation fails.
+  std::optional<std::string> field_path{};
+  /// Message represents the message displayed when validation fails.
+  std::optional<std::string> message{};
+  /// MessageExpression declares a CEL expression that evaluates to the validation failure
+  /// message that is returned when this rule fails.
+  std::optional<std::string> message_expression{};
+  /// optionalOldSelf is used to opt a transition rule into evaluation even when the object is
+  /// first created, or if the old object is missing the value.
+  std::optional<bool> optional_old_self{};
+  /// reason provides a machine-readable validation failure reason that is returned to the
+  /// caller when a request fails this validation rule.
+  std::optional<ValidationRuleReason> reason{};
+  /// Rule represents the expression which will be evaluated by CEL.
+  std::string rule{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const ValidationRule&, const ValidationRule&) = default;
 };
 
 /// JSONSchemaProps is a JSON-Schema following Specification Draft 4 (http://json-schema.org/).
@@ -364,18 +400,6 @@ struct JSONSchemaProps {
   friend bool operator==(const JSONSchemaProps&, const JSONSchemaProps&) = default;
 };
 
-/// SelectableField specifies the JSON path of a field that may be used with field selectors.
-struct SelectableField {
-  /// jsonPath is a simple JSON path which is evaluated against each custom resource to produce
-  /// a field selector value.
-  std::string json_path{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const SelectableField&, const SelectableField&) = default;
-};
-
 /// ServiceReference holds a reference to Service.legacy.k8s.io
 struct ServiceReference {
   /// name is the name of the service.
@@ -391,30 +415,6 @@ struct ServiceReference {
 
   /// Field-by-field equality.
   friend bool operator==(const ServiceReference&, const ServiceReference&) = default;
-};
-
-/// ValidationRule describes a validation rule written in the CEL expression language.
-struct ValidationRule {
-  /// fieldPath represents the field path returned when the validation fails.
-  std::optional<std::string> field_path{};
-  /// Message represents the message displayed when validation fails.
-  std::optional<std::string> message{};
-  /// MessageExpression declares a CEL expression that evaluates to the validation failure
-  /// message that is returned when this rule fails.
-  std::optional<std::string> message_expression{};
-  /// optionalOldSelf is used to opt a transition rule into evaluation even when the object is
-  /// first created, or if the old object is missing the value.
-  std::optional<bool> optional_old_self{};
-  /// reason provides a machine-readable validation failure reason that is returned to the
-  /// caller when a request fails this validation rule.
-  std::optional<ValidationRuleReason> reason{};
-  /// Rule represents the expression which will be evaluated by CEL.
-  std::string rule{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const ValidationRule&, const ValidationRule&) = default;
 };
 
 /// WebhookClientConfig contains the information to make a TLS connection with the webhook.

@@ -220,6 +220,33 @@ struct HPAScalingRules {
   friend bool operator==(const HPAScalingRules&, const HPAScalingRules&) = default;
 };
 
+/// MetricSpec specifies how to scale based on a single metric (only `type` and one other
+/// matching field should be set at once).
+struct MetricSpec {
+  /// containerResource refers to a resource metric (such as those specified in requests and
+  /// limits) known to Kubernetes describing a single container in each pod of the current scale
+  /// target (e.g.
+  ::kubex::Box<::kubex::k8s::v1_36::autoscaling::v2::ContainerResourceMetricSource> container_resource{};
+  /// external refers to a global metric that is not associated with any Kubernetes object.
+  ::kubex::Box<::kubex::k8s::v1_36::autoscaling::v2::ExternalMetricSource> external{};
+  /// object refers to a metric describing a single kubernetes object (for example, hits-per-
+  /// second on an Ingress object).
+  ::kubex::Box<::kubex::k8s::v1_36::autoscaling::v2::ObjectMetricSource> object{};
+  /// pods refers to a metric describing each pod in the current scale target (for example,
+  /// transactions-processed-per-second).
+  ::kubex::Box<::kubex::k8s::v1_36::autoscaling::v2::PodsMetricSource> pods{};
+  /// resource refers to a resource metric (such as those specified in requests and limits)
+  /// known to Kubernetes describing each pod in the current scale target (e.g.
+  ::kubex::Box<::kubex::k8s::v1_36::autoscaling::v2::ResourceMetricSource> resource{};
+  /// type is the type of metric source.
+  std::string type{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const MetricSpec&, const MetricSpec&) = default;
+};
+
 /// HorizontalPodAutoscalerSpec describes the desired functionality of the
 /// HorizontalPodAutoscaler.
 struct HorizontalPodAutoscalerSpec {
@@ -317,58 +344,6 @@ struct HorizontalPodAutoscalerList {
   friend bool operator==(const HorizontalPodAutoscalerList&, const HorizontalPodAutoscalerList&) = default;
 };
 
-/// HorizontalPodAutoscalerStatus describes the current status of a horizontal pod autoscaler.
-struct HorizontalPodAutoscalerStatus {
-  /// conditions is the set of conditions required for this autoscaler to scale its target, and
-  /// indicates whether or not those conditions are met.
-  std::vector<::kubex::k8s::v1_36::autoscaling::v2::HorizontalPodAutoscalerCondition> conditions{};
-  /// currentMetrics is the last read state of the metrics used by this autoscaler.
-  std::vector<::kubex::k8s::v1_36::autoscaling::v2::MetricStatus> current_metrics{};
-  /// currentReplicas is current number of replicas of pods managed by this autoscaler, as last
-  /// seen by the autoscaler.
-  std::optional<std::int32_t> current_replicas{};
-  /// desiredReplicas is the desired number of replicas of pods managed by this autoscaler, as
-  /// last calculated by the autoscaler.
-  std::int32_t desired_replicas{};
-  /// lastScaleTime is the last time the HorizontalPodAutoscaler scaled the number of pods, used
-  /// by the autoscaler to control how often the number of pods is changed.
-  std::optional<::kubex::Time> last_scale_time{};
-  /// observedGeneration is the most recent generation observed by this autoscaler.
-  std::optional<std::int64_t> observed_generation{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const HorizontalPodAutoscalerStatus&, const HorizontalPodAutoscalerStatus&) = default;
-};
-
-/// MetricSpec specifies how to scale based on a single metric (only `type` and one other
-/// matching field should be set at once).
-struct MetricSpec {
-  /// containerResource refers to a resource metric (such as those specified in requests and
-  /// limits) known to Kubernetes describing a single container in each pod of the current scale
-  /// target (e.g.
-  ::kubex::Box<::kubex::k8s::v1_36::autoscaling::v2::ContainerResourceMetricSource> container_resource{};
-  /// external refers to a global metric that is not associated with any Kubernetes object.
-  ::kubex::Box<::kubex::k8s::v1_36::autoscaling::v2::ExternalMetricSource> external{};
-  /// object refers to a metric describing a single kubernetes object (for example, hits-per-
-  /// second on an Ingress object).
-  ::kubex::Box<::kubex::k8s::v1_36::autoscaling::v2::ObjectMetricSource> object{};
-  /// pods refers to a metric describing each pod in the current scale target (for example,
-  /// transactions-processed-per-second).
-  ::kubex::Box<::kubex::k8s::v1_36::autoscaling::v2::PodsMetricSource> pods{};
-  /// resource refers to a resource metric (such as those specified in requests and limits)
-  /// known to Kubernetes describing each pod in the current scale target (e.g.
-  ::kubex::Box<::kubex::k8s::v1_36::autoscaling::v2::ResourceMetricSource> resource{};
-  /// type is the type of metric source.
-  std::string type{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const MetricSpec&, const MetricSpec&) = default;
-};
-
 /// MetricStatus describes the last-read state of a single metric.
 struct MetricStatus {
   /// container resource refers to a resource metric (such as those specified in requests and
@@ -393,6 +368,31 @@ struct MetricStatus {
 
   /// Field-by-field equality.
   friend bool operator==(const MetricStatus&, const MetricStatus&) = default;
+};
+
+/// HorizontalPodAutoscalerStatus describes the current status of a horizontal pod autoscaler.
+struct HorizontalPodAutoscalerStatus {
+  /// conditions is the set of conditions required for this autoscaler to scale its target, and
+  /// indicates whether or not those conditions are met.
+  std::vector<::kubex::k8s::v1_36::autoscaling::v2::HorizontalPodAutoscalerCondition> conditions{};
+  /// currentMetrics is the last read state of the metrics used by this autoscaler.
+  std::vector<::kubex::k8s::v1_36::autoscaling::v2::MetricStatus> current_metrics{};
+  /// currentReplicas is current number of replicas of pods managed by this autoscaler, as last
+  /// seen by the autoscaler.
+  std::optional<std::int32_t> current_replicas{};
+  /// desiredReplicas is the desired number of replicas of pods managed by this autoscaler, as
+  /// last calculated by the autoscaler.
+  std::int32_t desired_replicas{};
+  /// lastScaleTime is the last time the HorizontalPodAutoscaler scaled the number of pods, used
+  /// by the autoscaler to control how often the number of pods is changed.
+  std::optional<::kubex::Time> last_scale_time{};
+  /// observedGeneration is the most recent generation observed by this autoscaler.
+  std::optional<std::int64_t> observed_generation{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const HorizontalPodAutoscalerStatus&, const HorizontalPodAutoscalerStatus&) = default;
 };
 
 /// ObjectMetricSource indicates how to scale on a metric describing a kubernetes object (for

@@ -100,6 +100,28 @@ struct EndpointConditions {
   friend bool operator==(const EndpointConditions&, const EndpointConditions&) = default;
 };
 
+/// ForNode provides information about which nodes should consume this endpoint.
+struct ForNode {
+  /// name represents the name of the node.
+  std::string name{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const ForNode&, const ForNode&) = default;
+};
+
+/// ForZone provides information about which zones should consume this endpoint.
+struct ForZone {
+  /// name represents the name of the zone.
+  std::string name{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const ForZone&, const ForZone&) = default;
+};
+
 /// EndpointHints provides hints describing how an endpoint should be consumed.
 struct EndpointHints {
   /// forNodes indicates the node(s) this endpoint should be consumed by when using topology
@@ -168,28 +190,6 @@ struct EndpointSliceList {
 
   /// Field-by-field equality.
   friend bool operator==(const EndpointSliceList&, const EndpointSliceList&) = default;
-};
-
-/// ForNode provides information about which nodes should consume this endpoint.
-struct ForNode {
-  /// name represents the name of the node.
-  std::string name{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const ForNode&, const ForNode&) = default;
-};
-
-/// ForZone provides information about which zones should consume this endpoint.
-struct ForZone {
-  /// name represents the name of the zone.
-  std::string name{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const ForZone&, const ForZone&) = default;
 };
 
 // JSON codec, found by argument-dependent lookup (see kubex/core/json.hpp).

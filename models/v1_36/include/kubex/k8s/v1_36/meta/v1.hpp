@@ -38,6 +38,8 @@ struct ListMeta;
 struct ManagedFieldsEntry;
 struct ObjectMeta;
 struct OwnerReference;
+struct PartialObjectMetadata;
+struct PartialObjectMetadataList;
 struct Preconditions;
 struct ServerAddressByClientCIDR;
 struct ShardInfo;
@@ -45,6 +47,34 @@ struct Status;
 struct StatusCause;
 struct StatusDetails;
 struct WatchEvent;
+
+/// GroupVersion contains the "group/version" and "version" string of a version.
+struct GroupVersionForDiscovery {
+  /// groupVersion specifies the API group and version in the form "group/version"
+  std::string group_version{};
+  /// version specifies the version in the form of "version".
+  std::string version{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const GroupVersionForDiscovery&, const GroupVersionForDiscovery&) = default;
+};
+
+/// ServerAddressByClientCIDR helps the client to determine the server address that they should
+/// use, depending on the clientCIDR that they match.
+struct ServerAddressByClientCIDR {
+  /// The CIDR with which clients can match their IP to figure out the server address that they
+  /// should use.
+  std::string client_cidr{};
+  /// Address of this server, suitable for a client that matches the above CIDR.
+  std::string server_address{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const ServerAddressByClientCIDR&, const ServerAddressByClientCIDR&) = default;
+};
 
 /// APIGroup contains the name, the supported versions, and the preferred version of a group.
 struct APIGroup {
@@ -226,32 +256,6 @@ struct GroupResource {
   friend bool operator==(const GroupResource&, const GroupResource&) = default;
 };
 
-/// GroupVersion contains the "group/version" and "version" string of a version.
-struct GroupVersionForDiscovery {
-  /// groupVersion specifies the API group and version in the form "group/version"
-  std::string group_version{};
-  /// version specifies the version in the form of "version".
-  std::string version{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const GroupVersionForDiscovery&, const GroupVersionForDiscovery&) = default;
-};
-
-/// A label selector is a label query over a set of resources.
-struct LabelSelector {
-  /// matchExpressions is a list of label selector requirements.
-  std::vector<::kubex::k8s::v1_36::meta::v1::LabelSelectorRequirement> match_expressions{};
-  /// matchLabels is a map of {key,value} pairs.
-  std::map<std::string, std::string> match_labels{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const LabelSelector&, const LabelSelector&) = default;
-};
-
 /// A label selector requirement is a selector that contains values, a key, and an operator that
 /// relates the key and values.
 struct LabelSelectorRequirement {
@@ -266,6 +270,19 @@ struct LabelSelectorRequirement {
 
   /// Field-by-field equality.
   friend bool operator==(const LabelSelectorRequirement&, const LabelSelectorRequirement&) = default;
+};
+
+/// A label selector is a label query over a set of resources.
+struct LabelSelector {
+  /// matchExpressions is a list of label selector requirements.
+  std::vector<::kubex::k8s::v1_36::meta::v1::LabelSelectorRequirement> match_expressions{};
+  /// matchLabels is a map of {key,value} pairs.
+  std::map<std::string, std::string> match_labels{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const LabelSelector&, const LabelSelector&) = default;
 };
 
 /// ListMeta describes metadata that synthetic resources must have, including lists and various
@@ -318,6 +335,28 @@ struct ManagedFieldsEntry {
   friend bool operator==(const ManagedFieldsEntry&, const ManagedFieldsEntry&) = default;
 };
 
+/// OwnerReference contains enough information to let you identify an owning object.
+struct OwnerReference {
+  /// API version of the referent.
+  std::string api_version{};
+  /// Kind of the referent.
+  std::string kind{};
+  /// If true, AND if the owner has the "foregroundDeletion" finalizer, then the owner cannot be
+  /// deleted from the key-value store until this reference is removed.
+  std::optional<bool> block_owner_deletion{};
+  /// If true, this reference points to the managing controller.
+  std::optional<bool> controller{};
+  /// Name of the referent.
+  std::string name{};
+  /// UID of the referent.
+  std::string uid{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const OwnerReference&, const OwnerReference&) = default;
+};
+
 /// ObjectMeta is metadata that all persisted resources must have, which includes all objects
 /// users must create.
 struct ObjectMeta {
@@ -366,26 +405,37 @@ struct ObjectMeta {
   friend bool operator==(const ObjectMeta&, const ObjectMeta&) = default;
 };
 
-/// OwnerReference contains enough information to let you identify an owning object.
-struct OwnerReference {
-  /// API version of the referent.
-  std::string api_version{};
-  /// Kind of the referent.
-  std::string kind{};
-  /// If true, AND if the owner has the "foregroundDeletion" finalizer, then the owner cannot be
-  /// deleted from the key-value store until this reference is removed.
-  std::optional<bool> block_owner_deletion{};
-  /// If true, this reference points to the managing controller.
-  std::optional<bool> controller{};
-  /// Name of the referent.
-  std::string name{};
-  /// UID of the referent.
-  std::string uid{};
+/// PartialObjectMetadata is any object with only its metadata: what metadata-only gets, lists
+/// and watches return.
+struct PartialObjectMetadata {
+  /// APIVersion is meta.k8s.io/v1.
+  std::string api_version{"meta.k8s.io/v1"};
+  /// Kind names the representation.
+  std::string kind{"PartialObjectMetadata"};
+  /// Standard object metadata.
+  ::kubex::k8s::v1_36::meta::v1::ObjectMeta metadata{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
   /// Field-by-field equality.
-  friend bool operator==(const OwnerReference&, const OwnerReference&) = default;
+  friend bool operator==(const PartialObjectMetadata&, const PartialObjectMetadata&) = default;
+};
+
+/// PartialObjectMetadataList is a list of objects with only their metadata.
+struct PartialObjectMetadataList {
+  /// APIVersion is meta.k8s.io/v1.
+  std::string api_version{"meta.k8s.io/v1"};
+  /// Kind names the representation.
+  std::string kind{"PartialObjectMetadataList"};
+  /// Standard list metadata.
+  ::kubex::k8s::v1_36::meta::v1::ListMeta metadata{};
+  /// items holds the objects' metadata.
+  std::vector<::kubex::k8s::v1_36::meta::v1::PartialObjectMetadata> items{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const PartialObjectMetadataList&, const PartialObjectMetadataList&) = default;
 };
 
 /// Preconditions must be fulfilled before an operation (update, delete, etc.) is carried out.
@@ -399,21 +449,6 @@ struct Preconditions {
 
   /// Field-by-field equality.
   friend bool operator==(const Preconditions&, const Preconditions&) = default;
-};
-
-/// ServerAddressByClientCIDR helps the client to determine the server address that they should
-/// use, depending on the clientCIDR that they match.
-struct ServerAddressByClientCIDR {
-  /// The CIDR with which clients can match their IP to figure out the server address that they
-  /// should use.
-  std::string client_cidr{};
-  /// Address of this server, suitable for a client that matches the above CIDR.
-  std::string server_address{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const ServerAddressByClientCIDR&, const ServerAddressByClientCIDR&) = default;
 };
 
 /// ShardInfo describes the shard selector that was applied to produce a list response.
@@ -537,6 +572,10 @@ void kubex_read(::kubex::json::Reader& r, ObjectMeta& o);
 void kubex_write(::kubex::json::Writer& w, const ObjectMeta& o);
 void kubex_read(::kubex::json::Reader& r, OwnerReference& o);
 void kubex_write(::kubex::json::Writer& w, const OwnerReference& o);
+void kubex_read(::kubex::json::Reader& r, PartialObjectMetadata& o);
+void kubex_write(::kubex::json::Writer& w, const PartialObjectMetadata& o);
+void kubex_read(::kubex::json::Reader& r, PartialObjectMetadataList& o);
+void kubex_write(::kubex::json::Writer& w, const PartialObjectMetadataList& o);
 void kubex_read(::kubex::json::Reader& r, Preconditions& o);
 void kubex_write(::kubex::json::Writer& w, const Preconditions& o);
 void kubex_read(::kubex::json::Reader& r, ServerAddressByClientCIDR& o);

@@ -47,6 +47,26 @@ struct AggregationRule {
   friend bool operator==(const AggregationRule&, const AggregationRule&) = default;
 };
 
+/// PolicyRule holds information that describes a policy rule, but does not contain information
+/// about who the rule applies to or which namespace the rule applies to.
+struct PolicyRule {
+  /// APIGroups is the name of the APIGroup that contains the resources.
+  std::vector<std::string> api_groups{};
+  /// NonResourceURLs is a set of partial urls that a user should have access to.
+  std::vector<std::string> non_resource_urls{};
+  /// ResourceNames is an optional white list of names that the rule applies to.
+  std::vector<std::string> resource_names{};
+  /// Resources is a list of resources this rule applies to.
+  std::vector<std::string> resources{};
+  /// Verbs is a list of Verbs that apply to ALL the ResourceKinds contained in this rule.
+  std::vector<std::string> verbs{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const PolicyRule&, const PolicyRule&) = default;
+};
+
 /// ClusterRole is a cluster level, logical grouping of PolicyRules that can be referenced as a
 /// unit by a RoleBinding or ClusterRoleBinding.
 struct ClusterRole {
@@ -81,6 +101,23 @@ struct RoleRef {
 
   /// Field-by-field equality.
   friend bool operator==(const RoleRef&, const RoleRef&) = default;
+};
+
+/// Subject contains a reference to the object or user identities a role binding applies to.
+struct Subject {
+  /// Kind of object being referenced.
+  std::string kind{};
+  /// APIGroup holds the API group of the referenced subject.
+  std::optional<std::string> api_group{};
+  /// Name of the object being referenced.
+  std::string name{};
+  /// Namespace of the referenced object.
+  std::optional<std::string> namespace_{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const Subject&, const Subject&) = default;
 };
 
 /// ClusterRoleBinding references a ClusterRole, but not contain it.
@@ -134,26 +171,6 @@ struct ClusterRoleList {
 
   /// Field-by-field equality.
   friend bool operator==(const ClusterRoleList&, const ClusterRoleList&) = default;
-};
-
-/// PolicyRule holds information that describes a policy rule, but does not contain information
-/// about who the rule applies to or which namespace the rule applies to.
-struct PolicyRule {
-  /// APIGroups is the name of the APIGroup that contains the resources.
-  std::vector<std::string> api_groups{};
-  /// NonResourceURLs is a set of partial urls that a user should have access to.
-  std::vector<std::string> non_resource_urls{};
-  /// ResourceNames is an optional white list of names that the rule applies to.
-  std::vector<std::string> resource_names{};
-  /// Resources is a list of resources this rule applies to.
-  std::vector<std::string> resources{};
-  /// Verbs is a list of Verbs that apply to ALL the ResourceKinds contained in this rule.
-  std::vector<std::string> verbs{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const PolicyRule&, const PolicyRule&) = default;
 };
 
 /// Role is a namespaced, logical grouping of PolicyRules that can be referenced as a unit by a
@@ -226,23 +243,6 @@ struct RoleList {
 
   /// Field-by-field equality.
   friend bool operator==(const RoleList&, const RoleList&) = default;
-};
-
-/// Subject contains a reference to the object or user identities a role binding applies to.
-struct Subject {
-  /// Kind of object being referenced.
-  std::string kind{};
-  /// APIGroup holds the API group of the referenced subject.
-  std::optional<std::string> api_group{};
-  /// Name of the object being referenced.
-  std::string name{};
-  /// Namespace of the referenced object.
-  std::optional<std::string> namespace_{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const Subject&, const Subject&) = default;
 };
 
 // JSON codec, found by argument-dependent lookup (see kubex/core/json.hpp).

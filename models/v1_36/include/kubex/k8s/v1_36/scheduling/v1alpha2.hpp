@@ -89,6 +89,24 @@ struct PodGroupSchedulingPolicy {
   friend bool operator==(const PodGroupSchedulingPolicy&, const PodGroupSchedulingPolicy&) = default;
 };
 
+/// PodGroupResourceClaim references exactly one ResourceClaim, either directly or by naming a
+/// ResourceClaimTemplate which is then turned into a ResourceClaim for the PodGroup.
+struct PodGroupResourceClaim {
+  /// Name uniquely identifies this resource claim inside the PodGroup.
+  std::string name{};
+  /// ResourceClaimName is the name of a ResourceClaim object in the same namespace as this
+  /// PodGroup.
+  std::optional<std::string> resource_claim_name{};
+  /// ResourceClaimTemplateName is the name of a ResourceClaimTemplate object in the same
+  /// namespace as this PodGroup.
+  std::optional<std::string> resource_claim_template_name{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const PodGroupResourceClaim&, const PodGroupResourceClaim&) = default;
+};
+
 /// PodGroupSpec defines the desired state of a PodGroup.
 struct PodGroupSpec {
   /// DisruptionMode defines the mode in which a given PodGroup can be disrupted.
@@ -149,24 +167,6 @@ struct PodGroupList {
   friend bool operator==(const PodGroupList&, const PodGroupList&) = default;
 };
 
-/// PodGroupResourceClaim references exactly one ResourceClaim, either directly or by naming a
-/// ResourceClaimTemplate which is then turned into a ResourceClaim for the PodGroup.
-struct PodGroupResourceClaim {
-  /// Name uniquely identifies this resource claim inside the PodGroup.
-  std::string name{};
-  /// ResourceClaimName is the name of a ResourceClaim object in the same namespace as this
-  /// PodGroup.
-  std::optional<std::string> resource_claim_name{};
-  /// ResourceClaimTemplateName is the name of a ResourceClaimTemplate object in the same
-  /// namespace as this PodGroup.
-  std::optional<std::string> resource_claim_template_name{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const PodGroupResourceClaim&, const PodGroupResourceClaim&) = default;
-};
-
 /// PodGroupResourceClaimStatus is stored in the PodGroupStatus for each PodGroupResourceClaim
 /// which references a ResourceClaimTemplate.
 struct PodGroupResourceClaimStatus {
@@ -180,6 +180,17 @@ struct PodGroupResourceClaimStatus {
 
   /// Field-by-field equality.
   friend bool operator==(const PodGroupResourceClaimStatus&, const PodGroupResourceClaimStatus&) = default;
+};
+
+/// TopologyConstraint defines a topology constraint for a PodGroup.
+struct TopologyConstraint {
+  /// Key specifies the key of the node label representing the topology domain.
+  std::string key{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const TopologyConstraint&, const TopologyConstraint&) = default;
 };
 
 /// PodGroupSchedulingConstraints defines scheduling constraints (e.g.
@@ -240,17 +251,6 @@ struct PodGroupTemplateReference {
 
   /// Field-by-field equality.
   friend bool operator==(const PodGroupTemplateReference&, const PodGroupTemplateReference&) = default;
-};
-
-/// TopologyConstraint defines a topology constraint for a PodGroup.
-struct TopologyConstraint {
-  /// Key specifies the key of the node label representing the topology domain.
-  std::string key{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const TopologyConstraint&, const TopologyConstraint&) = default;
 };
 
 /// TypedLocalObjectReference allows to reference typed object inside the same namespace.

@@ -161,6 +161,29 @@ struct MatchCondition {
   friend bool operator==(const MatchCondition&, const MatchCondition&) = default;
 };
 
+/// NamedRuleWithOperations is a tuple of Operations and Resources with ResourceNames.
+struct NamedRuleWithOperations {
+  /// apiGroups is the API groups the resources belong to.
+  std::vector<std::string> api_groups{};
+  /// apiVersions is the API versions the resources belong to.
+  std::vector<std::string> api_versions{};
+  /// operations is the operations the admission hook cares about - CREATE, UPDATE, DELETE,
+  /// CONNECT or * for all of those operations and any future admission operations that are
+  /// added.
+  std::vector<NamedRuleWithOperationsOperationsItem> operations{};
+  /// resourceNames is an optional white list of names that the rule applies to.
+  std::vector<std::string> resource_names{};
+  /// resources is a list of resources this rule applies to.
+  std::vector<std::string> resources{};
+  /// scope specifies the scope of this rule.
+  std::optional<NamedRuleWithOperationsScope> scope{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const NamedRuleWithOperations&, const NamedRuleWithOperations&) = default;
+};
+
 /// MatchResources decides whether to run the admission control policy on an object based on
 /// whether it meets the match criteria.
 struct MatchResources {
@@ -276,6 +299,35 @@ struct MutatingAdmissionPolicyList {
   friend bool operator==(const MutatingAdmissionPolicyList&, const MutatingAdmissionPolicyList&) = default;
 };
 
+/// Mutation specifies the CEL expression which is used to apply the Mutation.
+struct Mutation {
+  /// applyConfiguration defines the desired configuration values of an object.
+  ::kubex::Box<::kubex::k8s::v1_37::admissionregistration::v1alpha1::ApplyConfiguration> apply_configuration{};
+  /// jsonPatch defines a [JSON patch](https://jsonpatch.com/) operation to perform a mutation
+  /// to the object.
+  ::kubex::Box<::kubex::k8s::v1_37::admissionregistration::v1alpha1::JSONPatch> json_patch{};
+  /// patchType indicates the patch strategy used.
+  MutationPatchType patch_type{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const Mutation&, const Mutation&) = default;
+};
+
+/// Variable is the definition of a variable that is used for composition.
+struct Variable {
+  /// expression is the expression that will be evaluated as the value of the variable.
+  std::string expression{};
+  /// name is the name of the variable.
+  std::string name{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const Variable&, const Variable&) = default;
+};
+
 /// MutatingAdmissionPolicySpec is the specification of the desired behavior of the admission
 /// policy.
 struct MutatingAdmissionPolicySpec {
@@ -300,45 +352,6 @@ struct MutatingAdmissionPolicySpec {
 
   /// Field-by-field equality.
   friend bool operator==(const MutatingAdmissionPolicySpec&, const MutatingAdmissionPolicySpec&) = default;
-};
-
-/// Mutation specifies the CEL expression which is used to apply the Mutation.
-struct Mutation {
-  /// applyConfiguration defines the desired configuration values of an object.
-  ::kubex::Box<::kubex::k8s::v1_37::admissionregistration::v1alpha1::ApplyConfiguration> apply_configuration{};
-  /// jsonPatch defines a [JSON patch](https://jsonpatch.com/) operation to perform a mutation
-  /// to the object.
-  ::kubex::Box<::kubex::k8s::v1_37::admissionregistration::v1alpha1::JSONPatch> json_patch{};
-  /// patchType indicates the patch strategy used.
-  MutationPatchType patch_type{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const Mutation&, const Mutation&) = default;
-};
-
-/// NamedRuleWithOperations is a tuple of Operations and Resources with ResourceNames.
-struct NamedRuleWithOperations {
-  /// apiGroups is the API groups the resources belong to.
-  std::vector<std::string> api_groups{};
-  /// apiVersions is the API versions the resources belong to.
-  std::vector<std::string> api_versions{};
-  /// operations is the operations the admission hook cares about - CREATE, UPDATE, DELETE,
-  /// CONNECT or * for all of those operations and any future admission operations that are
-  /// added.
-  std::vector<NamedRuleWithOperationsOperationsItem> operations{};
-  /// resourceNames is an optional white list of names that the rule applies to.
-  std::vector<std::string> resource_names{};
-  /// resources is a list of resources this rule applies to.
-  std::vector<std::string> resources{};
-  /// scope specifies the scope of this rule.
-  std::optional<NamedRuleWithOperationsScope> scope{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const NamedRuleWithOperations&, const NamedRuleWithOperations&) = default;
 };
 
 /// ParamKind is a tuple of Group Kind and Version.
@@ -371,19 +384,6 @@ struct ParamRef {
 
   /// Field-by-field equality.
   friend bool operator==(const ParamRef&, const ParamRef&) = default;
-};
-
-/// Variable is the definition of a variable that is used for composition.
-struct Variable {
-  /// expression is the expression that will be evaluated as the value of the variable.
-  std::string expression{};
-  /// name is the name of the variable.
-  std::string name{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const Variable&, const Variable&) = default;
 };
 
 // JSON codec, found by argument-dependent lookup (see kubex/core/json.hpp).

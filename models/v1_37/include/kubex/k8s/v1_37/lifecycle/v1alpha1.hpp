@@ -246,27 +246,6 @@ struct EvictionRequestStatus {
   friend bool operator==(const EvictionRequestStatus&, const EvictionRequestStatus&) = default;
 };
 
-/// EvictionStatus represents the last observed status of the eviction request.
-struct EvictionStatus {
-  /// conditions contain information about the eviction request.
-  std::vector<::kubex::k8s::v1_37::meta::v1::Condition> conditions{};
-  /// observedGeneration is Eviction's .metadata.generation observed by the evictionrequest-
-  /// controller.
-  std::optional<std::int64_t> observed_generation{};
-  /// requesters allow you to identify the entities, that requested the eviction of the target.
-  std::vector<::kubex::k8s::v1_37::lifecycle::v1alpha1::Requester> requesters{};
-  /// responders represents the eviction process status of each declared responder.
-  std::vector<::kubex::k8s::v1_37::lifecycle::v1alpha1::ResponderStatus> responders{};
-  /// targetResponders reference responders that should eventually respond to this eviction to
-  /// help with the graceful eviction of a target.
-  std::vector<::kubex::k8s::v1_37::lifecycle::v1alpha1::TargetResponder> target_responders{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const EvictionStatus&, const EvictionStatus&) = default;
-};
-
 /// Requester allows you to identify the entity, that requested the eviction of the target.
 struct Requester {
   /// intent specifies the action that should be taken for the specified target.
@@ -320,6 +299,27 @@ struct TargetResponder {
 
   /// Field-by-field equality.
   friend bool operator==(const TargetResponder&, const TargetResponder&) = default;
+};
+
+/// EvictionStatus represents the last observed status of the eviction request.
+struct EvictionStatus {
+  /// conditions contain information about the eviction request.
+  std::vector<::kubex::k8s::v1_37::meta::v1::Condition> conditions{};
+  /// observedGeneration is Eviction's .metadata.generation observed by the evictionrequest-
+  /// controller.
+  std::optional<std::int64_t> observed_generation{};
+  /// requesters allow you to identify the entities, that requested the eviction of the target.
+  std::vector<::kubex::k8s::v1_37::lifecycle::v1alpha1::Requester> requesters{};
+  /// responders represents the eviction process status of each declared responder.
+  std::vector<::kubex::k8s::v1_37::lifecycle::v1alpha1::ResponderStatus> responders{};
+  /// targetResponders reference responders that should eventually respond to this eviction to
+  /// help with the graceful eviction of a target.
+  std::vector<::kubex::k8s::v1_37::lifecycle::v1alpha1::TargetResponder> target_responders{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const EvictionStatus&, const EvictionStatus&) = default;
 };
 
 // JSON codec, found by argument-dependent lookup (see kubex/core/json.hpp).

@@ -298,6 +298,98 @@ struct CounterSet {
   friend bool operator==(const CounterSet&, const CounterSet&) = default;
 };
 
+/// DeviceAttribute must have exactly one field set.
+struct DeviceAttribute {
+  /// BoolValue is a true/false value.
+  std::optional<bool> bool_{};
+  /// BoolValues is a non-empty list of true/false values.
+  std::vector<bool> bools{};
+  /// IntValue is a number.
+  std::optional<std::int64_t> int_{};
+  /// IntValues is a non-empty list of numbers.
+  std::vector<std::int64_t> ints{};
+  /// StringValue is a string.
+  std::optional<std::string> string{};
+  /// StringValues is a non-empty list of strings.
+  std::vector<std::string> strings{};
+  /// VersionValue is a semantic version according to semver.org spec 2.0.0.
+  std::optional<std::string> version{};
+  /// VersionValues is a non-empty list of semantic versions according to semver.org spec 2.0.0.
+  std::vector<std::string> versions{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const DeviceAttribute&, const DeviceAttribute&) = default;
+};
+
+/// DeviceCapacity describes a quantity associated with a device.
+struct DeviceCapacity {
+  /// RequestPolicy defines how this DeviceCapacity must be consumed when the device is allowed
+  /// to be shared by multiple allocations.
+  ::kubex::Box<::kubex::k8s::v1_37::resource::v1::CapacityRequestPolicy> request_policy{};
+  /// Value defines how much of a certain capacity that device has.
+  ::kubex::Quantity value{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const DeviceCapacity&, const DeviceCapacity&) = default;
+};
+
+/// DeviceCounterConsumption defines a set of counters that a device will consume from a
+/// CounterSet.
+struct DeviceCounterConsumption {
+  /// CompatibilityGroups is a list of opaque group names for this counter set consumption.
+  std::vector<std::string> compatibility_groups{};
+  /// CounterSet is the name of the set from which the counters defined will be consumed.
+  std::string counter_set{};
+  /// Counters defines the counters that will be consumed by the device.
+  std::map<std::string, ::kubex::k8s::v1_37::resource::v1::Counter> counters{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const DeviceCounterConsumption&, const DeviceCounterConsumption&) = default;
+};
+
+/// The device this taint is attached to has the "effect" on any claim which does not tolerate
+/// the taint and, through the claim, to pods using the claim.
+struct DeviceTaint {
+  /// The effect of the taint on claims that do not tolerate the taint and through such claims
+  /// on the pods using them.
+  DeviceTaintEffect effect{};
+  /// The taint key to be applied to a device.
+  std::string key{};
+  /// TimeAdded represents the time at which the taint was added or (only in a DeviceTaintRule)
+  /// the effect was modified.
+  std::optional<::kubex::Time> time_added{};
+  /// The taint value corresponding to the taint key.
+  std::optional<std::string> value{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const DeviceTaint&, const DeviceTaint&) = default;
+};
+
+/// NodeAllocatableResource defines the translation between the DRA device/capacity units
+/// requested to the corresponding quantity of the node allocatable resource.
+struct NodeAllocatableResource {
+  /// Mapping is used when the device directly models a node allocatable resource like standard
+  /// CPU or memory (e.g., with a CPU DRA driver).
+  ::kubex::Box<::kubex::k8s::v1_37::resource::v1::NodeAllocatableMapping> mapping{};
+  /// Overhead contains fields for modeling auxiliary overhead incurred on node allocatable
+  /// resources when allocating devices that are not themselves modeling a node allocatable
+  /// resource (e.g., host memory overhead for GPUs).
+  ::kubex::Box<::kubex::k8s::v1_37::resource::v1::NodeAllocatableOverhead> overhead{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const NodeAllocatableResource&, const NodeAllocatableResource&) = default;
+};
+
 /// Device represents one individual hardware instance that can be selected based on its
 /// attributes.
 struct Device {
@@ -354,6 +446,66 @@ struct DeviceAllocationConfiguration {
   friend bool operator==(const DeviceAllocationConfiguration&, const DeviceAllocationConfiguration&) = default;
 };
 
+/// The ResourceClaim this DeviceToleration is attached to tolerates any taint that matches the
+/// triple <key,value,effect> using the matching operator <operator>.
+struct DeviceToleration {
+  /// Effect indicates the taint effect to match.
+  std::optional<DeviceTolerationEffect> effect{};
+  /// Key is the taint key that the toleration applies to.
+  std::optional<std::string> key{};
+  /// Operator represents a key's relationship to the value.
+  std::optional<DeviceTolerationOperator> operator_{};
+  /// TolerationSeconds represents the period of time the toleration (which must be of effect
+  /// NoExecute, otherwise this field is ignored) tolerates the taint.
+  std::optional<std::int64_t> toleration_seconds{};
+  /// Value is the taint value the toleration matches to.
+  std::optional<std::string> value{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const DeviceToleration&, const DeviceToleration&) = default;
+};
+
+/// DeviceRequestAllocationResult contains the allocation result for one request.
+struct DeviceRequestAllocationResult {
+  /// AdminAccess indicates that this device was allocated for administrative access.
+  std::optional<bool> admin_access{};
+  /// BindingConditions contains a copy of the BindingConditions from the corresponding
+  /// ResourceSlice at the time of allocation.
+  std::vector<std::string> binding_conditions{};
+  /// BindingFailureConditions contains a copy of the BindingFailureConditions from the
+  /// corresponding ResourceSlice at the time of allocation.
+  std::vector<std::string> binding_failure_conditions{};
+  /// ConsumedCapacity tracks the amount of capacity consumed per device as part of the claim
+  /// request.
+  std::map<std::string, ::kubex::Quantity> consumed_capacity{};
+  /// Device references one device instance via its name in the driver's resource pool.
+  std::string device{};
+  /// Driver specifies the name of the DRA driver whose kubelet plugin should be invoked to
+  /// process the allocation once the claim is needed on a node.
+  std::string driver{};
+  /// This name together with the driver name and the device name field identify which device
+  /// was allocated (`<driver name>/<pool name>/<device name>`).
+  std::string pool{};
+  /// Request is the name of the request in the claim which caused this device to be allocated.
+  std::string request{};
+  /// ShareID uniquely identifies an individual allocation share of the device, used when the
+  /// device supports multiple simultaneous allocations.
+  std::optional<std::string> share_id{};
+  /// SkipNodeOperations lists node-local resource operations (gRPC calls) that will be skipped
+  /// for this allocated device when determining whether operations are necessary on the node.
+  std::vector<DeviceRequestAllocationResultSkipNodeOperationsItem> skip_node_operations{};
+  /// A copy of all tolerations specified in the request at the time when the device got
+  /// allocated.
+  std::vector<::kubex::k8s::v1_37::resource::v1::DeviceToleration> tolerations{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const DeviceRequestAllocationResult&, const DeviceRequestAllocationResult&) = default;
+};
+
 /// DeviceAllocationResult is the result of allocating devices.
 struct DeviceAllocationResult {
   /// This field is a combination of all the claim and class configuration parameters.
@@ -367,43 +519,108 @@ struct DeviceAllocationResult {
   friend bool operator==(const DeviceAllocationResult&, const DeviceAllocationResult&) = default;
 };
 
-/// DeviceAttribute must have exactly one field set.
-struct DeviceAttribute {
-  /// BoolValue is a true/false value.
-  std::optional<bool> bool_{};
-  /// BoolValues is a non-empty list of true/false values.
-  std::vector<bool> bools{};
-  /// IntValue is a number.
-  std::optional<std::int64_t> int_{};
-  /// IntValues is a non-empty list of numbers.
-  std::vector<std::int64_t> ints{};
-  /// StringValue is a string.
-  std::optional<std::string> string{};
-  /// StringValues is a non-empty list of strings.
-  std::vector<std::string> strings{};
-  /// VersionValue is a semantic version according to semver.org spec 2.0.0.
-  std::optional<std::string> version{};
-  /// VersionValues is a non-empty list of semantic versions according to semver.org spec 2.0.0.
-  std::vector<std::string> versions{};
+/// DeviceClaimConfiguration is used for configuration parameters in DeviceClaim.
+struct DeviceClaimConfiguration {
+  /// Opaque provides driver-specific configuration parameters.
+  ::kubex::Box<::kubex::k8s::v1_37::resource::v1::OpaqueDeviceConfiguration> opaque{};
+  /// Requests lists the names of requests where the configuration applies.
+  std::vector<std::string> requests{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
   /// Field-by-field equality.
-  friend bool operator==(const DeviceAttribute&, const DeviceAttribute&) = default;
+  friend bool operator==(const DeviceClaimConfiguration&, const DeviceClaimConfiguration&) = default;
 };
 
-/// DeviceCapacity describes a quantity associated with a device.
-struct DeviceCapacity {
-  /// RequestPolicy defines how this DeviceCapacity must be consumed when the device is allowed
-  /// to be shared by multiple allocations.
-  ::kubex::Box<::kubex::k8s::v1_37::resource::v1::CapacityRequestPolicy> request_policy{};
-  /// Value defines how much of a certain capacity that device has.
-  ::kubex::Quantity value{};
+/// DeviceConstraint must have exactly one field set besides Requests.
+struct DeviceConstraint {
+  /// DistinctAttribute requires that all devices in question have this attribute and that its
+  /// type and value are unique across those devices.
+  std::optional<std::string> distinct_attribute{};
+  /// MatchAttribute requires that all devices in question have this attribute and that its type
+  /// and value are the same across those devices.
+  std::optional<std::string> match_attribute{};
+  /// Requests is a list of the one or more requests in this claim which must co-satisfy this
+  /// constraint.
+  std::vector<std::string> requests{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
   /// Field-by-field equality.
-  friend bool operator==(const DeviceCapacity&, const DeviceCapacity&) = default;
+  friend bool operator==(const DeviceConstraint&, const DeviceConstraint&) = default;
+};
+
+/// DeviceDerivedAttribute defines a derived attribute computed via CEL.
+struct DeviceDerivedAttribute {
+  /// Expression is a CEL expression evaluated against each candidate device.
+  std::string expression{};
+  /// Name is the identifier for this derived attribute, used in constraints.
+  std::string name{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const DeviceDerivedAttribute&, const DeviceDerivedAttribute&) = default;
+};
+
+/// DeviceSelector must have exactly one field set.
+struct DeviceSelector {
+  /// CEL contains a CEL expression for selecting a device.
+  ::kubex::Box<::kubex::k8s::v1_37::resource::v1::CELDeviceSelector> cel{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const DeviceSelector&, const DeviceSelector&) = default;
+};
+
+/// DeviceSubRequest describes a request for device provided in the
+/// claim.spec.devices.requests[].firstAvailable array.
+struct DeviceSubRequest {
+  /// AllocationMode and its related fields define how devices are allocated to satisfy this
+  /// subrequest.
+  std::optional<DeviceSubRequestAllocationMode> allocation_mode{};
+  /// Capacity define resource requirements against each capacity.
+  ::kubex::Box<::kubex::k8s::v1_37::resource::v1::CapacityRequirements> capacity{};
+  /// Count is used only when the count mode is "ExactCount".
+  std::optional<std::int64_t> count{};
+  /// DerivedAttributes defines a set of virtual attributes computed via CEL expressions for
+  /// each candidate device.
+  std::vector<::kubex::k8s::v1_37::resource::v1::DeviceDerivedAttribute> derived_attributes{};
+  /// DeviceClassName references a specific DeviceClass, which can define additional
+  /// configuration and selectors to be inherited by this subrequest.
+  std::string device_class_name{};
+  /// Name can be used to reference this subrequest in the list of constraints or the list of
+  /// configurations for the claim.
+  std::string name{};
+  /// Selectors define criteria which must be satisfied by a specific device in order for that
+  /// device to be considered for this subrequest.
+  std::vector<::kubex::k8s::v1_37::resource::v1::DeviceSelector> selectors{};
+  /// If specified, the request's tolerations.
+  std::vector<::kubex::k8s::v1_37::resource::v1::DeviceToleration> tolerations{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const DeviceSubRequest&, const DeviceSubRequest&) = default;
+};
+
+/// DeviceRequest is a request for devices required for a claim.
+struct DeviceRequest {
+  /// Exactly specifies the details for a single request that must be met exactly for the
+  /// request to be satisfied.
+  ::kubex::Box<::kubex::k8s::v1_37::resource::v1::ExactDeviceRequest> exactly{};
+  /// FirstAvailable contains subrequests, of which exactly one will be selected by the
+  /// scheduler.
+  std::vector<::kubex::k8s::v1_37::resource::v1::DeviceSubRequest> first_available{};
+  /// Name can be used to reference this request in a pod.spec.containers[].resources.claims
+  /// entry and in a constraint of the claim.
+  std::string name{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const DeviceRequest&, const DeviceRequest&) = default;
 };
 
 /// DeviceClaim defines how to request devices with a ResourceClaim.
@@ -421,19 +638,6 @@ struct DeviceClaim {
 
   /// Field-by-field equality.
   friend bool operator==(const DeviceClaim&, const DeviceClaim&) = default;
-};
-
-/// DeviceClaimConfiguration is used for configuration parameters in DeviceClaim.
-struct DeviceClaimConfiguration {
-  /// Opaque provides driver-specific configuration parameters.
-  ::kubex::Box<::kubex::k8s::v1_37::resource::v1::OpaqueDeviceConfiguration> opaque{};
-  /// Requests lists the names of requests where the configuration applies.
-  std::vector<std::string> requests{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const DeviceClaimConfiguration&, const DeviceClaimConfiguration&) = default;
 };
 
 /// DeviceClass is a vendor- or admin-provided resource that contains device configuration and
@@ -497,172 +701,6 @@ struct DeviceClassSpec {
 
   /// Field-by-field equality.
   friend bool operator==(const DeviceClassSpec&, const DeviceClassSpec&) = default;
-};
-
-/// DeviceConstraint must have exactly one field set besides Requests.
-struct DeviceConstraint {
-  /// DistinctAttribute requires that all devices in question have this attribute and that its
-  /// type and value are unique across those devices.
-  std::optional<std::string> distinct_attribute{};
-  /// MatchAttribute requires that all devices in question have this attribute and that its type
-  /// and value are the same across those devices.
-  std::optional<std::string> match_attribute{};
-  /// Requests is a list of the one or more requests in this claim which must co-satisfy this
-  /// constraint.
-  std::vector<std::string> requests{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const DeviceConstraint&, const DeviceConstraint&) = default;
-};
-
-/// DeviceCounterConsumption defines a set of counters that a device will consume from a
-/// CounterSet.
-struct DeviceCounterConsumption {
-  /// CompatibilityGroups is a list of opaque group names for this counter set consumption.
-  std::vector<std::string> compatibility_groups{};
-  /// CounterSet is the name of the set from which the counters defined will be consumed.
-  std::string counter_set{};
-  /// Counters defines the counters that will be consumed by the device.
-  std::map<std::string, ::kubex::k8s::v1_37::resource::v1::Counter> counters{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const DeviceCounterConsumption&, const DeviceCounterConsumption&) = default;
-};
-
-/// DeviceDerivedAttribute defines a derived attribute computed via CEL.
-struct DeviceDerivedAttribute {
-  /// Expression is a CEL expression evaluated against each candidate device.
-  std::string expression{};
-  /// Name is the identifier for this derived attribute, used in constraints.
-  std::string name{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const DeviceDerivedAttribute&, const DeviceDerivedAttribute&) = default;
-};
-
-/// DeviceRequest is a request for devices required for a claim.
-struct DeviceRequest {
-  /// Exactly specifies the details for a single request that must be met exactly for the
-  /// request to be satisfied.
-  ::kubex::Box<::kubex::k8s::v1_37::resource::v1::ExactDeviceRequest> exactly{};
-  /// FirstAvailable contains subrequests, of which exactly one will be selected by the
-  /// scheduler.
-  std::vector<::kubex::k8s::v1_37::resource::v1::DeviceSubRequest> first_available{};
-  /// Name can be used to reference this request in a pod.spec.containers[].resources.claims
-  /// entry and in a constraint of the claim.
-  std::string name{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const DeviceRequest&, const DeviceRequest&) = default;
-};
-
-/// DeviceRequestAllocationResult contains the allocation result for one request.
-struct DeviceRequestAllocationResult {
-  /// AdminAccess indicates that this device was allocated for administrative access.
-  std::optional<bool> admin_access{};
-  /// BindingConditions contains a copy of the BindingConditions from the corresponding
-  /// ResourceSlice at the time of allocation.
-  std::vector<std::string> binding_conditions{};
-  /// BindingFailureConditions contains a copy of the BindingFailureConditions from the
-  /// corresponding ResourceSlice at the time of allocation.
-  std::vector<std::string> binding_failure_conditions{};
-  /// ConsumedCapacity tracks the amount of capacity consumed per device as part of the claim
-  /// request.
-  std::map<std::string, ::kubex::Quantity> consumed_capacity{};
-  /// Device references one device instance via its name in the driver's resource pool.
-  std::string device{};
-  /// Driver specifies the name of the DRA driver whose kubelet plugin should be invoked to
-  /// process the allocation once the claim is needed on a node.
-  std::string driver{};
-  /// This name together with the driver name and the device name field identify which device
-  /// was allocated (`<driver name>/<pool name>/<device name>`).
-  std::string pool{};
-  /// Request is the name of the request in the claim which caused this device to be allocated.
-  std::string request{};
-  /// ShareID uniquely identifies an individual allocation share of the device, used when the
-  /// device supports multiple simultaneous allocations.
-  std::optional<std::string> share_id{};
-  /// SkipNodeOperations lists node-local resource operations (gRPC calls) that will be skipped
-  /// for this allocated device when determining whether operations are necessary on the node.
-  std::vector<DeviceRequestAllocationResultSkipNodeOperationsItem> skip_node_operations{};
-  /// A copy of all tolerations specified in the request at the time when the device got
-  /// allocated.
-  std::vector<::kubex::k8s::v1_37::resource::v1::DeviceToleration> tolerations{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const DeviceRequestAllocationResult&, const DeviceRequestAllocationResult&) = default;
-};
-
-/// DeviceSelector must have exactly one field set.
-struct DeviceSelector {
-  /// CEL contains a CEL expression for selecting a device.
-  ::kubex::Box<::kubex::k8s::v1_37::resource::v1::CELDeviceSelector> cel{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const DeviceSelector&, const DeviceSelector&) = default;
-};
-
-/// DeviceSubRequest describes a request for device provided in the
-/// claim.spec.devices.requests[].firstAvailable array.
-struct DeviceSubRequest {
-  /// AllocationMode and its related fields define how devices are allocated to satisfy this
-  /// subrequest.
-  std::optional<DeviceSubRequestAllocationMode> allocation_mode{};
-  /// Capacity define resource requirements against each capacity.
-  ::kubex::Box<::kubex::k8s::v1_37::resource::v1::CapacityRequirements> capacity{};
-  /// Count is used only when the count mode is "ExactCount".
-  std::optional<std::int64_t> count{};
-  /// DerivedAttributes defines a set of virtual attributes computed via CEL expressions for
-  /// each candidate device.
-  std::vector<::kubex::k8s::v1_37::resource::v1::DeviceDerivedAttribute> derived_attributes{};
-  /// DeviceClassName references a specific DeviceClass, which can define additional
-  /// configuration and selectors to be inherited by this subrequest.
-  std::string device_class_name{};
-  /// Name can be used to reference this subrequest in the list of constraints or the list of
-  /// configurations for the claim.
-  std::string name{};
-  /// Selectors define criteria which must be satisfied by a specific device in order for that
-  /// device to be considered for this subrequest.
-  std::vector<::kubex::k8s::v1_37::resource::v1::DeviceSelector> selectors{};
-  /// If specified, the request's tolerations.
-  std::vector<::kubex::k8s::v1_37::resource::v1::DeviceToleration> tolerations{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const DeviceSubRequest&, const DeviceSubRequest&) = default;
-};
-
-/// The device this taint is attached to has the "effect" on any claim which does not tolerate
-/// the taint and, through the claim, to pods using the claim.
-struct DeviceTaint {
-  /// The effect of the taint on claims that do not tolerate the taint and through such claims
-  /// on the pods using them.
-  DeviceTaintEffect effect{};
-  /// The taint key to be applied to a device.
-  std::string key{};
-  /// TimeAdded represents the time at which the taint was added or (only in a DeviceTaintRule)
-  /// the effect was modified.
-  std::optional<::kubex::Time> time_added{};
-  /// The taint value corresponding to the taint key.
-  std::optional<std::string> value{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const DeviceTaint&, const DeviceTaint&) = default;
 };
 
 /// DeviceTaintRuleSpec specifies the selector and one taint.
@@ -741,27 +779,6 @@ struct DeviceTaintSelector {
   friend bool operator==(const DeviceTaintSelector&, const DeviceTaintSelector&) = default;
 };
 
-/// The ResourceClaim this DeviceToleration is attached to tolerates any taint that matches the
-/// triple <key,value,effect> using the matching operator <operator>.
-struct DeviceToleration {
-  /// Effect indicates the taint effect to match.
-  std::optional<DeviceTolerationEffect> effect{};
-  /// Key is the taint key that the toleration applies to.
-  std::optional<std::string> key{};
-  /// Operator represents a key's relationship to the value.
-  std::optional<DeviceTolerationOperator> operator_{};
-  /// TolerationSeconds represents the period of time the toleration (which must be of effect
-  /// NoExecute, otherwise this field is ignored) tolerates the taint.
-  std::optional<std::int64_t> toleration_seconds{};
-  /// Value is the taint value the toleration matches to.
-  std::optional<std::string> value{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const DeviceToleration&, const DeviceToleration&) = default;
-};
-
 /// ExactDeviceRequest is a request for one or more identical devices.
 struct ExactDeviceRequest {
   /// AdminAccess indicates that this is a claim for administrative access to the device(s).
@@ -836,23 +853,6 @@ struct NodeAllocatableOverhead {
 
   /// Field-by-field equality.
   friend bool operator==(const NodeAllocatableOverhead&, const NodeAllocatableOverhead&) = default;
-};
-
-/// NodeAllocatableResource defines the translation between the DRA device/capacity units
-/// requested to the corresponding quantity of the node allocatable resource.
-struct NodeAllocatableResource {
-  /// Mapping is used when the device directly models a node allocatable resource like standard
-  /// CPU or memory (e.g., with a CPU DRA driver).
-  ::kubex::Box<::kubex::k8s::v1_37::resource::v1::NodeAllocatableMapping> mapping{};
-  /// Overhead contains fields for modeling auxiliary overhead incurred on node allocatable
-  /// resources when allocating devices that are not themselves modeling a node allocatable
-  /// resource (e.g., host memory overhead for GPUs).
-  ::kubex::Box<::kubex::k8s::v1_37::resource::v1::NodeAllocatableOverhead> overhead{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const NodeAllocatableResource&, const NodeAllocatableResource&) = default;
 };
 
 /// OpaqueDeviceConfiguration contains configuration parameters for a driver in a format defined

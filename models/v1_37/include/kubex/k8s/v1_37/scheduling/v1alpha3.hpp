@@ -220,6 +220,17 @@ struct CompositePodGroupList {
   friend bool operator==(const CompositePodGroupList&, const CompositePodGroupList&) = default;
 };
 
+/// TopologyConstraint defines a topology constraint for a PodGroup.
+struct TopologyConstraint {
+  /// key specifies the key of the node label representing the topology domain.
+  std::string key{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const TopologyConstraint&, const TopologyConstraint&) = default;
+};
+
 /// CompositePodGroupSchedulingConstraints defines scheduling constraints (e.g.
 struct CompositePodGroupSchedulingConstraints {
   /// topology defines the topology constraints for the composite pod group.
@@ -240,6 +251,65 @@ struct CompositePodGroupStatus {
 
   /// Field-by-field equality.
   friend bool operator==(const CompositePodGroupStatus&, const CompositePodGroupStatus&) = default;
+};
+
+/// PodGroupSchedulingPolicy defines the scheduling configuration for a PodGroup.
+struct PodGroupSchedulingPolicy {
+  /// basic specifies that the pods in this group should be scheduled using standard Kubernetes
+  /// scheduling behavior.
+  ::kubex::RawJson basic{};
+  /// gang specifies that the pods in this group should be scheduled using all-or-nothing
+  /// semantics.
+  ::kubex::Box<::kubex::k8s::v1_37::scheduling::v1alpha3::GangSchedulingPolicy> gang{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const PodGroupSchedulingPolicy&, const PodGroupSchedulingPolicy&) = default;
+};
+
+/// PodGroupResourceClaim references exactly one ResourceClaim, either directly or by naming a
+/// ResourceClaimTemplate which is then turned into a ResourceClaim for the PodGroup.
+struct PodGroupResourceClaim {
+  /// name uniquely identifies this resource claim inside the PodGroup.
+  std::string name{};
+  /// resourceClaimName is the name of a ResourceClaim object in the same namespace as this
+  /// PodGroup.
+  std::optional<std::string> resource_claim_name{};
+  /// resourceClaimTemplateName is the name of a ResourceClaimTemplate object in the same
+  /// namespace as this PodGroup.
+  std::optional<std::string> resource_claim_template_name{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const PodGroupResourceClaim&, const PodGroupResourceClaim&) = default;
+};
+
+/// PodGroupTemplate represents a template for a set of pods with a scheduling policy.
+struct PodGroupTemplate {
+  /// disruptionMode defines the mode in which a given PodGroup can be disrupted.
+  ::kubex::Box<::kubex::k8s::v1_37::scheduling::v1alpha3::DisruptionMode> disruption_mode{};
+  /// name is a unique identifier for the PodGroupTemplate within the Workload.
+  std::string name{};
+  /// preemptionPolicy is the Policy for preempting pods/podgroups with lower priority.
+  std::optional<PodGroupTemplatePreemptionPolicy> preemption_policy{};
+  /// priority is the value of priority of pod groups created from this template.
+  std::optional<std::int32_t> priority{};
+  /// priorityClassName indicates the priority that should be considered when scheduling a pod
+  /// group created from this template.
+  std::optional<std::string> priority_class_name{};
+  /// resourceClaims defines which ResourceClaims may be shared among Pods in the group.
+  std::vector<::kubex::k8s::v1_37::scheduling::v1alpha3::PodGroupResourceClaim> resource_claims{};
+  /// schedulingConstraints defines optional scheduling constraints (e.g.
+  ::kubex::Box<::kubex::k8s::v1_37::scheduling::v1alpha3::PodGroupSchedulingConstraints> scheduling_constraints{};
+  /// schedulingPolicy defines the scheduling policy for this PodGroupTemplate.
+  ::kubex::k8s::v1_37::scheduling::v1alpha3::PodGroupSchedulingPolicy scheduling_policy{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const PodGroupTemplate&, const PodGroupTemplate&) = default;
 };
 
 /// CompositePodGroupTemplate represents a template for a CompositePodGroup with a scheduling
@@ -294,21 +364,6 @@ struct GangSchedulingPolicy {
 
   /// Field-by-field equality.
   friend bool operator==(const GangSchedulingPolicy&, const GangSchedulingPolicy&) = default;
-};
-
-/// PodGroupSchedulingPolicy defines the scheduling configuration for a PodGroup.
-struct PodGroupSchedulingPolicy {
-  /// basic specifies that the pods in this group should be scheduled using standard Kubernetes
-  /// scheduling behavior.
-  ::kubex::RawJson basic{};
-  /// gang specifies that the pods in this group should be scheduled using all-or-nothing
-  /// semantics.
-  ::kubex::Box<::kubex::k8s::v1_37::scheduling::v1alpha3::GangSchedulingPolicy> gang{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const PodGroupSchedulingPolicy&, const PodGroupSchedulingPolicy&) = default;
 };
 
 /// PodGroupSpec defines the desired state of a PodGroup.
@@ -377,24 +432,6 @@ struct PodGroupList {
   friend bool operator==(const PodGroupList&, const PodGroupList&) = default;
 };
 
-/// PodGroupResourceClaim references exactly one ResourceClaim, either directly or by naming a
-/// ResourceClaimTemplate which is then turned into a ResourceClaim for the PodGroup.
-struct PodGroupResourceClaim {
-  /// name uniquely identifies this resource claim inside the PodGroup.
-  std::string name{};
-  /// resourceClaimName is the name of a ResourceClaim object in the same namespace as this
-  /// PodGroup.
-  std::optional<std::string> resource_claim_name{};
-  /// resourceClaimTemplateName is the name of a ResourceClaimTemplate object in the same
-  /// namespace as this PodGroup.
-  std::optional<std::string> resource_claim_template_name{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const PodGroupResourceClaim&, const PodGroupResourceClaim&) = default;
-};
-
 /// PodGroupResourceClaimStatus is stored in the PodGroupStatus for each PodGroupResourceClaim
 /// which references a ResourceClaimTemplate.
 struct PodGroupResourceClaimStatus {
@@ -432,43 +469,6 @@ struct PodGroupStatus {
 
   /// Field-by-field equality.
   friend bool operator==(const PodGroupStatus&, const PodGroupStatus&) = default;
-};
-
-/// PodGroupTemplate represents a template for a set of pods with a scheduling policy.
-struct PodGroupTemplate {
-  /// disruptionMode defines the mode in which a given PodGroup can be disrupted.
-  ::kubex::Box<::kubex::k8s::v1_37::scheduling::v1alpha3::DisruptionMode> disruption_mode{};
-  /// name is a unique identifier for the PodGroupTemplate within the Workload.
-  std::string name{};
-  /// preemptionPolicy is the Policy for preempting pods/podgroups with lower priority.
-  std::optional<PodGroupTemplatePreemptionPolicy> preemption_policy{};
-  /// priority is the value of priority of pod groups created from this template.
-  std::optional<std::int32_t> priority{};
-  /// priorityClassName indicates the priority that should be considered when scheduling a pod
-  /// group created from this template.
-  std::optional<std::string> priority_class_name{};
-  /// resourceClaims defines which ResourceClaims may be shared among Pods in the group.
-  std::vector<::kubex::k8s::v1_37::scheduling::v1alpha3::PodGroupResourceClaim> resource_claims{};
-  /// schedulingConstraints defines optional scheduling constraints (e.g.
-  ::kubex::Box<::kubex::k8s::v1_37::scheduling::v1alpha3::PodGroupSchedulingConstraints> scheduling_constraints{};
-  /// schedulingPolicy defines the scheduling policy for this PodGroupTemplate.
-  ::kubex::k8s::v1_37::scheduling::v1alpha3::PodGroupSchedulingPolicy scheduling_policy{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const PodGroupTemplate&, const PodGroupTemplate&) = default;
-};
-
-/// TopologyConstraint defines a topology constraint for a PodGroup.
-struct TopologyConstraint {
-  /// key specifies the key of the node label representing the topology domain.
-  std::string key{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const TopologyConstraint&, const TopologyConstraint&) = default;
 };
 
 /// TypedLocalObjectReference allows to reference typed object inside the same namespace.

@@ -112,6 +112,19 @@ struct StorageHealthConditionVolumeMode : ::kubex::StringEnum<StorageHealthCondi
   static constexpr std::string_view known_values[] = {"Block", "Filesystem"};
 };
 
+/// TokenRequest contains parameters of a service account token.
+struct TokenRequest {
+  /// audience is the intended audience of the token in "TokenRequestSpec".
+  std::string audience{};
+  /// expirationSeconds is the duration of validity of the token in "TokenRequestSpec".
+  std::optional<std::int64_t> expiration_seconds{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const TokenRequest&, const TokenRequest&) = default;
+};
+
 /// CSIDriverSpec is the specification of a CSIDriver.
 struct CSIDriverSpec {
   /// attachRequired indicates this CSI volume driver requires an attach operation (because it
@@ -192,6 +205,24 @@ struct CSIDriverList {
   friend bool operator==(const CSIDriverList&, const CSIDriverList&) = default;
 };
 
+/// CSINodeDriver holds information about the specification of one CSI driver installed on a
+/// node
+struct CSINodeDriver {
+  /// allocatable represents the volume resources of a node that are available for scheduling.
+  ::kubex::Box<::kubex::k8s::v1_37::storage::v1::VolumeNodeResources> allocatable{};
+  /// name represents the name of the CSI driver that this object refers to.
+  std::string name{};
+  /// nodeID of the node from the driver point of view.
+  std::string node_id{};
+  /// topologyKeys is the list of keys supported by the driver.
+  std::vector<std::string> topology_keys{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const CSINodeDriver&, const CSINodeDriver&) = default;
+};
+
 /// CSINodeSpec holds information about the specification of all CSI drivers installed on a node
 struct CSINodeSpec {
   /// drivers is a list of information of all CSI Drivers existing on a node.
@@ -222,24 +253,6 @@ struct CSINode {
   friend bool operator==(const CSINode&, const CSINode&) = default;
 };
 
-/// CSINodeDriver holds information about the specification of one CSI driver installed on a
-/// node
-struct CSINodeDriver {
-  /// allocatable represents the volume resources of a node that are available for scheduling.
-  ::kubex::Box<::kubex::k8s::v1_37::storage::v1::VolumeNodeResources> allocatable{};
-  /// name represents the name of the CSI driver that this object refers to.
-  std::string name{};
-  /// nodeID of the node from the driver point of view.
-  std::string node_id{};
-  /// topologyKeys is the list of keys supported by the driver.
-  std::vector<std::string> topology_keys{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const CSINodeDriver&, const CSINodeDriver&) = default;
-};
-
 /// CSINodeList is a collection of CSINode objects.
 struct CSINodeList {
   /// APIVersion defines the versioned schema of this representation of an object.
@@ -256,6 +269,41 @@ struct CSINodeList {
 
   /// Field-by-field equality.
   friend bool operator==(const CSINodeList&, const CSINodeList&) = default;
+};
+
+/// StorageHealthCondition represents an adverse health condition reported by a CSI driver for
+/// its storage backend on a node.
+struct StorageHealthCondition {
+  /// accessMode is the access mode affected.
+  std::optional<StorageHealthConditionAccessMode> access_mode{};
+  /// lastTransitionTime is when this condition first appeared at its current state.
+  std::optional<::kubex::Time> last_transition_time{};
+  /// message is a human-readable description.
+  std::optional<std::string> message{};
+  /// reason is a brief CamelCase machine-parseable reason.
+  std::string reason{};
+  /// status is the health status category.
+  StorageHealthConditionStatus status{};
+  /// volumeMode is the volume mode affected.
+  std::optional<StorageHealthConditionVolumeMode> volume_mode{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const StorageHealthCondition&, const StorageHealthCondition&) = default;
+};
+
+/// StorageHealth contains storage backend health reported by a CSI driver on a node.
+struct StorageHealth {
+  /// healthConditions are the adverse storage backend conditions reported by the CSI driver.
+  std::vector<::kubex::k8s::v1_37::storage::v1::StorageHealthCondition> health_conditions{};
+  /// name is the CSI driver name, matching CSINodeDriver.name.
+  std::string name{};
+  /// Fields the server sent that this version does not know; written back on encode.
+  ::kubex::UnknownFields unknown_fields{};
+
+  /// Field-by-field equality.
+  friend bool operator==(const StorageHealth&, const StorageHealth&) = default;
 };
 
 /// CSINodeStatus contains health and status information for storage on a node.
@@ -364,54 +412,6 @@ struct StorageClassList {
 
   /// Field-by-field equality.
   friend bool operator==(const StorageClassList&, const StorageClassList&) = default;
-};
-
-/// StorageHealth contains storage backend health reported by a CSI driver on a node.
-struct StorageHealth {
-  /// healthConditions are the adverse storage backend conditions reported by the CSI driver.
-  std::vector<::kubex::k8s::v1_37::storage::v1::StorageHealthCondition> health_conditions{};
-  /// name is the CSI driver name, matching CSINodeDriver.name.
-  std::string name{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const StorageHealth&, const StorageHealth&) = default;
-};
-
-/// StorageHealthCondition represents an adverse health condition reported by a CSI driver for
-/// its storage backend on a node.
-struct StorageHealthCondition {
-  /// accessMode is the access mode affected.
-  std::optional<StorageHealthConditionAccessMode> access_mode{};
-  /// lastTransitionTime is when this condition first appeared at its current state.
-  std::optional<::kubex::Time> last_transition_time{};
-  /// message is a human-readable description.
-  std::optional<std::string> message{};
-  /// reason is a brief CamelCase machine-parseable reason.
-  std::string reason{};
-  /// status is the health status category.
-  StorageHealthConditionStatus status{};
-  /// volumeMode is the volume mode affected.
-  std::optional<StorageHealthConditionVolumeMode> volume_mode{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const StorageHealthCondition&, const StorageHealthCondition&) = default;
-};
-
-/// TokenRequest contains parameters of a service account token.
-struct TokenRequest {
-  /// audience is the intended audience of the token in "TokenRequestSpec".
-  std::string audience{};
-  /// expirationSeconds is the duration of validity of the token in "TokenRequestSpec".
-  std::optional<std::int64_t> expiration_seconds{};
-  /// Fields the server sent that this version does not know; written back on encode.
-  ::kubex::UnknownFields unknown_fields{};
-
-  /// Field-by-field equality.
-  friend bool operator==(const TokenRequest&, const TokenRequest&) = default;
 };
 
 /// VolumeAttachmentSource represents a volume that should be attached.
