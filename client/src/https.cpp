@@ -11,7 +11,6 @@
 #include <boost/asio/ssl/context.hpp>
 #include <boost/asio/ssl/stream.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
-#include <boost/beast/http/empty_body.hpp>
 #include <boost/beast/http/message.hpp>
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/read.hpp>
@@ -22,6 +21,8 @@
 #include <openssl/x509_vfy.h>
 
 #include <chrono>
+#include <fstream>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -44,6 +45,46 @@ using Clock = std::chrono::steady_clock;
 
 // Response headers from the apiserver are small, but Warning headers can add up.
 constexpr std::uint32_t max_header_size = 64U * 1024U;
+
+// Impersonate-Extra-<key>: the key goes into a header name, so every byte that is not a
+// token character (RFC 9110), and '%' itself, is percent-encoded, as client-go does.
+std::string extra_header_name(std::string_view key) {
+  static constexpr std::string_view token_chars = "!#$&'*+-.^_`|~";
+  std::string name = "Impersonate-Extra-";
+  for (const char c : key) {
+    const auto u = static_cast<unsigned char>(c);
+    if ((u >= '0' && u <= '9') || (u >= 'a' && u <= 'z') || (u >= 'A' && u <= 'Z') ||
+        token_chars.find(c) != std::string_view::npos) {
+      name += c;
+    } else {
+      static constexpr char hex[] = "0123456789ABCDEF";
+      name += '%';
+      name += hex[u >> 4U];
+      name += hex[u & 0xFU];
+    }
+  }
+  return name;
+}
+
+template <class Request>
+void add_impersonation_headers(Request& request, const Impersonation& as) {
+  if (as.user.empty()) {
+    return;
+  }
+  request.set("Impersonate-User", as.user);
+  if (!as.uid.empty()) {
+    request.set("Impersonate-Uid", as.uid);
+  }
+  for (const auto& group : as.groups) {
+    request.insert("Impersonate-Group", group);
+  }
+  for (const auto& [key, values] : as.extra) {
+    const std::string name = extra_header_name(key);
+    for (const auto& value : values) {
+      request.insert(name, value);
+    }
+  }
+}
 
 bool is_valid_target(std::string_view target) noexcept {
   if (target.empty() || target.front() != '/') {
@@ -158,7 +199,7 @@ struct BasicHttpsConnection::Impl {
 
   [[noreturn]] void fail(std::string_view target, std::string_view step, std::error_code code,
                          const std::string& detail) const {
-    std::string message = "GET " + location;
+    std::string message = method + " " + location;
     message.append(config.server.base_path).append(target).append(": ").append(step);
     message.append(": ").append(detail);
     throw Error(code, message);
@@ -271,7 +312,7 @@ struct BasicHttpsConnection::Impl {
   // One request/response exchange on the current stream. Returns the error instead of throwing
   // so that get() can decide whether a retry is safe; `received` tells whether any response
   // bytes arrived.
-  boost_error exchange(const http::request<http::empty_body>& request, HttpResponse& response,
+  boost_error exchange(const http::request<http::string_body>& request, HttpResponse& response,
                        Clock::time_point deadline, bool& received, bool& keep_alive,
                        bool& timed_out) {
     auto& socket = stream->next_layer();
@@ -314,24 +355,39 @@ struct BasicHttpsConnection::Impl {
     return {};
   }
 
-  HttpResponse get(std::string_view target) {
+  HttpResponse send(http::verb verb, std::string_view target, std::string_view body,
+                    std::string_view content_type) {
+    method = std::string(http::to_string(verb));
     if (!is_valid_target(target)) {
-      throw Error(errc::invalid_path, "GET " + location +
+      throw Error(errc::invalid_path, method + " " + location +
                                           ": request target must be an absolute path without "
                                           "spaces or control characters");
     }
     const auto deadline = Clock::now() + options.timeout;
 
-    http::request<http::empty_body> request{http::verb::get,
-                                            config.server.base_path + std::string(target), 11};
+    http::request<http::string_body> request{verb, config.server.base_path + std::string(target),
+                                             11};
     request.set(http::field::host, config.server.authority());
     request.set(http::field::user_agent, options.user_agent);
     request.set(http::field::accept, "application/json");
+    refresh_token(false);
     if (!config.token.empty()) {
       request.set(http::field::authorization, "Bearer " + config.token);
     }
+    add_impersonation_headers(request, config.impersonate);
+    if (!body.empty() || verb == http::verb::post || verb == http::verb::put ||
+        verb == http::verb::patch) {
+      request.set(http::field::content_type, content_type);
+      request.body().assign(body);
+      request.prepare_payload();
+    }
+    // A request the server may have received must not be sent twice unless repeating it is
+    // harmless.
+    const bool idempotent = verb == http::verb::get || verb == http::verb::head ||
+                            verb == http::verb::put || verb == http::verb::delete_;
 
     HttpResponse response;
+    bool retried_with_new_token = false;
     for (int attempt = 0;; ++attempt) {
       const bool reused = stream.has_value();
       if (!reused) {
@@ -345,6 +401,13 @@ struct BasicHttpsConnection::Impl {
         if (!keep_alive) {
           close();
         }
+        // A rotated token file may hold a new token already: the server refused the request
+        // before acting on it, so sending it once more with the new token is safe.
+        if (response.status == 401 && !retried_with_new_token && refresh_token(true)) {
+          retried_with_new_token = true;
+          request.set(http::field::authorization, "Bearer " + config.token);
+          continue;
+        }
         return response;
       }
       close();
@@ -353,11 +416,47 @@ struct BasicHttpsConnection::Impl {
       }
       // An idle keep-alive connection may have been closed by the server just before we used
       // it; that shows up as a failure before any response byte and deserves one more try.
-      if (reused && !received && attempt == 0) {
+      if (reused && !received && attempt == 0 && idempotent) {
         continue;
       }
       fail(target, received ? "read response" : "send request", ec);
     }
+  }
+
+  // Re-reads the token file (user `tokenFile`, or a service account token) when it is older
+  // than options.token_file_refresh, or always if `force`. Returns true if the token changed.
+  // A file that cannot be read keeps the current token: rotation replaces files atomically, so
+  // a failed read is transient, and the server will say 401 if the old token is really dead.
+  bool refresh_token(bool force) {
+    if (config.token_file.empty()) {
+      return false;
+    }
+    const auto now = Clock::now();
+    if (!force && token_read_at && now - *token_read_at < options.token_file_refresh) {
+      return false;
+    }
+    token_read_at = now;
+    std::ifstream in(config.token_file, std::ios::binary);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (!in && !in.eof()) {
+      return false;
+    }
+    const auto first = text.find_first_not_of(" \t\r\n");
+    const auto last = text.find_last_not_of(" \t\r\n");
+    if (first == std::string::npos) {
+      return false;
+    }
+    std::string token = text.substr(first, last - first + 1);
+    for (const char c : token) {
+      if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+        return false;  // would break the header; keep the token we have
+      }
+    }
+    if (token == config.token) {
+      return false;
+    }
+    config.token = std::move(token);
+    return true;
   }
 
   void close() noexcept {
@@ -376,6 +475,8 @@ struct BasicHttpsConnection::Impl {
   std::string verify_name;
   bool verify_name_is_ip = false;
   std::string location;
+  std::string method = "GET";                      // of the request in flight, for messages
+  std::optional<Clock::time_point> token_read_at;  // last read of config.token_file
   std::size_t connections = 0;
 
   // Destruction order matters: the stream uses the TLS context and the io_context.
@@ -395,7 +496,18 @@ BasicHttpsConnection& BasicHttpsConnection::operator=(BasicHttpsConnection&& oth
     default;
 
 HttpResponse BasicHttpsConnection::get(std::string_view target) {
-  return impl_->get(target);
+  return impl_->send(http::verb::get, target, {}, {});
+}
+
+HttpResponse BasicHttpsConnection::request(std::string_view method, std::string_view target,
+                                           std::string_view body, std::string_view content_type) {
+  const auto verb = http::string_to_verb(method);
+  if (verb != http::verb::get && verb != http::verb::head && verb != http::verb::post &&
+      verb != http::verb::put && verb != http::verb::patch && verb != http::verb::delete_) {
+    throw Error(errc::invalid_path, "unsupported HTTP method \"" + std::string(method) +
+                                        "\" (use GET, HEAD, POST, PUT, PATCH or DELETE)");
+  }
+  return impl_->send(verb, target, body, content_type);
 }
 
 void BasicHttpsConnection::close() noexcept {

@@ -9,6 +9,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <map>
@@ -18,6 +19,7 @@
 #include <string_view>
 #include <system_error>
 #include <utility>
+#include <vector>
 
 namespace kubex::client {
 namespace {
@@ -88,34 +90,61 @@ bool has_control_characters(std::string_view text) noexcept {
   return false;
 }
 
-// Walks one parsed kubeconfig document and produces a ClientConfig for one context. Every
-// failure goes through fail(), which prefixes the source and the field path.
+// One parsed kubeconfig file (or in-memory document).
+struct Document {
+  std::string source;       // e.g. "kubeconfig /home/me/.kube/config", for messages
+  std::string label;        // the file's path, to name merged documents together
+  fs::path base_directory;  // relative paths in the document resolve against it
+  YAML::Node root;
+};
+
+// Walks parsed kubeconfig documents, merged the way client-go merges KUBECONFIG=a:b (the first
+// document to name a cluster, user or context, or to set current-context, wins), and produces
+// a ClientConfig for one context. Every failure goes through fail(), which prefixes the source
+// of the document being read and the field path.
 class Resolver {
  public:
-  Resolver(std::string source, fs::path base_directory)
-      : source_(std::move(source)), base_directory_(std::move(base_directory)) {}
+  explicit Resolver(std::string source) : source_(std::move(source)) {}
 
-  ClientConfig resolve(const YAML::Node& root, const KubeconfigOptions& options) {
-    if (!root || root.IsNull()) {
-      fail("document is empty");
+  ClientConfig resolve(const std::vector<Document>& documents, const KubeconfigOptions& options) {
+    const bool merged = documents.size() > 1;
+    std::vector<const Document*> usable;
+    for (const auto& d : documents) {
+      use(d);
+      if (!d.root || d.root.IsNull()) {
+        if (merged) {
+          continue;  // client-go accepts an empty file in KUBECONFIG
+        }
+        fail("document is empty");
+      }
+      if (!d.root.IsMap()) {
+        fail("document is not a mapping");
+      }
+      usable.push_back(&d);
     }
-    if (!root.IsMap()) {
-      fail("document is not a mapping");
-    }
-    const auto clusters = index_named(root, "clusters", "cluster");
-    const auto users = index_named(root, "users", "user");
-    const auto contexts = index_named(root, "contexts", "context");
+    const auto clusters = index_named(usable, "clusters", "cluster");
+    const auto users = index_named(usable, "users", "user");
+    const auto contexts = index_named(usable, "contexts", "context");
 
     ClientConfig config;
-    config.source = source_;
+    config.source = all_sources(documents);
+    use_all(config.source);
     if (!options.context.empty()) {
       config.context_name = options.context;
       if (!contexts.contains(config.context_name)) {
         fail("contexts", "no context named \"" + config.context_name + "\"");
       }
     } else {
-      config.context_name = string_field(root, "current-context", "current-context").value_or("");
+      for (const Document* d : usable) {
+        use(*d);
+        config.context_name =
+            string_field(d->root, "current-context", "current-context").value_or("");
+        if (!config.context_name.empty()) {
+          break;
+        }
+      }
       if (config.context_name.empty()) {
+        use_all(config.source);
         fail("current-context", "not set and no context was chosen");
       }
       if (!contexts.contains(config.context_name)) {
@@ -126,7 +155,9 @@ class Resolver {
     // Field paths name the entry, not the nesting: contexts[admin].cluster rather than
     // contexts[admin].context.cluster, which is how people read kubeconfigs.
     const std::string context_path = "contexts[" + config.context_name + "]";
-    const YAML::Node& context = contexts.at(config.context_name);
+    const Entry& context_entry = contexts.at(config.context_name);
+    use(*context_entry.document);
+    const YAML::Node& context = context_entry.node;
     if (!context || context.IsNull()) {
       fail(context_path + ".context", "missing");
     }
@@ -147,9 +178,13 @@ class Resolver {
       config.namespace_name = std::move(*ns);
     }
 
-    resolve_cluster(clusters.at(config.cluster_name), config);
+    const Entry& cluster = clusters.at(config.cluster_name);
+    use(*cluster.document);
+    resolve_cluster(cluster.node, config);
     if (!config.user_name.empty()) {
-      resolve_user(users.at(config.user_name), config);
+      const Entry& user = users.at(config.user_name);
+      use(*user.document);
+      resolve_user(user.node, config);
     }
     return config;
   }
@@ -210,9 +245,7 @@ class Resolver {
     reject_unsupported(user, path, "auth-provider", "auth providers are not supported yet");
     reject_unsupported(user, path, "username", "basic authentication is not supported");
     reject_unsupported(user, path, "password", "basic authentication is not supported");
-    for (const char* key : {"as", "as-uid", "as-groups", "as-user-extra"}) {
-      reject_unsupported(user, path, key, "impersonation is not supported yet");
-    }
+    resolve_impersonation(user, path, config.impersonate);
 
     if (auto token = string_field(user, "token", path + ".token")) {
       config.token = std::move(*token);
@@ -221,9 +254,10 @@ class Resolver {
       }
     }
     if (auto file = string_field(user, "tokenFile", path + ".tokenFile")) {
-      config.token_file = resolve_path(*file);
-      // client-go: an inline token wins, the file is only read when there is none.
+      // client-go: an inline token wins, the file is only read (and re-read by transports)
+      // when there is none.
       if (config.token.empty()) {
+        config.token_file = resolve_path(*file);
         std::string problem;
         const auto contents = read_file(config.token_file, problem);
         if (!contents) {
@@ -267,6 +301,65 @@ class Resolver {
     }
   }
 
+  void resolve_impersonation(const YAML::Node& user, const std::string& path,
+                             Impersonation& out) const {
+    out.user = header_safe(string_field(user, "as", path + ".as"), path + ".as");
+    out.uid = header_safe(string_field(user, "as-uid", path + ".as-uid"), path + ".as-uid");
+    const std::string groups_path = path + ".as-groups";
+    out.groups = string_list(user["as-groups"], groups_path);
+    const YAML::Node extra = user["as-user-extra"];
+    const std::string extra_path = path + ".as-user-extra";
+    if (extra && !extra.IsNull()) {
+      require_map(extra, extra_path);
+      for (const auto& entry : extra) {
+        if (!entry.first.IsScalar() || entry.first.Scalar().empty()) {
+          fail(extra_path, "keys must be non-empty strings");
+        }
+        const std::string key = entry.first.Scalar();
+        const std::string key_path = extra_path + "[" + key + "]";
+        if (has_control_characters(key)) {
+          fail(extra_path, "a key contains control characters");
+        }
+        out.extra[key] = string_list(entry.second, key_path);
+      }
+    }
+    // client-go refuses these too: without a user there is nobody to add them to.
+    if (out.user.empty() && (!out.uid.empty() || !out.groups.empty() || !out.extra.empty())) {
+      fail(path + ".as", "missing, but as-uid, as-groups or as-user-extra needs it");
+    }
+  }
+
+  // Header values cannot carry control characters (they would end the header).
+  std::string header_safe(std::optional<std::string> value, const std::string& path) const {
+    if (!value) {
+      return {};
+    }
+    if (has_control_characters(*value)) {
+      fail(path, "contains control characters");
+    }
+    return std::move(*value);
+  }
+
+  // A list of non-empty strings, e.g. as-groups; absent or null is an empty list.
+  std::vector<std::string> string_list(const YAML::Node& node, const std::string& path) const {
+    std::vector<std::string> out;
+    if (!node || node.IsNull()) {
+      return out;
+    }
+    if (!node.IsSequence()) {
+      fail(path, "expected a list of strings");
+    }
+    for (std::size_t i = 0; i < node.size(); ++i) {
+      const std::string item_path = path + "[" + std::to_string(i) + "]";
+      const YAML::Node item = node[i];
+      if (!item.IsScalar() || item.Scalar().empty()) {
+        fail(item_path, "expected a non-empty string");
+      }
+      out.push_back(header_safe(item.Scalar(), item_path));
+    }
+    return out;
+  }
+
   struct Blob {
     std::string field;  // which field it came from, for messages
     std::string data;
@@ -307,31 +400,65 @@ class Resolver {
     return path.lexically_normal();
   }
 
-  // Maps entry name -> inner node for a list like `clusters: [{name: x, cluster: {...}}]`.
-  std::map<std::string, YAML::Node> index_named(const YAML::Node& root, const std::string& list_key,
-                                                const std::string& inner_key) const {
-    std::map<std::string, YAML::Node> index;
-    const YAML::Node list = root[list_key];
-    if (!list || list.IsNull()) {
-      return index;
-    }
-    if (!list.IsSequence()) {
-      fail(list_key, "expected a list");
-    }
-    for (std::size_t i = 0; i < list.size(); ++i) {
-      const YAML::Node entry = list[i];
-      const std::string entry_path = list_key + "[" + std::to_string(i) + "]";
-      require_map(entry, entry_path);
-      auto name = string_field(entry, "name", entry_path + ".name");
-      if (!name) {
-        fail(entry_path + ".name", "missing");
+  // A named entry of a kubeconfig list and the document it came from.
+  struct Entry {
+    YAML::Node node;
+    const Document* document = nullptr;
+  };
+
+  // Maps entry name -> inner node for a list like `clusters: [{name: x, cluster: {...}}]`,
+  // over all documents; a name repeated within one document is an error, a name an earlier
+  // document already gave is ignored.
+  std::map<std::string, Entry> index_named(const std::vector<const Document*>& documents,
+                                           const std::string& list_key,
+                                           const std::string& inner_key) {
+    std::map<std::string, Entry> index;
+    for (const Document* d : documents) {
+      use(*d);
+      std::map<std::string, bool> own;
+      const YAML::Node list = d->root[list_key];
+      if (!list || list.IsNull()) {
+        continue;
       }
-      if (index.contains(*name)) {
-        fail(list_key, "duplicate name \"" + *name + "\"");
+      if (!list.IsSequence()) {
+        fail(list_key, "expected a list");
       }
-      index.emplace(std::move(*name), entry[inner_key]);
+      for (std::size_t i = 0; i < list.size(); ++i) {
+        const YAML::Node entry = list[i];
+        const std::string entry_path = list_key + "[" + std::to_string(i) + "]";
+        require_map(entry, entry_path);
+        auto name = string_field(entry, "name", entry_path + ".name");
+        if (!name) {
+          fail(entry_path + ".name", "missing");
+        }
+        if (own.contains(*name)) {
+          fail(list_key, "duplicate name \"" + *name + "\"");
+        }
+        own.emplace(*name, true);
+        index.try_emplace(std::move(*name), Entry{entry[inner_key], d});
+      }
     }
     return index;
+  }
+
+  // Messages and relative paths refer to document `d` from now on.
+  void use(const Document& d) {
+    source_ = d.source;
+    base_directory_ = d.base_directory;
+  }
+
+  void use_all(const std::string& source) { source_ = source; }
+
+  static std::string all_sources(const std::vector<Document>& documents) {
+    if (documents.size() == 1) {
+      return documents.front().source;
+    }
+    std::string out = "kubeconfig ";
+    for (std::size_t i = 0; i < documents.size(); ++i) {
+      out += (i == 0 ? "" : ":");
+      out += documents[i].label;
+    }
+    return out;
   }
 
   void require_map(const YAML::Node& node, const std::string& path) const {
@@ -381,47 +508,199 @@ class Resolver {
   fs::path base_directory_;
 };
 
-ClientConfig resolve_document(std::string_view yaml, const fs::path& base_directory,
-                              std::string source, const KubeconfigOptions& options) {
-  Resolver resolver(std::move(source), base_directory);
-  YAML::Node root;
+// Parses one document; syntax errors name the source and position, never the text.
+YAML::Node parse_yaml(std::string_view yaml, const std::string& source) {
   try {
-    root = YAML::Load(std::string(yaml));
+    return YAML::Load(std::string(yaml));
   } catch (const YAML::Exception& e) {
     // Only the position and yaml-cpp's fixed message: the offending text may be a secret.
     if (e.mark.is_null()) {
-      resolver.fail("invalid YAML: " + e.msg);
+      throw ConfigError(source + ": invalid YAML: " + e.msg);
     }
-    resolver.fail("invalid YAML at line " + std::to_string(e.mark.line + 1) + ", column " +
-                  std::to_string(e.mark.column + 1) + ": " + e.msg);
+    throw ConfigError(source + ": invalid YAML at line " + std::to_string(e.mark.line + 1) +
+                      ", column " + std::to_string(e.mark.column + 1) + ": " + e.msg);
   }
+}
+
+ClientConfig resolve_documents(const std::vector<Document>& documents,
+                               const KubeconfigOptions& options) {
+  Resolver resolver(documents.front().source);
   try {
-    return resolver.resolve(root, options);
+    return resolver.resolve(documents, options);
   } catch (const YAML::Exception& e) {
     resolver.fail("invalid structure: " + e.msg);
   }
 }
 
-}  // namespace
-
-ClientConfig load_kubeconfig(const std::filesystem::path& path, const KubeconfigOptions& options) {
-  std::string source = "kubeconfig " + path.string();
+// Reads and parses the kubeconfig file at `path`; std::nullopt if it does not exist and
+// `missing_ok`.
+std::optional<Document> read_document(const fs::path& path, bool missing_ok) {
+  Document d;
+  d.label = path.string();
+  d.source = "kubeconfig " + d.label;
+  std::error_code ec;
+  if (missing_ok && !fs::exists(path, ec) && !ec) {
+    return std::nullopt;
+  }
   std::string problem;
   const auto contents = read_file(path, problem);
   if (!contents) {
-    throw ConfigError(source + ": cannot read file: " + problem);
+    throw ConfigError(d.source + ": cannot read file: " + problem);
   }
-  std::error_code ec;
-  auto directory = std::filesystem::absolute(path, ec).parent_path();
+  d.base_directory = fs::absolute(path, ec).parent_path();
   if (ec) {
-    directory = path.parent_path();
+    d.base_directory = path.parent_path();
   }
-  return resolve_document(*contents, directory, std::move(source), options);
+  d.root = parse_yaml(*contents, d.source);
+  return d;
+}
+
+}  // namespace
+
+ClientConfig load_kubeconfig(const std::filesystem::path& path, const KubeconfigOptions& options) {
+  return resolve_documents({*read_document(path, false)}, options);
+}
+
+ClientConfig load_kubeconfig_files(const std::vector<std::filesystem::path>& paths,
+                                   const KubeconfigOptions& options) {
+  std::vector<Document> documents;
+  std::string tried;
+  for (const auto& path : paths) {
+    if (path.empty()) {
+      continue;
+    }
+    tried += (tried.empty() ? "" : ":") + path.string();
+    bool seen = false;
+    for (const auto& d : documents) {
+      seen = seen || d.label == path.string();
+    }
+    if (seen) {
+      continue;  // client-go reads a file named twice once
+    }
+    if (auto d = read_document(path, true)) {
+      documents.push_back(std::move(*d));
+    }
+  }
+  if (documents.empty()) {
+    throw ConfigError("kubeconfig " + tried + ": " +
+                      (tried.empty() ? "no file given" : "none of the files exists"));
+  }
+  return resolve_documents(documents, options);
 }
 
 ClientConfig parse_kubeconfig(std::string_view yaml, const std::filesystem::path& base_directory,
                               std::string_view source_name, const KubeconfigOptions& options) {
-  return resolve_document(yaml, base_directory, std::string(source_name), options);
+  Document d;
+  d.source = std::string(source_name);
+  d.label = d.source;
+  d.base_directory = base_directory;
+  d.root = parse_yaml(yaml, d.source);
+  return resolve_documents({std::move(d)}, options);
+}
+
+std::vector<std::filesystem::path> split_kubeconfig_env(std::string_view value) {
+  std::vector<std::filesystem::path> paths;
+  while (!value.empty()) {
+    const auto colon = value.find(':');
+    const auto item = value.substr(0, colon);
+    if (!item.empty()) {
+      paths.emplace_back(item);
+    }
+    if (colon == std::string_view::npos) {
+      break;
+    }
+    value.remove_prefix(colon + 1);
+  }
+  return paths;
+}
+
+bool in_cluster_environment() noexcept {
+  const char* host = std::getenv("KUBERNETES_SERVICE_HOST");
+  const char* port = std::getenv("KUBERNETES_SERVICE_PORT");
+  return host != nullptr && *host != '\0' && port != nullptr && *port != '\0';
+}
+
+ClientConfig incluster_config(const InClusterOptions& options) {
+  const std::string source = "in-cluster configuration";
+  const auto fail = [&source](const std::string& what) -> void {
+    throw ConfigError(source + ": " + what);
+  };
+  const char* host = std::getenv("KUBERNETES_SERVICE_HOST");
+  const char* port = std::getenv("KUBERNETES_SERVICE_PORT");
+  if (host == nullptr || *host == '\0') {
+    fail("KUBERNETES_SERVICE_HOST is not set (not running in a pod?)");
+  }
+  if (port == nullptr || *port == '\0') {
+    fail("KUBERNETES_SERVICE_PORT is not set (not running in a pod?)");
+  }
+  const std::string_view h(host);
+  const bool ipv6 = h.find(':') != std::string_view::npos;
+  const std::string url =
+      "https://" + (ipv6 ? "[" + std::string(h) + "]" : std::string(h)) + ":" + port;
+  ClientConfig config;
+  config.source = source;
+  config.context_name = "in-cluster";
+  try {
+    config.server = parse_server_url(url);
+  } catch (const Error& e) {
+    fail("KUBERNETES_SERVICE_HOST/KUBERNETES_SERVICE_PORT: " + std::string(e.what()));
+  }
+  const fs::path dir = options.service_account_dir;
+  std::string problem;
+  config.token_file = dir / "token";
+  const auto token = read_file(config.token_file, problem);
+  if (!token) {
+    fail("cannot read the service account token \"" + config.token_file.string() +
+         "\": " + problem);
+  }
+  config.token.assign(trim(*token));
+  if (config.token.empty() || has_control_characters(config.token)) {
+    fail("the service account token \"" + config.token_file.string() + "\" is " +
+         (config.token.empty() ? "empty" : "not a token (control characters)"));
+  }
+  const fs::path ca = dir / "ca.crt";
+  auto ca_pem = read_file(ca, problem);
+  if (!ca_pem) {
+    fail("cannot read the service account CA \"" + ca.string() + "\": " + problem);
+  }
+  if (detail::read_pem_certificates(*ca_pem).empty()) {
+    fail("\"" + ca.string() + "\": no valid PEM certificate found");
+  }
+  config.certificate_authority_pem = std::move(*ca_pem);
+  const fs::path ns = dir / "namespace";
+  std::error_code ec;
+  if (fs::exists(ns, ec)) {
+    const auto name = read_file(ns, problem);
+    if (!name) {
+      fail("cannot read \"" + ns.string() + "\": " + problem);
+    }
+    if (!trim(*name).empty()) {
+      config.namespace_name.assign(trim(*name));
+    }
+  }
+  return config;
+}
+
+ClientConfig infer_config(const KubeconfigOptions& options) {
+  if (const char* env = std::getenv("KUBECONFIG"); env != nullptr && *env != '\0') {
+    return load_kubeconfig_files(split_kubeconfig_env(env), options);
+  }
+  std::string tried = "KUBECONFIG is not set";
+  if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') {
+    const fs::path path = fs::path(home) / ".kube" / "config";
+    std::error_code ec;
+    if (fs::exists(path, ec)) {
+      return load_kubeconfig(path, options);
+    }
+    tried += ", " + path.string() + " does not exist";
+  } else {
+    tried += ", HOME is not set";
+  }
+  if (in_cluster_environment()) {
+    return incluster_config();
+  }
+  throw ConfigError("no Kubernetes configuration found: " + tried +
+                    ", and KUBERNETES_SERVICE_HOST is not set (not in a pod)");
 }
 
 }  // namespace kubex::client

@@ -5,10 +5,14 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace {
 
@@ -232,7 +236,7 @@ users: [{name: u, user: {token: inline, tokenFile: /does/not/exist}}]
 contexts: [{name: c, context: {cluster: k, user: u}}]
 )");
   EXPECT_EQ(config.token, "inline");
-  EXPECT_EQ(config.token_file, "/does/not/exist");
+  EXPECT_TRUE(config.token_file.empty());  // nothing to re-read: the inline token stays
 }
 
 TEST_F(kubeconfig_test, tls_settings) {
@@ -425,14 +429,57 @@ TEST_F(kubeconfig_test, token_errors) {
       "users[admin].tokenFile: file \"" + (dir_.path() / "empty-token").string() + "\" is empty");
 }
 
+TEST_F(kubeconfig_test, impersonation) {
+  const std::string token_line = "    token: " + std::string(secret_token) + "\n";
+  const auto config =
+      load(replace_all(standard_kubeconfig(), token_line,
+                       token_line + "    as: jane\n"
+                                    "    as-uid: \"1234\"\n"
+                                    "    as-groups: [developers, \"system:authenticated\"]\n"
+                                    "    as-user-extra:\n"
+                                    "      scopes.example.com/team: [blue, green]\n"
+                                    "      reason: [\"on call\"]\n"));
+  EXPECT_EQ(config.impersonate.user, "jane");
+  EXPECT_EQ(config.impersonate.uid, "1234");
+  EXPECT_EQ(config.impersonate.groups,
+            (std::vector<std::string>{"developers", "system:authenticated"}));
+  EXPECT_EQ(config.impersonate.extra,
+            (std::map<std::string, std::vector<std::string>>{
+                {"reason", {"on call"}}, {"scopes.example.com/team", {"blue", "green"}}}));
+  EXPECT_EQ(config.token, secret_token);  // authenticates as admin, acts as jane
+  EXPECT_TRUE(load(standard_kubeconfig()).impersonate.user.empty());
+}
+
+TEST_F(kubeconfig_test, impersonation_errors) {
+  const auto base = standard_kubeconfig();
+  const std::string token_line = "    token: " + std::string(secret_token) + "\n";
+  const auto with = [&](const std::string& lines) {
+    return load_error(replace_all(base, token_line, token_line + lines));
+  };
+  EXPECT_EQ(with("    as-groups: [developers]\n"),
+            "users[admin].as: missing, but as-uid, as-groups or as-user-extra needs it");
+  EXPECT_EQ(with("    as-uid: \"1\"\n"),
+            "users[admin].as: missing, but as-uid, as-groups or as-user-extra needs it");
+  EXPECT_EQ(with("    as: jane\n    as-groups: developers\n"),
+            "users[admin].as-groups: expected a list of strings");
+  EXPECT_EQ(with("    as: jane\n    as-groups: [a, [b]]\n"),
+            "users[admin].as-groups[1]: expected a non-empty string");
+  EXPECT_EQ(with("    as: \"jane\\r\\nX-Evil: 1\"\n"),
+            "users[admin].as: contains control characters");
+  EXPECT_EQ(with("    as: jane\n    as-user-extra: [a]\n"),
+            "users[admin].as-user-extra: expected a mapping");
+  EXPECT_EQ(with("    as: jane\n    as-user-extra: {k: v}\n"),
+            "users[admin].as-user-extra[k]: expected a list of strings");
+  EXPECT_EQ(with("    as: jane\n    as-user-extra: {k: [\"a\\nb\"]}\n"),
+            "users[admin].as-user-extra[k][0]: contains control characters");
+}
+
 TEST_F(kubeconfig_test, unsupported_settings_are_rejected) {
   const auto base = standard_kubeconfig();
   const std::string token_line = "    token: " + std::string(secret_token) + "\n";
   EXPECT_EQ(
       load_error(replace_all(base, token_line, token_line + "    exec: {command: get-token}\n")),
       "users[admin].exec: exec credential plugins are not supported yet");
-  EXPECT_EQ(load_error(replace_all(base, token_line, token_line + "    as: someone\n")),
-            "users[admin].as: impersonation is not supported yet");
   EXPECT_EQ(
       load_error(replace_all(base, token_line, token_line + "    auth-provider: {name: oidc}\n")),
       "users[admin].auth-provider: auth providers are not supported yet");
@@ -440,6 +487,218 @@ TEST_F(kubeconfig_test, unsupported_settings_are_rejected) {
                                    "    server: https://127.0.0.1:6443\n"
                                    "    proxy-url: http://proxy:3128\n")),
             "clusters[testenv].proxy-url: proxies are not supported yet");
+}
+
+// --- merged files (KUBECONFIG=a:b), in-cluster, and inference -----------------------------------
+
+// Sets or clears an environment variable for one test, and restores it afterwards.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const std::optional<std::string>& value) : name_(name) {
+    if (const char* old = std::getenv(name)) {
+      old_ = old;
+    }
+    set(value);
+  }
+  ~ScopedEnv() { set(old_); }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  void set(const std::optional<std::string>& value) {
+    if (value) {
+      ::setenv(name_, value->c_str(), 1);
+    } else {
+      ::unsetenv(name_);
+    }
+  }
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+TEST_F(kubeconfig_test, merged_files_first_definition_wins) {
+  const std::string ca = base64_encode(pki().ca.certificate_pem());
+  // a: the cluster, the contexts and current-context; b: the users (with a certificate file
+  // relative to b's folder), a second cluster of the same name and another current-context.
+  const auto a = dir_.write("a/config", R"(clusters:
+- name: testenv
+  cluster: {server: "https://127.0.0.1:6443", certificate-authority-data: )" +
+                                            ca + R"(}
+contexts:
+- name: admin
+  context: {cluster: testenv, user: admin, namespace: team-a}
+- name: admin-cert
+  context: {cluster: testenv, user: admin-cert}
+current-context: admin
+)");
+  dir_.write("b/certs/client.crt", pki().client.certificate_pem);
+  dir_.write("b/certs/client.key", pki().client.key_pem);
+  const auto b = dir_.write("b/config", R"(clusters:
+- name: testenv
+  cluster: {server: "https://10.0.0.1:6443"}
+users:
+- name: admin
+  user: {token: )" + std::string(secret_token) +
+                                            R"(}
+- name: admin-cert
+  user: {client-certificate: certs/client.crt, client-key: certs/client.key}
+current-context: admin-cert
+)");
+  const auto empty = dir_.write("empty", "");
+  const auto missing = dir_.path() / "missing";
+  const auto config = kubex::client::load_kubeconfig_files({missing, a, empty, b, a});
+  EXPECT_EQ(config.context_name, "admin");     // a's current-context
+  EXPECT_EQ(config.server.host, "127.0.0.1");  // a's cluster, not b's
+  EXPECT_EQ(config.namespace_name, "team-a");
+  EXPECT_EQ(config.token, secret_token);  // from b
+  EXPECT_EQ(config.source, "kubeconfig " + a.string() + ":" + empty.string() + ":" + b.string());
+
+  const auto cert = kubex::client::load_kubeconfig_files({a, b}, {.context = "admin-cert"});
+  EXPECT_EQ(cert.client_certificate_pem, pki().client.certificate_pem);  // relative to b/
+
+  EXPECT_EQ(kubex::client::split_kubeconfig_env("a::b:"),
+            (std::vector<std::filesystem::path>{"a", "b"}));
+}
+
+TEST_F(kubeconfig_test, merged_file_errors_name_the_file) {
+  const auto a = dir_.write("a", "contexts:\n- name: c\n  context: {cluster: x, user: u}\n");
+  const auto b = dir_.write("b",
+                            "users:\n- name: u\n  user: {token: [1]}\n"
+                            "clusters:\n- name: x\n  cluster: {server: \"https://h\"}\n");
+  try {
+    (void)kubex::client::load_kubeconfig_files({a, b}, {.context = "c"});
+    ADD_FAILURE() << "no error";
+  } catch (const kubex::ConfigError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "kubeconfig " + b.string() + ": users[u].token: expected a string");
+  }
+  const auto dup = dir_.write("dup", "users:\n- name: u\n- name: u\n");
+  try {
+    (void)kubex::client::load_kubeconfig_files({a, dup});
+    ADD_FAILURE() << "no error";
+  } catch (const kubex::ConfigError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "kubeconfig " + dup.string() + ": users: duplicate name \"u\"");
+  }
+  try {
+    (void)kubex::client::load_kubeconfig_files({a, b});
+    ADD_FAILURE() << "no error";
+  } catch (const kubex::ConfigError& e) {
+    EXPECT_EQ(std::string(e.what()), "kubeconfig " + a.string() + ":" + b.string() +
+                                         ": current-context: not set and no context was chosen");
+  }
+  const auto nowhere = dir_.path() / "nowhere";
+  try {
+    (void)kubex::client::load_kubeconfig_files({nowhere});
+    ADD_FAILURE() << "no error";
+  } catch (const kubex::ConfigError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "kubeconfig " + nowhere.string() + ": none of the files exists");
+  }
+}
+
+TEST_F(kubeconfig_test, in_cluster) {
+  dir_.write("sa/token", std::string(secret_token) + "\n");
+  dir_.write("sa/ca.crt", pki().ca.certificate_pem());
+  dir_.write("sa/namespace", "team-b");
+  const kubex::client::InClusterOptions sa{.service_account_dir = dir_.path() / "sa"};
+  {
+    ScopedEnv host("KUBERNETES_SERVICE_HOST", "10.96.0.1");
+    ScopedEnv port("KUBERNETES_SERVICE_PORT", "443");
+    EXPECT_TRUE(kubex::client::in_cluster_environment());
+    const auto config = kubex::client::incluster_config(sa);
+    EXPECT_EQ(config.server.host, "10.96.0.1");
+    EXPECT_EQ(config.server.port, 443);
+    EXPECT_EQ(config.token, secret_token);
+    EXPECT_EQ(config.token_file, dir_.path() / "sa" / "token");
+    EXPECT_EQ(config.certificate_authority_pem, pki().ca.certificate_pem());
+    EXPECT_EQ(config.namespace_name, "team-b");
+  }
+  {
+    ScopedEnv host("KUBERNETES_SERVICE_HOST", "fd00:10:96::1");
+    ScopedEnv port("KUBERNETES_SERVICE_PORT", "6443");
+    const auto config = kubex::client::incluster_config(sa);
+    EXPECT_EQ(config.server.host, "fd00:10:96::1");
+    EXPECT_EQ(config.server.authority(), "[fd00:10:96::1]:6443");
+  }
+  const auto error = [&](const kubex::client::InClusterOptions& options) {
+    try {
+      (void)kubex::client::incluster_config(options);
+    } catch (const kubex::ConfigError& e) {
+      const std::string message = e.what();
+      EXPECT_EQ(message.find(secret_token), std::string::npos) << message;
+      return message;
+    }
+    return std::string("no error");
+  };
+  {
+    ScopedEnv host("KUBERNETES_SERVICE_HOST", std::nullopt);
+    EXPECT_FALSE(kubex::client::in_cluster_environment());
+    EXPECT_EQ(error(sa),
+              "in-cluster configuration: KUBERNETES_SERVICE_HOST is not set (not running in a "
+              "pod?)");
+  }
+  ScopedEnv host("KUBERNETES_SERVICE_HOST", "10.96.0.1");
+  ScopedEnv port("KUBERNETES_SERVICE_PORT", "443");
+  EXPECT_EQ(error({.service_account_dir = dir_.path() / "none"}),
+            "in-cluster configuration: cannot read the service account token \"" +
+                (dir_.path() / "none" / "token").string() + "\": No such file or directory");
+  dir_.write("bad/token", "t");
+  dir_.write("bad/ca.crt", "not a certificate");
+  EXPECT_EQ(error({.service_account_dir = dir_.path() / "bad"}),
+            "in-cluster configuration: \"" + (dir_.path() / "bad" / "ca.crt").string() +
+                "\": no valid PEM certificate found");
+  dir_.write("nons/token", "t");
+  dir_.write("nons/ca.crt", pki().ca.certificate_pem());
+  EXPECT_EQ(
+      kubex::client::incluster_config({.service_account_dir = dir_.path() / "nons"}).namespace_name,
+      "default");
+}
+
+TEST_F(kubeconfig_test, inference_order) {
+  const auto file = dir_.write("explicit/config", standard_kubeconfig());
+  dir_.write("home/.kube/config",
+             replace_all(standard_kubeconfig(), "current-context: admin", "current-context: user"));
+  ScopedEnv host("KUBERNETES_SERVICE_HOST", "10.96.0.1");
+  ScopedEnv port("KUBERNETES_SERVICE_PORT", "443");
+  {
+    ScopedEnv kubeconfig("KUBECONFIG", ":" + file.string() + ":");
+    ScopedEnv home("HOME", (dir_.path() / "home").string());
+    EXPECT_EQ(kubex::client::infer_config().context_name, "admin");  // KUBECONFIG first
+    EXPECT_EQ(kubex::client::infer_config({.context = "admin-cert"}).context_name, "admin-cert");
+  }
+  {
+    ScopedEnv kubeconfig("KUBECONFIG", "");
+    ScopedEnv home("HOME", (dir_.path() / "home").string());
+    EXPECT_EQ(kubex::client::infer_config().context_name, "user");  // then ~/.kube/config
+  }
+  {
+    ScopedEnv kubeconfig("KUBECONFIG", std::nullopt);
+    ScopedEnv home("HOME", (dir_.path() / "nohome").string());
+    // Then in-cluster; the default service account folder does not exist here.
+    try {
+      (void)kubex::client::infer_config();
+      ADD_FAILURE() << "no error";
+    } catch (const kubex::ConfigError& e) {
+      EXPECT_EQ(std::string(e.what()).rfind("in-cluster configuration: cannot read the service "
+                                            "account token",
+                                            0),
+                0U)
+          << e.what();
+    }
+  }
+  ScopedEnv kubeconfig("KUBECONFIG", std::nullopt);
+  ScopedEnv home("HOME", (dir_.path() / "nohome").string());
+  ScopedEnv no_host("KUBERNETES_SERVICE_HOST", std::nullopt);
+  try {
+    (void)kubex::client::infer_config();
+    ADD_FAILURE() << "no error";
+  } catch (const kubex::ConfigError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "no Kubernetes configuration found: KUBECONFIG is not set, " +
+                  (dir_.path() / "nohome" / ".kube" / "config").string() +
+                  " does not exist, and KUBERNETES_SERVICE_HOST is not set (not in a pod)");
+  }
 }
 
 }  // namespace

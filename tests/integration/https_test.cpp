@@ -26,6 +26,7 @@
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <vector>
 
 namespace {
 
@@ -290,6 +291,143 @@ TEST_F(https_testenv_test, failures_become_api_errors) {
   const auto unauthorized = api_error(stranger, "/api/v1/namespaces");
   EXPECT_TRUE(kubex::is_unauthorized(unauthorized)) << unauthorized.what();
   EXPECT_EQ(std::string(unauthorized.what()).find(token), std::string::npos);
+}
+
+// The server itself says who it thinks we are (SelfSubjectReview): the admin credentials
+// authenticate, and every Impersonate-* setting of the kubeconfig reaches the server.
+TEST_F(https_testenv_test, impersonation_reaches_the_server) {
+  auto cfg = config("admin");
+  cfg.impersonate.user = "kubex-jane";
+  cfg.impersonate.uid = "uid-42";
+  cfg.impersonate.groups = {"kubex-devs", "system:masters"};
+  cfg.impersonate.extra = {{"scopes.example.com/team name", {"blue", "green"}}};
+  BasicHttpsConnection jane(cfg);
+  const auto review =
+      jane.request("POST", "/apis/authentication.k8s.io/v1/selfsubjectreviews",
+                   R"({"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview"})");
+  ASSERT_EQ(review.status, 201U) << review.body;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  ASSERT_EQ(parser.parse(review.body).get(doc), simdjson::SUCCESS) << review.body;
+  simdjson::dom::element user;
+  ASSERT_EQ(doc.at_pointer("/status/userInfo").get(user), simdjson::SUCCESS) << review.body;
+  std::string_view name, uid;
+  EXPECT_EQ(user.at_pointer("/username").get(name), simdjson::SUCCESS);
+  EXPECT_EQ(user.at_pointer("/uid").get(uid), simdjson::SUCCESS);
+  EXPECT_EQ(name, "kubex-jane");
+  EXPECT_EQ(uid, "uid-42");
+  std::set<std::string> groups;
+  simdjson::dom::array list;
+  ASSERT_EQ(user.at_pointer("/groups").get(list), simdjson::SUCCESS) << review.body;
+  for (simdjson::dom::element g : list) {
+    groups.emplace(std::string_view(g));
+  }
+  EXPECT_TRUE(groups.contains("kubex-devs")) << review.body;
+  EXPECT_TRUE(groups.contains("system:masters")) << review.body;
+  std::vector<std::string> team;
+  ASSERT_EQ(user.at_pointer("/extra/scopes.example.com~1team name").get(list), simdjson::SUCCESS)
+      << review.body;
+  for (simdjson::dom::element v : list) {
+    team.emplace_back(std::string_view(v));
+  }
+  EXPECT_EQ(team, (std::vector<std::string>{"blue", "green"})) << review.body;
+
+  // Acting as the unprivileged user gives that user's rights, not the admin's.
+  auto as_user = config("admin");
+  as_user.impersonate.user = "kubex-user";
+  BasicHttpsConnection restricted(as_user);
+  const auto denied = restricted.get("/api/v1/namespaces/default/secrets");
+  ASSERT_EQ(denied.status, 403U) << denied.body;
+  EXPECT_NE(denied.body.find(R"(User \"kubex-user\" cannot list resource \"secrets\")"),
+            std::string::npos)
+      << denied.body;
+  EXPECT_EQ(restricted.get("/api/v1/namespaces/kubex-user/configmaps").status, 200U);
+
+  // The unprivileged user may not impersonate anyone.
+  auto escalate = config("user");
+  escalate.impersonate.user = "kubex-admin";
+  BasicHttpsConnection refused(escalate);
+  const auto response = refused.get("/api/v1/namespaces");
+  ASSERT_EQ(response.status, 403U) << response.body;
+  EXPECT_NE(response.body.find("cannot impersonate"), std::string::npos) << response.body;
+}
+
+// Methods other than GET: create, replace, patch and delete a config map.
+TEST_F(https_testenv_test, request_sends_any_method_with_a_body) {
+  BasicHttpsConnection admin(config("admin"));
+  const std::string ns = own_namespace();
+  const std::string collection = "/api/v1/namespaces/" + ns + "/configmaps";
+  const std::string object = collection + "/kubex-https-methods";
+  const auto created = admin.request(
+      "POST", collection,
+      R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"kubex-https-methods"},)"
+      R"("data":{"a":"1"}})");
+  ASSERT_EQ(created.status, 201U) << created.body;
+  const auto patched =
+      admin.request("PATCH", object, R"({"data":{"b":"2"}})", "application/merge-patch+json");
+  ASSERT_EQ(patched.status, 200U) << patched.body;
+  EXPECT_NE(patched.body.find(R"("b":"2")"), std::string::npos) << patched.body;
+  EXPECT_EQ(testenv().kubectl("get configmap kubex-https-methods -n " + ns +
+                              " -o jsonpath={.data.a}{.data.b}"),
+            "12");
+  const auto deleted = admin.request("DELETE", object, {});
+  EXPECT_EQ(deleted.status, 200U) << deleted.body;
+  EXPECT_EQ(admin.get(object).status, 404U);
+  EXPECT_EQ(admin.connection_count(), 1U);
+  try {
+    (void)admin.request("TRACE", object, {});
+    ADD_FAILURE() << "TRACE accepted";
+  } catch (const kubex::Error& e) {
+    EXPECT_EQ(e.code(), kubex::errc::invalid_path);
+  }
+}
+
+// Who the server says the caller is (SelfSubjectReview); "<401>" and such for a failure.
+std::string whoami(BasicHttpsConnection& c) {
+  const auto review =
+      c.request("POST", "/apis/authentication.k8s.io/v1/selfsubjectreviews",
+                R"({"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview"})");
+  if (review.status != 201U) {
+    return "<" + std::to_string(review.status) + ">";
+  }
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  std::string_view name;
+  if (parser.parse(review.body).get(doc) != simdjson::SUCCESS ||
+      doc.at_pointer("/status/userInfo/username").get(name) != simdjson::SUCCESS) {
+    return "<no username>";
+  }
+  return std::string(name);
+}
+
+// A token file is re-read: periodically (every request here), and at once on a 401.
+TEST_F(https_testenv_test, token_file_rotation) {
+  const auto admin = config("admin");
+  const auto user = config("user");
+  kubex::testing::TempDir dir;
+  const auto file = dir.write("token", user.token + "\n");
+  auto cfg = admin;
+  cfg.token = user.token;
+  cfg.token_file = file;
+  ConnectionOptions eager;
+  eager.token_file_refresh = std::chrono::milliseconds(0);
+  BasicHttpsConnection rotating(cfg, eager);
+  EXPECT_EQ(whoami(rotating), "kubex-user");
+  dir.write("token", admin.token + "\n");
+  EXPECT_EQ(whoami(rotating), "kubex-admin");
+  dir.write("token", "\n");  // an unusable file keeps the current token
+  EXPECT_EQ(whoami(rotating), "kubex-admin");
+
+  // With the default refresh (a minute) the token is cached, until the server says 401.
+  dir.write("token", "kubex-not-a-valid-token\n");
+  cfg.token = "kubex-not-a-valid-token";
+  BasicHttpsConnection cached(cfg);
+  EXPECT_EQ(whoami(cached), "<401>");  // re-read at once, but the file holds the same token
+  dir.write("token", user.token + "\n");
+  EXPECT_EQ(whoami(cached), "kubex-user");  // 401, re-read, sent once more
+  dir.write("token", admin.token + "\n");
+  EXPECT_EQ(whoami(cached), "kubex-user");  // still valid: not re-read before a minute
+  EXPECT_EQ(cached.connection_count(), 1U);
 }
 
 TEST_F(https_testenv_test, base_path_is_prepended) {

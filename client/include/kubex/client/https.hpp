@@ -29,6 +29,9 @@ struct ConnectionOptions {
   std::size_t max_body_size = std::size_t{256} * 1024 * 1024;
   /// Value of the User-Agent header; empty selects `kubex/<library version>`.
   std::string user_agent{};
+  /// How often the token file (ClientConfig::token_file) is re-read, so that rotated tokens
+  /// (projected service account tokens, tokenFile) are picked up; a 401 re-reads it at once.
+  std::chrono::milliseconds token_file_refresh = std::chrono::minutes(1);
 };
 
 /// A blocking HTTPS/1.1 client for one apiserver, authenticated as configured by a ClientConfig.
@@ -67,6 +70,13 @@ class BasicHttpsConnection {
   ///         errc::tls_verification_failed if the server certificate is not trusted, and the
   ///         transport's own code (e.g. connection refused, std::errc::timed_out) otherwise.
   HttpResponse get(std::string_view target);
+  /// Sends `method` (GET, HEAD, POST, PUT, PATCH or DELETE) to `target` with `body` of type
+  /// `content_type` (sent when the body is not empty, and always for POST, PUT and PATCH), and
+  /// reads the whole response. Only idempotent methods (GET, HEAD, PUT, DELETE) are retried on
+  /// a reused connection the server had closed.
+  /// @throws kubex::Error as get() does; errc::invalid_path for another method.
+  HttpResponse request(std::string_view method, std::string_view target, std::string_view body,
+                       std::string_view content_type = "application/json");
 
   /// Closes the TLS connection, if any, without waiting for the server. The next get()
   /// reconnects.

@@ -3,10 +3,26 @@
 #include <kubex/core/url.hpp>
 
 #include <filesystem>
+#include <map>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace kubex::client {
+
+/// An identity to act as (kubeconfig user `as`, `as-uid`, `as-groups`, `as-user-extra`). The
+/// server checks that the authenticated user may impersonate it, then authorizes every request
+/// as this identity. Sent as Impersonate-* headers.
+struct Impersonation {
+  /// User name to act as (`as`); empty means no impersonation.
+  std::string user{};
+  /// UID to act as (`as-uid`); needs `user`.
+  std::string uid{};
+  /// Groups to act as (`as-groups`); needs `user`.
+  std::vector<std::string> groups{};
+  /// Extra user attributes (`as-user-extra`), e.g. scopes; needs `user`.
+  std::map<std::string, std::vector<std::string>> extra{};
+};
 
 /// Everything needed to talk to one apiserver as one user, resolved from a kubeconfig context
 /// (the counterpart of client-go's rest.Config and kube-rs's Config).
@@ -39,12 +55,16 @@ struct ClientConfig {
 
   /// Bearer token (user `token`, or the trimmed contents of `tokenFile`). Secret.
   std::string token{};
-  /// Absolute path of user `tokenFile`, kept so a transport can re-read rotated tokens.
+  /// Absolute path of the file `token` came from (user `tokenFile`, or the service account
+  /// token in a pod), re-read by transports to pick up rotated tokens; empty for an inline
+  /// token.
   std::filesystem::path token_file{};
   /// PEM client certificate chain (user `client-certificate[-data]`).
   std::string client_certificate_pem{};
   /// PEM private key for the client certificate (user `client-key[-data]`). Secret.
   std::string client_key_pem{};
+  /// Identity to impersonate, if any.
+  Impersonation impersonate{};
 };
 
 /// Options for resolving a kubeconfig.
@@ -58,7 +78,7 @@ struct KubeconfigOptions {
 /// against the kubeconfig's directory, `token` takes precedence over `tokenFile`, and the
 /// namespace defaults to "default". Multi-file merging (KUBECONFIG=a:b) is not done here.
 ///
-/// Settings kubex cannot honour yet (`exec`, `auth-provider`, impersonation, `proxy-url`,
+/// Settings kubex cannot honour yet (`exec`, `auth-provider`, `proxy-url`,
 /// `username`/`password`) are rejected rather than silently ignored, because ignoring them would
 /// connect as a different identity or by a different route than the user asked for.
 ///
@@ -74,5 +94,42 @@ struct KubeconfigOptions {
                                             const std::filesystem::path& base_directory,
                                             std::string_view source_name = "kubeconfig <memory>",
                                             const KubeconfigOptions& options = {});
+
+/// Loads and merges several kubeconfig files the way client-go merges `KUBECONFIG=a:b:c`: for
+/// each cluster, user and context name the first file that defines it wins, and so does the
+/// first file that sets current-context. Files that do not exist are skipped, a file named
+/// twice is read once, an empty file is accepted; relative paths resolve against the
+/// directory of the file they appear in, and errors name that file.
+/// @throws kubex::ConfigError as load_kubeconfig does, or if none of the files exists.
+[[nodiscard]] ClientConfig load_kubeconfig_files(const std::vector<std::filesystem::path>& paths,
+                                                 const KubeconfigOptions& options = {});
+
+/// Splits a `KUBECONFIG` value at ':' and drops empty items.
+[[nodiscard]] std::vector<std::filesystem::path> split_kubeconfig_env(std::string_view value);
+
+/// Where a pod finds its service account, and which environment tells it the apiserver.
+struct InClusterOptions {
+  /// Folder holding `token`, `ca.crt` and `namespace`.
+  std::filesystem::path service_account_dir = "/var/run/secrets/kubernetes.io/serviceaccount";
+};
+
+/// The configuration of a process running in a pod: server
+/// `https://$KUBERNETES_SERVICE_HOST:$KUBERNETES_SERVICE_PORT` (an IPv6 host is bracketed), the
+/// service account's token (its path kept in `token_file`, so a transport can re-read the
+/// rotated token), CA and namespace (default "default" if the file is absent).
+/// @throws kubex::ConfigError naming the variable or file that is missing or unusable.
+[[nodiscard]] ClientConfig incluster_config(const InClusterOptions& options = {});
+
+/// True if the environment looks like a pod's: KUBERNETES_SERVICE_HOST and
+/// KUBERNETES_SERVICE_PORT are both set.
+[[nodiscard]] bool in_cluster_environment() noexcept;
+
+/// Finds the configuration the way kubectl does, in this order: the files of `KUBECONFIG` if
+/// it is set and not empty (merged, see load_kubeconfig_files), else `$HOME/.kube/config` if
+/// it exists, else the in-cluster configuration if in_cluster_environment(). An explicit
+/// choice is simply a call to load_kubeconfig or incluster_config instead.
+/// @throws kubex::ConfigError saying what was tried if nothing is found, or what is wrong with
+///         the configuration that was found.
+[[nodiscard]] ClientConfig infer_config(const KubeconfigOptions& options = {});
 
 }  // namespace kubex::client
