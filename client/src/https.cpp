@@ -1,3 +1,4 @@
+#include <kubex/client/exec_credential.hpp>
 #include <kubex/client/https.hpp>
 #include <kubex/client/kubeconfig.hpp>
 #include <kubex/core/error.hpp>
@@ -120,6 +121,9 @@ struct BasicHttpsConnection::Impl {
     verify_name = config.tls_server_name.empty() ? config.server.host : config.tls_server_name;
     verify_name_is_ip = is_ip_address(verify_name);
     location = "https://" + config.server.authority();
+    // As in client-go, credentials written in the kubeconfig win over a plugin.
+    uses_exec =
+        config.exec.has_value() && config.token.empty() && config.client_certificate_pem.empty();
     setup_tls();
   }
 
@@ -156,24 +160,32 @@ struct BasicHttpsConnection::Impl {
     }
 
     if (!config.client_certificate_pem.empty() || !config.client_key_pem.empty()) {
-      const std::string field = config.source + ": users[" + config.user_name + "]";
-      const auto chain = detail::read_pem_certificates(config.client_certificate_pem);
-      if (chain.empty()) {
-        throw ConfigError(field + ": client certificate is not valid PEM");
-      }
-      const auto key = detail::read_pem_private_key(config.client_key_pem);
-      if (!key) {
-        throw ConfigError(field + ": client key is not a valid, unencrypted PEM private key");
-      }
-      bool ok = SSL_CTX_use_certificate(ctx, chain.front().get()) == 1;
-      for (std::size_t i = 1; ok && i < chain.size(); ++i) {
-        ok = SSL_CTX_add1_chain_cert(ctx, chain[i].get()) == 1;
-      }
-      ok = ok && SSL_CTX_use_PrivateKey(ctx, key.get()) == 1 && SSL_CTX_check_private_key(ctx) == 1;
-      ERR_clear_error();
-      if (!ok) {
-        throw ConfigError(field + ": client certificate and key cannot be used together");
-      }
+      use_client_certificate(config.client_certificate_pem, config.client_key_pem,
+                             config.source + ": users[" + config.user_name + "]");
+    }
+  }
+
+  // Makes the TLS context present this certificate chain and key from the next handshake on.
+  void use_client_certificate(const std::string& certificate_pem, const std::string& key_pem,
+                              const std::string& field) {
+    SSL_CTX* ctx = tls.native_handle();
+    const auto chain = detail::read_pem_certificates(certificate_pem);
+    if (chain.empty()) {
+      throw ConfigError(field + ": client certificate is not valid PEM");
+    }
+    const auto key = detail::read_pem_private_key(key_pem);
+    if (!key) {
+      throw ConfigError(field + ": client key is not a valid, unencrypted PEM private key");
+    }
+    SSL_CTX_clear_chain_certs(ctx);
+    bool ok = SSL_CTX_use_certificate(ctx, chain.front().get()) == 1;
+    for (std::size_t i = 1; ok && i < chain.size(); ++i) {
+      ok = SSL_CTX_add1_chain_cert(ctx, chain[i].get()) == 1;
+    }
+    ok = ok && SSL_CTX_use_PrivateKey(ctx, key.get()) == 1 && SSL_CTX_check_private_key(ctx) == 1;
+    ERR_clear_error();
+    if (!ok) {
+      throw ConfigError(field + ": client certificate and key cannot be used together");
     }
   }
 
@@ -371,6 +383,7 @@ struct BasicHttpsConnection::Impl {
     request.set(http::field::user_agent, options.user_agent);
     request.set(http::field::accept, "application/json");
     refresh_token(false);
+    refresh_exec(false);
     if (!config.token.empty()) {
       request.set(http::field::authorization, "Bearer " + config.token);
     }
@@ -403,9 +416,14 @@ struct BasicHttpsConnection::Impl {
         }
         // A rotated token file may hold a new token already: the server refused the request
         // before acting on it, so sending it once more with the new token is safe.
-        if (response.status == 401 && !retried_with_new_token && refresh_token(true)) {
+        if (response.status == 401 && !retried_with_new_token &&
+            (refresh_token(true) || refresh_exec(true))) {
           retried_with_new_token = true;
-          request.set(http::field::authorization, "Bearer " + config.token);
+          if (config.token.empty()) {
+            request.erase(http::field::authorization);
+          } else {
+            request.set(http::field::authorization, "Bearer " + config.token);
+          }
           continue;
         }
         return response;
@@ -459,6 +477,33 @@ struct BasicHttpsConnection::Impl {
     return true;
   }
 
+  // Runs the exec plugin when there is no credential yet, when it has expired, or if `force`
+  // (after a 401). Returns true if the credential changed. A new client certificate closes the
+  // connection, so that the next handshake presents it.
+  bool refresh_exec(bool force) {
+    if (!uses_exec) {
+      return false;
+    }
+    if (!force && exec_credential &&
+        (!exec_credential->expiration || Time::now() < *exec_credential->expiration)) {
+      return false;
+    }
+    auto fresh = run_exec_plugin(config);
+    ++exec_runs;
+    const bool changed = !exec_credential || fresh.token != exec_credential->token ||
+                         fresh.client_certificate_pem != exec_credential->client_certificate_pem;
+    if (!fresh.client_certificate_pem.empty() &&
+        (!exec_credential ||
+         fresh.client_certificate_pem != exec_credential->client_certificate_pem)) {
+      use_client_certificate(fresh.client_certificate_pem, fresh.client_key_pem,
+                             "exec plugin \"" + config.exec->command + "\"");
+      close();
+    }
+    config.token = fresh.token;
+    exec_credential = std::move(fresh);
+    return changed;
+  }
+
   void close() noexcept {
     if (stream) {
       // No TLS close_notify: waiting for the peer's reply could block, and the apiserver does
@@ -477,6 +522,9 @@ struct BasicHttpsConnection::Impl {
   std::string location;
   std::string method = "GET";                      // of the request in flight, for messages
   std::optional<Clock::time_point> token_read_at;  // last read of config.token_file
+  bool uses_exec = false;                          // the exec plugin supplies credentials
+  std::optional<ExecCredential> exec_credential;   // its last answer
+  std::size_t exec_runs = 0;
   std::size_t connections = 0;
 
   // Destruction order matters: the stream uses the TLS context and the io_context.
@@ -520,6 +568,10 @@ bool BasicHttpsConnection::is_open() const noexcept {
 
 std::size_t BasicHttpsConnection::connection_count() const noexcept {
   return impl_->connections;
+}
+
+std::size_t BasicHttpsConnection::exec_plugin_runs() const noexcept {
+  return impl_->exec_runs;
 }
 
 const ClientConfig& BasicHttpsConnection::config() const noexcept {

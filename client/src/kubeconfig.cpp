@@ -241,7 +241,7 @@ class Resolver {
     }
     require_map(user, path + ".user");
 
-    reject_unsupported(user, path, "exec", "exec credential plugins are not supported yet");
+    resolve_exec(user, path, config);
     reject_unsupported(user, path, "auth-provider", "auth providers are not supported yet");
     reject_unsupported(user, path, "username", "basic authentication is not supported");
     reject_unsupported(user, path, "password", "basic authentication is not supported");
@@ -299,6 +299,66 @@ class Resolver {
       config.client_certificate_pem = std::move(cert->data);
       config.client_key_pem = std::move(key->data);
     }
+  }
+
+  void resolve_exec(const YAML::Node& user, const std::string& path, ClientConfig& config) const {
+    const YAML::Node node = user["exec"];
+    if (!node || node.IsNull()) {
+      return;
+    }
+    const std::string p = path + ".exec";
+    require_map(node, p);
+    ExecConfig exec;
+    auto command = string_field(node, "command", p + ".command");
+    if (!command) {
+      fail(p + ".command", "missing");
+    }
+    // client-go: a relative path with a separator is relative to the kubeconfig; a bare name
+    // is for PATH.
+    exec.command = command->find('/') != std::string::npos && command->front() != '/'
+                       ? resolve_path(*command).string()
+                       : std::move(*command);
+    exec.api_version = string_field(node, "apiVersion", p + ".apiVersion").value_or("");
+    if (exec.api_version != "client.authentication.k8s.io/v1" &&
+        exec.api_version != "client.authentication.k8s.io/v1beta1") {
+      fail(p + ".apiVersion", exec.api_version.empty()
+                                  ? "missing"
+                                  : "\"" + exec.api_version +
+                                        "\" is not supported (client.authentication.k8s.io/v1 "
+                                        "or v1beta1)");
+    }
+    exec.args = string_list(node["args"], p + ".args");
+    const YAML::Node env = node["env"];
+    if (env && !env.IsNull()) {
+      if (!env.IsSequence()) {
+        fail(p + ".env", "expected a list of {name, value}");
+      }
+      for (std::size_t i = 0; i < env.size(); ++i) {
+        const std::string e = p + ".env[" + std::to_string(i) + "]";
+        require_map(env[i], e);
+        auto name = string_field(env[i], "name", e + ".name");
+        if (!name || name->find('=') != std::string::npos) {
+          fail(e + ".name", name ? "contains '='" : "missing");
+        }
+        exec.env.emplace_back(std::move(*name),
+                              string_field(env[i], "value", e + ".value").value_or(""));
+      }
+    }
+    exec.install_hint = string_field(node, "installHint", p + ".installHint").value_or("");
+    exec.provide_cluster_info = bool_field(node, "provideClusterInfo", p + ".provideClusterInfo");
+    exec.interactive_mode = string_field(node, "interactiveMode", p + ".interactiveMode")
+                                .value_or(exec.api_version.ends_with("/v1") ? "" : "IfAvailable");
+    if (exec.interactive_mode.empty()) {
+      fail(p + ".interactiveMode", "missing (required by client.authentication.k8s.io/v1)");
+    }
+    if (exec.interactive_mode == "Always") {
+      fail(p + ".interactiveMode", "\"Always\" needs a terminal, which kubex never gives a plugin");
+    }
+    if (exec.interactive_mode != "Never" && exec.interactive_mode != "IfAvailable") {
+      fail(p + ".interactiveMode",
+           "\"" + exec.interactive_mode + "\" is not one of Never, IfAvailable, Always");
+    }
+    config.exec = std::move(exec);
   }
 
   void resolve_impersonation(const YAML::Node& user, const std::string& path,

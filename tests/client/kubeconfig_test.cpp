@@ -474,12 +474,68 @@ TEST_F(kubeconfig_test, impersonation_errors) {
             "users[admin].as-user-extra[k][0]: contains control characters");
 }
 
+TEST_F(kubeconfig_test, exec_plugin) {
+  const std::string token_line = "    token: " + std::string(secret_token) + "\n";
+  const auto config = load(replace_all(standard_kubeconfig(), token_line,
+                                       "    exec:\n"
+                                       "      apiVersion: client.authentication.k8s.io/v1\n"
+                                       "      command: bin/get-token\n"
+                                       "      args: [--cluster, prod]\n"
+                                       "      env: [{name: REGION, value: eu}, {name: EMPTY}]\n"
+                                       "      installHint: install get-token\n"
+                                       "      provideClusterInfo: true\n"
+                                       "      interactiveMode: Never\n"));
+  ASSERT_TRUE(config.exec.has_value());
+  EXPECT_EQ(config.exec->command, (dir_.path() / "bin/get-token").string());
+  EXPECT_EQ(config.exec->args, (std::vector<std::string>{"--cluster", "prod"}));
+  EXPECT_EQ(config.exec->env,
+            (std::vector<std::pair<std::string, std::string>>{{"REGION", "eu"}, {"EMPTY", ""}}));
+  EXPECT_EQ(config.exec->api_version, "client.authentication.k8s.io/v1");
+  EXPECT_EQ(config.exec->install_hint, "install get-token");
+  EXPECT_TRUE(config.exec->provide_cluster_info);
+  EXPECT_EQ(config.exec->interactive_mode, "Never");
+  EXPECT_TRUE(config.token.empty());
+
+  // A bare name is for PATH; v1beta1 defaults interactiveMode.
+  const auto beta = load(replace_all(standard_kubeconfig(), token_line,
+                                     "    exec: {apiVersion: client.authentication.k8s.io/v1beta1, "
+                                     "command: gke-gcloud-auth-plugin}\n"));
+  EXPECT_EQ(beta.exec->command, "gke-gcloud-auth-plugin");
+  EXPECT_EQ(beta.exec->interactive_mode, "IfAvailable");
+  EXPECT_FALSE(load(standard_kubeconfig()).exec.has_value());
+}
+
+TEST_F(kubeconfig_test, exec_plugin_errors) {
+  const auto base = standard_kubeconfig();
+  const std::string token_line = "    token: " + std::string(secret_token) + "\n";
+  const auto with = [&](const std::string& exec) {
+    return load_error(replace_all(base, token_line, "    exec: " + exec + "\n"));
+  };
+  const std::string v1 = "apiVersion: client.authentication.k8s.io/v1";
+  EXPECT_EQ(with("{" + v1 + ", interactiveMode: Never}"), "users[admin].exec.command: missing");
+  EXPECT_EQ(with("{command: x, interactiveMode: Never}"), "users[admin].exec.apiVersion: missing");
+  EXPECT_EQ(with("{command: x, apiVersion: client.authentication.k8s.io/v1alpha1}"),
+            "users[admin].exec.apiVersion: \"client.authentication.k8s.io/v1alpha1\" is not "
+            "supported (client.authentication.k8s.io/v1 or v1beta1)");
+  EXPECT_EQ(with("{command: x, " + v1 + "}"),
+            "users[admin].exec.interactiveMode: missing (required by "
+            "client.authentication.k8s.io/v1)");
+  EXPECT_EQ(with("{command: x, " + v1 + ", interactiveMode: Always}"),
+            "users[admin].exec.interactiveMode: \"Always\" needs a terminal, which kubex never "
+            "gives a plugin");
+  EXPECT_EQ(with("{command: x, " + v1 + ", interactiveMode: Sometimes}"),
+            "users[admin].exec.interactiveMode: \"Sometimes\" is not one of Never, IfAvailable, "
+            "Always");
+  EXPECT_EQ(with("{command: x, " + v1 + ", interactiveMode: Never, env: [{value: v}]}"),
+            "users[admin].exec.env[0].name: missing");
+  EXPECT_EQ(with("{command: x, " + v1 + ", interactiveMode: Never, args: a}"),
+            "users[admin].exec.args: expected a list of strings");
+  EXPECT_EQ(with("[x]"), "users[admin].exec: expected a mapping");
+}
+
 TEST_F(kubeconfig_test, unsupported_settings_are_rejected) {
   const auto base = standard_kubeconfig();
   const std::string token_line = "    token: " + std::string(secret_token) + "\n";
-  EXPECT_EQ(
-      load_error(replace_all(base, token_line, token_line + "    exec: {command: get-token}\n")),
-      "users[admin].exec: exec credential plugins are not supported yet");
   EXPECT_EQ(
       load_error(replace_all(base, token_line, token_line + "    auth-provider: {name: oidc}\n")),
       "users[admin].auth-provider: auth providers are not supported yet");

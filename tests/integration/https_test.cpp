@@ -2,11 +2,13 @@
 // keep-alive, chunked bodies, error statuses, base path, TLS verification and limits.
 // See kubex/testing/testenv_fixture.hpp for what the testenv provides.
 
+#include <kubex/client/exec_credential.hpp>
 #include <kubex/client/https.hpp>
 #include <kubex/client/kubeconfig.hpp>
 #include <kubex/core/api_error.hpp>
 #include <kubex/core/error.hpp>
 #include <kubex/core/path.hpp>
+#include <kubex/core/time.hpp>
 #include <kubex/core/url.hpp>
 #include <kubex/testing/pki.hpp>
 #include <kubex/testing/temp_dir.hpp>
@@ -16,7 +18,9 @@
 
 #include <gtest/gtest.h>
 #include <simdjson.h>
+#include <sys/stat.h>
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -26,6 +30,7 @@
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -428,6 +433,100 @@ TEST_F(https_testenv_test, token_file_rotation) {
   dir.write("token", admin.token + "\n");
   EXPECT_EQ(whoami(cached), "kubex-user");  // still valid: not re-read before a minute
   EXPECT_EQ(cached.connection_count(), 1U);
+}
+
+// JSON string contents for `text` (PEM has newlines).
+std::string json_escape(const std::string& text) {
+  std::string out;
+  for (const char c : text) {
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+// An exec plugin (a shell script that prints the ExecCredential the test left in a file and
+// counts its runs) supplies tokens and client certificates the real apiserver accepts: run
+// once, again when the credential expires, and again on a 401.
+TEST_F(https_testenv_test, exec_plugin_credentials) {
+  const auto admin = config("admin");
+  const auto cert = config("admin-cert");
+  kubex::testing::TempDir dir;
+  const auto plugin = dir.write(
+      "plugin.sh",
+      "#!/bin/sh\nd=$(dirname \"$0\")\necho run >> \"$d/runs\"\ncat \"$d/credential.json\"\n");
+  ::chmod(plugin.c_str(), 0700);
+  const auto credential = [&](const std::string& status) {
+    dir.write("credential.json",
+              R"({"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential",)"
+              R"("status":)" +
+                  status + "}");
+  };
+  const auto expires_in = [](std::chrono::seconds s) {
+    return kubex::Time(std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now()) +
+                       s)
+        .format();
+  };
+  auto cfg = admin;
+  cfg.token.clear();
+  cfg.exec = kubex::client::ExecConfig{.command = plugin.string(),
+                                       .api_version = "client.authentication.k8s.io/v1",
+                                       .interactive_mode = "Never"};
+  credential(R"({"token":")" + admin.token + R"(","expirationTimestamp":")" +
+             expires_in(std::chrono::hours(1)) + R"("})");
+  BasicHttpsConnection c(cfg);
+  EXPECT_EQ(c.exec_plugin_runs(), 0U);  // nothing runs before the first request
+  EXPECT_EQ(whoami(c), "kubex-admin");
+  EXPECT_EQ(whoami(c), "kubex-admin");
+  EXPECT_EQ(c.exec_plugin_runs(), 1U);  // cached until it expires
+
+  // Expiry: a credential valid for 2 s is replaced after it lapses.
+  credential(R"({"token":")" + admin.token + R"(","expirationTimestamp":")" +
+             expires_in(std::chrono::seconds(2)) + R"("})");
+  BasicHttpsConnection expiring(cfg);
+  EXPECT_EQ(whoami(expiring), "kubex-admin");
+  EXPECT_EQ(whoami(expiring), "kubex-admin");
+  EXPECT_EQ(expiring.exec_plugin_runs(), 1U);
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+  EXPECT_EQ(whoami(expiring), "kubex-admin");
+  EXPECT_EQ(expiring.exec_plugin_runs(), 2U);
+
+  // 401: the server refuses the cached token (revoked, say); the plugin runs again at once.
+  credential(R"({"token":"kubex-revoked-token"})");
+  BasicHttpsConnection revoked(cfg);
+  EXPECT_EQ(whoami(revoked), "<401>");  // ran, refused, ran again: the same bad token
+  EXPECT_EQ(revoked.exec_plugin_runs(), 2U);
+  credential(R"({"token":")" + admin.token + R"("})");
+  EXPECT_EQ(whoami(revoked), "kubex-admin");  // 401, run, retried with the new token
+  EXPECT_EQ(revoked.exec_plugin_runs(), 3U);
+
+  // A client certificate from the plugin is presented in the TLS handshake.
+  credential(R"({"clientCertificateData":")" + json_escape(cert.client_certificate_pem) +
+             R"(","clientKeyData":")" + json_escape(cert.client_key_pem) + R"("})");
+  BasicHttpsConnection with_cert(cfg);
+  EXPECT_EQ(whoami(with_cert), "kubex-admin-cert");
+  EXPECT_EQ(with_cert.exec_plugin_runs(), 1U);
+
+  // Credentials written in the kubeconfig win over the plugin, as in client-go.
+  auto both = cfg;
+  both.token = config("user").token;
+  BasicHttpsConnection static_token(both);
+  EXPECT_EQ(whoami(static_token), "kubex-user");
+  EXPECT_EQ(static_token.exec_plugin_runs(), 0U);
+
+  std::ifstream runs(dir.path() / "runs");
+  std::string line;
+  int count = 0;
+  while (std::getline(runs, line)) {
+    ++count;
+  }
+  EXPECT_EQ(count, 1 + 2 + 3 + 1);  // the plugin's own count agrees
 }
 
 TEST_F(https_testenv_test, base_path_is_prepended) {

@@ -88,6 +88,9 @@ class BasicHttpsConnection {
   /// Number of TLS connections established so far; shows whether keep-alive worked.
   [[nodiscard]] std::size_t connection_count() const noexcept;
 
+  /// How often the exec credential plugin (ClientConfig::exec) has run: once for the first
+  /// request, again when its credential expires or the server answers 401.
+  [[nodiscard]] std::size_t exec_plugin_runs() const noexcept;
   /// The configuration this connection uses.
   [[nodiscard]] const ClientConfig& config() const noexcept;
 

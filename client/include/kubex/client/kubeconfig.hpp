@@ -4,8 +4,10 @@
 
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace kubex::client {
@@ -22,6 +24,27 @@ struct Impersonation {
   std::vector<std::string> groups{};
   /// Extra user attributes (`as-user-extra`), e.g. scopes; needs `user`.
   std::map<std::string, std::vector<std::string>> extra{};
+};
+
+/// An exec credential plugin (kubeconfig user `exec`): a program that prints an ExecCredential
+/// with a token (or a client certificate) on stdout, as cloud CLIs do for their clusters.
+struct ExecConfig {
+  /// The program; a relative path with a '/' is resolved against the kubeconfig's folder,
+  /// a bare name is looked up in PATH.
+  std::string command{};
+  /// Its arguments.
+  std::vector<std::string> args{};
+  /// Environment variables added to the inherited environment.
+  std::vector<std::pair<std::string, std::string>> env{};
+  /// client.authentication.k8s.io/v1 or client.authentication.k8s.io/v1beta1.
+  std::string api_version{};
+  /// Shown with the error when the program cannot be started, e.g. how to install it.
+  std::string install_hint{};
+  /// Pass the cluster's server, CA and name to the program in KUBERNETES_EXEC_INFO.
+  bool provide_cluster_info = false;
+  /// "Never" or "IfAvailable": kubex never gives the plugin a terminal, so a plugin that
+  /// needs one ("Always") is refused when the kubeconfig is read.
+  std::string interactive_mode{};
 };
 
 /// Everything needed to talk to one apiserver as one user, resolved from a kubeconfig context
@@ -65,6 +88,9 @@ struct ClientConfig {
   std::string client_key_pem{};
   /// Identity to impersonate, if any.
   Impersonation impersonate{};
+  /// Credential plugin, if the user has one; transports run it for a token when they have
+  /// none, when it expires and on a 401.
+  std::optional<ExecConfig> exec{};
 };
 
 /// Options for resolving a kubeconfig.
@@ -78,7 +104,7 @@ struct KubeconfigOptions {
 /// against the kubeconfig's directory, `token` takes precedence over `tokenFile`, and the
 /// namespace defaults to "default". Multi-file merging (KUBECONFIG=a:b) is not done here.
 ///
-/// Settings kubex cannot honour yet (`exec`, `auth-provider`, `proxy-url`,
+/// Settings kubex cannot honour yet (`auth-provider`, `proxy-url`,
 /// `username`/`password`) are rejected rather than silently ignored, because ignoring them would
 /// connect as a different identity or by a different route than the user asked for.
 ///
