@@ -34,6 +34,24 @@
 #error "KUBEX_VERSION must be defined by the build"
 #endif
 
+// The platform in the default User-Agent, as client-go writes GOOS/GOARCH.
+#if defined(__linux__)
+#define KUBEX_OS "linux"
+#elif defined(__APPLE__)
+#define KUBEX_OS "darwin"
+#elif defined(_WIN32)
+#define KUBEX_OS "windows"
+#else
+#define KUBEX_OS "unknown"
+#endif
+#if defined(__x86_64__) || defined(_M_X64)
+#define KUBEX_ARCH "amd64"
+#elif defined(__aarch64__) || defined(_M_ARM64)
+#define KUBEX_ARCH "arm64"
+#else
+#define KUBEX_ARCH "unknown"
+#endif
+
 namespace kubex::client {
 namespace {
 
@@ -112,7 +130,7 @@ struct BasicHttpsConnection::Impl {
   Impl(ClientConfig cfg, ConnectionOptions opts)
       : config(std::move(cfg)), options(std::move(opts)) {
     if (options.user_agent.empty()) {
-      options.user_agent = "kubex/" KUBEX_VERSION;
+      options.user_agent = "kubex-cpp/" KUBEX_VERSION " (" KUBEX_OS "/" KUBEX_ARCH ")";
     }
     if (config.server.scheme != "https") {
       throw ConfigError(config.source + ": clusters[" + config.cluster_name +
@@ -364,6 +382,12 @@ struct BasicHttpsConnection::Impl {
     response.status = message.result_int();
     response.content_type = std::string(message[http::field::content_type]);
     response.body = std::move(message.body());
+    response.warnings.clear();
+    for (const auto& field : message) {
+      if (field.name() == http::field::warning) {
+        parse_warning_header(field.value(), response.warnings);
+      }
+    }
     return {};
   }
 
@@ -425,6 +449,11 @@ struct BasicHttpsConnection::Impl {
             request.set(http::field::authorization, "Bearer " + config.token);
           }
           continue;
+        }
+        if (options.on_warning) {
+          for (const auto& warning : response.warnings) {
+            options.on_warning(warning);
+          }
         }
         return response;
       }
@@ -542,6 +571,64 @@ BasicHttpsConnection::~BasicHttpsConnection() = default;
 BasicHttpsConnection::BasicHttpsConnection(BasicHttpsConnection&& other) noexcept = default;
 BasicHttpsConnection& BasicHttpsConnection::operator=(BasicHttpsConnection&& other) noexcept =
     default;
+
+void parse_warning_header(std::string_view value, std::vector<std::string>& out) {
+  std::size_t i = 0;
+  const auto skip_space = [&] {
+    while (i < value.size() && (value[i] == ' ' || value[i] == '\t')) {
+      ++i;
+    }
+  };
+  const auto skip_to_next = [&] {
+    // Past the next comma outside a quoted string, to the next warning value.
+    bool quoted = false;
+    for (; i < value.size(); ++i) {
+      if (quoted && value[i] == '\\') {
+        ++i;
+      } else if (value[i] == '"') {
+        quoted = !quoted;
+      } else if (!quoted && value[i] == ',') {
+        ++i;
+        return;
+      }
+    }
+  };
+  while (i < value.size()) {
+    skip_space();
+    // warn-code: three digits; warn-agent: a token (the apiserver writes "-").
+    const std::size_t code = i;
+    while (i < value.size() && value[i] >= '0' && value[i] <= '9') {
+      ++i;
+    }
+    const bool code_ok = i - code == 3 && i < value.size() && value[i] == ' ';
+    ++i;
+    while (code_ok && i < value.size() && value[i] != ' ') {
+      ++i;
+    }
+    ++i;
+    if (!code_ok || i >= value.size() || value[i] != '"') {
+      skip_to_next();
+      continue;
+    }
+    std::string text;
+    bool closed = false;
+    for (++i; i < value.size(); ++i) {
+      if (value[i] == '\\' && i + 1 < value.size()) {
+        text += value[++i];
+      } else if (value[i] == '"') {
+        closed = true;
+        ++i;
+        break;
+      } else {
+        text += value[i];
+      }
+    }
+    if (closed) {
+      out.push_back(std::move(text));
+    }
+    skip_to_next();  // an optional warn-date, then the next value
+  }
+}
 
 HttpResponse BasicHttpsConnection::get(std::string_view target) {
   return impl_->send(http::verb::get, target, {}, {});

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <string>
 #include <system_error>
+#include <vector>
 
 namespace {
 
@@ -99,6 +100,32 @@ TEST(https_test, plain_http_server_url_is_rejected) {
     EXPECT_STREQ(e.what(),
                  "kubeconfig x: clusters[c].server: BasicHttpsConnection requires an https:// "
                  "server");
+  }
+}
+
+TEST(https_test, warning_headers) {
+  using kubex::client::parse_warning_header;
+  std::vector<std::string> out;
+  // As the apiserver writes them (k8s.io/apiserver/pkg/warning), one per header.
+  parse_warning_header(R"(299 - "unknown field \"spec.foo\"")", out);
+  parse_warning_header(
+      R"(299 - "batch/v1beta1 CronJob is deprecated in v1.21+, unavailable in v1.25+")", out);
+  // Several values in one header, a warn-date, escapes, other agents and codes.
+  parse_warning_header(
+      R"(299 - "a, b", 199 proxy.example:8080 "c\\d" "Sat, 01 Jan 2000 00:00:00 GMT",299 - "")",
+      out);
+  EXPECT_EQ(out, (std::vector<std::string>{
+                     R"(unknown field "spec.foo")",
+                     "batch/v1beta1 CronJob is deprecated in v1.21+, unavailable in v1.25+", "a, b",
+                     R"(c\d)", ""}));
+  // Malformed values are skipped, the rest kept; nothing here may crash.
+  out.clear();
+  parse_warning_header(R"(29 - "short code", 299 - "good", 299 -, 299 - "unterminated)", out);
+  EXPECT_EQ(out, (std::vector<std::string>{"good"}));
+  for (const char* bad : {"", ",", "\"", "299", "299 ", "299 -", "299 - \"\\", "x, \"y\""}) {
+    out.clear();
+    parse_warning_header(bad, out);
+    EXPECT_TRUE(out.empty()) << bad;
   }
 }
 

@@ -529,6 +529,26 @@ TEST_F(https_testenv_test, exec_plugin_credentials) {
   EXPECT_EQ(count, 1 + 2 + 3 + 1);  // the plugin's own count agrees
 }
 
+// The server's warnings reach HttpResponse::warnings and the on_warning hook.
+TEST_F(https_testenv_test, server_warnings_are_surfaced) {
+  std::vector<std::string> seen;
+  ConnectionOptions options;
+  options.on_warning = [&seen](std::string_view w) {
+    seen.emplace_back(w);
+  };
+  BasicHttpsConnection admin(config("admin"), options);
+  const std::string ns = own_namespace();
+  const auto created = admin.request(
+      "POST", "/api/v1/namespaces/" + ns + "/configmaps?fieldValidation=Warn",
+      R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"warned"},"bogus":1,)"
+      R"("data":{"a":"1"}})");
+  ASSERT_EQ(created.status, 201U) << created.body;
+  EXPECT_EQ(created.warnings, (std::vector<std::string>{R"(unknown field "bogus")"}));
+  EXPECT_EQ(seen, created.warnings);
+  EXPECT_TRUE(admin.get("/api/v1/namespaces/" + ns + "/configmaps/warned").warnings.empty());
+  EXPECT_EQ(seen.size(), 1U);
+}
+
 TEST_F(https_testenv_test, base_path_is_prepended) {
   // The real apiserver has no path prefix, but /api is a prefix of its own paths: with the
   // server URL https://127.0.0.1:<port>/api, the target /v1/namespaces/default must reach

@@ -4,9 +4,11 @@
 
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace kubex::client {
 
@@ -19,7 +21,15 @@ struct HttpResponse {
   /// The body with any chunked transfer encoding removed. For errors the apiserver sends a
   /// `Status` object here.
   std::string body{};
+  /// The texts of the response's `Warning: 299 - "..."` headers (deprecated APIs, unknown
+  /// fields with fieldValidation=Warn, admission webhooks' warnings), in order.
+  std::vector<std::string> warnings{};
 };
+
+/// Parses the values of `Warning` headers (RFC 7234 §5.5, as the apiserver writes them:
+/// `299 - "text"`, several possibly comma-separated in one header) and appends their texts
+/// to `out`, unescaped. Malformed values are skipped, as client-go skips them.
+void parse_warning_header(std::string_view value, std::vector<std::string>& out);
 
 /// Tuning knobs for BasicHttpsConnection.
 struct ConnectionOptions {
@@ -27,8 +37,11 @@ struct ConnectionOptions {
   std::chrono::milliseconds timeout = std::chrono::seconds(30);
   /// Largest response body accepted; bigger responses fail instead of exhausting memory.
   std::size_t max_body_size = std::size_t{256} * 1024 * 1024;
-  /// Value of the User-Agent header; empty selects `kubex/<library version>`.
+  /// Value of the User-Agent header; empty selects `kubex-cpp/<library version> (<os>/<arch>)`.
   std::string user_agent{};
+  /// Called with each warning the server sends (HttpResponse::warnings), e.g. to log it; none
+  /// by default.
+  std::function<void(std::string_view warning)> on_warning{};
   /// How often the token file (ClientConfig::token_file) is re-read, so that rotated tokens
   /// (projected service account tokens, tokenFile) are picked up; a 401 re-reads it at once.
   std::chrono::milliseconds token_file_refresh = std::chrono::minutes(1);
