@@ -20,6 +20,7 @@
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <openssl/x509_vfy.h>
+#include <zlib.h>
 
 #include <chrono>
 #include <fstream>
@@ -103,6 +104,43 @@ void add_impersonation_headers(Request& request, const Impersonation& as) {
       request.insert(name, value);
     }
   }
+}
+
+// Inflates a gzip body; std::nullopt (with `problem` set) if it is corrupt or would exceed
+// `limit` bytes, which also stops decompression bombs.
+std::optional<std::string> gunzip(std::string_view in, std::size_t limit, std::string& problem) {
+  z_stream z{};
+  if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) {  // 16: gzip framing only
+    problem = "cannot start zlib";
+    return std::nullopt;
+  }
+  std::string out;
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));  // zlib's API is not const
+  z.avail_in = static_cast<uInt>(in.size());
+  int rc = Z_OK;
+  while (rc == Z_OK) {
+    const std::size_t before = out.size();
+    out.resize(before + 65536);
+    z.next_out = reinterpret_cast<Bytef*>(out.data() + before);
+    z.avail_out = 65536;
+    rc = inflate(&z, Z_NO_FLUSH);
+    out.resize(before + (65536 - z.avail_out));
+    if (out.size() > limit) {
+      problem = "decompressed body exceeds the limit of " + std::to_string(limit) + " bytes";
+      inflateEnd(&z);
+      return std::nullopt;
+    }
+    if (rc == Z_BUF_ERROR && z.avail_in == 0) {
+      break;  // input ended before the gzip trailer
+    }
+  }
+  const bool complete = rc == Z_STREAM_END && z.avail_in == 0;
+  inflateEnd(&z);
+  if (!complete) {
+    problem = "corrupt gzip body";
+    return std::nullopt;
+  }
+  return out;
 }
 
 bool is_valid_target(std::string_view target) noexcept {
@@ -381,7 +419,19 @@ struct BasicHttpsConnection::Impl {
     keep_alive = message.keep_alive();
     response.status = message.result_int();
     response.content_type = std::string(message[http::field::content_type]);
-    response.body = std::move(message.body());
+    response.content_encoding = std::string(message[http::field::content_encoding]);
+    if (response.content_encoding == "gzip") {
+      std::string problem;
+      auto inflated = gunzip(message.body(), options.max_body_size, problem);
+      if (!inflated) {
+        throw Error(std::make_error_code(std::errc::bad_message),
+                    method + " " + location + config.server.base_path +
+                        std::string(request.target()) + ": " + problem);
+      }
+      response.body = std::move(*inflated);
+    } else {
+      response.body = std::move(message.body());
+    }
     response.warnings.clear();
     for (const auto& field : message) {
       if (field.name() == http::field::warning) {
@@ -406,6 +456,9 @@ struct BasicHttpsConnection::Impl {
     request.set(http::field::host, config.server.authority());
     request.set(http::field::user_agent, options.user_agent);
     request.set(http::field::accept, "application/json");
+    if (options.compression && !config.disable_compression) {
+      request.set(http::field::accept_encoding, "gzip");
+    }
     refresh_token(false);
     refresh_exec(false);
     if (!config.token.empty()) {

@@ -232,6 +232,8 @@ class Resolver {
     }
     config.tls_server_name =
         string_field(cluster, "tls-server-name", path + ".tls-server-name").value_or("");
+    config.disable_compression =
+        bool_field(cluster, "disable-compression", path + ".disable-compression");
   }
 
   void resolve_user(const YAML::Node& user, ClientConfig& config) const {

@@ -429,6 +429,19 @@ TEST_F(kubeconfig_test, token_errors) {
       "users[admin].tokenFile: file \"" + (dir_.path() / "empty-token").string() + "\" is empty");
 }
 
+TEST_F(kubeconfig_test, disable_compression) {
+  EXPECT_FALSE(load(standard_kubeconfig()).disable_compression);
+  const auto config =
+      load(replace_all(standard_kubeconfig(), "    server: https://127.0.0.1:6443\n",
+                       "    server: https://127.0.0.1:6443\n"
+                       "    disable-compression: true\n"));
+  EXPECT_TRUE(config.disable_compression);
+  EXPECT_EQ(load_error(replace_all(standard_kubeconfig(), "    server: https://127.0.0.1:6443\n",
+                                   "    server: https://127.0.0.1:6443\n"
+                                   "    disable-compression: maybe\n")),
+            "clusters[testenv].disable-compression: expected true or false");
+}
+
 TEST_F(kubeconfig_test, impersonation) {
   const std::string token_line = "    token: " + std::string(secret_token) + "\n";
   const auto config =

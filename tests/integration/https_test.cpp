@@ -549,6 +549,57 @@ TEST_F(https_testenv_test, server_warnings_are_surfaced) {
   EXPECT_EQ(seen.size(), 1U);
 }
 
+// gzip: asked for by default, decoded, and off when the options or the kubeconfig say so. The
+// apiserver compresses responses over 128 KiB, so the test lists 200 config maps of 1 KiB.
+TEST_F(https_testenv_test, gzip_responses_are_decoded) {
+  const std::string ns = own_namespace();
+  kubex::testing::TempDir dir;
+  std::string items;
+  for (int i = 0; i < 200; ++i) {
+    items += std::string(i == 0 ? "" : ",") + R"({"apiVersion":"v1","kind":"ConfigMap",)" +
+             R"("metadata":{"name":"cm-)" + std::to_string(i) + R"("},"data":{"k":")" +
+             std::string(1024, static_cast<char>('a' + i % 26)) + R"("}})";
+  }
+  const auto file =
+      dir.write("list.json", R"({"apiVersion":"v1","kind":"List","items":[)" + items + "]}");
+  (void)testenv().kubectl("apply -n " + ns + " -f " + shell_quote(file.string()));
+  const std::string target = "/api/v1/namespaces/" + ns + "/configmaps";
+
+  BasicHttpsConnection gzip(config("admin"));
+  const auto compressed = gzip.get(target);
+  ASSERT_EQ(compressed.status, 200U);
+  EXPECT_EQ(compressed.content_encoding, "gzip");
+  Json a(compressed);
+  EXPECT_EQ(a.item_names().size(), 201U);  // and the namespace's kube-root-ca.crt
+
+  ConnectionOptions off;
+  off.compression = false;
+  BasicHttpsConnection plain(config("admin"), off);
+  const auto uncompressed = plain.get(target);
+  EXPECT_EQ(uncompressed.content_encoding, "");
+  Json b(uncompressed);
+  EXPECT_EQ(b.item_names(), a.item_names());
+  EXPECT_EQ(uncompressed.body.size(), compressed.body.size());
+
+  auto cfg = config("admin");
+  cfg.disable_compression = true;
+  BasicHttpsConnection disabled(cfg);
+  EXPECT_EQ(disabled.get(target).content_encoding, "");
+
+  // The limit applies to the decompressed size.
+  ConnectionOptions small;
+  small.max_body_size = 100 * 1024;
+  BasicHttpsConnection limited(config("admin"), small);
+  try {
+    (void)limited.get(target);
+    ADD_FAILURE() << "no error";
+  } catch (const kubex::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("decompressed body exceeds the limit of 102400 bytes"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST_F(https_testenv_test, base_path_is_prepended) {
   // The real apiserver has no path prefix, but /api is a prefix of its own paths: with the
   // server URL https://127.0.0.1:<port>/api, the target /v1/namespaces/default must reach

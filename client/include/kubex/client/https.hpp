@@ -18,6 +18,8 @@ struct HttpResponse {
   unsigned status = 0;
   /// Value of the Content-Type header; empty if the server sent none.
   std::string content_type{};
+  /// The Content-Encoding the server used ("gzip"), empty for none; `body` is decoded.
+  std::string content_encoding{};
   /// The body with any chunked transfer encoding removed. For errors the apiserver sends a
   /// `Status` object here.
   std::string body{};
@@ -35,8 +37,12 @@ void parse_warning_header(std::string_view value, std::vector<std::string>& out)
 struct ConnectionOptions {
   /// Deadline for one whole request: resolve, connect, TLS handshake, write and read.
   std::chrono::milliseconds timeout = std::chrono::seconds(30);
-  /// Largest response body accepted; bigger responses fail instead of exhausting memory.
+  /// Largest response body accepted, compressed and decompressed; bigger responses fail
+  /// instead of exhausting memory.
   std::size_t max_body_size = std::size_t{256} * 1024 * 1024;
+  /// Ask for gzip-compressed responses (the apiserver compresses those over 128 KiB). Off
+  /// when false or when the cluster sets `disable-compression`.
+  bool compression = true;
   /// Value of the User-Agent header; empty selects `kubex-cpp/<library version> (<os>/<arch>)`.
   std::string user_agent{};
   /// Called with each warning the server sends (HttpResponse::warnings), e.g. to log it; none

@@ -75,6 +75,8 @@ struct ClientConfig {
   /// Name used for SNI and certificate verification instead of the server host
   /// (cluster `tls-server-name`).
   std::string tls_server_name{};
+  /// Do not ask the server for gzip-compressed responses (cluster `disable-compression`).
+  bool disable_compression = false;
 
   /// Bearer token (user `token`, or the trimmed contents of `tokenFile`). Secret.
   std::string token{};
