@@ -1,6 +1,7 @@
 #include <kubex/client/kubeconfig.hpp>
 #include <kubex/core/error.hpp>
 #include <kubex/testing/pki.hpp>
+#include <kubex/testing/scoped_env.hpp>
 #include <kubex/testing/temp_dir.hpp>
 
 #include <gtest/gtest.h>
@@ -21,6 +22,7 @@ using kubex::client::KubeconfigOptions;
 using kubex::client::load_kubeconfig;
 using kubex::client::parse_kubeconfig;
 using kubex::testing::base64_encode;
+using kubex::testing::ScopedEnv;
 using kubex::testing::TempDir;
 
 // Marked values that must never show up in an error message.
@@ -559,31 +561,6 @@ TEST_F(kubeconfig_test, unsupported_settings_are_rejected) {
 }
 
 // --- merged files (KUBECONFIG=a:b), in-cluster, and inference -----------------------------------
-
-// Sets or clears an environment variable for one test, and restores it afterwards.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const std::optional<std::string>& value) : name_(name) {
-    if (const char* old = std::getenv(name)) {
-      old_ = old;
-    }
-    set(value);
-  }
-  ~ScopedEnv() { set(old_); }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-
- private:
-  void set(const std::optional<std::string>& value) {
-    if (value) {
-      ::setenv(name_, value->c_str(), 1);
-    } else {
-      ::unsetenv(name_);
-    }
-  }
-  const char* name_;
-  std::optional<std::string> old_;
-};
 
 TEST_F(kubeconfig_test, merged_files_first_definition_wins) {
   const std::string ca = base64_encode(pki().ca.certificate_pem());

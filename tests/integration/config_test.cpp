@@ -4,9 +4,11 @@
 
 #include <kubex/client/https.hpp>
 #include <kubex/client/kubeconfig.hpp>
+#include <kubex/testing/scoped_env.hpp>
 #include <kubex/testing/temp_dir.hpp>
 #include <kubex/testing/testenv.hpp>
 #include <kubex/testing/testenv_fixture.hpp>
+#include <kubex/testing/whoami.hpp>
 
 #include <gtest/gtest.h>
 #include <simdjson.h>
@@ -19,49 +21,10 @@
 namespace {
 
 using kubex::client::BasicHttpsConnection;
+using kubex::testing::ScopedEnv;
 using kubex::testing::shell_quote;
 using kubex::testing::TempDir;
-
-// Sets an environment variable for one scope and restores it afterwards.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const std::optional<std::string>& value) : name_(name) {
-    if (const char* old = std::getenv(name)) {
-      old_ = old;
-    }
-    set(value);
-  }
-  ~ScopedEnv() { set(old_); }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-
- private:
-  void set(const std::optional<std::string>& value) {
-    if (value) {
-      ::setenv(name_, value->c_str(), 1);
-    } else {
-      ::unsetenv(name_);
-    }
-  }
-  const char* name_;
-  std::optional<std::string> old_;
-};
-
-// Who the server says the caller is (SelfSubjectReview).
-std::string username(BasicHttpsConnection& c) {
-  const auto review =
-      c.request("POST", "/apis/authentication.k8s.io/v1/selfsubjectreviews",
-                R"({"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview"})");
-  EXPECT_EQ(review.status, 201U) << review.body;
-  simdjson::dom::parser parser;
-  simdjson::dom::element doc;
-  std::string_view name;
-  if (parser.parse(review.body).get(doc) != simdjson::SUCCESS ||
-      doc.at_pointer("/status/userInfo/username").get(name) != simdjson::SUCCESS) {
-    return "<no username in " + review.body + ">";
-  }
-  return std::string(name);
-}
+using kubex::testing::whoami;
 
 // Runs a shell command and returns its stdout; fails the test if it exits non-zero, naming the
 // command by `what` (commands may hold a token, which must not be printed).
@@ -115,7 +78,7 @@ TEST_F(config_testenv_test, kubeconfig_list_written_by_kubectl) {
   EXPECT_EQ(merged.context_name, "mine");  // a's current-context wins
   EXPECT_EQ(merged.namespace_name, "kubex-user");
   BasicHttpsConnection me(merged);
-  EXPECT_EQ(username(me), "kubex-user");
+  EXPECT_EQ(whoami(me), "kubex-user");
   EXPECT_EQ(me.get("/api/v1/namespaces/kubex-user/configmaps").status, 200U);
 
   // kubectl, given the same list, resolves the same identity.
@@ -126,7 +89,7 @@ TEST_F(config_testenv_test, kubeconfig_list_written_by_kubectl) {
 
   const auto other = kubex::client::infer_config({.context = "admin"});
   BasicHttpsConnection as_admin(other);
-  EXPECT_EQ(username(as_admin), "kubex-admin");
+  EXPECT_EQ(whoami(as_admin), "kubex-admin");
 }
 
 TEST_F(config_testenv_test, in_cluster_with_a_real_service_account) {
@@ -146,7 +109,7 @@ TEST_F(config_testenv_test, in_cluster_with_a_real_service_account) {
   const auto config = kubex::client::incluster_config({.service_account_dir = dir.path() / "sa"});
   EXPECT_EQ(config.namespace_name, ns);
   BasicHttpsConnection pod(config);
-  EXPECT_EQ(username(pod), "system:serviceaccount:" + ns + ":kubex-pod");
+  EXPECT_EQ(whoami(pod), "system:serviceaccount:" + ns + ":kubex-pod");
   // A service account has no rights of its own.
   EXPECT_EQ(pod.get("/api/v1/namespaces/" + ns + "/secrets").status, 403U);
 }

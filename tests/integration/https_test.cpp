@@ -14,6 +14,7 @@
 #include <kubex/testing/temp_dir.hpp>
 #include <kubex/testing/testenv.hpp>
 #include <kubex/testing/testenv_fixture.hpp>
+#include <kubex/testing/whoami.hpp>
 #include <kubex/testing/wire_check.hpp>
 
 #include <gtest/gtest.h>
@@ -40,6 +41,7 @@ using kubex::client::ClientConfig;
 using kubex::client::ConnectionOptions;
 using kubex::client::HttpResponse;
 using kubex::testing::shell_quote;
+using kubex::testing::whoami;
 
 // Kernel TCP states in /proc/net/tcp.
 constexpr int tcp_established = 0x01;
@@ -385,24 +387,6 @@ TEST_F(https_testenv_test, request_sends_any_method_with_a_body) {
   } catch (const kubex::Error& e) {
     EXPECT_EQ(e.code(), kubex::errc::invalid_path);
   }
-}
-
-// Who the server says the caller is (SelfSubjectReview); "<401>" and such for a failure.
-std::string whoami(BasicHttpsConnection& c) {
-  const auto review =
-      c.request("POST", "/apis/authentication.k8s.io/v1/selfsubjectreviews",
-                R"({"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview"})");
-  if (review.status != 201U) {
-    return "<" + std::to_string(review.status) + ">";
-  }
-  simdjson::dom::parser parser;
-  simdjson::dom::element doc;
-  std::string_view name;
-  if (parser.parse(review.body).get(doc) != simdjson::SUCCESS ||
-      doc.at_pointer("/status/userInfo/username").get(name) != simdjson::SUCCESS) {
-    return "<no username>";
-  }
-  return std::string(name);
 }
 
 // A token file is re-read: periodically (every request here), and at once on a 401.
