@@ -1,6 +1,7 @@
 // Generated models on real objects captured from testenv's kube-apiserver v1.35.4
 // (tests/fixtures/v1.35.4): typed access, decode -> encode -> decode equality, and a
 // semantic comparison of the re-encoded JSON with what the server sent.
+// <csignal> first: its SIG* macros must not reach the generated enum constants.
 #include <kubex/api.hpp>
 #include <kubex/core/json.hpp>
 #include <kubex/k8s/v1_35/apps/v1.hpp>
@@ -10,6 +11,7 @@
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
+#include <csignal>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -227,6 +229,13 @@ TEST(models, required_times_keep_null) {
       R"({"type":"Ready","status":"True","lastTransitionTime":null,"reason":"r","message":""})");
   EXPECT_FALSE(c.last_transition_time.has_value());
   EXPECT_NE(encode(c).find(R"("lastTransitionTime":null)"), std::string::npos);
+}
+
+TEST(models, signal_names_survive_signal_h_macros) {
+  using Signal = kubex::k8s::v1_35::core::v1::ContainerStatusStopSignal;
+  EXPECT_EQ(Signal::SIGKILL_, "SIGKILL");
+  EXPECT_EQ(Signal::SIGRTMIN_, "SIGRTMIN");
+  EXPECT_EQ(Signal(std::string("SIGTERM")), Signal::SIGTERM_);
 }
 
 }  // namespace

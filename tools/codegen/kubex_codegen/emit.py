@@ -85,7 +85,9 @@ def enum_ident(value: str, used: set) -> str:
     ident = re.sub(r"[^0-9A-Za-z_]", "_", value) or "Empty"
     if ident[0].isdigit():
         ident = "v" + ident
-    if ident in CPP_KEYWORDS:
+    # Keywords, and names <signal.h> defines as macros (SIGKILL...), which every program using
+    # Asio includes: the macro would replace the constant's name.
+    if ident in CPP_KEYWORDS or re.fullmatch(r"SIG[A-Z0-9_]+", ident):
         ident += "_"
     while ident in used or ident in ("value", "known_values"):
         ident += "_"

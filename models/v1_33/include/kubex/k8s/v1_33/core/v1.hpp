@@ -321,135 +321,135 @@ struct ContainerPortProtocol : ::kubex::StringEnum<ContainerPortProtocol> {
 struct ContainerStatusStopSignal : ::kubex::StringEnum<ContainerStatusStopSignal> {
   using StringEnum::StringEnum;
   /// "SIGABRT"
-  static constexpr std::string_view SIGABRT{"SIGABRT"};
+  static constexpr std::string_view SIGABRT_{"SIGABRT"};
   /// "SIGALRM"
-  static constexpr std::string_view SIGALRM{"SIGALRM"};
+  static constexpr std::string_view SIGALRM_{"SIGALRM"};
   /// "SIGBUS"
-  static constexpr std::string_view SIGBUS{"SIGBUS"};
+  static constexpr std::string_view SIGBUS_{"SIGBUS"};
   /// "SIGCHLD"
-  static constexpr std::string_view SIGCHLD{"SIGCHLD"};
+  static constexpr std::string_view SIGCHLD_{"SIGCHLD"};
   /// "SIGCLD"
-  static constexpr std::string_view SIGCLD{"SIGCLD"};
+  static constexpr std::string_view SIGCLD_{"SIGCLD"};
   /// "SIGCONT"
-  static constexpr std::string_view SIGCONT{"SIGCONT"};
+  static constexpr std::string_view SIGCONT_{"SIGCONT"};
   /// "SIGFPE"
-  static constexpr std::string_view SIGFPE{"SIGFPE"};
+  static constexpr std::string_view SIGFPE_{"SIGFPE"};
   /// "SIGHUP"
-  static constexpr std::string_view SIGHUP{"SIGHUP"};
+  static constexpr std::string_view SIGHUP_{"SIGHUP"};
   /// "SIGILL"
-  static constexpr std::string_view SIGILL{"SIGILL"};
+  static constexpr std::string_view SIGILL_{"SIGILL"};
   /// "SIGINT"
-  static constexpr std::string_view SIGINT{"SIGINT"};
+  static constexpr std::string_view SIGINT_{"SIGINT"};
   /// "SIGIO"
-  static constexpr std::string_view SIGIO{"SIGIO"};
+  static constexpr std::string_view SIGIO_{"SIGIO"};
   /// "SIGIOT"
-  static constexpr std::string_view SIGIOT{"SIGIOT"};
+  static constexpr std::string_view SIGIOT_{"SIGIOT"};
   /// "SIGKILL"
-  static constexpr std::string_view SIGKILL{"SIGKILL"};
+  static constexpr std::string_view SIGKILL_{"SIGKILL"};
   /// "SIGPIPE"
-  static constexpr std::string_view SIGPIPE{"SIGPIPE"};
+  static constexpr std::string_view SIGPIPE_{"SIGPIPE"};
   /// "SIGPOLL"
-  static constexpr std::string_view SIGPOLL{"SIGPOLL"};
+  static constexpr std::string_view SIGPOLL_{"SIGPOLL"};
   /// "SIGPROF"
-  static constexpr std::string_view SIGPROF{"SIGPROF"};
+  static constexpr std::string_view SIGPROF_{"SIGPROF"};
   /// "SIGPWR"
-  static constexpr std::string_view SIGPWR{"SIGPWR"};
+  static constexpr std::string_view SIGPWR_{"SIGPWR"};
   /// "SIGQUIT"
-  static constexpr std::string_view SIGQUIT{"SIGQUIT"};
+  static constexpr std::string_view SIGQUIT_{"SIGQUIT"};
   /// "SIGRTMAX"
-  static constexpr std::string_view SIGRTMAX{"SIGRTMAX"};
+  static constexpr std::string_view SIGRTMAX_{"SIGRTMAX"};
   /// "SIGRTMAX-1"
-  static constexpr std::string_view SIGRTMAX_1{"SIGRTMAX-1"};
+  static constexpr std::string_view SIGRTMAX_1_{"SIGRTMAX-1"};
   /// "SIGRTMAX-10"
-  static constexpr std::string_view SIGRTMAX_10{"SIGRTMAX-10"};
+  static constexpr std::string_view SIGRTMAX_10_{"SIGRTMAX-10"};
   /// "SIGRTMAX-11"
-  static constexpr std::string_view SIGRTMAX_11{"SIGRTMAX-11"};
+  static constexpr std::string_view SIGRTMAX_11_{"SIGRTMAX-11"};
   /// "SIGRTMAX-12"
-  static constexpr std::string_view SIGRTMAX_12{"SIGRTMAX-12"};
+  static constexpr std::string_view SIGRTMAX_12_{"SIGRTMAX-12"};
   /// "SIGRTMAX-13"
-  static constexpr std::string_view SIGRTMAX_13{"SIGRTMAX-13"};
+  static constexpr std::string_view SIGRTMAX_13_{"SIGRTMAX-13"};
   /// "SIGRTMAX-14"
-  static constexpr std::string_view SIGRTMAX_14{"SIGRTMAX-14"};
+  static constexpr std::string_view SIGRTMAX_14_{"SIGRTMAX-14"};
   /// "SIGRTMAX-2"
-  static constexpr std::string_view SIGRTMAX_2{"SIGRTMAX-2"};
+  static constexpr std::string_view SIGRTMAX_2_{"SIGRTMAX-2"};
   /// "SIGRTMAX-3"
-  static constexpr std::string_view SIGRTMAX_3{"SIGRTMAX-3"};
+  static constexpr std::string_view SIGRTMAX_3_{"SIGRTMAX-3"};
   /// "SIGRTMAX-4"
-  static constexpr std::string_view SIGRTMAX_4{"SIGRTMAX-4"};
+  static constexpr std::string_view SIGRTMAX_4_{"SIGRTMAX-4"};
   /// "SIGRTMAX-5"
-  static constexpr std::string_view SIGRTMAX_5{"SIGRTMAX-5"};
+  static constexpr std::string_view SIGRTMAX_5_{"SIGRTMAX-5"};
   /// "SIGRTMAX-6"
-  static constexpr std::string_view SIGRTMAX_6{"SIGRTMAX-6"};
+  static constexpr std::string_view SIGRTMAX_6_{"SIGRTMAX-6"};
   /// "SIGRTMAX-7"
-  static constexpr std::string_view SIGRTMAX_7{"SIGRTMAX-7"};
+  static constexpr std::string_view SIGRTMAX_7_{"SIGRTMAX-7"};
   /// "SIGRTMAX-8"
-  static constexpr std::string_view SIGRTMAX_8{"SIGRTMAX-8"};
+  static constexpr std::string_view SIGRTMAX_8_{"SIGRTMAX-8"};
   /// "SIGRTMAX-9"
-  static constexpr std::string_view SIGRTMAX_9{"SIGRTMAX-9"};
+  static constexpr std::string_view SIGRTMAX_9_{"SIGRTMAX-9"};
   /// "SIGRTMIN"
-  static constexpr std::string_view SIGRTMIN{"SIGRTMIN"};
+  static constexpr std::string_view SIGRTMIN_{"SIGRTMIN"};
   /// "SIGRTMIN+1"
-  static constexpr std::string_view SIGRTMIN_1{"SIGRTMIN+1"};
+  static constexpr std::string_view SIGRTMIN_1_{"SIGRTMIN+1"};
   /// "SIGRTMIN+10"
-  static constexpr std::string_view SIGRTMIN_10{"SIGRTMIN+10"};
+  static constexpr std::string_view SIGRTMIN_10_{"SIGRTMIN+10"};
   /// "SIGRTMIN+11"
-  static constexpr std::string_view SIGRTMIN_11{"SIGRTMIN+11"};
+  static constexpr std::string_view SIGRTMIN_11_{"SIGRTMIN+11"};
   /// "SIGRTMIN+12"
-  static constexpr std::string_view SIGRTMIN_12{"SIGRTMIN+12"};
+  static constexpr std::string_view SIGRTMIN_12_{"SIGRTMIN+12"};
   /// "SIGRTMIN+13"
-  static constexpr std::string_view SIGRTMIN_13{"SIGRTMIN+13"};
+  static constexpr std::string_view SIGRTMIN_13_{"SIGRTMIN+13"};
   /// "SIGRTMIN+14"
-  static constexpr std::string_view SIGRTMIN_14{"SIGRTMIN+14"};
+  static constexpr std::string_view SIGRTMIN_14_{"SIGRTMIN+14"};
   /// "SIGRTMIN+15"
-  static constexpr std::string_view SIGRTMIN_15{"SIGRTMIN+15"};
+  static constexpr std::string_view SIGRTMIN_15_{"SIGRTMIN+15"};
   /// "SIGRTMIN+2"
-  static constexpr std::string_view SIGRTMIN_2{"SIGRTMIN+2"};
+  static constexpr std::string_view SIGRTMIN_2_{"SIGRTMIN+2"};
   /// "SIGRTMIN+3"
-  static constexpr std::string_view SIGRTMIN_3{"SIGRTMIN+3"};
+  static constexpr std::string_view SIGRTMIN_3_{"SIGRTMIN+3"};
   /// "SIGRTMIN+4"
-  static constexpr std::string_view SIGRTMIN_4{"SIGRTMIN+4"};
+  static constexpr std::string_view SIGRTMIN_4_{"SIGRTMIN+4"};
   /// "SIGRTMIN+5"
-  static constexpr std::string_view SIGRTMIN_5{"SIGRTMIN+5"};
+  static constexpr std::string_view SIGRTMIN_5_{"SIGRTMIN+5"};
   /// "SIGRTMIN+6"
-  static constexpr std::string_view SIGRTMIN_6{"SIGRTMIN+6"};
+  static constexpr std::string_view SIGRTMIN_6_{"SIGRTMIN+6"};
   /// "SIGRTMIN+7"
-  static constexpr std::string_view SIGRTMIN_7{"SIGRTMIN+7"};
+  static constexpr std::string_view SIGRTMIN_7_{"SIGRTMIN+7"};
   /// "SIGRTMIN+8"
-  static constexpr std::string_view SIGRTMIN_8{"SIGRTMIN+8"};
+  static constexpr std::string_view SIGRTMIN_8_{"SIGRTMIN+8"};
   /// "SIGRTMIN+9"
-  static constexpr std::string_view SIGRTMIN_9{"SIGRTMIN+9"};
+  static constexpr std::string_view SIGRTMIN_9_{"SIGRTMIN+9"};
   /// "SIGSEGV"
-  static constexpr std::string_view SIGSEGV{"SIGSEGV"};
+  static constexpr std::string_view SIGSEGV_{"SIGSEGV"};
   /// "SIGSTKFLT"
-  static constexpr std::string_view SIGSTKFLT{"SIGSTKFLT"};
+  static constexpr std::string_view SIGSTKFLT_{"SIGSTKFLT"};
   /// "SIGSTOP"
-  static constexpr std::string_view SIGSTOP{"SIGSTOP"};
+  static constexpr std::string_view SIGSTOP_{"SIGSTOP"};
   /// "SIGSYS"
-  static constexpr std::string_view SIGSYS{"SIGSYS"};
+  static constexpr std::string_view SIGSYS_{"SIGSYS"};
   /// "SIGTERM"
-  static constexpr std::string_view SIGTERM{"SIGTERM"};
+  static constexpr std::string_view SIGTERM_{"SIGTERM"};
   /// "SIGTRAP"
-  static constexpr std::string_view SIGTRAP{"SIGTRAP"};
+  static constexpr std::string_view SIGTRAP_{"SIGTRAP"};
   /// "SIGTSTP"
-  static constexpr std::string_view SIGTSTP{"SIGTSTP"};
+  static constexpr std::string_view SIGTSTP_{"SIGTSTP"};
   /// "SIGTTIN"
-  static constexpr std::string_view SIGTTIN{"SIGTTIN"};
+  static constexpr std::string_view SIGTTIN_{"SIGTTIN"};
   /// "SIGTTOU"
-  static constexpr std::string_view SIGTTOU{"SIGTTOU"};
+  static constexpr std::string_view SIGTTOU_{"SIGTTOU"};
   /// "SIGURG"
-  static constexpr std::string_view SIGURG{"SIGURG"};
+  static constexpr std::string_view SIGURG_{"SIGURG"};
   /// "SIGUSR1"
-  static constexpr std::string_view SIGUSR1{"SIGUSR1"};
+  static constexpr std::string_view SIGUSR1_{"SIGUSR1"};
   /// "SIGUSR2"
-  static constexpr std::string_view SIGUSR2{"SIGUSR2"};
+  static constexpr std::string_view SIGUSR2_{"SIGUSR2"};
   /// "SIGVTALRM"
-  static constexpr std::string_view SIGVTALRM{"SIGVTALRM"};
+  static constexpr std::string_view SIGVTALRM_{"SIGVTALRM"};
   /// "SIGWINCH"
-  static constexpr std::string_view SIGWINCH{"SIGWINCH"};
+  static constexpr std::string_view SIGWINCH_{"SIGWINCH"};
   /// "SIGXCPU"
-  static constexpr std::string_view SIGXCPU{"SIGXCPU"};
+  static constexpr std::string_view SIGXCPU_{"SIGXCPU"};
   /// "SIGXFSZ"
-  static constexpr std::string_view SIGXFSZ{"SIGXFSZ"};
+  static constexpr std::string_view SIGXFSZ_{"SIGXFSZ"};
   /// Every value this Kubernetes version defines.
   static constexpr std::string_view known_values[] = {"SIGABRT", "SIGALRM", "SIGBUS", "SIGCHLD", "SIGCLD", "SIGCONT", "SIGFPE", "SIGHUP", "SIGILL", "SIGINT", "SIGIO", "SIGIOT", "SIGKILL", "SIGPIPE", "SIGPOLL", "SIGPROF", "SIGPWR", "SIGQUIT", "SIGRTMAX", "SIGRTMAX-1", "SIGRTMAX-10", "SIGRTMAX-11", "SIGRTMAX-12", "SIGRTMAX-13", "SIGRTMAX-14", "SIGRTMAX-2", "SIGRTMAX-3", "SIGRTMAX-4", "SIGRTMAX-5", "SIGRTMAX-6", "SIGRTMAX-7", "SIGRTMAX-8", "SIGRTMAX-9", "SIGRTMIN", "SIGRTMIN+1", "SIGRTMIN+10", "SIGRTMIN+11", "SIGRTMIN+12", "SIGRTMIN+13", "SIGRTMIN+14", "SIGRTMIN+15", "SIGRTMIN+2", "SIGRTMIN+3", "SIGRTMIN+4", "SIGRTMIN+5", "SIGRTMIN+6", "SIGRTMIN+7", "SIGRTMIN+8", "SIGRTMIN+9", "SIGSEGV", "SIGSTKFLT", "SIGSTOP", "SIGSYS", "SIGTERM", "SIGTRAP", "SIGTSTP", "SIGTTIN", "SIGTTOU", "SIGURG", "SIGUSR1", "SIGUSR2", "SIGVTALRM", "SIGWINCH", "SIGXCPU", "SIGXFSZ"};
 };
@@ -543,135 +543,135 @@ struct ImageVolumeSourcePullPolicy : ::kubex::StringEnum<ImageVolumeSourcePullPo
 struct LifecycleStopSignal : ::kubex::StringEnum<LifecycleStopSignal> {
   using StringEnum::StringEnum;
   /// "SIGABRT"
-  static constexpr std::string_view SIGABRT{"SIGABRT"};
+  static constexpr std::string_view SIGABRT_{"SIGABRT"};
   /// "SIGALRM"
-  static constexpr std::string_view SIGALRM{"SIGALRM"};
+  static constexpr std::string_view SIGALRM_{"SIGALRM"};
   /// "SIGBUS"
-  static constexpr std::string_view SIGBUS{"SIGBUS"};
+  static constexpr std::string_view SIGBUS_{"SIGBUS"};
   /// "SIGCHLD"
-  static constexpr std::string_view SIGCHLD{"SIGCHLD"};
+  static constexpr std::string_view SIGCHLD_{"SIGCHLD"};
   /// "SIGCLD"
-  static constexpr std::string_view SIGCLD{"SIGCLD"};
+  static constexpr std::string_view SIGCLD_{"SIGCLD"};
   /// "SIGCONT"
-  static constexpr std::string_view SIGCONT{"SIGCONT"};
+  static constexpr std::string_view SIGCONT_{"SIGCONT"};
   /// "SIGFPE"
-  static constexpr std::string_view SIGFPE{"SIGFPE"};
+  static constexpr std::string_view SIGFPE_{"SIGFPE"};
   /// "SIGHUP"
-  static constexpr std::string_view SIGHUP{"SIGHUP"};
+  static constexpr std::string_view SIGHUP_{"SIGHUP"};
   /// "SIGILL"
-  static constexpr std::string_view SIGILL{"SIGILL"};
+  static constexpr std::string_view SIGILL_{"SIGILL"};
   /// "SIGINT"
-  static constexpr std::string_view SIGINT{"SIGINT"};
+  static constexpr std::string_view SIGINT_{"SIGINT"};
   /// "SIGIO"
-  static constexpr std::string_view SIGIO{"SIGIO"};
+  static constexpr std::string_view SIGIO_{"SIGIO"};
   /// "SIGIOT"
-  static constexpr std::string_view SIGIOT{"SIGIOT"};
+  static constexpr std::string_view SIGIOT_{"SIGIOT"};
   /// "SIGKILL"
-  static constexpr std::string_view SIGKILL{"SIGKILL"};
+  static constexpr std::string_view SIGKILL_{"SIGKILL"};
   /// "SIGPIPE"
-  static constexpr std::string_view SIGPIPE{"SIGPIPE"};
+  static constexpr std::string_view SIGPIPE_{"SIGPIPE"};
   /// "SIGPOLL"
-  static constexpr std::string_view SIGPOLL{"SIGPOLL"};
+  static constexpr std::string_view SIGPOLL_{"SIGPOLL"};
   /// "SIGPROF"
-  static constexpr std::string_view SIGPROF{"SIGPROF"};
+  static constexpr std::string_view SIGPROF_{"SIGPROF"};
   /// "SIGPWR"
-  static constexpr std::string_view SIGPWR{"SIGPWR"};
+  static constexpr std::string_view SIGPWR_{"SIGPWR"};
   /// "SIGQUIT"
-  static constexpr std::string_view SIGQUIT{"SIGQUIT"};
+  static constexpr std::string_view SIGQUIT_{"SIGQUIT"};
   /// "SIGRTMAX"
-  static constexpr std::string_view SIGRTMAX{"SIGRTMAX"};
+  static constexpr std::string_view SIGRTMAX_{"SIGRTMAX"};
   /// "SIGRTMAX-1"
-  static constexpr std::string_view SIGRTMAX_1{"SIGRTMAX-1"};
+  static constexpr std::string_view SIGRTMAX_1_{"SIGRTMAX-1"};
   /// "SIGRTMAX-10"
-  static constexpr std::string_view SIGRTMAX_10{"SIGRTMAX-10"};
+  static constexpr std::string_view SIGRTMAX_10_{"SIGRTMAX-10"};
   /// "SIGRTMAX-11"
-  static constexpr std::string_view SIGRTMAX_11{"SIGRTMAX-11"};
+  static constexpr std::string_view SIGRTMAX_11_{"SIGRTMAX-11"};
   /// "SIGRTMAX-12"
-  static constexpr std::string_view SIGRTMAX_12{"SIGRTMAX-12"};
+  static constexpr std::string_view SIGRTMAX_12_{"SIGRTMAX-12"};
   /// "SIGRTMAX-13"
-  static constexpr std::string_view SIGRTMAX_13{"SIGRTMAX-13"};
+  static constexpr std::string_view SIGRTMAX_13_{"SIGRTMAX-13"};
   /// "SIGRTMAX-14"
-  static constexpr std::string_view SIGRTMAX_14{"SIGRTMAX-14"};
+  static constexpr std::string_view SIGRTMAX_14_{"SIGRTMAX-14"};
   /// "SIGRTMAX-2"
-  static constexpr std::string_view SIGRTMAX_2{"SIGRTMAX-2"};
+  static constexpr std::string_view SIGRTMAX_2_{"SIGRTMAX-2"};
   /// "SIGRTMAX-3"
-  static constexpr std::string_view SIGRTMAX_3{"SIGRTMAX-3"};
+  static constexpr std::string_view SIGRTMAX_3_{"SIGRTMAX-3"};
   /// "SIGRTMAX-4"
-  static constexpr std::string_view SIGRTMAX_4{"SIGRTMAX-4"};
+  static constexpr std::string_view SIGRTMAX_4_{"SIGRTMAX-4"};
   /// "SIGRTMAX-5"
-  static constexpr std::string_view SIGRTMAX_5{"SIGRTMAX-5"};
+  static constexpr std::string_view SIGRTMAX_5_{"SIGRTMAX-5"};
   /// "SIGRTMAX-6"
-  static constexpr std::string_view SIGRTMAX_6{"SIGRTMAX-6"};
+  static constexpr std::string_view SIGRTMAX_6_{"SIGRTMAX-6"};
   /// "SIGRTMAX-7"
-  static constexpr std::string_view SIGRTMAX_7{"SIGRTMAX-7"};
+  static constexpr std::string_view SIGRTMAX_7_{"SIGRTMAX-7"};
   /// "SIGRTMAX-8"
-  static constexpr std::string_view SIGRTMAX_8{"SIGRTMAX-8"};
+  static constexpr std::string_view SIGRTMAX_8_{"SIGRTMAX-8"};
   /// "SIGRTMAX-9"
-  static constexpr std::string_view SIGRTMAX_9{"SIGRTMAX-9"};
+  static constexpr std::string_view SIGRTMAX_9_{"SIGRTMAX-9"};
   /// "SIGRTMIN"
-  static constexpr std::string_view SIGRTMIN{"SIGRTMIN"};
+  static constexpr std::string_view SIGRTMIN_{"SIGRTMIN"};
   /// "SIGRTMIN+1"
-  static constexpr std::string_view SIGRTMIN_1{"SIGRTMIN+1"};
+  static constexpr std::string_view SIGRTMIN_1_{"SIGRTMIN+1"};
   /// "SIGRTMIN+10"
-  static constexpr std::string_view SIGRTMIN_10{"SIGRTMIN+10"};
+  static constexpr std::string_view SIGRTMIN_10_{"SIGRTMIN+10"};
   /// "SIGRTMIN+11"
-  static constexpr std::string_view SIGRTMIN_11{"SIGRTMIN+11"};
+  static constexpr std::string_view SIGRTMIN_11_{"SIGRTMIN+11"};
   /// "SIGRTMIN+12"
-  static constexpr std::string_view SIGRTMIN_12{"SIGRTMIN+12"};
+  static constexpr std::string_view SIGRTMIN_12_{"SIGRTMIN+12"};
   /// "SIGRTMIN+13"
-  static constexpr std::string_view SIGRTMIN_13{"SIGRTMIN+13"};
+  static constexpr std::string_view SIGRTMIN_13_{"SIGRTMIN+13"};
   /// "SIGRTMIN+14"
-  static constexpr std::string_view SIGRTMIN_14{"SIGRTMIN+14"};
+  static constexpr std::string_view SIGRTMIN_14_{"SIGRTMIN+14"};
   /// "SIGRTMIN+15"
-  static constexpr std::string_view SIGRTMIN_15{"SIGRTMIN+15"};
+  static constexpr std::string_view SIGRTMIN_15_{"SIGRTMIN+15"};
   /// "SIGRTMIN+2"
-  static constexpr std::string_view SIGRTMIN_2{"SIGRTMIN+2"};
+  static constexpr std::string_view SIGRTMIN_2_{"SIGRTMIN+2"};
   /// "SIGRTMIN+3"
-  static constexpr std::string_view SIGRTMIN_3{"SIGRTMIN+3"};
+  static constexpr std::string_view SIGRTMIN_3_{"SIGRTMIN+3"};
   /// "SIGRTMIN+4"
-  static constexpr std::string_view SIGRTMIN_4{"SIGRTMIN+4"};
+  static constexpr std::string_view SIGRTMIN_4_{"SIGRTMIN+4"};
   /// "SIGRTMIN+5"
-  static constexpr std::string_view SIGRTMIN_5{"SIGRTMIN+5"};
+  static constexpr std::string_view SIGRTMIN_5_{"SIGRTMIN+5"};
   /// "SIGRTMIN+6"
-  static constexpr std::string_view SIGRTMIN_6{"SIGRTMIN+6"};
+  static constexpr std::string_view SIGRTMIN_6_{"SIGRTMIN+6"};
   /// "SIGRTMIN+7"
-  static constexpr std::string_view SIGRTMIN_7{"SIGRTMIN+7"};
+  static constexpr std::string_view SIGRTMIN_7_{"SIGRTMIN+7"};
   /// "SIGRTMIN+8"
-  static constexpr std::string_view SIGRTMIN_8{"SIGRTMIN+8"};
+  static constexpr std::string_view SIGRTMIN_8_{"SIGRTMIN+8"};
   /// "SIGRTMIN+9"
-  static constexpr std::string_view SIGRTMIN_9{"SIGRTMIN+9"};
+  static constexpr std::string_view SIGRTMIN_9_{"SIGRTMIN+9"};
   /// "SIGSEGV"
-  static constexpr std::string_view SIGSEGV{"SIGSEGV"};
+  static constexpr std::string_view SIGSEGV_{"SIGSEGV"};
   /// "SIGSTKFLT"
-  static constexpr std::string_view SIGSTKFLT{"SIGSTKFLT"};
+  static constexpr std::string_view SIGSTKFLT_{"SIGSTKFLT"};
   /// "SIGSTOP"
-  static constexpr std::string_view SIGSTOP{"SIGSTOP"};
+  static constexpr std::string_view SIGSTOP_{"SIGSTOP"};
   /// "SIGSYS"
-  static constexpr std::string_view SIGSYS{"SIGSYS"};
+  static constexpr std::string_view SIGSYS_{"SIGSYS"};
   /// "SIGTERM"
-  static constexpr std::string_view SIGTERM{"SIGTERM"};
+  static constexpr std::string_view SIGTERM_{"SIGTERM"};
   /// "SIGTRAP"
-  static constexpr std::string_view SIGTRAP{"SIGTRAP"};
+  static constexpr std::string_view SIGTRAP_{"SIGTRAP"};
   /// "SIGTSTP"
-  static constexpr std::string_view SIGTSTP{"SIGTSTP"};
+  static constexpr std::string_view SIGTSTP_{"SIGTSTP"};
   /// "SIGTTIN"
-  static constexpr std::string_view SIGTTIN{"SIGTTIN"};
+  static constexpr std::string_view SIGTTIN_{"SIGTTIN"};
   /// "SIGTTOU"
-  static constexpr std::string_view SIGTTOU{"SIGTTOU"};
+  static constexpr std::string_view SIGTTOU_{"SIGTTOU"};
   /// "SIGURG"
-  static constexpr std::string_view SIGURG{"SIGURG"};
+  static constexpr std::string_view SIGURG_{"SIGURG"};
   /// "SIGUSR1"
-  static constexpr std::string_view SIGUSR1{"SIGUSR1"};
+  static constexpr std::string_view SIGUSR1_{"SIGUSR1"};
   /// "SIGUSR2"
-  static constexpr std::string_view SIGUSR2{"SIGUSR2"};
+  static constexpr std::string_view SIGUSR2_{"SIGUSR2"};
   /// "SIGVTALRM"
-  static constexpr std::string_view SIGVTALRM{"SIGVTALRM"};
+  static constexpr std::string_view SIGVTALRM_{"SIGVTALRM"};
   /// "SIGWINCH"
-  static constexpr std::string_view SIGWINCH{"SIGWINCH"};
+  static constexpr std::string_view SIGWINCH_{"SIGWINCH"};
   /// "SIGXCPU"
-  static constexpr std::string_view SIGXCPU{"SIGXCPU"};
+  static constexpr std::string_view SIGXCPU_{"SIGXCPU"};
   /// "SIGXFSZ"
-  static constexpr std::string_view SIGXFSZ{"SIGXFSZ"};
+  static constexpr std::string_view SIGXFSZ_{"SIGXFSZ"};
   /// Every value this Kubernetes version defines.
   static constexpr std::string_view known_values[] = {"SIGABRT", "SIGALRM", "SIGBUS", "SIGCHLD", "SIGCLD", "SIGCONT", "SIGFPE", "SIGHUP", "SIGILL", "SIGINT", "SIGIO", "SIGIOT", "SIGKILL", "SIGPIPE", "SIGPOLL", "SIGPROF", "SIGPWR", "SIGQUIT", "SIGRTMAX", "SIGRTMAX-1", "SIGRTMAX-10", "SIGRTMAX-11", "SIGRTMAX-12", "SIGRTMAX-13", "SIGRTMAX-14", "SIGRTMAX-2", "SIGRTMAX-3", "SIGRTMAX-4", "SIGRTMAX-5", "SIGRTMAX-6", "SIGRTMAX-7", "SIGRTMAX-8", "SIGRTMAX-9", "SIGRTMIN", "SIGRTMIN+1", "SIGRTMIN+10", "SIGRTMIN+11", "SIGRTMIN+12", "SIGRTMIN+13", "SIGRTMIN+14", "SIGRTMIN+15", "SIGRTMIN+2", "SIGRTMIN+3", "SIGRTMIN+4", "SIGRTMIN+5", "SIGRTMIN+6", "SIGRTMIN+7", "SIGRTMIN+8", "SIGRTMIN+9", "SIGSEGV", "SIGSTKFLT", "SIGSTOP", "SIGSYS", "SIGTERM", "SIGTRAP", "SIGTSTP", "SIGTTIN", "SIGTTOU", "SIGURG", "SIGUSR1", "SIGUSR2", "SIGVTALRM", "SIGWINCH", "SIGXCPU", "SIGXFSZ"};
 };
