@@ -6,7 +6,7 @@
 // parses the PodList with simdjson On-Demand. NS defaults to the context's namespace. Exits
 // with 1 on any error (with the HTTP status and the server's Status message) and 2 on bad usage.
 
-#include <kubex/client/https.hpp>
+#include <kubex/client/blocking.hpp>
 #include <kubex/client/kubeconfig.hpp>
 #include <kubex/core/error.hpp>
 #include <kubex/core/path.hpp>
@@ -107,7 +107,7 @@ int main(int argc, char** argv) {
     const auto path = kubex::resource_path(
         {.version = "v1", .resource = "pods", .namespace_name = namespace_name});
 
-    kubex::client::BasicHttpsConnection connection(config);
+    kubex::client::BlockingClient connection(config);
     const auto start = std::chrono::steady_clock::now();
     auto response = connection.get(path);
     const auto fetched = std::chrono::steady_clock::now();

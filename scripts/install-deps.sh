@@ -9,6 +9,8 @@ packages=(
   libboost1.81-dev libboost-url1.81-dev
   libssl-dev zlib1g-dev libsimdjson-dev libyaml-cpp-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  # tests/integration/proxy_test.cpp: real HTTP CONNECT and SOCKS5 proxies (no daemons started)
+  tinyproxy-bin microsocks
   clang-format-15 python3 python3-yaml
   # scripts/fuzz.sh: clang with libFuzzer and the sanitizer runtimes (libclang_rt.fuzzer,
   # asan, ubsan are in libclang-common-15-dev, which clang-15 depends on)

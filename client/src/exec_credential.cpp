@@ -5,6 +5,8 @@
 #include <kubex/core/json_object.hpp>
 #include <kubex/core/json_types.hpp>
 
+#include "detail/text.hpp"
+
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -262,10 +264,8 @@ ExecCredential run_exec_plugin(const ClientConfig& config, std::chrono::millisec
   if (credential.token.empty() && credential.client_certificate_pem.empty()) {
     fail("printed neither a token nor a client certificate");
   }
-  for (const char c : credential.token) {
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
-      fail("printed a token with control characters");
-    }
+  if (detail::has_control_characters(credential.token)) {
+    fail("printed a token with control characters");
   }
   return credential;
 }

@@ -1,9 +1,11 @@
 #include <kubex/client/kubeconfig.hpp>
+#include <kubex/client/proxy.hpp>
 #include <kubex/core/base64.hpp>
 #include <kubex/core/error.hpp>
 #include <kubex/core/url.hpp>
 
 #include "detail/pem.hpp"
+#include "detail/text.hpp"
 
 #include <yaml-cpp/yaml.h>
 
@@ -71,24 +73,8 @@ std::optional<std::string> read_file(const fs::path& path, std::string& problem)
   return data;
 }
 
-std::string_view trim(std::string_view text) noexcept {
-  constexpr std::string_view space = " \t\r\n\f\v";
-  const auto first = text.find_first_not_of(space);
-  if (first == std::string_view::npos) {
-    return {};
-  }
-  const auto last = text.find_last_not_of(space);
-  return text.substr(first, last - first + 1);
-}
-
-bool has_control_characters(std::string_view text) noexcept {
-  for (const char c : text) {
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
-      return true;
-    }
-  }
-  return false;
-}
+using detail::has_control_characters;
+using detail::trim_space;
 
 // One parsed kubeconfig file (or in-memory document).
 struct Document {
@@ -205,8 +191,6 @@ class Resolver {
     }
     require_map(cluster, path + ".cluster");
 
-    reject_unsupported(cluster, path, "proxy-url", "proxies are not supported yet");
-
     const auto server = string_field(cluster, "server", path + ".server");
     if (!server) {
       fail(path + ".server", "missing");
@@ -234,6 +218,11 @@ class Resolver {
         string_field(cluster, "tls-server-name", path + ".tls-server-name").value_or("");
     config.disable_compression =
         bool_field(cluster, "disable-compression", path + ".disable-compression");
+    if (auto proxy = string_field(cluster, "proxy-url", path + ".proxy-url")) {
+      // Checked now, so that a bad URL is reported with the file and field.
+      (void)parse_proxy_url(*proxy, source_ + ": " + path + ".proxy-url");
+      config.proxy_url = std::move(*proxy);
+    }
   }
 
   void resolve_user(const YAML::Node& user, ClientConfig& config) const {
@@ -266,7 +255,7 @@ class Resolver {
           fail(path + ".tokenFile",
                "cannot read \"" + config.token_file.string() + "\": " + problem);
         }
-        config.token.assign(trim(*contents));
+        config.token.assign(trim_space(*contents));
         if (config.token.empty()) {
           fail(path + ".tokenFile", "file \"" + config.token_file.string() + "\" is empty");
         }
@@ -715,7 +704,7 @@ ClientConfig incluster_config(const InClusterOptions& options) {
     fail("cannot read the service account token \"" + config.token_file.string() +
          "\": " + problem);
   }
-  config.token.assign(trim(*token));
+  config.token.assign(trim_space(*token));
   if (config.token.empty() || has_control_characters(config.token)) {
     fail("the service account token \"" + config.token_file.string() + "\" is " +
          (config.token.empty() ? "empty" : "not a token (control characters)"));
@@ -736,8 +725,8 @@ ClientConfig incluster_config(const InClusterOptions& options) {
     if (!name) {
       fail("cannot read \"" + ns.string() + "\": " + problem);
     }
-    if (!trim(*name).empty()) {
-      config.namespace_name.assign(trim(*name));
+    if (!trim_space(*name).empty()) {
+      config.namespace_name.assign(trim_space(*name));
     }
   }
   return config;

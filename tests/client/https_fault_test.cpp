@@ -1,4 +1,4 @@
-// BasicHttpsConnection against FaultServer, a scripted loopback server that exists ONLY for
+// BlockingClient against FaultServer, a scripted loopback server that exists ONLY for
 // faults the real kube-apiserver cannot be made to produce: a server that accepts a request
 // and never answers, one that ends every HTTP/1.1 exchange with `Connection: close`, and one
 // that speaks plain HTTP. Ordinary behaviour (authentication, keep-alive, chunked bodies, error
@@ -6,7 +6,7 @@
 // against the real apiserver in tests/integration/. These tests carry the ctest label `fault`
 // and need no testenv.
 
-#include <kubex/client/https.hpp>
+#include <kubex/client/blocking.hpp>
 #include <kubex/client/kubeconfig.hpp>
 #include <kubex/core/error.hpp>
 #include <kubex/core/url.hpp>
@@ -23,9 +23,9 @@
 
 namespace {
 
-using kubex::client::BasicHttpsConnection;
+using kubex::client::BlockingClient;
 using kubex::client::ClientConfig;
-using kubex::client::ConnectionOptions;
+using kubex::client::ClientOptions;
 using kubex::testing::Fault;
 using kubex::testing::FaultServer;
 
@@ -64,8 +64,8 @@ std::unique_ptr<Pki> https_fault_test::pki_;
 // the client's own deadline works.
 TEST_F(https_fault_test, stalled_server_times_out) {
   const auto server = start(Fault::stall);
-  BasicHttpsConnection connection(config_for(*server),
-                                  ConnectionOptions{.timeout = std::chrono::milliseconds(300)});
+  BlockingClient connection(config_for(*server),
+                            ClientOptions{.timeout = std::chrono::milliseconds(300)});
   const auto start_time = std::chrono::steady_clock::now();
   try {
     (void)connection.get("/hang");
@@ -77,7 +77,7 @@ TEST_F(https_fault_test, stalled_server_times_out) {
   const auto elapsed = std::chrono::steady_clock::now() - start_time;
   EXPECT_GE(elapsed, std::chrono::milliseconds(250));
   EXPECT_LT(elapsed, std::chrono::seconds(5));
-  EXPECT_FALSE(connection.is_open());
+  EXPECT_EQ(connection.stats().connections_open, 0U);
   EXPECT_EQ(server->request_targets(), std::vector<std::string>{"/hang"});
 }
 
@@ -85,15 +85,15 @@ TEST_F(https_fault_test, stalled_server_times_out) {
 // against a request.
 TEST_F(https_fault_test, connection_close_is_honoured_and_the_next_get_reconnects) {
   const auto server = start(Fault::close_after_reply);
-  BasicHttpsConnection connection(config_for(*server));
+  BlockingClient connection(config_for(*server));
   const auto first = connection.get("/a");
   EXPECT_EQ(first.status, 200U);
   EXPECT_EQ(first.body, "/a");
-  EXPECT_FALSE(connection.is_open());
+  EXPECT_EQ(connection.stats().connections_open, 0U);
   const auto second = connection.get("/b");
   EXPECT_EQ(second.status, 200U);
   EXPECT_EQ(second.body, "/b");
-  EXPECT_EQ(connection.connection_count(), 2U);
+  EXPECT_EQ(connection.stats().connections_opened, 2U);
   EXPECT_EQ(server->connections(), 2U);
   EXPECT_EQ(server->request_targets(), (std::vector<std::string>{"/a", "/b"}));
 }
@@ -102,7 +102,7 @@ TEST_F(https_fault_test, connection_close_is_honoured_and_the_next_get_reconnect
 // fail the handshake, and the request (with its token) must never be sent.
 TEST_F(https_fault_test, plain_http_server_fails_the_tls_handshake) {
   const auto server = start(Fault::plain_http);
-  BasicHttpsConnection connection(config_for(*server));
+  BlockingClient connection(config_for(*server));
   try {
     (void)connection.get("/version");
     FAIL() << "no exception";
@@ -111,10 +111,56 @@ TEST_F(https_fault_test, plain_http_server_fails_the_tls_handshake) {
     EXPECT_NE(std::string(e.what()).find("TLS handshake"), std::string::npos) << e.what();
     EXPECT_EQ(std::string(e.what()).find("s3cr3t-token"), std::string::npos) << e.what();
   }
-  EXPECT_FALSE(connection.is_open());
-  EXPECT_EQ(connection.connection_count(), 0U);
+  EXPECT_EQ(connection.stats().connections_open, 0U);
+  EXPECT_EQ(connection.stats().connections_opened, 0U);
   EXPECT_EQ(server->connections(), 1U);
   EXPECT_TRUE(server->request_targets().empty());
+}
+
+// APF answers 429 only under load a test cannot reproduce reliably. The client waits as long as
+// Retry-After says (1 s, twice) and then gets the answer, on the same keep-alive connection.
+TEST_F(https_fault_test, too_many_requests_is_retried_after_the_servers_delay) {
+  const auto server = start(Fault::busy_twice);
+  BlockingClient client(config_for(*server), ClientOptions{.timeout = std::chrono::seconds(10)});
+  const auto start_time = std::chrono::steady_clock::now();
+  const auto response = client.get("/busy");
+  const auto elapsed = std::chrono::steady_clock::now() - start_time;
+  EXPECT_EQ(response.status, 200U);
+  EXPECT_EQ(response.body, "/busy");
+  EXPECT_EQ(client.stats().retries, 2U);
+  EXPECT_EQ(client.stats().connections_opened, 1U);
+  EXPECT_GE(elapsed, std::chrono::milliseconds(1900));
+  EXPECT_EQ(server->request_targets().size(), 3U);
+}
+
+// With retries off, or when the server's delay would pass the deadline, the caller gets the
+// 429 itself, with its Retry-After, to decide.
+TEST_F(https_fault_test, too_many_requests_is_returned_when_retrying_is_off_or_too_late) {
+  const auto server = start(Fault::busy_twice);
+  ClientOptions no_retries;
+  no_retries.retry.max_retries = 0;
+  BlockingClient client(config_for(*server), no_retries);
+  const auto response = client.get("/busy");
+  EXPECT_EQ(response.status, 429U);
+  EXPECT_EQ(response.retry_after, "1");
+  EXPECT_NE(response.body.find("TooManyRequests"), std::string::npos);
+  EXPECT_EQ(client.stats().retries, 0U);
+  client.close();  // the server serves one connection at a time
+
+  BlockingClient hurried(config_for(*server),
+                         ClientOptions{.timeout = std::chrono::milliseconds(500)});
+  EXPECT_EQ(hurried.get("/busy").status, 429U);  // the second 429; 1 s does not fit in 500 ms
+  EXPECT_EQ(hurried.stats().retries, 0U);
+}
+
+// 503 without Retry-After comes from something that does not promise recovery; it is not
+// retried (client-go does the same).
+TEST_F(https_fault_test, unavailable_without_retry_after_is_not_retried) {
+  const auto server = start(Fault::unavailable);
+  BlockingClient client(config_for(*server));
+  EXPECT_EQ(client.get("/down").status, 503U);
+  EXPECT_EQ(client.stats().retries, 0U);
+  EXPECT_EQ(server->request_targets().size(), 1U);
 }
 
 }  // namespace

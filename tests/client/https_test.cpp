@@ -1,8 +1,8 @@
-// BasicHttpsConnection behaviour that needs no server at all. Everything that talks to a server
+// BlockingClient behaviour that needs no server at all. Everything that talks to a server
 // is tested against the real apiserver in tests/integration/https_test.cpp; the few faults the
 // real server cannot be made to produce are in https_fault_test.cpp.
 
-#include <kubex/client/https.hpp>
+#include <kubex/client/blocking.hpp>
 #include <kubex/client/kubeconfig.hpp>
 #include <kubex/core/error.hpp>
 #include <kubex/core/url.hpp>
@@ -20,7 +20,7 @@
 
 namespace {
 
-using kubex::client::BasicHttpsConnection;
+using kubex::client::BlockingClient;
 using kubex::client::ClientConfig;
 
 // A TCP port on 127.0.0.1 that is bound but not listening, so connecting to it is refused for
@@ -58,7 +58,7 @@ TEST(https_test, connection_refused_is_an_error_naming_the_url) {
   config.server = kubex::parse_server_url("https://127.0.0.1:" + std::to_string(refusing.port()) +
                                           "/k8s/clusters/c-1");
   config.token = "s3cr3t-token";
-  BasicHttpsConnection connection(config);
+  BlockingClient connection(config);
   try {
     (void)connection.get("/version");
     FAIL() << "no exception";
@@ -69,14 +69,14 @@ TEST(https_test, connection_refused_is_an_error_naming_the_url) {
     EXPECT_EQ(std::string(e.what()).rfind(expected, 0), 0U) << e.what();
     EXPECT_EQ(std::string(e.what()).find("s3cr3t-token"), std::string::npos) << e.what();
   }
-  EXPECT_FALSE(connection.is_open());
-  EXPECT_EQ(connection.connection_count(), 0U);
+  EXPECT_EQ(connection.stats().connections_open, 0U);
+  EXPECT_EQ(connection.stats().connections_opened, 0U);
 }
 
 TEST(https_test, rejects_malformed_targets) {
   ClientConfig config;
   config.server = kubex::parse_server_url("https://127.0.0.1:1");
-  BasicHttpsConnection connection(config);
+  BlockingClient connection(config);
   for (const char* target : {"", "version", "/a b", "/a\r\nX-Evil: 1", "/a\tb", "/\x7f"}) {
     try {
       (void)connection.get(target);
@@ -85,7 +85,7 @@ TEST(https_test, rejects_malformed_targets) {
       EXPECT_EQ(e.code(), kubex::errc::invalid_path);
     }
   }
-  EXPECT_EQ(connection.connection_count(), 0U);  // rejected before connecting
+  EXPECT_EQ(connection.stats().connections_opened, 0U);  // rejected before connecting
 }
 
 TEST(https_test, plain_http_server_url_is_rejected) {
@@ -94,12 +94,11 @@ TEST(https_test, plain_http_server_url_is_rejected) {
   config.cluster_name = "c";
   config.server = kubex::parse_server_url("http://127.0.0.1:8080");
   try {
-    BasicHttpsConnection connection(config);
+    BlockingClient connection(config);
     FAIL() << "no exception";
   } catch (const kubex::ConfigError& e) {
     EXPECT_STREQ(e.what(),
-                 "kubeconfig x: clusters[c].server: BasicHttpsConnection requires an https:// "
-                 "server");
+                 "kubeconfig x: clusters[c].server: kubex sends credentials over https:// only");
   }
 }
 

@@ -554,10 +554,21 @@ TEST_F(kubeconfig_test, unsupported_settings_are_rejected) {
   EXPECT_EQ(
       load_error(replace_all(base, token_line, token_line + "    auth-provider: {name: oidc}\n")),
       "users[admin].auth-provider: auth providers are not supported yet");
-  EXPECT_EQ(load_error(replace_all(base, "    server: https://127.0.0.1:6443\n",
-                                   "    server: https://127.0.0.1:6443\n"
-                                   "    proxy-url: http://proxy:3128\n")),
-            "clusters[testenv].proxy-url: proxies are not supported yet");
+}
+
+TEST_F(kubeconfig_test, proxy_url_is_read_and_checked) {
+  const auto base = standard_kubeconfig();
+  const auto with_proxy = [&](const std::string& url) {
+    return replace_all(base, "    server: https://127.0.0.1:6443\n",
+                       "    server: https://127.0.0.1:6443\n    proxy-url: " + url + "\n");
+  };
+  EXPECT_EQ(load(with_proxy("http://proxy:3128")).proxy_url, "http://proxy:3128");
+  EXPECT_EQ(load(with_proxy("socks5://u:p@[::1]:1080")).proxy_url, "socks5://u:p@[::1]:1080");
+  const auto error = load_error(with_proxy("ftp://user:hunter2@proxy"));
+  EXPECT_NE(error.find("clusters[testenv].proxy-url: invalid proxy URL: scheme must be"),
+            std::string::npos)
+      << error;
+  EXPECT_EQ(error.find("hunter2"), std::string::npos) << error;
 }
 
 // --- merged files (KUBECONFIG=a:b), in-cluster, and inference -----------------------------------

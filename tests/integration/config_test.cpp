@@ -2,7 +2,7 @@
 // files that kubectl itself wrote, and the in-cluster configuration of a real service account.
 // kubectl is the independent second client: it must agree on the merged files.
 
-#include <kubex/client/https.hpp>
+#include <kubex/client/blocking.hpp>
 #include <kubex/client/kubeconfig.hpp>
 #include <kubex/testing/scoped_env.hpp>
 #include <kubex/testing/temp_dir.hpp>
@@ -20,7 +20,7 @@
 
 namespace {
 
-using kubex::client::BasicHttpsConnection;
+using kubex::client::BlockingClient;
 using kubex::testing::ScopedEnv;
 using kubex::testing::shell_quote;
 using kubex::testing::TempDir;
@@ -77,7 +77,7 @@ TEST_F(config_testenv_test, kubeconfig_list_written_by_kubectl) {
   EXPECT_EQ(merged.source, "kubeconfig " + list);
   EXPECT_EQ(merged.context_name, "mine");  // a's current-context wins
   EXPECT_EQ(merged.namespace_name, "kubex-user");
-  BasicHttpsConnection me(merged);
+  BlockingClient me(merged);
   EXPECT_EQ(whoami(me), "kubex-user");
   EXPECT_EQ(me.get("/api/v1/namespaces/kubex-user/configmaps").status, 200U);
 
@@ -88,7 +88,7 @@ TEST_F(config_testenv_test, kubeconfig_list_written_by_kubectl) {
             "kubex-user");
 
   const auto other = kubex::client::infer_config({.context = "admin"});
-  BasicHttpsConnection as_admin(other);
+  BlockingClient as_admin(other);
   EXPECT_EQ(whoami(as_admin), "kubex-admin");
 }
 
@@ -108,7 +108,7 @@ TEST_F(config_testenv_test, in_cluster_with_a_real_service_account) {
   ScopedEnv port("KUBERNETES_SERVICE_PORT", std::to_string(admin.server.port));
   const auto config = kubex::client::incluster_config({.service_account_dir = dir.path() / "sa"});
   EXPECT_EQ(config.namespace_name, ns);
-  BasicHttpsConnection pod(config);
+  BlockingClient pod(config);
   EXPECT_EQ(whoami(pod), "system:serviceaccount:" + ns + ":kubex-pod");
   // A service account has no rights of its own.
   EXPECT_EQ(pod.get("/api/v1/namespaces/" + ns + "/secrets").status, 403U);

@@ -3,7 +3,7 @@
 // through kubex with the models generated from the same manifest. Checks that the generated
 // traits name the URLs the server serves, that decoding loses nothing the server stores (across
 // both served versions), and that the server accepts what kubex encodes.
-#include <kubex/client/https.hpp>
+#include <kubex/client/blocking.hpp>
 #include <kubex/core/json.hpp>
 #include <kubex/core/merge_patch.hpp>
 #include <kubex/core/path.hpp>
@@ -56,7 +56,7 @@ class crd_test : public kubex::testing::TestenvTest {
   }
 
   std::string get(const std::string& path) {
-    kubex::client::BasicHttpsConnection connection(config());
+    kubex::client::BlockingClient connection(config());
     auto response = connection.get(path);
     EXPECT_EQ(response.status, 200U) << path << ": " << response.body;
     return response.body;

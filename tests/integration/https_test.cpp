@@ -1,9 +1,9 @@
-// BasicHttpsConnection against the real kube-apiserver of tools/testenv: authentication,
+// BlockingClient against the real kube-apiserver of tools/testenv: authentication,
 // keep-alive, chunked bodies, error statuses, base path, TLS verification and limits.
 // See kubex/testing/testenv_fixture.hpp for what the testenv provides.
 
+#include <kubex/client/blocking.hpp>
 #include <kubex/client/exec_credential.hpp>
-#include <kubex/client/https.hpp>
 #include <kubex/client/kubeconfig.hpp>
 #include <kubex/core/api_error.hpp>
 #include <kubex/core/error.hpp>
@@ -11,6 +11,7 @@
 #include <kubex/core/time.hpp>
 #include <kubex/core/url.hpp>
 #include <kubex/testing/pki.hpp>
+#include <kubex/testing/sockets.hpp>
 #include <kubex/testing/temp_dir.hpp>
 #include <kubex/testing/testenv.hpp>
 #include <kubex/testing/testenv_fixture.hpp>
@@ -36,51 +37,16 @@
 
 namespace {
 
-using kubex::client::BasicHttpsConnection;
+using kubex::client::BlockingClient;
 using kubex::client::ClientConfig;
-using kubex::client::ConnectionOptions;
+using kubex::client::ClientOptions;
 using kubex::client::HttpResponse;
 using kubex::testing::shell_quote;
 using kubex::testing::whoami;
 
-// Kernel TCP states in /proc/net/tcp.
-constexpr int tcp_established = 0x01;
-constexpr int tcp_close_wait = 0x08;
-
-// The TCP connections this process holds to port `port`, as socket inode -> kernel state. Read
-// from /proc, so it checks kubex's own connection bookkeeping independently.
-std::map<unsigned long, int> sockets_to(std::uint16_t port) {
-  std::set<unsigned long> own;
-  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) {
-    std::error_code ec;
-    const auto link = std::filesystem::read_symlink(entry.path(), ec).string();
-    if (!ec && link.starts_with("socket:[")) {
-      own.insert(std::stoul(link.substr(8)));
-    }
-  }
-  std::map<unsigned long, int> sockets;
-  for (const char* table : {"/proc/self/net/tcp", "/proc/self/net/tcp6"}) {
-    std::ifstream in(table);
-    std::string line;
-    std::getline(in, line);  // column titles
-    while (std::getline(in, line)) {
-      // sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode ...
-      std::istringstream fields(line);
-      std::string slot, local, remote, state, queues, timer, retransmits, uid, timeout;
-      unsigned long inode = 0;
-      fields >> slot >> local >> remote >> state >> queues >> timer >> retransmits >> uid >>
-          timeout >> inode;
-      const auto colon = remote.rfind(':');
-      if (!fields || colon == std::string::npos) {
-        continue;
-      }
-      if (std::stoul(remote.substr(colon + 1), nullptr, 16) == port && own.contains(inode)) {
-        sockets[inode] = std::stoi(state, nullptr, 16);
-      }
-    }
-  }
-  return sockets;
-}
+using kubex::testing::sockets_to;
+using kubex::testing::tcp_close_wait;
+using kubex::testing::tcp_established;
 
 // A parsed JSON response body; simdjson needs padding after the text.
 class Json {
@@ -110,7 +76,7 @@ class Json {
 };
 
 // Calls get() and returns the kubex::Error it must throw.
-kubex::Error get_error(BasicHttpsConnection& connection, std::string_view target) {
+kubex::Error get_error(BlockingClient& connection, std::string_view target) {
   try {
     const auto response = connection.get(target);
     ADD_FAILURE() << "GET " << target << " did not throw but returned HTTP " << response.status;
@@ -127,7 +93,7 @@ TEST_F(https_testenv_test, bearer_token_authenticates) {
   ASSERT_FALSE(cfg.token.empty());
   ASSERT_TRUE(cfg.client_certificate_pem.empty());
   {
-    BasicHttpsConnection connection(cfg);
+    BlockingClient connection(cfg);
     const auto response = connection.get("/api/v1/namespaces");
     ASSERT_EQ(response.status, 200U) << response.body;
     EXPECT_EQ(response.content_type.rfind("application/json", 0), 0U) << response.content_type;
@@ -135,7 +101,7 @@ TEST_F(https_testenv_test, bearer_token_authenticates) {
   }
   // The same request without the token is anonymous, which proves the token was sent and used.
   cfg.token.clear();
-  BasicHttpsConnection anonymous(cfg);
+  BlockingClient anonymous(cfg);
   const auto response = anonymous.get("/api/v1/namespaces");
   ASSERT_EQ(response.status, 403U) << response.body;
   EXPECT_NE(Json(response).string_at("/message").find(R"(User "system:anonymous")"),
@@ -148,7 +114,7 @@ TEST_F(https_testenv_test, client_certificate_authenticates) {
   ASSERT_TRUE(cfg.token.empty()) << "admin-cert must authenticate with its certificate only";
   ASSERT_FALSE(cfg.client_certificate_pem.empty());
   {
-    BasicHttpsConnection connection(cfg);
+    BlockingClient connection(cfg);
     const auto response = connection.get("/api/v1/namespaces");
     ASSERT_EQ(response.status, 200U) << response.body;
     const auto names = Json(response).item_names();
@@ -157,14 +123,14 @@ TEST_F(https_testenv_test, client_certificate_authenticates) {
   }
   cfg.client_certificate_pem.clear();
   cfg.client_key_pem.clear();
-  BasicHttpsConnection anonymous(cfg);
+  BlockingClient anonymous(cfg);
   EXPECT_EQ(anonymous.get("/api/v1/namespaces").status, 403U);
 }
 
 TEST_F(https_testenv_test, keep_alive_reuses_one_tls_connection) {
   const auto cfg = config();
   const auto port = cfg.server.port;
-  BasicHttpsConnection connection(cfg);
+  BlockingClient connection(cfg);
   EXPECT_TRUE(sockets_to(port).empty());
   ASSERT_EQ(connection.get("/version").status, 200U);
   const auto first = sockets_to(port);
@@ -174,14 +140,14 @@ TEST_F(https_testenv_test, keep_alive_reuses_one_tls_connection) {
   ASSERT_EQ(connection.get("/api/v1/namespaces/default").status, 200U);
   ASSERT_EQ(connection.get("/api/v1/namespaces?limit=1").status, 200U);
   EXPECT_EQ(sockets_to(port), first) << "a second TCP connection was opened";
-  EXPECT_EQ(connection.connection_count(), 1U);
-  EXPECT_TRUE(connection.is_open());
+  EXPECT_EQ(connection.stats().connections_opened, 1U);
+  EXPECT_EQ(connection.stats().connections_open, 1U);
 
   connection.close();
-  EXPECT_FALSE(connection.is_open());
+  EXPECT_EQ(connection.stats().connections_open, 0U);
   EXPECT_TRUE(sockets_to(port).empty());
   ASSERT_EQ(connection.get("/version").status, 200U);
-  EXPECT_EQ(connection.connection_count(), 2U);
+  EXPECT_EQ(connection.stats().connections_opened, 2U);
   const auto second = sockets_to(port);
   ASSERT_EQ(second.size(), 1U);
   EXPECT_NE(second.begin()->first, first.begin()->first);
@@ -212,27 +178,32 @@ TEST_F(https_testenv_test, chunked_list_is_reassembled) {
   ASSERT_TRUE(wire.chunked) << "the apiserver no longer sends this list chunked";
   ASSERT_GT(wire.body_size, 50000U);
 
-  BasicHttpsConnection connection(cfg);
+  BlockingClient connection(cfg);
   const auto response = connection.get(path);
   ASSERT_EQ(response.status, 200U) << response.body;
-  // Byte for byte what kubectl receives for the same list (ConfigMaps do not change by
-  // themselves, so both see the same resourceVersion).
-  const auto from_kubectl = testenv().kubectl("get --raw " + shell_quote(path));
-  EXPECT_EQ(response.body.size(), from_kubectl.size());
-  EXPECT_TRUE(response.body == from_kubectl);
+  // Byte for byte what kubectl receives for the same list at the same revision (a plain list
+  // carries the store's latest revision, which other tests running in parallel move on).
+  Json first(response);
+  const auto exact = path + "?resourceVersion=" + first.string_at("/metadata/resourceVersion") +
+                     "&resourceVersionMatch=Exact";
+  const auto at_revision = connection.get(exact);
+  ASSERT_EQ(at_revision.status, 200U) << at_revision.body;
+  const auto from_kubectl = testenv().kubectl("get --raw " + shell_quote(exact));
+  EXPECT_EQ(at_revision.body.size(), from_kubectl.size());
+  EXPECT_TRUE(at_revision.body == from_kubectl);
+  EXPECT_EQ(at_revision.body.size(), response.body.size());
 
   Json json(response);
   const auto names = json.item_names();
   for (int i = 0; i < 50; ++i) {
     EXPECT_TRUE(names.contains("cm-" + std::to_string(i))) << "cm-" << i;
   }
-  // The connection stays usable after a chunked response.
-  EXPECT_EQ(connection.get(path).body.size(), response.body.size());
-  EXPECT_EQ(connection.connection_count(), 1U);
+  // The connection stays usable after chunked responses.
+  EXPECT_EQ(connection.stats().connections_opened, 1U);
 }
 
 TEST_F(https_testenv_test, error_status_is_returned_not_thrown) {
-  BasicHttpsConnection admin(config("admin"));
+  BlockingClient admin(config("admin"));
   const auto missing = admin.get("/api/v1/namespaces/default/pods/kubex-no-such-pod");
   ASSERT_EQ(missing.status, 404U) << missing.body;
   Json not_found(missing);
@@ -241,9 +212,9 @@ TEST_F(https_testenv_test, error_status_is_returned_not_thrown) {
   EXPECT_EQ(not_found.string_at("/message"), R"(pods "kubex-no-such-pod" not found)");
   // The connection stays usable after an error status.
   EXPECT_EQ(admin.get("/version").status, 200U);
-  EXPECT_EQ(admin.connection_count(), 1U);
+  EXPECT_EQ(admin.stats().connections_opened, 1U);
 
-  BasicHttpsConnection user(config("user"));
+  BlockingClient user(config("user"));
   const auto forbidden = user.get("/api/v1/namespaces/default/pods");
   ASSERT_EQ(forbidden.status, 403U) << forbidden.body;
   Json status(forbidden);
@@ -258,12 +229,12 @@ TEST_F(https_testenv_test, error_status_is_returned_not_thrown) {
 // ApiError built from what the real apiserver answers: the Status is read, the predicates
 // and the message hold, and no credential leaks into the message.
 TEST_F(https_testenv_test, failures_become_api_errors) {
-  const auto api_error = [](BasicHttpsConnection& c, const std::string& target) {
+  const auto api_error = [](BlockingClient& c, const std::string& target) {
     const auto response = c.get(target);
     EXPECT_GE(response.status, 400U) << target << ": " << response.body;
     return kubex::ApiError::from_response("GET", target, response.status, response.body);
   };
-  BasicHttpsConnection admin(config("admin"));
+  BlockingClient admin(config("admin"));
   const auto missing = api_error(admin, "/api/v1/namespaces/default/configmaps/kubex-no-such");
   EXPECT_TRUE(kubex::is_not_found(missing));
   EXPECT_EQ(missing.code(), kubex::http_status::not_found);
@@ -283,7 +254,7 @@ TEST_F(https_testenv_test, failures_become_api_errors) {
   const auto verb = api_error(admin, "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews");
   EXPECT_TRUE(kubex::is_method_not_allowed(verb)) << verb.what();
 
-  BasicHttpsConnection user(config("user"));
+  BlockingClient user(config("user"));
   const auto forbidden = api_error(user, "/api/v1/namespaces/default/secrets");
   EXPECT_TRUE(kubex::is_forbidden(forbidden));
   EXPECT_NE(
@@ -294,7 +265,7 @@ TEST_F(https_testenv_test, failures_become_api_errors) {
   auto wrong = config("admin");
   const std::string token = "kubex-wrong-token-0123456789";
   wrong.token = token;
-  BasicHttpsConnection stranger(wrong);
+  BlockingClient stranger(wrong);
   const auto unauthorized = api_error(stranger, "/api/v1/namespaces");
   EXPECT_TRUE(kubex::is_unauthorized(unauthorized)) << unauthorized.what();
   EXPECT_EQ(std::string(unauthorized.what()).find(token), std::string::npos);
@@ -308,7 +279,7 @@ TEST_F(https_testenv_test, impersonation_reaches_the_server) {
   cfg.impersonate.uid = "uid-42";
   cfg.impersonate.groups = {"kubex-devs", "system:masters"};
   cfg.impersonate.extra = {{"scopes.example.com/team name", {"blue", "green"}}};
-  BasicHttpsConnection jane(cfg);
+  BlockingClient jane(cfg);
   const auto review =
       jane.request("POST", "/apis/authentication.k8s.io/v1/selfsubjectreviews",
                    R"({"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview"})");
@@ -342,7 +313,7 @@ TEST_F(https_testenv_test, impersonation_reaches_the_server) {
   // Acting as the unprivileged user gives that user's rights, not the admin's.
   auto as_user = config("admin");
   as_user.impersonate.user = "kubex-user";
-  BasicHttpsConnection restricted(as_user);
+  BlockingClient restricted(as_user);
   const auto denied = restricted.get("/api/v1/namespaces/default/secrets");
   ASSERT_EQ(denied.status, 403U) << denied.body;
   EXPECT_NE(denied.body.find(R"(User \"kubex-user\" cannot list resource \"secrets\")"),
@@ -353,7 +324,7 @@ TEST_F(https_testenv_test, impersonation_reaches_the_server) {
   // The unprivileged user may not impersonate anyone.
   auto escalate = config("user");
   escalate.impersonate.user = "kubex-admin";
-  BasicHttpsConnection refused(escalate);
+  BlockingClient refused(escalate);
   const auto response = refused.get("/api/v1/namespaces");
   ASSERT_EQ(response.status, 403U) << response.body;
   EXPECT_NE(response.body.find("cannot impersonate"), std::string::npos) << response.body;
@@ -361,7 +332,7 @@ TEST_F(https_testenv_test, impersonation_reaches_the_server) {
 
 // Methods other than GET: create, replace, patch and delete a config map.
 TEST_F(https_testenv_test, request_sends_any_method_with_a_body) {
-  BasicHttpsConnection admin(config("admin"));
+  BlockingClient admin(config("admin"));
   const std::string ns = own_namespace();
   const std::string collection = "/api/v1/namespaces/" + ns + "/configmaps";
   const std::string object = collection + "/kubex-https-methods";
@@ -380,7 +351,7 @@ TEST_F(https_testenv_test, request_sends_any_method_with_a_body) {
   const auto deleted = admin.request("DELETE", object, {});
   EXPECT_EQ(deleted.status, 200U) << deleted.body;
   EXPECT_EQ(admin.get(object).status, 404U);
-  EXPECT_EQ(admin.connection_count(), 1U);
+  EXPECT_EQ(admin.stats().connections_opened, 1U);
   try {
     (void)admin.request("TRACE", object, {});
     ADD_FAILURE() << "TRACE accepted";
@@ -398,9 +369,9 @@ TEST_F(https_testenv_test, token_file_rotation) {
   auto cfg = admin;
   cfg.token = user.token;
   cfg.token_file = file;
-  ConnectionOptions eager;
+  ClientOptions eager;
   eager.token_file_refresh = std::chrono::milliseconds(0);
-  BasicHttpsConnection rotating(cfg, eager);
+  BlockingClient rotating(cfg, eager);
   EXPECT_EQ(whoami(rotating), "kubex-user");
   dir.write("token", admin.token + "\n");
   EXPECT_EQ(whoami(rotating), "kubex-admin");
@@ -410,13 +381,13 @@ TEST_F(https_testenv_test, token_file_rotation) {
   // With the default refresh (a minute) the token is cached, until the server says 401.
   dir.write("token", "kubex-not-a-valid-token\n");
   cfg.token = "kubex-not-a-valid-token";
-  BasicHttpsConnection cached(cfg);
+  BlockingClient cached(cfg);
   EXPECT_EQ(whoami(cached), "<401>");  // re-read at once, but the file holds the same token
   dir.write("token", user.token + "\n");
   EXPECT_EQ(whoami(cached), "kubex-user");  // 401, re-read, sent once more
   dir.write("token", admin.token + "\n");
   EXPECT_EQ(whoami(cached), "kubex-user");  // still valid: not re-read before a minute
-  EXPECT_EQ(cached.connection_count(), 1U);
+  EXPECT_EQ(cached.stats().connections_opened, 1U);
 }
 
 // JSON string contents for `text` (PEM has newlines).
@@ -464,45 +435,45 @@ TEST_F(https_testenv_test, exec_plugin_credentials) {
                                        .interactive_mode = "Never"};
   credential(R"({"token":")" + admin.token + R"(","expirationTimestamp":")" +
              expires_in(std::chrono::hours(1)) + R"("})");
-  BasicHttpsConnection c(cfg);
-  EXPECT_EQ(c.exec_plugin_runs(), 0U);  // nothing runs before the first request
+  BlockingClient c(cfg);
+  EXPECT_EQ(c.stats().exec_plugin_runs, 0U);  // nothing runs before the first request
   EXPECT_EQ(whoami(c), "kubex-admin");
   EXPECT_EQ(whoami(c), "kubex-admin");
-  EXPECT_EQ(c.exec_plugin_runs(), 1U);  // cached until it expires
+  EXPECT_EQ(c.stats().exec_plugin_runs, 1U);  // cached until it expires
 
   // Expiry: a credential valid for 2 s is replaced after it lapses.
   credential(R"({"token":")" + admin.token + R"(","expirationTimestamp":")" +
              expires_in(std::chrono::seconds(2)) + R"("})");
-  BasicHttpsConnection expiring(cfg);
+  BlockingClient expiring(cfg);
   EXPECT_EQ(whoami(expiring), "kubex-admin");
   EXPECT_EQ(whoami(expiring), "kubex-admin");
-  EXPECT_EQ(expiring.exec_plugin_runs(), 1U);
+  EXPECT_EQ(expiring.stats().exec_plugin_runs, 1U);
   std::this_thread::sleep_for(std::chrono::seconds(3));
   EXPECT_EQ(whoami(expiring), "kubex-admin");
-  EXPECT_EQ(expiring.exec_plugin_runs(), 2U);
+  EXPECT_EQ(expiring.stats().exec_plugin_runs, 2U);
 
   // 401: the server refuses the cached token (revoked, say); the plugin runs again at once.
   credential(R"({"token":"kubex-revoked-token"})");
-  BasicHttpsConnection revoked(cfg);
+  BlockingClient revoked(cfg);
   EXPECT_EQ(whoami(revoked), "<401>");  // ran, refused, ran again: the same bad token
-  EXPECT_EQ(revoked.exec_plugin_runs(), 2U);
+  EXPECT_EQ(revoked.stats().exec_plugin_runs, 2U);
   credential(R"({"token":")" + admin.token + R"("})");
   EXPECT_EQ(whoami(revoked), "kubex-admin");  // 401, run, retried with the new token
-  EXPECT_EQ(revoked.exec_plugin_runs(), 3U);
+  EXPECT_EQ(revoked.stats().exec_plugin_runs, 3U);
 
   // A client certificate from the plugin is presented in the TLS handshake.
   credential(R"({"clientCertificateData":")" + json_escape(cert.client_certificate_pem) +
              R"(","clientKeyData":")" + json_escape(cert.client_key_pem) + R"("})");
-  BasicHttpsConnection with_cert(cfg);
+  BlockingClient with_cert(cfg);
   EXPECT_EQ(whoami(with_cert), "kubex-admin-cert");
-  EXPECT_EQ(with_cert.exec_plugin_runs(), 1U);
+  EXPECT_EQ(with_cert.stats().exec_plugin_runs, 1U);
 
   // Credentials written in the kubeconfig win over the plugin, as in client-go.
   auto both = cfg;
   both.token = config("user").token;
-  BasicHttpsConnection static_token(both);
+  BlockingClient static_token(both);
   EXPECT_EQ(whoami(static_token), "kubex-user");
-  EXPECT_EQ(static_token.exec_plugin_runs(), 0U);
+  EXPECT_EQ(static_token.stats().exec_plugin_runs, 0U);
 
   std::ifstream runs(dir.path() / "runs");
   std::string line;
@@ -516,11 +487,11 @@ TEST_F(https_testenv_test, exec_plugin_credentials) {
 // The server's warnings reach HttpResponse::warnings and the on_warning hook.
 TEST_F(https_testenv_test, server_warnings_are_surfaced) {
   std::vector<std::string> seen;
-  ConnectionOptions options;
+  ClientOptions options;
   options.on_warning = [&seen](std::string_view w) {
     seen.emplace_back(w);
   };
-  BasicHttpsConnection admin(config("admin"), options);
+  BlockingClient admin(config("admin"), options);
   const std::string ns = own_namespace();
   const auto created = admin.request(
       "POST", "/api/v1/namespaces/" + ns + "/configmaps?fieldValidation=Warn",
@@ -549,16 +520,16 @@ TEST_F(https_testenv_test, gzip_responses_are_decoded) {
   (void)testenv().kubectl("apply -n " + ns + " -f " + shell_quote(file.string()));
   const std::string target = "/api/v1/namespaces/" + ns + "/configmaps";
 
-  BasicHttpsConnection gzip(config("admin"));
+  BlockingClient gzip(config("admin"));
   const auto compressed = gzip.get(target);
   ASSERT_EQ(compressed.status, 200U);
   EXPECT_EQ(compressed.content_encoding, "gzip");
   Json a(compressed);
   EXPECT_EQ(a.item_names().size(), 201U);  // and the namespace's kube-root-ca.crt
 
-  ConnectionOptions off;
+  ClientOptions off;
   off.compression = false;
-  BasicHttpsConnection plain(config("admin"), off);
+  BlockingClient plain(config("admin"), off);
   const auto uncompressed = plain.get(target);
   EXPECT_EQ(uncompressed.content_encoding, "");
   Json b(uncompressed);
@@ -567,13 +538,13 @@ TEST_F(https_testenv_test, gzip_responses_are_decoded) {
 
   auto cfg = config("admin");
   cfg.disable_compression = true;
-  BasicHttpsConnection disabled(cfg);
+  BlockingClient disabled(cfg);
   EXPECT_EQ(disabled.get(target).content_encoding, "");
 
   // The limit applies to the decompressed size.
-  ConnectionOptions small;
+  ClientOptions small;
   small.max_body_size = 100 * 1024;
-  BasicHttpsConnection limited(config("admin"), small);
+  BlockingClient limited(config("admin"), small);
   try {
     (void)limited.get(target);
     ADD_FAILURE() << "no error";
@@ -592,7 +563,7 @@ TEST_F(https_testenv_test, base_path_is_prepended) {
   const std::string origin = "https://" + cfg.server.authority();
   cfg.server = kubex::parse_server_url(origin + "/api");
   ASSERT_EQ(cfg.server.base_path, "/api");
-  BasicHttpsConnection prefixed(cfg);
+  BlockingClient prefixed(cfg);
   const auto response = prefixed.get("/v1/namespaces/default");
   ASSERT_EQ(response.status, 200U) << response.body;
   Json json(response);
@@ -600,7 +571,7 @@ TEST_F(https_testenv_test, base_path_is_prepended) {
   EXPECT_EQ(json.string_at("/metadata/name"), "default");
 
   // Without the base path the same target is no API path at all.
-  BasicHttpsConnection plain(config());
+  BlockingClient plain(config());
   EXPECT_EQ(plain.get("/v1/namespaces/default").status, 404U);
 }
 
@@ -609,22 +580,22 @@ TEST_F(https_testenv_test, tls_server_name_is_used_for_verification) {
   ASSERT_EQ(cfg.server.host, "127.0.0.1");
   for (const char* name : {"kubernetes.default", "kubernetes.default.svc.cluster.local", "::1"}) {
     cfg.tls_server_name = name;
-    BasicHttpsConnection connection(cfg);
+    BlockingClient connection(cfg);
     EXPECT_EQ(connection.get("/version").status, 200U) << "tls-server-name " << name;
   }
 
   cfg.tls_server_name = "wrong.example";
-  BasicHttpsConnection wrong_name(cfg);
+  BlockingClient wrong_name(cfg);
   const auto name_error = get_error(wrong_name, "/version");
   EXPECT_EQ(name_error.code(), kubex::errc::tls_verification_failed) << name_error.what();
   EXPECT_NE(std::string(name_error.what()).find("\"wrong.example\""), std::string::npos)
       << name_error.what();
   EXPECT_NE(std::string(name_error.what()).find("hostname mismatch"), std::string::npos)
       << name_error.what();
-  EXPECT_FALSE(wrong_name.is_open());
+  EXPECT_EQ(wrong_name.stats().connections_open, 0U);
 
   cfg.tls_server_name = "127.0.0.2";
-  BasicHttpsConnection wrong_ip(cfg);
+  BlockingClient wrong_ip(cfg);
   const auto ip_error = get_error(wrong_ip, "/version");
   EXPECT_EQ(ip_error.code(), kubex::errc::tls_verification_failed) << ip_error.what();
   EXPECT_NE(std::string(ip_error.what()).find("IP address mismatch"), std::string::npos)
@@ -637,7 +608,7 @@ TEST_F(https_testenv_test, host_name_must_match_the_certificate) {
   // it; that mismatch is tested through tls-server-name above.
   auto cfg = config();
   cfg.server = kubex::parse_server_url("https://localhost:" + std::to_string(cfg.server.port));
-  BasicHttpsConnection connection(cfg);
+  BlockingClient connection(cfg);
   const auto response = connection.get("/version");
   EXPECT_EQ(response.status, 200U) << response.body;
 }
@@ -646,19 +617,19 @@ TEST_F(https_testenv_test, unknown_ca_is_a_verification_error) {
   auto cfg = config();
   const kubex::testing::TestCa stranger("kubex-stranger-ca");
   cfg.certificate_authority_pem = stranger.certificate_pem();
-  BasicHttpsConnection connection(cfg);
+  BlockingClient connection(cfg);
   const auto error = get_error(connection, "/version");
   EXPECT_EQ(error.code(), kubex::errc::tls_verification_failed) << error.what();
   EXPECT_NE(std::string(error.what()).find("TLS handshake"), std::string::npos) << error.what();
   EXPECT_EQ(std::string(error.what()).find(cfg.token), std::string::npos);
-  EXPECT_FALSE(connection.is_open());
-  EXPECT_EQ(connection.connection_count(), 0U);
+  EXPECT_EQ(connection.stats().connections_open, 0U);
+  EXPECT_EQ(connection.stats().connections_opened, 0U);
 }
 
 TEST_F(https_testenv_test, no_ca_uses_the_system_store_not_trust_everything) {
   auto cfg = config();
   cfg.certificate_authority_pem.clear();
-  BasicHttpsConnection connection(cfg);
+  BlockingClient connection(cfg);
   const auto error = get_error(connection, "/version");
   EXPECT_EQ(error.code(), kubex::errc::tls_verification_failed) << error.what();
 }
@@ -668,7 +639,7 @@ TEST_F(https_testenv_test, insecure_skip_tls_verify_accepts_the_certificate) {
   cfg.certificate_authority_pem.clear();
   cfg.insecure_skip_tls_verify = true;
   cfg.tls_server_name = "wrong.example";  // not checked either
-  BasicHttpsConnection connection(cfg);
+  BlockingClient connection(cfg);
   const auto response = connection.get("/api/v1/namespaces/default");
   ASSERT_EQ(response.status, 200U) << response.body;
   EXPECT_EQ(Json(response).string_at("/metadata/name"), "default");
@@ -679,20 +650,20 @@ TEST_F(https_testenv_test, body_limit_is_enforced) {
   const std::string big_list = "/api/v1/namespaces/kube-system/configmaps";  // chunked
   const std::string status_404 = "/api/v1/namespaces/default/pods/kubex-no-such-pod";
   {
-    BasicHttpsConnection unlimited(cfg);
+    BlockingClient unlimited(cfg);
     ASSERT_GT(unlimited.get(big_list).body.size(), 1024U);
     ASSERT_GT(unlimited.get(status_404).body.size(), 100U);
     ASSERT_LT(unlimited.get("/version").body.size(), 1024U);
   }
-  BasicHttpsConnection limited(cfg, ConnectionOptions{.max_body_size = 1024});
+  BlockingClient limited(cfg, ClientOptions{.max_body_size = 1024});
   const auto error = get_error(limited, big_list);
   EXPECT_NE(std::string(error.what()).find("body limit exceeded"), std::string::npos)
       << error.what();
-  EXPECT_FALSE(limited.is_open());
+  EXPECT_EQ(limited.stats().connections_open, 0U);
   EXPECT_EQ(limited.get("/version").status, 200U);  // small bodies still pass
 
   // A body announced with Content-Length is limited too.
-  BasicHttpsConnection tiny(cfg, ConnectionOptions{.max_body_size = 100});
+  BlockingClient tiny(cfg, ClientOptions{.max_body_size = 100});
   const auto length_error = get_error(tiny, status_404);
   EXPECT_NE(std::string(length_error.what()).find("body limit exceeded"), std::string::npos)
       << length_error.what();
@@ -704,7 +675,7 @@ class https_testenv_disruptive_test : public kubex::testing::TestenvTest {};
 TEST_F(https_testenv_disruptive_test, idle_connection_closed_by_the_server_is_retried_once) {
   const auto cfg = config();
   const auto port = cfg.server.port;
-  BasicHttpsConnection connection(cfg);
+  BlockingClient connection(cfg);
   ASSERT_EQ(connection.get("/version").status, 200U);
   const auto before = sockets_to(port);
   ASSERT_EQ(before.size(), 1U);
@@ -718,11 +689,11 @@ TEST_F(https_testenv_disruptive_test, idle_connection_closed_by_the_server_is_re
   ASSERT_EQ(closed.size(), 1U);
   EXPECT_EQ(closed.begin()->first, before.begin()->first);
   EXPECT_EQ(closed.begin()->second, tcp_close_wait) << "the server did not close the connection";
-  EXPECT_TRUE(connection.is_open());
+  EXPECT_EQ(connection.stats().connections_open, 1U);
 
   const auto response = connection.get("/api/v1/namespaces/default");
   ASSERT_EQ(response.status, 200U) << response.body;
-  EXPECT_EQ(connection.connection_count(), 2U);
+  EXPECT_EQ(connection.stats().connections_opened, 2U);
   const auto after = sockets_to(port);
   ASSERT_EQ(after.size(), 1U);
   EXPECT_NE(after.begin()->first, before.begin()->first);

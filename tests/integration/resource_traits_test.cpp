@@ -6,7 +6,7 @@
 // that skipped paths would fail here too. tests/models/resource_traits_test.cpp pins a few
 // kinds without a server.
 
-#include <kubex/client/https.hpp>
+#include <kubex/client/blocking.hpp>
 #include <kubex/core/resource.hpp>
 #include <kubex/k8s/v1_35/resources.hpp>
 #include <kubex/testing/testenv_fixture.hpp>
@@ -171,7 +171,7 @@ TEST_F(resource_traits_test, traits_match_the_live_discovery_documents) {
   const auto expected = expected_resources();
   ASSERT_EQ(expected.size(), v1_35::resource_count);
 
-  kubex::client::BasicHttpsConnection connection(config());
+  kubex::client::BlockingClient connection(config());
 
   // Fetch each group-version the traits name once; nullopt when the server does not serve it.
   std::map<std::string, std::optional<DiscoveryDocument>> documents;
@@ -276,7 +276,7 @@ TEST_F(resource_traits_test, every_served_group_version_is_known_to_the_traits) 
   for (const auto& e : expected_resources()) {
     known.insert(api_version(e.group, e.version));
   }
-  kubex::client::BasicHttpsConnection connection(config());
+  kubex::client::BlockingClient connection(config());
   const auto response = connection.get("/apis");
   ASSERT_EQ(response.status, 200U) << response.body;
   simdjson::dom::parser parser;

@@ -27,7 +27,7 @@
 // listed in `known_bugs`, which the test checks in both directions: a listed bug that no longer
 // reproduces fails too, so the list cannot go stale.
 
-#include <kubex/client/https.hpp>
+#include <kubex/client/blocking.hpp>
 #include <kubex/core/json.hpp>
 #include <kubex/core/path.hpp>
 #include <kubex/core/resource.hpp>
@@ -62,7 +62,7 @@ namespace {
 
 namespace v1_35 = kubex::k8s::v1_35;
 namespace fs = std::filesystem;
-using kubex::client::BasicHttpsConnection;
+using kubex::client::BlockingClient;
 using kubex::testing::shell_quote;
 using kubex_test::Compare;
 using kubex_test::compare_json;
@@ -585,7 +585,7 @@ class roundtrip_test : public kubex::testing::TestenvTest {
   }
 
   // Which group-versions of the traits the server serves.
-  std::set<std::string> served_group_versions(BasicHttpsConnection& connection) {
+  std::set<std::string> served_group_versions(BlockingClient& connection) {
     std::set<std::string> gvs;
     v1_35::for_each_resource(
         [&]<class T>() { gvs.emplace(kubex::resource_traits<T>::api_version); });
@@ -609,7 +609,7 @@ class roundtrip_test : public kubex::testing::TestenvTest {
 
   // GET of one object at the path its traits give.
   template <class T>
-  kubex::client::HttpResponse get_object(BasicHttpsConnection& connection, const ObjectRef& ref) {
+  kubex::client::HttpResponse get_object(BlockingClient& connection, const ObjectRef& ref) {
     using R = kubex::resource_traits<T>;
     return connection.get(
         kubex::resource_path({.group = R::group,
@@ -705,7 +705,7 @@ TEST(roundtrip_checks, find_unknown_fields_and_differences) {
 }
 
 TEST_F(roundtrip_test, manifests_cover_every_served_kind) {
-  BasicHttpsConnection connection(config());
+  BlockingClient connection(config());
   const auto served = served_group_versions(connection);
   std::set<std::string> expected_files;
   std::size_t covered = 0;
@@ -744,7 +744,7 @@ TEST_F(roundtrip_test, manifests_cover_every_served_kind) {
 
 TEST_F(roundtrip_test, every_served_kind_round_trips_through_the_server) {
   Stopwatch stopwatch;
-  BasicHttpsConnection connection(config());
+  BlockingClient connection(config());
   const auto served = served_group_versions(connection);
   kubex::testing::ScopedNamespace scoped(testenv(), "roundtrip");
   namespace_ = scoped.name();

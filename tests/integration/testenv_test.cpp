@@ -2,7 +2,7 @@
 // looks like through kubex, cross-checked against kubectl. Transport behaviour is in
 // https_test.cpp; see kubex/testing/testenv_fixture.hpp for the testenv's contexts.
 
-#include <kubex/client/https.hpp>
+#include <kubex/client/blocking.hpp>
 #include <kubex/client/kubeconfig.hpp>
 #include <kubex/core/path.hpp>
 #include <kubex/testing/testenv_fixture.hpp>
@@ -17,7 +17,7 @@
 
 namespace {
 
-using kubex::client::BasicHttpsConnection;
+using kubex::client::BlockingClient;
 using kubex::client::HttpResponse;
 
 constexpr std::string_view expected_git_version = "v1.35.4";
@@ -55,7 +55,7 @@ TEST_F(testenv_test, version_with_admin_token) {
   const auto cfg = config();
   ASSERT_EQ(cfg.context_name, "admin");
   ASSERT_FALSE(cfg.token.empty());
-  BasicHttpsConnection connection(cfg);
+  BlockingClient connection(cfg);
   const auto response = connection.get("/version");
   ASSERT_EQ(response.status, 200U) << response.body;
   EXPECT_EQ(response.content_type.rfind("application/json", 0), 0U) << response.content_type;
@@ -68,7 +68,7 @@ TEST_F(testenv_test, version_with_admin_token) {
 
 TEST_F(testenv_test, namespace_list_matches_kubectl) {
   const std::string& own = own_namespace();
-  BasicHttpsConnection connection(config("admin"));
+  BlockingClient connection(config("admin"));
   const auto path = kubex::resource_path({.version = "v1", .resource = "namespaces"});
   // Namespaces of other tests may come and go meanwhile (deletion finishes in the background);
   // compare only when kubectl saw the same list before and after kubex's request.
@@ -92,7 +92,7 @@ TEST_F(testenv_test, namespace_list_matches_kubectl) {
 }
 
 TEST_F(testenv_test, unprivileged_user_is_forbidden_to_list_namespaces) {
-  BasicHttpsConnection connection(config("user"));
+  BlockingClient connection(config("user"));
   const auto response = connection.get("/api/v1/namespaces");
   ASSERT_EQ(response.status, 403U) << response.body;
 
@@ -106,7 +106,7 @@ TEST_F(testenv_test, unprivileged_user_is_forbidden_to_list_namespaces) {
 TEST_F(testenv_test, unprivileged_user_lists_pods_in_its_namespace) {
   const auto cfg = config("user");
   ASSERT_EQ(cfg.namespace_name, "kubex-user");
-  BasicHttpsConnection connection(cfg);
+  BlockingClient connection(cfg);
   const auto response = connection.get(kubex::resource_path(
       {.version = "v1", .resource = "pods", .namespace_name = cfg.namespace_name}));
   ASSERT_EQ(response.status, 200U) << response.body;

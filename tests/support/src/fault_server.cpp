@@ -41,6 +41,13 @@ std::string reply_for(const std::string& target) {
          std::to_string(target.size()) + "\r\n\r\n" + target;
 }
 
+std::string keep_alive_reply(unsigned status, std::string_view reason, std::string_view extra,
+                             const std::string& body) {
+  return "HTTP/1.1 " + std::to_string(status) + " " + std::string(reason) +
+         "\r\nContent-Type: application/json\r\n" + std::string(extra) +
+         "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+}
+
 }  // namespace
 
 struct FaultServer::State {
@@ -113,6 +120,25 @@ struct FaultServer::State {
       if (fault == Fault::stall) {
         continue;  // the next read returns once the client gives up and closes
       }
+      if (fault == Fault::busy_twice || fault == Fault::unavailable) {
+        std::string reply;
+        if (fault == Fault::unavailable) {
+          reply = keep_alive_reply(503, "Service Unavailable", "", "upstream overloaded");
+        } else if (++answered <= 2) {
+          reply = keep_alive_reply(
+              429, "Too Many Requests", "Retry-After: 1\r\n",
+              R"({"kind":"Status","apiVersion":"v1","status":"Failure","message":"too many )"
+              R"(requests, please try again later","reason":"TooManyRequests",)"
+              R"("details":{"retryAfterSeconds":1},"code":429})");
+        } else {
+          reply = keep_alive_reply(200, "OK", "", target);
+        }
+        asio::write(stream, asio::buffer(reply), ec);
+        if (ec) {
+          return;
+        }
+        continue;
+      }
       asio::write(stream, asio::buffer(reply_for(target)), ec);
       socket.shutdown(tcp::socket::shutdown_both, ec);  // as announced by Connection: close
       return;
@@ -147,6 +173,7 @@ struct FaultServer::State {
   mutable std::mutex mutex;
   std::vector<std::string> targets;
   std::size_t accepted = 0;
+  std::size_t answered = 0;  // busy_twice: requests answered so far
   std::thread thread;
 };
 

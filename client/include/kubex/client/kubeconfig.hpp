@@ -77,6 +77,9 @@ struct ClientConfig {
   std::string tls_server_name{};
   /// Do not ask the server for gzip-compressed responses (cluster `disable-compression`).
   bool disable_compression = false;
+  /// Proxy URL for this cluster (cluster `proxy-url`: http:// or socks5://), validated at
+  /// load; empty for none. May hold proxy credentials.
+  std::string proxy_url{};
 
   /// Bearer token (user `token`, or the trimmed contents of `tokenFile`). Secret.
   std::string token{};
@@ -106,7 +109,7 @@ struct KubeconfigOptions {
 /// against the kubeconfig's directory, `token` takes precedence over `tokenFile`, and the
 /// namespace defaults to "default". Multi-file merging (KUBECONFIG=a:b) is not done here.
 ///
-/// Settings kubex cannot honour yet (`auth-provider`, `proxy-url`,
+/// Settings kubex cannot honour yet (`auth-provider`,
 /// `username`/`password`) are rejected rather than silently ignored, because ignoring them would
 /// connect as a different identity or by a different route than the user asked for.
 ///

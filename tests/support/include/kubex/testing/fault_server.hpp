@@ -27,6 +27,14 @@ enum class Fault {
   /// Speaks plain HTTP: answers whatever arrives (a TLS ClientHello) with `400 Bad Request` and
   /// closes. The apiserver serves TLS only.
   plain_http,
+  /// Answers the first two requests with `429 Too Many Requests`, `Retry-After: 1` and a
+  /// Status body, later ones with 200 (body: the target), keeping the connection alive. The
+  /// apiserver's API Priority and Fairness answers so only under a load a test cannot
+  /// reproduce reliably.
+  busy_twice,
+  /// Answers every request with `503 Service Unavailable` without Retry-After, keeping the
+  /// connection alive (an overloaded proxy in front of the apiserver).
+  unavailable,
 };
 
 /// A loopback server on 127.0.0.1 that shows one Fault. It exists only for faults the real

@@ -2,7 +2,7 @@
 // Who the apiserver says the caller of a connection is, from a SelfSubjectReview. Header-only:
 // users link kubex::client and simdjson themselves.
 
-#include <kubex/client/https.hpp>
+#include <kubex/client/blocking.hpp>
 
 #include <simdjson.h>
 
@@ -13,7 +13,7 @@ namespace kubex::testing {
 
 /// The user name the server authenticated (after impersonation), or "<status>" such as
 /// "<401>" if the review failed, or "<no username>".
-inline std::string whoami(client::BasicHttpsConnection& c) {
+inline std::string whoami(client::BlockingClient& c) {
   const auto review =
       c.request("POST", "/apis/authentication.k8s.io/v1/selfsubjectreviews",
                 R"({"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview"})");

@@ -1,0 +1,129 @@
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace kubex::client {
+
+/// One HTTP request to the apiserver, before authentication: the transport adds Host,
+/// User-Agent, Authorization, Impersonate-* and Accept-Encoding itself.
+struct HttpRequest {
+  /// GET, HEAD, POST, PUT, PATCH or DELETE.
+  std::string method = "GET";
+  /// Absolute path with optional query, below the server's base path, e.g. from resource_path().
+  std::string target{};
+  /// Request body; sent (with `content_type`) when not empty, and always for POST, PUT, PATCH.
+  std::string body{};
+  /// Content-Type of `body`.
+  std::string content_type = "application/json";
+  /// Value of the Accept header.
+  std::string accept = "application/json";
+  /// Further headers, sent as given after the client's default headers.
+  std::vector<std::pair<std::string, std::string>> headers{};
+};
+
+/// A complete HTTP response held in memory.
+struct HttpResponse {
+  /// HTTP status code, e.g. 200 or 403. Non-2xx statuses are returned, not thrown.
+  unsigned status = 0;
+  /// Value of the Content-Type header; empty if the server sent none.
+  std::string content_type{};
+  /// The Content-Encoding the server used ("gzip"), empty for none; `body` is decoded.
+  std::string content_encoding{};
+  /// The body with any chunked transfer encoding removed. For errors the apiserver sends a
+  /// `Status` object here.
+  std::string body{};
+  /// The texts of the response's `Warning: 299 - "..."` headers (deprecated APIs, unknown
+  /// fields with fieldValidation=Warn, admission webhooks' warnings), in order.
+  std::vector<std::string> warnings{};
+  /// Value of the Retry-After header when the server sent one (429, 503), else empty.
+  std::string retry_after{};
+};
+
+/// Parses the values of `Warning` headers (RFC 7234 §5.5, as the apiserver writes them:
+/// `299 - "text"`, several possibly comma-separated in one header) and appends their texts
+/// to `out`, unescaped. Malformed values are skipped, as client-go skips them.
+void parse_warning_header(std::string_view value, std::vector<std::string>& out);
+
+/// When and how requests are repeated after the server asked the client to come back later.
+/// A request is retried when the apiserver answers 429 (API Priority and Fairness rejected it
+/// before doing anything) or 503/504 with a Retry-After header; the server has not acted on
+/// such a request, so every verb is retried. Idempotent verbs are in addition retried once on
+/// a fresh connection when a reused keep-alive connection fails before any response byte.
+struct RetryPolicy {
+  /// Retries after the first attempt; 0 turns retrying off.
+  int max_retries = 3;
+  /// Wait before the first retry when the server gave no Retry-After; doubles per retry.
+  std::chrono::milliseconds initial_backoff = std::chrono::milliseconds(200);
+  /// Cap of the exponential backoff.
+  std::chrono::milliseconds max_backoff = std::chrono::seconds(5);
+  /// Cap applied to the server's Retry-After, so a misbehaving server cannot park the client.
+  std::chrono::milliseconds max_retry_after = std::chrono::seconds(30);
+};
+
+/// Tuning knobs of a Client. The defaults suit controllers and long watches.
+struct ClientOptions {
+  /// Deadline for one whole non-streaming request, from sending to the last body byte,
+  /// including waits for a pooled connection and retries. Streams (watch, log follow) have
+  /// no total deadline: see stream_idle_timeout.
+  std::chrono::milliseconds timeout = std::chrono::seconds(30);
+  /// Deadline for establishing the TCP connection (name resolution included).
+  std::chrono::milliseconds connect_timeout = std::chrono::seconds(10);
+  /// Deadline for the TLS handshake.
+  std::chrono::milliseconds tls_handshake_timeout = std::chrono::seconds(10);
+  /// A stream with no byte for this long fails with std::errc::timed_out; zero (the default)
+  /// waits forever, as a quiet log or watch may legitimately be silent for hours. TCP
+  /// keep-alive is on, so a dead peer is still noticed by the operating system.
+  std::chrono::milliseconds stream_idle_timeout = std::chrono::milliseconds(0);
+  /// Largest response body accepted, compressed and decompressed; bigger responses fail
+  /// instead of exhausting memory.
+  std::size_t max_body_size = std::size_t{256} * 1024 * 1024;
+  /// Most bytes one ResponseStream read delivers; also the stream's receive buffer.
+  std::size_t read_buffer_size = std::size_t{64} * 1024;
+  /// Largest WebSocket message accepted by exec/attach/port-forward sessions.
+  std::size_t websocket_max_message_size = std::size_t{16} * 1024 * 1024;
+  /// Proxy URL (`http://[user:pass@]host:port` for CONNECT, or `socks5://...`); wins over the
+  /// kubeconfig's `proxy-url` and the environment. "direct" forces a direct connection; empty
+  /// leaves the choice to the kubeconfig and, with trust_env, to HTTPS_PROXY/NO_PROXY.
+  std::string proxy{};
+  /// Honour HTTPS_PROXY and NO_PROXY (upper or lower case) as client-go does.
+  bool trust_env = true;
+  /// Keep connections open between requests and reuse them.
+  bool keep_alive = true;
+  /// An idle pooled connection older than this is closed instead of reused (client-go: 90 s).
+  std::chrono::milliseconds keep_alive_timeout = std::chrono::seconds(90);
+  /// Most connections open at once, busy or idle, over all hosts; requests beyond wait.
+  std::size_t max_connections = 64;
+  /// Most connections open at once to one host.
+  std::size_t max_connections_per_host = 32;
+  /// Client-side rate limit in requests per second, as a token bucket with `burst`; zero (the
+  /// default) means none: the apiserver protects itself with API Priority and Fairness, whose
+  /// 429 answers the retry policy honours. client-go's historical default is 5 QPS, burst 10.
+  double qps = 0.0;
+  /// Bucket size of the rate limiter: requests that may go at once after a quiet period.
+  std::size_t burst = 10;
+  /// What to retry and how long to wait.
+  RetryPolicy retry{};
+  /// Ask for gzip-compressed responses (the apiserver compresses those over 128 KiB). Off
+  /// when false or when the cluster sets `disable-compression`. Streams are never compressed.
+  bool compression = true;
+  /// Value of the User-Agent header; empty selects `kubex-cpp/<library version> (<os>/<arch>)`.
+  std::string user_agent{};
+  /// Headers added to every request (before the request's own headers).
+  std::vector<std::pair<std::string, std::string>> default_headers{};
+  /// Called with each warning the server sends (HttpResponse::warnings); when unset and
+  /// `log_api_warnings` is true, warnings go to std::clog as client-go prints them.
+  std::function<void(std::string_view warning)> on_warning{};
+  /// Print the server's warnings to std::clog when no on_warning hook is set.
+  bool log_api_warnings = true;
+  /// How often the token file (ClientConfig::token_file) is re-read, so that rotated tokens
+  /// (projected service account tokens, tokenFile) are picked up; a 401 re-reads it at once.
+  std::chrono::milliseconds token_file_refresh = std::chrono::minutes(1);
+};
+
+}  // namespace kubex::client

@@ -1,0 +1,1277 @@
+// The HTTP/1.1 transport: Boost.Beast over OpenSSL, written as Asio coroutines that run on one
+// strand per transport, so the pool, the rate limiter and the credentials need no locks.
+
+#include <kubex/client/client.hpp>
+#include <kubex/client/exec_credential.hpp>
+#include <kubex/client/kubeconfig.hpp>
+#include <kubex/client/proxy.hpp>
+#include <kubex/core/base64.hpp>
+#include <kubex/core/error.hpp>
+#include <kubex/core/time.hpp>
+
+#include "detail/pem.hpp"
+#include "detail/text.hpp"
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/buffer.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/ip/address.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/read.hpp>
+#include <boost/asio/ssl/context.hpp>
+#include <boost/asio/ssl/error.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/core/error.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http/empty_body.hpp>
+#include <boost/beast/http/message.hpp>
+#include <boost/beast/http/parser.hpp>
+#include <boost/beast/http/read.hpp>
+#include <boost/beast/http/string_body.hpp>
+#include <boost/beast/http/write.hpp>
+#include <boost/beast/ssl/ssl_stream.hpp>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509_vfy.h>
+#include <zlib.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <charconv>
+#include <chrono>
+#include <deque>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <mutex>
+#include <optional>
+#include <random>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+#ifndef KUBEX_VERSION
+#error "KUBEX_VERSION must be defined by the build"
+#endif
+
+// The platform in the default User-Agent, as client-go writes GOOS/GOARCH.
+#if defined(__linux__)
+#define KUBEX_OS "linux"
+#elif defined(__APPLE__)
+#define KUBEX_OS "darwin"
+#elif defined(_WIN32)
+#define KUBEX_OS "windows"
+#else
+#define KUBEX_OS "unknown"
+#endif
+#if defined(__x86_64__) || defined(_M_X64)
+#define KUBEX_ARCH "amd64"
+#elif defined(__aarch64__) || defined(_M_ARM64)
+#define KUBEX_ARCH "arm64"
+#else
+#define KUBEX_ARCH "unknown"
+#endif
+
+namespace kubex::client {
+namespace {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace ssl = boost::asio::ssl;
+namespace http = boost::beast::http;
+using tcp = boost::asio::ip::tcp;
+using boost_error = boost::system::error_code;
+using Clock = std::chrono::steady_clock;
+using asio::awaitable;
+using Strand = asio::strand<asio::any_io_executor>;
+using TlsStream = beast::ssl_stream<beast::tcp_stream>;
+using Parser = http::response_parser<http::string_body>;
+
+constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
+
+// Response headers from the apiserver are small, but Warning headers can add up.
+constexpr std::uint32_t max_header_size = 64U * 1024U;
+// An error body of a stream (a Status) is read whole; it is never large.
+constexpr std::size_t max_stream_error_body = std::size_t{1} << 20U;
+
+std::string default_user_agent() {
+  return "kubex-cpp/" KUBEX_VERSION " (" KUBEX_OS "/" KUBEX_ARCH ")";
+}
+
+// Impersonate-Extra-<key>: the key goes into a header name, so every byte that is not a
+// token character (RFC 9110), and '%' itself, is percent-encoded, as client-go does.
+std::string extra_header_name(std::string_view key) {
+  static constexpr std::string_view token_chars = "!#$&'*+-.^_`|~";
+  std::string name = "Impersonate-Extra-";
+  for (const char c : key) {
+    const auto u = static_cast<unsigned char>(c);
+    if ((u >= '0' && u <= '9') || (u >= 'a' && u <= 'z') || (u >= 'A' && u <= 'Z') ||
+        token_chars.find(c) != std::string_view::npos) {
+      name += c;
+    } else {
+      static constexpr char hex[] = "0123456789ABCDEF";
+      name += '%';
+      name += hex[u >> 4U];
+      name += hex[u & 0xFU];
+    }
+  }
+  return name;
+}
+
+void add_impersonation_headers(http::request<http::string_body>& request, const Impersonation& as) {
+  if (as.user.empty()) {
+    return;
+  }
+  request.set("Impersonate-User", as.user);
+  if (!as.uid.empty()) {
+    request.set("Impersonate-Uid", as.uid);
+  }
+  for (const auto& group : as.groups) {
+    request.insert("Impersonate-Group", group);
+  }
+  for (const auto& [key, values] : as.extra) {
+    const std::string name = extra_header_name(key);
+    for (const auto& value : values) {
+      request.insert(name, value);
+    }
+  }
+}
+
+// Inflates a gzip body; std::nullopt (with `problem` set) if it is corrupt or would exceed
+// `limit` bytes, which also stops decompression bombs.
+std::optional<std::string> gunzip(std::string_view in, std::size_t limit, std::string& problem) {
+  z_stream z{};
+  if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) {  // 16: gzip framing only
+    problem = "cannot start zlib";
+    return std::nullopt;
+  }
+  std::string out;
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));  // zlib's API is not const
+  z.avail_in = static_cast<uInt>(in.size());
+  int rc = Z_OK;
+  while (rc == Z_OK) {
+    const std::size_t before = out.size();
+    out.resize(before + 65536);
+    z.next_out = reinterpret_cast<Bytef*>(out.data() + before);
+    z.avail_out = 65536;
+    rc = inflate(&z, Z_NO_FLUSH);
+    out.resize(before + (65536 - z.avail_out));
+    if (out.size() > limit) {
+      problem = "decompressed body exceeds the limit of " + std::to_string(limit) + " bytes";
+      inflateEnd(&z);
+      return std::nullopt;
+    }
+    if (rc == Z_BUF_ERROR && z.avail_in == 0) {
+      break;  // input ended before the gzip trailer
+    }
+  }
+  const bool complete = rc == Z_STREAM_END && z.avail_in == 0;
+  inflateEnd(&z);
+  if (!complete) {
+    problem = "corrupt gzip body";
+    return std::nullopt;
+  }
+  return out;
+}
+
+bool is_valid_target(std::string_view target) noexcept {
+  if (target.empty() || target.front() != '/') {
+    return false;
+  }
+  for (const char c : target) {
+    // Anything at or below space would let a caller inject headers or break the request line.
+    if (static_cast<unsigned char>(c) <= 0x20 || c == 0x7f) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool is_valid_header(std::string_view name, std::string_view value) noexcept {
+  if (name.empty()) {
+    return false;
+  }
+  for (const char c : name) {
+    if (static_cast<unsigned char>(c) <= 0x20 || c == 0x7f || c == ':') {
+      return false;
+    }
+  }
+  for (const char c : value) {
+    if ((static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == 0x7f) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool is_ip_address(const std::string& host) {
+  boost_error ec;
+  asio::ip::make_address(host, ec);
+  return !ec;
+}
+
+std::string ms_text(std::chrono::milliseconds d) {
+  return std::to_string(d.count()) + " ms";
+}
+
+// Retry-After as delay-seconds (the apiserver never sends an HTTP date); nullopt otherwise.
+std::optional<std::chrono::milliseconds> parse_retry_after(std::string_view value) {
+  value = detail::trim_space(value);
+  unsigned long seconds = 0;
+  const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), seconds);
+  if (ec != std::errc{} || end != value.data() + value.size() || value.empty()) {
+    return std::nullopt;
+  }
+  return std::chrono::milliseconds(std::min<unsigned long>(seconds, 86400UL) * 1000UL);
+}
+
+// One TLS connection and its receive buffer.
+struct Connection {
+  Connection(const Strand& strand, std::shared_ptr<ssl::context> context, std::uint64_t gen)
+      : tls(std::move(context)), stream(strand, *tls), generation(gen) {}
+
+  [[nodiscard]] beast::tcp_stream& tcp() { return beast::get_lowest_layer(stream); }
+
+  // Closes the socket without TLS close_notify: waiting for the peer's reply could block, and
+  // the apiserver does not need it to release the connection.
+  void close() noexcept {
+    boost_error ignored;
+    tcp().socket().close(ignored);
+  }
+
+  std::shared_ptr<ssl::context> tls;  // the stream refers to it
+  TlsStream stream;
+  beast::flat_buffer buffer;
+  Clock::time_point idle_since{};
+  std::size_t requests = 0;
+  std::uint64_t generation = 0;  // of the TLS settings it was made with
+};
+
+// A request being performed, with the pieces error messages need.
+struct Call {
+  http::request<http::string_body> message;
+  std::string method;
+  std::string location;  // https://host:port/base/target
+  bool idempotent = false;
+  bool streaming = false;
+  Clock::time_point deadline{};
+};
+
+// The outcome of one attempt on one connection.
+struct Attempt {
+  boost_error ec{};
+  bool received = false;  // any response byte arrived
+  bool timed_out = false;
+};
+
+class Http1Transport;
+
+// State of an open stream; shared by the ResponseStream and its pending read.
+struct StreamState {
+  std::shared_ptr<Http1Transport> transport;
+  std::unique_ptr<Connection> connection;
+  std::unique_ptr<Parser> parser;
+  std::string location;
+  bool cancelled = false;
+  bool reading = false;
+  ~StreamState();
+};
+
+class Http1Transport final : public Transport, public std::enable_shared_from_this<Http1Transport> {
+ public:
+  Http1Transport(asio::any_io_executor executor, ClientConfig config, ClientOptions options)
+      : executor_(std::move(executor)),
+        strand_(asio::make_strand(executor_)),
+        config_(std::move(config)),
+        options_(std::move(options)) {
+    if (options_.user_agent.empty()) {
+      options_.user_agent = default_user_agent();
+    }
+    if (config_.server.scheme != "https") {
+      throw ConfigError(config_.source + ": clusters[" + config_.cluster_name +
+                        "].server: kubex sends credentials over https:// only");
+    }
+    for (const auto& [name, value] : options_.default_headers) {
+      if (!is_valid_header(name, value)) {
+        throw ConfigError("ClientOptions::default_headers: header \"" + name +
+                          "\" has an invalid name or control characters in its value");
+      }
+    }
+    verify_name_ = config_.tls_server_name.empty() ? config_.server.host : config_.tls_server_name;
+    verify_name_is_ip_ = is_ip_address(verify_name_);
+    location_ = "https://" + config_.server.authority() + config_.server.base_path;
+    // As in client-go, credentials written in the kubeconfig win over a plugin.
+    uses_exec_ =
+        config_.exec.has_value() && config_.token.empty() && config_.client_certificate_pem.empty();
+    tls_ = make_tls_context(config_.client_certificate_pem, config_.client_key_pem,
+                            config_.source + ": users[" + config_.user_name + "]");
+    proxy_ = select_proxy(config_, options_);
+    // The loader has just read the token file: the first refresh is due one period later.
+    if (!config_.token_file.empty()) {
+      token_read_at_ = Clock::now();
+    }
+    tokens_ = static_cast<double>(options_.burst);
+    refilled_at_ = Clock::now();
+  }
+
+  [[nodiscard]] asio::any_io_executor get_executor() const override { return executor_; }
+
+  void async_send(HttpRequest request,
+                  asio::any_completion_handler<RequestSignature> handler) override {
+    asio::co_spawn(strand_, send(shared_from_this(), std::move(request)), std::move(handler));
+  }
+
+  void async_open(HttpRequest request,
+                  asio::any_completion_handler<StreamSignature> handler) override {
+    asio::co_spawn(strand_, open(shared_from_this(), std::move(request)), std::move(handler));
+  }
+
+  [[nodiscard]] TransportStats stats() const override {
+    TransportStats s;
+    s.connections_opened = opened_.load();
+    s.connections_reused = reused_.load();
+    s.connections_open = open_count_.load();
+    s.retries = retries_.load();
+    s.exec_plugin_runs = exec_runs_.load();
+    return s;
+  }
+
+  void close_idle() override {
+    asio::post(strand_, [self = shared_from_this()] {
+      for (auto& connection : self->idle_) {
+        connection->close();
+        self->forget_connection();
+      }
+      self->idle_.clear();
+    });
+  }
+
+  [[nodiscard]] ClientConfig config() const override {
+    const std::lock_guard lock(config_mutex_);
+    return config_;
+  }
+
+  // Called on the strand when a stream's connection is no longer needed.
+  void finish_stream(std::unique_ptr<Connection> connection, bool reusable) {
+    release(std::move(connection), reusable);
+  }
+
+  [[nodiscard]] const Strand& strand() const noexcept { return strand_; }
+  [[nodiscard]] const ClientOptions& options() const noexcept { return options_; }
+
+ private:
+  // --- TLS -----------------------------------------------------------------------------------
+
+  std::shared_ptr<ssl::context> make_tls_context(const std::string& certificate_pem,
+                                                 const std::string& key_pem,
+                                                 const std::string& field) const {
+    auto tls = std::make_shared<ssl::context>(ssl::context::tls_client);
+    SSL_CTX* ctx = tls->native_handle();
+    if (SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION) != 1) {
+      throw ConfigError(config_.source + ": cannot restrict TLS to version 1.2 or newer");
+    }
+    if (config_.insecure_skip_tls_verify) {
+      tls->set_verify_mode(ssl::verify_none);
+    } else {
+      tls->set_verify_mode(ssl::verify_peer);
+      if (config_.certificate_authority_pem.empty()) {
+        // No CA configured means the system roots, never "trust anything" (CVE-2022-0759).
+        boost_error ec;
+        tls->set_default_verify_paths(ec);
+        if (ec) {
+          throw ConfigError(config_.source +
+                            ": cannot load the system trust store: " + ec.message());
+        }
+      } else {
+        const auto cas = detail::read_pem_certificates(config_.certificate_authority_pem);
+        if (cas.empty()) {
+          throw ConfigError(config_.source + ": clusters[" + config_.cluster_name +
+                            "]: certificate authority is not valid PEM");
+        }
+        X509_STORE* store = SSL_CTX_get_cert_store(ctx);
+        for (const auto& ca : cas) {
+          if (X509_STORE_add_cert(store, ca.get()) != 1) {
+            ERR_clear_error();  // a CA listed twice is harmless
+          }
+        }
+      }
+    }
+    if (!certificate_pem.empty() || !key_pem.empty()) {
+      const auto chain = detail::read_pem_certificates(certificate_pem);
+      if (chain.empty()) {
+        throw ConfigError(field + ": client certificate is not valid PEM");
+      }
+      const auto key = detail::read_pem_private_key(key_pem);
+      if (!key) {
+        throw ConfigError(field + ": client key is not a valid, unencrypted PEM private key");
+      }
+      bool ok = SSL_CTX_use_certificate(ctx, chain.front().get()) == 1;
+      for (std::size_t i = 1; ok && i < chain.size(); ++i) {
+        ok = SSL_CTX_add1_chain_cert(ctx, chain[i].get()) == 1;
+      }
+      ok = ok && SSL_CTX_use_PrivateKey(ctx, key.get()) == 1 && SSL_CTX_check_private_key(ctx) == 1;
+      ERR_clear_error();
+      if (!ok) {
+        throw ConfigError(field + ": client certificate and key cannot be used together");
+      }
+    }
+    return tls;
+  }
+
+  // --- errors --------------------------------------------------------------------------------
+
+  [[noreturn]] static void fail(const Call& call, std::string_view step, std::error_code code,
+                                const std::string& detail) {
+    std::string message = call.method + " " + call.location;
+    message.append(": ").append(step).append(": ").append(detail);
+    throw Error(code, message);
+  }
+
+  [[noreturn]] static void fail(const Call& call, std::string_view step, const boost_error& ec) {
+    if (ec == beast::error::timeout) {
+      fail(call, step, std::make_error_code(std::errc::timed_out), "timed out");
+    }
+    if (ec == asio::error::operation_aborted) {
+      fail(call, step, std::make_error_code(std::errc::operation_canceled), "cancelled");
+    }
+    fail(call, step, std::error_code(ec), ec.message());
+  }
+
+  [[noreturn]] static void fail_timeout(const Call& call, std::string_view step,
+                                        std::chrono::milliseconds limit) {
+    fail(call, step, std::make_error_code(std::errc::timed_out),
+         "timed out after " + ms_text(limit));
+  }
+
+  // --- credentials ---------------------------------------------------------------------------
+
+  // Re-reads the token file (user `tokenFile`, or a service account token) when it is older
+  // than options.token_file_refresh, or always if `force`. Returns true if the token changed.
+  // A file that cannot be read keeps the current token: rotation replaces files atomically, so
+  // a failed read is transient, and the server will say 401 if the old token is really dead.
+  bool refresh_token(bool force) {
+    if (config_.token_file.empty()) {
+      return false;
+    }
+    const auto now = Clock::now();
+    if (!force && token_read_at_ && now - *token_read_at_ < options_.token_file_refresh) {
+      return false;
+    }
+    token_read_at_ = now;
+    std::ifstream in(config_.token_file, std::ios::binary);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (!in && !in.eof()) {
+      return false;
+    }
+    const auto token = detail::trim_space(text);
+    if (token.empty() || detail::has_control_characters(token) || token == config_.token) {
+      return false;  // a broken file would break the header; keep the token we have
+    }
+    const std::lock_guard lock(config_mutex_);
+    config_.token.assign(token);
+    return true;
+  }
+
+  // Runs the exec plugin when there is no credential yet, when it has expired, or if `force`
+  // (after a 401). Returns true if the credential changed. A new client certificate makes a
+  // new TLS context; pooled connections of the old one are not reused.
+  bool refresh_exec(bool force) {
+    if (!uses_exec_) {
+      return false;
+    }
+    if (!force && exec_credential_ &&
+        (!exec_credential_->expiration || Time::now() < *exec_credential_->expiration)) {
+      return false;
+    }
+    // The plugin is a short local process; it runs on this strand, at most once per expiry.
+    auto fresh = run_exec_plugin(config_);
+    ++exec_runs_;
+    const bool changed = !exec_credential_ || fresh.token != exec_credential_->token ||
+                         fresh.client_certificate_pem != exec_credential_->client_certificate_pem;
+    if (!fresh.client_certificate_pem.empty() &&
+        (!exec_credential_ ||
+         fresh.client_certificate_pem != exec_credential_->client_certificate_pem)) {
+      tls_ = make_tls_context(fresh.client_certificate_pem, fresh.client_key_pem,
+                              "exec plugin \"" + config_.exec->command + "\"");
+      ++generation_;
+    }
+    {
+      const std::lock_guard lock(config_mutex_);
+      config_.token = fresh.token;
+    }
+    exec_credential_ = std::move(fresh);
+    return changed;
+  }
+
+  void set_authorization(http::request<http::string_body>& message) const {
+    if (config_.token.empty()) {
+      message.erase(http::field::authorization);
+    } else {
+      message.set(http::field::authorization, "Bearer " + config_.token);
+    }
+  }
+
+  // --- rate limit ----------------------------------------------------------------------------
+
+  // A token bucket: `burst` tokens, refilled at `qps` per second. Waits for a token unless
+  // that would pass the call's deadline.
+  awaitable<void> take_rate_token(const Call& call) {
+    if (options_.qps <= 0.0) {
+      co_return;
+    }
+    const auto now = Clock::now();
+    const double elapsed = std::chrono::duration<double>(now - refilled_at_).count();
+    tokens_ = std::min(static_cast<double>(std::max<std::size_t>(options_.burst, 1)),
+                       tokens_ + elapsed * options_.qps);
+    refilled_at_ = now;
+    tokens_ -= 1.0;
+    if (tokens_ >= 0.0) {
+      co_return;
+    }
+    const auto wait = std::chrono::duration_cast<Clock::duration>(
+        std::chrono::duration<double>(-tokens_ / options_.qps));
+    if (!call.streaming && now + wait > call.deadline) {
+      tokens_ += 1.0;
+      fail(call, "client rate limit", std::make_error_code(std::errc::timed_out),
+           "the next slot is after the deadline of " + ms_text(options_.timeout));
+    }
+    asio::steady_timer timer(strand_);
+    timer.expires_after(wait);
+    const auto [ec] = co_await timer.async_wait(use_tuple);
+    if (ec) {
+      fail(call, "client rate limit", ec);
+    }
+  }
+
+  // --- pool ----------------------------------------------------------------------------------
+
+  struct Waiter {
+    explicit Waiter(const Strand& strand) : timer(strand) {}
+    asio::steady_timer timer;
+    bool woken = false;
+  };
+
+  [[nodiscard]] std::size_t connection_limit() const noexcept {
+    // A transport talks to one apiserver, so both limits bound the same set.
+    return std::max<std::size_t>(
+        1, std::min(options_.max_connections, options_.max_connections_per_host));
+  }
+
+  void forget_connection() noexcept {
+    --open_;
+    open_count_.store(open_);
+    wake_one();
+  }
+
+  void wake_one() {
+    if (!waiters_.empty()) {
+      auto waiter = waiters_.front();
+      waiters_.pop_front();
+      waiter->woken = true;
+      waiter->timer.cancel();
+    }
+  }
+
+  void release(std::unique_ptr<Connection> connection, bool reusable) {
+    if (!connection) {
+      return;
+    }
+    if (reusable && options_.keep_alive && connection->generation == generation_) {
+      connection->idle_since = Clock::now();
+      idle_.push_back(std::move(connection));
+      wake_one();
+      return;
+    }
+    connection->close();
+    forget_connection();
+  }
+
+  // A pooled connection, or a new one when the pool has room; otherwise waits for one.
+  awaitable<std::unique_ptr<Connection>> checkout(const Call& call) {
+    for (;;) {
+      while (!idle_.empty()) {
+        auto connection = std::move(idle_.back());
+        idle_.pop_back();
+        if (Clock::now() - connection->idle_since < options_.keep_alive_timeout &&
+            connection->generation == generation_) {
+          co_return connection;
+        }
+        connection->close();
+        --open_;
+        open_count_.store(open_);
+      }
+      if (open_ < connection_limit()) {
+        ++open_;
+        open_count_.store(open_);
+        try {
+          co_return co_await connect(call);
+        } catch (...) {
+          forget_connection();
+          throw;
+        }
+      }
+      auto waiter = std::make_shared<Waiter>(strand_);
+      if (call.streaming) {
+        waiter->timer.expires_at(Clock::time_point::max());
+      } else {
+        waiter->timer.expires_at(call.deadline);
+      }
+      waiters_.push_back(waiter);
+      const auto [ec] = co_await waiter->timer.async_wait(use_tuple);
+      if (!waiter->woken) {
+        std::erase(waiters_, waiter);
+        if (!ec) {
+          fail_timeout(call,
+                       "waiting for a free connection (pool limit " +
+                           std::to_string(connection_limit()) + ")",
+                       options_.timeout);
+        }
+        fail(call, "waiting for a free connection", ec);
+      }
+    }
+  }
+
+  awaitable<std::unique_ptr<Connection>> connect(const Call& call) {
+    auto connection = std::make_unique<Connection>(strand_, tls_, generation_);
+    auto& socket = connection->tcp();
+    // Each phase has its own limit, within the request's deadline; messages name the one hit.
+    const auto phase_deadline = [&](std::chrono::milliseconds limit) {
+      const auto own = Clock::now() + limit;
+      return call.streaming || own <= call.deadline ? std::pair{own, limit}
+                                                    : std::pair{call.deadline, options_.timeout};
+    };
+    const auto [connect_deadline, connect_limit] = phase_deadline(options_.connect_timeout);
+    // With a proxy, TCP goes to the proxy, which opens the tunnel to the apiserver.
+    const std::string& peer_host = proxy_ ? proxy_->host : config_.server.host;
+    const std::uint16_t peer_port = proxy_ ? proxy_->port : config_.server.port;
+    const std::string peer_step = proxy_ ? "connect to proxy " + proxy_->source : "connect";
+    tcp::resolver::results_type endpoints;
+    boost_error address_ec;
+    const auto address = asio::ip::make_address(peer_host, address_ec);
+    if (!address_ec) {
+      endpoints = tcp::resolver::results_type::create(tcp::endpoint(address, peer_port), peer_host,
+                                                      std::to_string(peer_port));
+    } else {
+      tcp::resolver resolver(strand_);
+      asio::steady_timer guard(strand_);
+      guard.expires_at(connect_deadline);
+      guard.async_wait([&resolver](const boost_error& ec) {
+        if (!ec) {
+          resolver.cancel();
+        }
+      });
+      auto [ec, results] =
+          co_await resolver.async_resolve(peer_host, std::to_string(peer_port), use_tuple);
+      guard.cancel();
+      if (ec == asio::error::operation_aborted) {
+        fail_timeout(call, "resolve " + peer_host, connect_limit);
+      }
+      if (ec) {
+        fail(call, "resolve " + peer_host, ec);
+      }
+      endpoints = std::move(results);
+    }
+
+    socket.expires_at(connect_deadline);
+    if (const auto [ec, endpoint] = co_await socket.async_connect(endpoints, use_tuple); ec) {
+      if (ec == beast::error::timeout) {
+        fail_timeout(call, peer_step, connect_limit);
+      }
+      fail(call, peer_step, ec);
+    }
+    if (proxy_ && proxy_->scheme == "http") {
+      co_await connect_tunnel(call, *connection, connect_limit);
+    } else if (proxy_) {
+      co_await socks5_tunnel(call, *connection, connect_limit);
+    }
+    boost_error ignored;
+    socket.socket().set_option(asio::socket_base::keep_alive(true), ignored);
+    socket.socket().set_option(tcp::no_delay(true), ignored);
+
+    SSL* ssl = connection->stream.native_handle();
+    // SNI carries host names only (RFC 6066); verification still checks the IP SAN.
+    // SSL_set_tlsext_host_name is a macro with a C-style cast; this is its expansion.
+    if (!verify_name_is_ip_ &&
+        SSL_ctrl(ssl, SSL_CTRL_SET_TLSEXT_HOSTNAME, TLSEXT_NAMETYPE_host_name,
+                 const_cast<char*>(verify_name_.c_str())) != 1) {
+      ERR_clear_error();
+      fail(call, "TLS setup", make_error_code(errc::invalid_config),
+           "cannot use \"" + verify_name_ + "\" as TLS server name");
+    }
+    if (!config_.insecure_skip_tls_verify) {
+      SSL_set_hostflags(ssl, X509_CHECK_FLAG_NO_PARTIAL_WILDCARDS);
+      const int set = verify_name_is_ip_
+                          ? X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), verify_name_.c_str())
+                          : SSL_set1_host(ssl, verify_name_.c_str());
+      if (set != 1) {
+        ERR_clear_error();
+        fail(call, "TLS setup", make_error_code(errc::invalid_config),
+             "cannot verify against \"" + verify_name_ + "\"");
+      }
+    }
+
+    const auto [handshake_deadline, handshake_limit] =
+        phase_deadline(options_.tls_handshake_timeout);
+    socket.expires_at(handshake_deadline);
+    if (const auto [ec] =
+            co_await connection->stream.async_handshake(ssl::stream_base::client, use_tuple);
+        ec) {
+      const long verify_result = SSL_get_verify_result(ssl);
+      ERR_clear_error();
+      if (ec == beast::error::timeout) {
+        fail_timeout(call, "TLS handshake", handshake_limit);
+      }
+      if (!config_.insecure_skip_tls_verify && verify_result != X509_V_OK) {
+        fail(call, "TLS handshake", make_error_code(errc::tls_verification_failed),
+             "server certificate not trusted for \"" + verify_name_ +
+                 "\": " + X509_verify_cert_error_string(verify_result));
+      }
+      fail(call, "TLS handshake", ec);
+    }
+    ++opened_;
+    co_return connection;
+  }
+
+  // HTTP CONNECT through proxy_ (RFC 9110 §9.3.6); the socket then carries TLS end to end.
+  awaitable<void> connect_tunnel(const Call& call, Connection& connection,
+                                 std::chrono::milliseconds limit) {
+    const std::string step = "CONNECT through proxy " + proxy_->source;
+    const std::string authority =
+        (config_.server.is_ipv6() ? "[" + config_.server.host + "]" : config_.server.host) + ":" +
+        std::to_string(config_.server.port);
+    http::request<http::empty_body> request{http::verb::connect, authority, 11};
+    request.set(http::field::host, authority);
+    request.set(http::field::user_agent, options_.user_agent);
+    if (!proxy_->username.empty() || !proxy_->password.empty()) {
+      request.set(http::field::proxy_authorization,
+                  "Basic " + base64_encode(proxy_->username + ":" + proxy_->password));
+    }
+    auto& socket = connection.tcp();
+    if (auto [ec, n] = co_await http::async_write(socket, request, use_tuple); ec) {
+      if (ec == beast::error::timeout) {
+        fail_timeout(call, step, limit);
+      }
+      fail(call, step, ec);
+    }
+    http::response_parser<http::empty_body> parser;
+    parser.skip(true);  // a CONNECT answer has no body; the tunnel follows
+    parser.header_limit(max_header_size);
+    if (auto [ec, n] =
+            co_await http::async_read_header(socket, connection.buffer, parser, use_tuple);
+        ec) {
+      if (ec == beast::error::timeout) {
+        fail_timeout(call, step, limit);
+      }
+      fail(call, step, ec);
+    }
+    const auto status = parser.get().result_int();
+    if (status / 100 != 2) {
+      fail(call, step, std::make_error_code(std::errc::connection_refused),
+           "the proxy answered " + std::to_string(status) + " " +
+               std::string(parser.get().reason()));
+    }
+    if (connection.buffer.size() != 0) {
+      fail(call, step, std::make_error_code(std::errc::protocol_error),
+           "the proxy sent data before the TLS handshake");
+    }
+  }
+
+  // SOCKS5 (RFC 1928, username/password per RFC 1929); the proxy resolves the server's name.
+  awaitable<void> socks5_tunnel(const Call& call, Connection& connection,
+                                std::chrono::milliseconds limit) {
+    const std::string step = "SOCKS5 through proxy " + proxy_->source;
+    auto& socket = connection.tcp();
+    const auto io_failed = [&](const boost_error& ec) {
+      if (ec == beast::error::timeout) {
+        fail_timeout(call, step, limit);
+      }
+      fail(call, step, ec);
+    };
+    const auto refuse = [&](const std::string& why) {
+      fail(call, step, std::make_error_code(std::errc::connection_refused), why);
+    };
+    const bool with_password = !proxy_->username.empty() || !proxy_->password.empty();
+    std::string out =
+        with_password ? std::string("\x05\x01\x02", 3) : std::string("\x05\x01\x00", 3);
+    std::array<unsigned char, 262> in{};
+    if (auto [ec, n] = co_await asio::async_write(socket, asio::buffer(out), use_tuple); ec) {
+      io_failed(ec);
+    }
+    if (auto [ec, n] = co_await asio::async_read(socket, asio::buffer(in.data(), 2), use_tuple);
+        ec) {
+      io_failed(ec);
+    }
+    if (in[0] != 5 || in[1] != (with_password ? 2 : 0)) {
+      refuse(in[1] == 0xFF ? "the proxy accepts none of the offered authentication methods"
+                           : "the proxy is not a SOCKS5 proxy");
+    }
+    if (with_password) {
+      out.assign("\x01", 1);
+      out += static_cast<char>(proxy_->username.size());
+      out += proxy_->username;
+      out += static_cast<char>(proxy_->password.size());
+      out += proxy_->password;
+      if (auto [ec, n] = co_await asio::async_write(socket, asio::buffer(out), use_tuple); ec) {
+        io_failed(ec);
+      }
+      if (auto [ec, n] = co_await asio::async_read(socket, asio::buffer(in.data(), 2), use_tuple);
+          ec) {
+        io_failed(ec);
+      }
+      if (in[1] != 0) {
+        refuse("the proxy rejected the user name or password");
+      }
+    }
+    // CONNECT to the server: IPv4, IPv6 or a domain name for the proxy to resolve.
+    out.assign("\x05\x01\x00", 3);
+    boost_error address_ec;
+    const auto address = asio::ip::make_address(config_.server.host, address_ec);
+    if (!address_ec && address.is_v4()) {
+      out += '\x01';
+      const auto bytes = address.to_v4().to_bytes();
+      out.append(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+    } else if (!address_ec) {
+      out += '\x04';
+      const auto bytes = address.to_v6().to_bytes();
+      out.append(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+    } else {
+      if (config_.server.host.size() > 255) {
+        refuse("the server name is too long for SOCKS5");
+      }
+      out += '\x03';
+      out += static_cast<char>(config_.server.host.size());
+      out += config_.server.host;
+    }
+    out += static_cast<char>(config_.server.port >> 8U);
+    out += static_cast<char>(config_.server.port & 0xFFU);
+    if (auto [ec, n] = co_await asio::async_write(socket, asio::buffer(out), use_tuple); ec) {
+      io_failed(ec);
+    }
+    // Reply: VER REP RSV ATYP, then the bound address (whose length ATYP gives) and port.
+    if (auto [ec, n] = co_await asio::async_read(socket, asio::buffer(in.data(), 5), use_tuple);
+        ec) {
+      io_failed(ec);
+    }
+    if (in[0] != 5 || in[1] != 0) {
+      static constexpr std::array<const char*, 9> reasons{
+          "succeeded",           "general failure",       "not allowed by ruleset",
+          "network unreachable", "host unreachable",      "connection refused",
+          "TTL expired",         "command not supported", "address type not supported"};
+      refuse(std::string("the proxy could not connect: ") +
+             (in[1] < reasons.size() ? reasons[in[1]] : "unknown reply"));
+    }
+    std::size_t rest = 0;
+    switch (in[3]) {
+      case 1:
+        rest = 4 - 1 + 2;
+        break;
+      case 4:
+        rest = 16 - 1 + 2;
+        break;
+      case 3:
+        rest = std::size_t{in[4]} + 2;
+        break;
+      default:
+        refuse("the proxy sent a malformed reply");
+    }
+    if (auto [ec, n] = co_await asio::async_read(socket, asio::buffer(in.data(), rest), use_tuple);
+        ec) {
+      io_failed(ec);
+    }
+  }
+
+  // --- requests ------------------------------------------------------------------------------
+
+  Call prepare(const HttpRequest& request, bool streaming) const {
+    Call call;
+    call.method = request.method;
+    call.location = location_ + request.target;
+    call.streaming = streaming;
+    const auto verb = http::string_to_verb(request.method);
+    if (verb != http::verb::get && verb != http::verb::head && verb != http::verb::post &&
+        verb != http::verb::put && verb != http::verb::patch && verb != http::verb::delete_) {
+      throw Error(errc::invalid_path, "unsupported HTTP method \"" + request.method +
+                                          "\" (use GET, HEAD, POST, PUT, PATCH or DELETE)");
+    }
+    if (!is_valid_target(request.target)) {
+      call.location = location_;
+      throw Error(errc::invalid_path, request.method + " " + location_ +
+                                          ": request target must be an absolute path without "
+                                          "spaces or control characters");
+    }
+    auto& message = call.message;
+    message.method(verb);
+    message.target(config_.server.base_path + request.target);
+    message.version(11);
+    message.set(http::field::host, config_.server.authority());
+    message.set(http::field::user_agent, options_.user_agent);
+    message.set(http::field::accept, request.accept);
+    if (!streaming && options_.compression && !config_.disable_compression) {
+      message.set(http::field::accept_encoding, "gzip");
+    }
+    if (!options_.keep_alive) {
+      message.keep_alive(false);
+    }
+    add_impersonation_headers(message, config_.impersonate);
+    for (const auto& [name, value] : options_.default_headers) {
+      message.insert(name, value);
+    }
+    for (const auto& [name, value] : request.headers) {
+      if (!is_valid_header(name, value)) {
+        throw Error(errc::invalid_path, request.method + " " + call.location + ": header \"" +
+                                            name + "\" has an invalid name or control characters");
+      }
+      message.set(name, value);
+    }
+    if (!request.body.empty() || verb == http::verb::post || verb == http::verb::put ||
+        verb == http::verb::patch) {
+      message.set(http::field::content_type, request.content_type);
+      message.body() = request.body;
+      message.prepare_payload();
+    }
+    // A request the server may have received must not be sent twice unless repeating it is
+    // harmless.
+    call.idempotent = verb == http::verb::get || verb == http::verb::head ||
+                      verb == http::verb::put || verb == http::verb::delete_;
+    call.deadline = Clock::now() + options_.timeout;
+    return call;
+  }
+
+  // Writes the request and reads the head (streaming) or the whole response.
+  awaitable<Attempt> exchange(Connection& connection, Call& call, Parser& parser) {
+    Attempt attempt;
+    auto& socket = connection.tcp();
+    // A stream's head must still come in time; only its body may take forever.
+    socket.expires_at(call.streaming ? Clock::now() + options_.timeout : call.deadline);
+    ++connection.requests;
+    if (auto [ec, n] = co_await http::async_write(connection.stream, call.message, use_tuple); ec) {
+      attempt.ec = ec;
+      attempt.timed_out = ec == beast::error::timeout;
+      co_return attempt;
+    }
+    parser.header_limit(max_header_size);
+    if (call.streaming) {
+      parser.body_limit(boost::none);  // a watch may run for days
+      auto [ec, n] =
+          co_await http::async_read_header(connection.stream, connection.buffer, parser, use_tuple);
+      attempt.received = parser.got_some();
+      attempt.ec = ec;
+      attempt.timed_out = ec == beast::error::timeout;
+      if (ec || parser.get().result_int() / 100 == 2) {
+        co_return attempt;
+      }
+      // An error answer to a stream request is a small Status; read it whole.
+      parser.body_limit(max_stream_error_body);
+    } else {
+      parser.body_limit(options_.max_body_size);
+    }
+    auto [ec, n] =
+        co_await http::async_read(connection.stream, connection.buffer, parser, use_tuple);
+    attempt.received = parser.got_some();
+    attempt.ec = ec;
+    attempt.timed_out = ec == beast::error::timeout;
+    co_return attempt;
+  }
+
+  void fill_response(const Call& call, Parser& parser, HttpResponse& response) const {
+    auto& message = parser.get();
+    response.status = message.result_int();
+    response.content_type = std::string(message[http::field::content_type]);
+    response.content_encoding = std::string(message[http::field::content_encoding]);
+    response.retry_after = std::string(message[http::field::retry_after]);
+    response.warnings.clear();
+    for (const auto& field : message) {
+      if (field.name() == http::field::warning) {
+        parse_warning_header(field.value(), response.warnings);
+      }
+    }
+    if (!parser.is_done()) {
+      return;  // a stream's head; the body follows
+    }
+    if (response.content_encoding == "gzip") {
+      std::string problem;
+      auto inflated = gunzip(message.body(), options_.max_body_size, problem);
+      if (!inflated) {
+        fail(call, "decode response", std::make_error_code(std::errc::bad_message), problem);
+      }
+      response.body = std::move(*inflated);
+    } else {
+      response.body = std::move(message.body());
+    }
+  }
+
+  void report_warnings(const HttpResponse& response) const {
+    for (const auto& warning : response.warnings) {
+      if (options_.on_warning) {
+        options_.on_warning(warning);
+      } else if (options_.log_api_warnings) {
+        std::clog << "kubex: warning: " << warning << '\n';
+      }
+    }
+  }
+
+  // How long to wait before retrying `response`, or nullopt if it is not to be retried.
+  std::optional<Clock::duration> retry_delay(const Call& call, const HttpResponse& response,
+                                             int retries) {
+    const bool busy = response.status == 429;
+    const auto retry_after = parse_retry_after(response.retry_after);
+    const bool unavailable = (response.status == 503 || response.status == 504) && retry_after;
+    if ((!busy && !unavailable) || retries >= options_.retry.max_retries) {
+      return std::nullopt;
+    }
+    // Capped exponential backoff with full jitter in its upper half, and never less than the
+    // server asked for (within max_retry_after).
+    const long long cap = options_.retry.max_backoff.count();
+    long long backoff = options_.retry.initial_backoff.count();
+    for (int i = 0; i < retries && backoff < cap; ++i) {
+      backoff *= 2;
+    }
+    backoff = std::min(backoff, cap);
+    std::uniform_int_distribution<long long> jitter(backoff / 2, std::max(backoff, 1LL));
+    auto delay = std::chrono::milliseconds(jitter(random_));
+    if (retry_after) {
+      delay = std::max(delay, std::min(*retry_after, options_.retry.max_retry_after));
+    }
+    if (!call.streaming && Clock::now() + delay > call.deadline) {
+      return std::nullopt;  // the caller gets the server's answer while there is time to act
+    }
+    return delay;
+  }
+
+  struct Outcome {
+    HttpResponse response;
+    std::unique_ptr<Connection> connection;  // a stream's, with its head read
+    std::unique_ptr<Parser> parser;
+  };
+
+  awaitable<Outcome> perform(const HttpRequest& request, bool streaming) {
+    Call call = prepare(request, streaming);
+    bool refreshed_after_401 = false;
+    bool retried_stale = false;
+    int retries = 0;
+    for (;;) {
+      co_await take_rate_token(call);
+      refresh_token(false);
+      refresh_exec(false);
+      set_authorization(call.message);
+
+      auto connection = co_await checkout(call);
+      const bool reused = connection->requests > 0;
+      if (reused) {
+        ++reused_;
+      }
+      auto parser = std::make_unique<Parser>();
+      const Attempt attempt = co_await exchange(*connection, call, *parser);
+      if (attempt.ec) {
+        release(std::move(connection), false);
+        // An idle keep-alive connection may have been closed by the server just before we used
+        // it; that shows up as a failure before any response byte and deserves one more try.
+        if (reused && !attempt.received && !attempt.timed_out && call.idempotent &&
+            !retried_stale) {
+          retried_stale = true;
+          ++retries_;
+          continue;
+        }
+        if (attempt.timed_out) {
+          fail_timeout(call, "request", options_.timeout);
+        }
+        fail(call, attempt.received ? "read response" : "send request", attempt.ec);
+      }
+
+      Outcome outcome;
+      fill_response(call, *parser, outcome.response);
+      const bool stream_open = streaming && !parser->is_done();
+      if (!stream_open) {
+        release(std::move(connection), parser->get().keep_alive());
+      }
+      // A rotated token file or a re-run plugin may hold a new credential: the server refused
+      // the request before acting on it, so sending it once more is safe.
+      if (outcome.response.status == 401 && !refreshed_after_401 &&
+          (refresh_token(true) || refresh_exec(true))) {
+        refreshed_after_401 = true;
+        if (stream_open) {
+          release(std::move(connection), false);
+        }
+        continue;
+      }
+      if (const auto delay = retry_delay(call, outcome.response, retries)) {
+        ++retries;
+        ++retries_;
+        if (stream_open) {
+          release(std::move(connection), false);
+        }
+        asio::steady_timer timer(strand_);
+        timer.expires_after(*delay);
+        if (const auto [ec] = co_await timer.async_wait(use_tuple); ec) {
+          fail(call, "waiting to retry", ec);
+        }
+        continue;
+      }
+      report_warnings(outcome.response);
+      if (stream_open) {
+        outcome.connection = std::move(connection);
+        outcome.parser = std::move(parser);
+      }
+      co_return outcome;
+    }
+  }
+
+  static awaitable<HttpResponse> send(std::shared_ptr<Http1Transport> self, HttpRequest request) {
+    auto outcome = co_await self->perform(request, false);
+    co_return std::move(outcome.response);
+  }
+
+  static awaitable<ResponseStream> open(std::shared_ptr<Http1Transport> self, HttpRequest request);
+
+  asio::any_io_executor executor_;
+  Strand strand_;
+  mutable std::mutex config_mutex_;  // config_.token changes on the strand; config() may copy
+  ClientConfig config_;
+  ClientOptions options_;
+  std::string verify_name_;
+  bool verify_name_is_ip_ = false;
+  std::string location_;
+
+  std::optional<ProxyConfig> proxy_;  // none: connect directly
+  std::shared_ptr<ssl::context> tls_;
+  std::uint64_t generation_ = 0;  // of tls_; older connections are not reused
+
+  std::optional<Clock::time_point> token_read_at_;  // last read of config_.token_file
+  bool uses_exec_ = false;                          // the exec plugin supplies credentials
+  std::optional<ExecCredential> exec_credential_;   // its last answer
+
+  std::vector<std::unique_ptr<Connection>> idle_;
+  std::size_t open_ = 0;
+  std::deque<std::shared_ptr<Waiter>> waiters_;
+
+  double tokens_ = 0.0;
+  Clock::time_point refilled_at_{};
+  std::minstd_rand random_{std::random_device{}()};
+
+  std::atomic<std::size_t> opened_{0};
+  std::atomic<std::size_t> reused_{0};
+  std::atomic<std::size_t> open_count_{0};
+  std::atomic<std::size_t> retries_{0};
+  std::atomic<std::size_t> exec_runs_{0};
+};
+
+StreamState::~StreamState() {
+  if (connection && transport) {
+    transport->finish_stream(std::move(connection), false);
+  }
+}
+
+// Reads a stream's body on the transport's strand.
+class Http1Stream final : public ResponseStream::Impl {
+ public:
+  explicit Http1Stream(std::shared_ptr<StreamState> state) : state_(std::move(state)) {}
+
+  void async_read_some(
+      std::string& out,
+      asio::any_completion_handler<void(std::exception_ptr, std::size_t)> handler) override {
+    asio::co_spawn(state_->transport->strand(), read(state_, out), std::move(handler));
+  }
+
+  void cancel() noexcept override {
+    try {
+      const auto& strand = state_->transport->strand();
+      asio::post(strand, [state = state_] {
+        state->cancelled = true;
+        if (state->connection) {
+          state->connection->close();
+          if (!state->reading) {
+            state->transport->finish_stream(std::move(state->connection), false);
+          }
+        }
+      });
+    } catch (...) {  // posting allocates; without memory the destructor closes the socket
+      if (state_->connection) {
+        state_->connection->close();
+      }
+    }
+  }
+
+ private:
+  static awaitable<std::size_t> read(std::shared_ptr<StreamState> state, std::string& out) {
+    const auto& options = state->transport->options();
+    if (state->cancelled) {
+      throw Error(std::make_error_code(std::errc::operation_canceled),
+                  "GET " + state->location + ": stream cancelled");
+    }
+    if (!state->connection) {
+      co_return 0;  // ended before
+    }
+    auto& connection = *state->connection;
+    auto& parser = *state->parser;
+    state->reading = true;
+    std::size_t appended = 0;
+    while (appended == 0 && !parser.is_done()) {
+      if (options.stream_idle_timeout.count() > 0) {
+        connection.tcp().expires_after(options.stream_idle_timeout);
+      } else {
+        connection.tcp().expires_never();
+      }
+      auto [ec, n] =
+          co_await http::async_read_some(connection.stream, connection.buffer, parser, use_tuple);
+      auto& body = parser.get().body();
+      out.append(body);
+      appended += body.size();
+      body.clear();
+      if (ec) {
+        state->reading = false;
+        state->transport->finish_stream(std::move(state->connection), false);
+        if (state->cancelled || ec == asio::error::operation_aborted) {
+          throw Error(std::make_error_code(std::errc::operation_canceled),
+                      "GET " + state->location + ": stream cancelled");
+        }
+        if (ec == beast::error::timeout) {
+          throw Error(
+              std::make_error_code(std::errc::timed_out),
+              "GET " + state->location + ": no data for " + ms_text(options.stream_idle_timeout));
+        }
+        throw Error(std::error_code(ec),
+                    "GET " + state->location + ": read stream: " + ec.message());
+      }
+    }
+    state->reading = false;
+    if (parser.is_done()) {
+      state->transport->finish_stream(std::move(state->connection),
+                                      parser.get().keep_alive() && !state->cancelled);
+    }
+    co_return appended;
+  }
+
+  std::shared_ptr<StreamState> state_;
+};
+
+awaitable<ResponseStream> Http1Transport::open(std::shared_ptr<Http1Transport> self,
+                                               HttpRequest request) {
+  auto outcome = co_await self->perform(request, true);
+  // Without a connection (an error status, or an empty body) the stream is at its end.
+  auto state = std::make_shared<StreamState>();
+  state->transport = self;
+  state->location = self->location_ + request.target;
+  state->connection = std::move(outcome.connection);
+  state->parser = std::move(outcome.parser);
+  co_return ResponseStream(std::make_unique<Http1Stream>(std::move(state)),
+                           std::move(outcome.response));
+}
+
+}  // namespace
+
+std::shared_ptr<Transport> make_http1_transport(asio::any_io_executor executor, ClientConfig config,
+                                                ClientOptions options) {
+  return std::make_shared<Http1Transport>(std::move(executor), std::move(config),
+                                          std::move(options));
+}
+
+}  // namespace kubex::client

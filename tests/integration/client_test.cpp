@@ -1,0 +1,362 @@
+// The asynchronous Client against the real kube-apiserver of tools/testenv: completion tokens
+// (coroutines, futures, callbacks, no-throw tuples), the connection pool and its limits
+// (checked against the kernel's socket table), streaming bodies (watch) with cancellation,
+// idle timeout and clean end, the rate limiter, and default headers.
+
+#include <kubex/client/blocking.hpp>
+#include <kubex/client/client.hpp>
+#include <kubex/core/error.hpp>
+#include <kubex/testing/sockets.hpp>
+#include <kubex/testing/testenv_fixture.hpp>
+#include <kubex/testing/whoami.hpp>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/use_future.hpp>
+#include <gtest/gtest.h>
+#include <simdjson.h>
+
+#include <chrono>
+#include <exception>
+#include <string>
+#include <system_error>
+#include <thread>
+#include <vector>
+
+namespace {
+
+namespace asio = boost::asio;
+using kubex::client::BlockingClient;
+using kubex::client::Client;
+using kubex::client::ClientOptions;
+using kubex::client::HttpRequest;
+using kubex::client::HttpResponse;
+using kubex::testing::sockets_to;
+using Clock = std::chrono::steady_clock;
+
+class client_testenv_test : public kubex::testing::TestenvTest {};
+
+HttpRequest get(std::string target) {
+  HttpRequest request;
+  request.target = std::move(target);
+  return request;
+}
+
+// The kubex::Error inside an exception pointer, or a default one if it holds something else.
+kubex::Error error_of(const std::exception_ptr& error) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const kubex::Error& e) {
+    return e;
+  } catch (...) {
+    return kubex::Error(std::make_error_code(std::errc::invalid_argument), "not a kubex::Error");
+  }
+}
+
+std::string resource_version_of(const std::string& list) {
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  std::string_view rv;
+  if (parser.parse(list).get(doc) != simdjson::SUCCESS ||
+      doc.at_pointer("/metadata/resourceVersion").get(rv) != simdjson::SUCCESS) {
+    return {};
+  }
+  return std::string(rv);
+}
+
+TEST_F(client_testenv_test, every_completion_token_works) {
+  asio::io_context ioc;
+  Client client(ioc.get_executor(), config());
+
+  // C++20 coroutine: values come back from co_await, errors are thrown, or returned as a tuple.
+  unsigned coroutine_status = 0;
+  std::string thrown;
+  std::error_code tuple_code;
+  asio::co_spawn(
+      ioc,
+      [&]() -> asio::awaitable<void> {
+        const auto response = co_await client.async_request(get("/version"), asio::use_awaitable);
+        coroutine_status = response.status;
+        try {
+          (void)co_await client.async_request(get("no-leading-slash"), asio::use_awaitable);
+        } catch (const kubex::Error& e) {
+          thrown = e.what();
+        }
+        auto [error, ignored] =
+            co_await client.async_request(get("/bad target"), asio::as_tuple(asio::use_awaitable));
+        tuple_code = error ? error_of(error).code() : std::error_code{};
+      },
+      asio::detached);
+  ioc.run();
+  EXPECT_EQ(coroutine_status, 200U);
+  EXPECT_NE(thrown.find("request target must be an absolute path"), std::string::npos) << thrown;
+  EXPECT_EQ(tuple_code, kubex::errc::invalid_path);
+
+  // Plain callback.
+  unsigned callback_status = 0;
+  client.async_request(get("/api/v1/namespaces/default"),
+                       [&](std::exception_ptr error, HttpResponse response) {
+                         EXPECT_FALSE(error);
+                         callback_status = response.status;
+                       });
+  ioc.restart();
+  ioc.run();
+  EXPECT_EQ(callback_status, 200U);
+
+  // std::future, with the io_context running on another thread.
+  auto work = asio::make_work_guard(ioc);
+  ioc.restart();
+  std::thread runner([&] { ioc.run(); });
+  auto future = client.async_request(get("/api/v1/namespaces/kube-system"), asio::use_future);
+  EXPECT_EQ(future.get().status, 200U);
+  auto failing = client.async_request(get("/x\r\nInjected: 1"), asio::use_future);
+  EXPECT_THROW((void)failing.get(), kubex::Error);
+  work.reset();
+  runner.join();
+
+  // All of it over one keep-alive connection.
+  EXPECT_EQ(client.stats().connections_opened, 1U);
+  EXPECT_EQ(client.stats().connections_reused, 2U);
+}
+
+TEST_F(client_testenv_test, concurrent_requests_share_a_bounded_pool) {
+  const auto cfg = config();
+  const auto port = cfg.server.port;
+  asio::io_context ioc;
+
+  // Without a tight limit, eight requests in flight at once get eight connections...
+  {
+    Client wide(ioc.get_executor(), cfg);
+    int ok = 0;
+    for (int i = 0; i < 8; ++i) {
+      wide.async_request(get("/api/v1/namespaces/default"),
+                         [&](std::exception_ptr error, HttpResponse response) {
+                           ok += !error && response.status == 200U ? 1 : 0;
+                         });
+    }
+    ioc.run();
+    EXPECT_EQ(ok, 8);
+    EXPECT_EQ(wide.stats().connections_opened, 8U);
+    EXPECT_EQ(sockets_to(port).size(), 8U);
+    wide.transport()->close_idle();
+    ioc.restart();
+    ioc.run();
+    EXPECT_TRUE(sockets_to(port).empty());
+  }
+
+  // ...with two per host, they queue for two connections, which stay open for the next ones.
+  ClientOptions options;
+  options.max_connections_per_host = 2;
+  Client narrow(ioc.get_executor(), cfg, options);
+  int ok = 0;
+  for (int i = 0; i < 8; ++i) {
+    narrow.async_request(get("/api/v1/namespaces/default"),
+                         [&](std::exception_ptr error, HttpResponse response) {
+                           ok += !error && response.status == 200U ? 1 : 0;
+                         });
+  }
+  ioc.restart();
+  ioc.run();
+  EXPECT_EQ(ok, 8);
+  EXPECT_EQ(narrow.stats().connections_opened, 2U);
+  EXPECT_EQ(narrow.stats().connections_reused, 6U);
+  EXPECT_EQ(narrow.stats().connections_open, 2U);
+  const auto sockets = sockets_to(port);
+  EXPECT_EQ(sockets.size(), 2U);
+  for (const auto& [inode, state] : sockets) {
+    EXPECT_EQ(state, kubex::testing::tcp_established) << inode;
+  }
+}
+
+TEST_F(client_testenv_test, watch_stream_delivers_events_as_they_happen_and_cancels_promptly) {
+  const std::string& ns = own_namespace();
+  const auto cfg = config();
+  BlockingClient admin(cfg);
+  const auto list = admin.get("/api/v1/namespaces/" + ns + "/configmaps");
+  ASSERT_EQ(list.status, 200U) << list.body;
+  const auto rv = resource_version_of(list.body);
+  ASSERT_FALSE(rv.empty());
+
+  asio::io_context ioc;
+  Client client(ioc.get_executor(), cfg);
+  unsigned status = 0;
+  std::string events;
+  std::error_code cancel_code;
+  Clock::duration cancel_latency{};
+  asio::co_spawn(
+      ioc,
+      [&]() -> asio::awaitable<void> {
+        auto stream = co_await client.async_stream(
+            get("/api/v1/namespaces/" + ns + "/configmaps?watch=1&resourceVersion=" + rv),
+            asio::use_awaitable);
+        status = stream.head().status;
+        // The server has answered the head before anything happened: events arrive later.
+        for (const char* name : {"w1", "w2"}) {
+          const auto created = admin.request(
+              "POST", "/api/v1/namespaces/" + ns + "/configmaps",
+              std::string(R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":")") + name +
+                  R"("}})");
+          EXPECT_EQ(created.status, 201U) << created.body;
+          const std::string needle = std::string(R"("name":")") + name + '"';
+          while (events.find(needle) == std::string::npos) {
+            if (co_await stream.async_read_some(events, asio::use_awaitable) == 0) {
+              ADD_FAILURE() << "the watch ended early";
+              co_return;
+            }
+          }
+        }
+        // Nothing more happens; a read waits until cancelled from elsewhere.
+        asio::steady_timer timer(ioc, std::chrono::milliseconds(200));
+        timer.async_wait([&](const boost::system::error_code&) { stream.cancel(); });
+        const auto start = Clock::now();
+        auto [error, n] =
+            co_await stream.async_read_some(events, asio::as_tuple(asio::use_awaitable));
+        cancel_latency = Clock::now() - start;
+        cancel_code = error ? error_of(error).code() : std::error_code{};
+      },
+      asio::detached);
+  ioc.run();
+  EXPECT_EQ(status, 200U);
+  EXPECT_NE(events.find(R"({"type":"ADDED","object":{"kind":"ConfigMap")"), std::string::npos)
+      << events;
+  EXPECT_LT(events.find(R"("name":"w1")"), events.find(R"("name":"w2")")) << events;
+  EXPECT_EQ(cancel_code, std::errc::operation_canceled);
+  EXPECT_GE(cancel_latency, std::chrono::milliseconds(150));
+  EXPECT_LT(cancel_latency, std::chrono::seconds(3));
+  EXPECT_EQ(client.stats().connections_open, 0U);  // a cancelled stream's connection is gone
+}
+
+TEST_F(client_testenv_test, stream_ends_cleanly_and_its_connection_is_reused) {
+  const std::string& ns = own_namespace();
+  asio::io_context ioc;
+  Client client(ioc.get_executor(), config());
+  std::string body;
+  std::size_t reads = 0;
+  unsigned status = 0;
+  asio::co_spawn(
+      ioc,
+      [&]() -> asio::awaitable<void> {
+        // The server ends this watch itself after one second.
+        auto stream = co_await client.async_stream(
+            get("/api/v1/namespaces/" + ns + "/configmaps?watch=1&timeoutSeconds=1"),
+            asio::use_awaitable);
+        status = stream.head().status;
+        while (co_await stream.async_read_some(body, asio::use_awaitable) != 0) {
+          ++reads;
+        }
+        // Read to its end, the stream handed its connection back.
+        const auto next = co_await client.async_request(get("/version"), asio::use_awaitable);
+        EXPECT_EQ(next.status, 200U);
+      },
+      asio::detached);
+  ioc.run();
+  EXPECT_EQ(status, 200U);
+  EXPECT_EQ(client.stats().connections_opened, 1U);
+  EXPECT_EQ(client.stats().connections_reused, 1U);
+  EXPECT_EQ(client.stats().connections_open, 1U);
+  (void)reads;  // the namespace's kube-root-ca.crt may or may not be sent first
+}
+
+TEST_F(client_testenv_test, quiet_stream_times_out_with_an_idle_limit) {
+  const std::string& ns = own_namespace();
+  BlockingClient admin(config());
+  const auto rv = resource_version_of(admin.get("/api/v1/namespaces/" + ns + "/secrets").body);
+  ASSERT_FALSE(rv.empty());
+
+  asio::io_context ioc;
+  ClientOptions options;
+  options.stream_idle_timeout = std::chrono::milliseconds(500);
+  Client client(ioc.get_executor(), config(), options);
+  std::error_code code;
+  std::string message;
+  Clock::duration waited{};
+  asio::co_spawn(
+      ioc,
+      [&]() -> asio::awaitable<void> {
+        auto stream = co_await client.async_stream(
+            get("/api/v1/namespaces/" + ns + "/secrets?watch=1&resourceVersion=" + rv),
+            asio::use_awaitable);
+        std::string data;
+        const auto start = Clock::now();
+        auto [error, n] =
+            co_await stream.async_read_some(data, asio::as_tuple(asio::use_awaitable));
+        waited = Clock::now() - start;
+        if (error) {
+          code = error_of(error).code();
+          message = error_of(error).what();
+        }
+      },
+      asio::detached);
+  ioc.run();
+  EXPECT_EQ(code, std::errc::timed_out) << message;
+  EXPECT_NE(message.find("no data for 500 ms"), std::string::npos) << message;
+  EXPECT_GE(waited, std::chrono::milliseconds(450));
+  EXPECT_LT(waited, std::chrono::seconds(5));
+}
+
+TEST_F(client_testenv_test, stream_error_status_comes_with_its_body_and_no_data) {
+  asio::io_context ioc;
+  Client client(ioc.get_executor(), config());
+  kubex::client::ResponseStream stream;
+  std::string data;
+  std::size_t n = 99;
+  asio::co_spawn(
+      ioc,
+      [&]() -> asio::awaitable<void> {
+        stream = co_await client.async_stream(
+            get("/api/v1/namespaces/kubex-no-such-namespace/pods/kubex-no-such-pod/log?follow=1"),
+            asio::use_awaitable);
+        n = co_await stream.async_read_some(data, asio::use_awaitable);
+      },
+      asio::detached);
+  ioc.run();
+  EXPECT_EQ(stream.head().status, 404U);
+  EXPECT_NE(stream.head().body.find(R"("reason":"NotFound")"), std::string::npos)
+      << stream.head().body;
+  EXPECT_EQ(n, 0U);
+  EXPECT_TRUE(data.empty());
+  EXPECT_EQ(client.stats().connections_open, 1U);  // kept for the next request
+}
+
+TEST_F(client_testenv_test, rate_limiter_spaces_requests) {
+  asio::io_context ioc;
+  ClientOptions options;
+  options.qps = 10.0;
+  options.burst = 1;
+  Client client(ioc.get_executor(), config(), options);
+  int ok = 0;
+  const auto start = Clock::now();
+  asio::co_spawn(
+      ioc,
+      [&]() -> asio::awaitable<void> {
+        for (int i = 0; i < 6; ++i) {
+          const auto response = co_await client.async_request(get("/version"), asio::use_awaitable);
+          ok += response.status == 200U ? 1 : 0;
+        }
+      },
+      asio::detached);
+  ioc.run();
+  // One token at once, then one every 100 ms: five waits.
+  EXPECT_EQ(ok, 6);
+  EXPECT_GE(Clock::now() - start, std::chrono::milliseconds(450));
+}
+
+TEST_F(client_testenv_test, default_headers_reach_the_server) {
+  // Impersonation set as a plain default header is visible in the server's own account of
+  // who is calling, so it shows that the header went out.
+  ClientOptions options;
+  options.default_headers = {{"Impersonate-User", "kubex-user"}};
+  BlockingClient client(config(), options);
+  EXPECT_EQ(kubex::testing::whoami(client), "kubex-user");
+
+  ClientOptions broken;
+  broken.default_headers = {{"X-Bad", "a\r\nInjected: 1"}};
+  EXPECT_THROW(BlockingClient(config(), broken), kubex::ConfigError);
+}
+
+}  // namespace
