@@ -513,10 +513,13 @@ class Http1Transport final : public Transport, public std::enable_shared_from_th
   }
 
   void set_authorization(http::request<http::string_body>& message) const {
-    if (config_.token.empty()) {
-      message.erase(http::field::authorization);
-    } else {
+    if (!config_.token.empty()) {
       message.set(http::field::authorization, "Bearer " + config_.token);
+    } else if (!config_.username.empty() || !config_.password.empty()) {
+      message.set(http::field::authorization,
+                  "Basic " + base64_encode(config_.username + ":" + config_.password));
+    } else {
+      message.erase(http::field::authorization);
     }
   }
 

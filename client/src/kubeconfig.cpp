@@ -234,8 +234,6 @@ class Resolver {
 
     resolve_exec(user, path, config);
     reject_unsupported(user, path, "auth-provider", "auth providers are not supported yet");
-    reject_unsupported(user, path, "username", "basic authentication is not supported");
-    reject_unsupported(user, path, "password", "basic authentication is not supported");
     resolve_impersonation(user, path, config.impersonate);
 
     if (auto token = string_field(user, "token", path + ".token")) {
@@ -262,6 +260,28 @@ class Resolver {
         if (has_control_characters(config.token)) {
           fail(path + ".tokenFile", "token contains control characters");
         }
+      }
+    }
+
+    // Basic authentication: kube-apiserver dropped it in 1.19, but proxies and aggregated
+    // servers in front of one may still take it; client-go sends it, and so does kubex.
+    if (auto name = string_field(user, "username", path + ".username")) {
+      config.username = std::move(*name);
+    }
+    if (auto password = string_field(user, "password", path + ".password")) {
+      config.password = std::move(*password);
+    }
+    if (!config.username.empty() || !config.password.empty()) {
+      if (!config.token.empty() || !config.token_file.empty()) {
+        fail(path,
+             "username/password and a bearer token (token, tokenFile) are both set; "
+             "use one authentication method");
+      }
+      if (config.username.find(':') != std::string::npos) {
+        fail(path + ".username", "must not contain ':' (RFC 7617)");
+      }
+      if (has_control_characters(config.username) || has_control_characters(config.password)) {
+        fail(path, "username or password contains control characters");
       }
     }
 

@@ -163,4 +163,27 @@ TEST_F(https_fault_test, unavailable_without_retry_after_is_not_retried) {
   EXPECT_EQ(server->request_targets().size(), 1U);
 }
 
+// kube-apiserver no longer has a Basic authenticator, so only a server that records the header
+// can show what is sent: Basic credentials when there is no token, the token when there is.
+TEST_F(https_fault_test, basic_credentials_are_sent_when_there_is_no_token) {
+  const auto server = start(Fault::busy_twice);
+  auto config = config_for(*server);
+  config.token.clear();
+  config.username = "admin";
+  config.password = "p@ss:word";
+  ClientOptions no_retries;
+  no_retries.retry.max_retries = 0;
+  {
+    BlockingClient client(config, no_retries);
+    (void)client.get("/basic");
+  }
+  config.token = "s3cr3t-token";
+  {
+    BlockingClient client(config, no_retries);
+    (void)client.get("/bearer");
+  }
+  EXPECT_EQ(server->authorizations(),
+            (std::vector<std::string>{"Basic YWRtaW46cEBzczp3b3Jk", "Bearer s3cr3t-token"}));
+}
+
 }  // namespace

@@ -556,6 +556,27 @@ TEST_F(kubeconfig_test, unsupported_settings_are_rejected) {
       "users[admin].auth-provider: auth providers are not supported yet");
 }
 
+TEST_F(kubeconfig_test, basic_credentials_are_read_and_checked) {
+  const auto base = standard_kubeconfig();
+  const std::string token_line = "    token: " + std::string(secret_token) + "\n";
+  const auto basic =
+      replace_all(base, token_line, "    username: admin\n    password: \"pa:ss w0rd\"\n");
+  const auto config = load(basic);
+  EXPECT_EQ(config.username, "admin");
+  EXPECT_EQ(config.password, "pa:ss w0rd");
+  EXPECT_TRUE(config.token.empty());
+
+  // client-go refuses two authentication methods; so does kubex, without printing either.
+  const auto both = load_error(replace_all(base, token_line, token_line + "    username: a\n"));
+  EXPECT_NE(both.find("username/password and a bearer token"), std::string::npos) << both;
+  EXPECT_NE(load_error(replace_all(basic, "username: admin", "username: \"ad:min\""))
+                .find("must not contain ':'"),
+            std::string::npos);
+  const auto control = load_error(replace_all(basic, "\"pa:ss w0rd\"", "\"pa\\nss\""));
+  EXPECT_NE(control.find("control characters"), std::string::npos) << control;
+  EXPECT_EQ(control.find("pa\nss"), std::string::npos) << control;
+}
+
 TEST_F(kubeconfig_test, proxy_url_is_read_and_checked) {
   const auto base = standard_kubeconfig();
   const auto with_proxy = [&](const std::string& url) {

@@ -116,6 +116,7 @@ struct FaultServer::State {
       {
         const std::lock_guard lock(mutex);
         targets.push_back(target);
+        authorization_values.emplace_back(request[http::field::authorization]);
       }
       if (fault == Fault::stall) {
         continue;  // the next read returns once the client gives up and closes
@@ -172,6 +173,7 @@ struct FaultServer::State {
   std::atomic<int> current_fd{-1};
   mutable std::mutex mutex;
   std::vector<std::string> targets;
+  std::vector<std::string> authorization_values;
   std::size_t accepted = 0;
   std::size_t answered = 0;  // busy_twice: requests answered so far
   std::thread thread;
@@ -191,6 +193,11 @@ std::uint16_t FaultServer::port() const noexcept {
 std::vector<std::string> FaultServer::request_targets() const {
   const std::lock_guard lock(state_->mutex);
   return state_->targets;
+}
+
+std::vector<std::string> FaultServer::authorizations() const {
+  const std::lock_guard lock(state_->mutex);
+  return state_->authorization_values;
 }
 
 std::size_t FaultServer::connections() const {

@@ -87,6 +87,11 @@ struct ClientConfig {
   /// token in a pod), re-read by transports to pick up rotated tokens; empty for an inline
   /// token.
   std::filesystem::path token_file{};
+  /// HTTP Basic credentials (user `username` and `password`), sent when there is no token.
+  /// kube-apiserver itself no longer accepts them; proxies in front of it may. Secret.
+  std::string username{};
+  /// See username. Secret.
+  std::string password{};
   /// PEM client certificate chain (user `client-certificate[-data]`).
   std::string client_certificate_pem{};
   /// PEM private key for the client certificate (user `client-key[-data]`). Secret.
@@ -109,9 +114,9 @@ struct KubeconfigOptions {
 /// against the kubeconfig's directory, `token` takes precedence over `tokenFile`, and the
 /// namespace defaults to "default". Multi-file merging (KUBECONFIG=a:b) is not done here.
 ///
-/// Settings kubex cannot honour yet (`auth-provider`,
-/// `username`/`password`) are rejected rather than silently ignored, because ignoring them would
-/// connect as a different identity or by a different route than the user asked for.
+/// Settings kubex cannot honour yet (`auth-provider`) are rejected rather than silently
+/// ignored, because ignoring them would connect as a different identity than the user asked
+/// for.
 ///
 /// @throws kubex::ConfigError naming the file and field, e.g.
 ///         `kubeconfig /p: users[admin].client-key-data: invalid base64`.

@@ -54,6 +54,8 @@ class FaultServer {
   [[nodiscard]] std::uint16_t port() const noexcept;
   /// Targets of the HTTP requests received so far, in order.
   [[nodiscard]] std::vector<std::string> request_targets() const;
+  /// Authorization header of each HTTP request received so far, in order ("" when absent).
+  [[nodiscard]] std::vector<std::string> authorizations() const;
   /// Number of connections accepted (for TLS faults: completed TLS handshakes).
   [[nodiscard]] std::size_t connections() const;
 
