@@ -740,6 +740,7 @@ class Http1Transport final : public Transport, public std::enable_shared_from_th
       }
       fail(call, "TLS handshake", ec);
     }
+    connection->buffer.reserve(options_.read_buffer_size);
     ++opened_;
     co_return connection;
   }

@@ -7,12 +7,17 @@
 // and need no testenv.
 
 #include <kubex/client/blocking.hpp>
+#include <kubex/client/client.hpp>
 #include <kubex/client/kubeconfig.hpp>
 #include <kubex/core/error.hpp>
 #include <kubex/core/url.hpp>
 #include <kubex/testing/fault_server.hpp>
 #include <kubex/testing/pki.hpp>
 
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/cancellation_signal.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -26,6 +31,8 @@ namespace {
 using kubex::client::BlockingClient;
 using kubex::client::ClientConfig;
 using kubex::client::ClientOptions;
+using kubex::client::HttpResponse;
+namespace asio = boost::asio;
 using kubex::testing::Fault;
 using kubex::testing::FaultServer;
 
@@ -184,6 +191,58 @@ TEST_F(https_fault_test, basic_credentials_are_sent_when_there_is_no_token) {
   }
   EXPECT_EQ(server->authorizations(),
             (std::vector<std::string>{"Basic YWRtaW46cEBzczp3b3Jk", "Bearer s3cr3t-token"}));
+}
+
+// The TLS handshake has its own limit, reported as such.
+TEST_F(https_fault_test, hanging_tls_handshake_times_out) {
+  const auto server = start(Fault::silent_handshake);
+  ClientOptions options;
+  options.tls_handshake_timeout = std::chrono::milliseconds(300);
+  BlockingClient client(config_for(*server), options);
+  const auto start_time = std::chrono::steady_clock::now();
+  try {
+    (void)client.get("/never");
+    FAIL() << "no exception";
+  } catch (const kubex::Error& e) {
+    EXPECT_EQ(e.code(), std::errc::timed_out) << e.what();
+    EXPECT_NE(std::string(e.what()).find("TLS handshake: timed out after 300 ms"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - start_time, std::chrono::seconds(5));
+  EXPECT_EQ(client.stats().connections_open, 0U);
+}
+
+// Asio per-operation cancellation: emitting the cancellation signal bound to a request ends
+// it at once with operation_canceled, long before its own deadline.
+TEST_F(https_fault_test, cancellation_signal_ends_a_pending_request) {
+  const auto server = start(Fault::stall);
+  asio::io_context ioc;
+  kubex::client::Client client(ioc.get_executor(), config_for(*server));
+  asio::cancellation_signal cancel;
+  std::exception_ptr error;
+  unsigned status = 0;
+  kubex::client::HttpRequest request;
+  request.target = "/hang";
+  client.async_request(request, asio::bind_cancellation_slot(
+                                    cancel.slot(), [&](std::exception_ptr e, HttpResponse r) {
+                                      error = e;
+                                      status = r.status;
+                                    }));
+  asio::steady_timer timer(ioc, std::chrono::milliseconds(200));
+  timer.async_wait(
+      [&](const boost::system::error_code&) { cancel.emit(asio::cancellation_type::terminal); });
+  const auto start_time = std::chrono::steady_clock::now();
+  ioc.run();
+  EXPECT_LT(std::chrono::steady_clock::now() - start_time, std::chrono::seconds(5));
+  ASSERT_TRUE(error);
+  try {
+    std::rethrow_exception(error);
+  } catch (const kubex::Error& e) {
+    EXPECT_EQ(e.code(), std::errc::operation_canceled) << e.what();
+  }
+  EXPECT_EQ(status, 0U);
+  EXPECT_EQ(client.stats().connections_open, 0U);
 }
 
 }  // namespace

@@ -73,7 +73,13 @@ struct FaultServer::State {
       timeval timeout{10, 0};
       ::setsockopt(socket.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
       current_fd = socket.native_handle();
-      if (fault == Fault::plain_http) {
+      if (fault == Fault::silent_handshake) {
+        count_connection();
+        std::array<char, 4096> ignored{};
+        while (!stopping && !ec) {
+          (void)socket.read_some(asio::buffer(ignored), ec);
+        }
+      } else if (fault == Fault::plain_http) {
         serve_plain(socket);
       } else {
         serve_tls(socket);

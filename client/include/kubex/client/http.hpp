@@ -83,10 +83,9 @@ struct ClientOptions {
   /// Largest response body accepted, compressed and decompressed; bigger responses fail
   /// instead of exhausting memory.
   std::size_t max_body_size = std::size_t{256} * 1024 * 1024;
-  /// Most bytes one ResponseStream read delivers; also the stream's receive buffer.
-  std::size_t read_buffer_size = std::size_t{64} * 1024;
-  /// Largest WebSocket message accepted by exec/attach/port-forward sessions.
-  std::size_t websocket_max_message_size = std::size_t{16} * 1024 * 1024;
+  /// Initial capacity of each connection's receive buffer. The buffer grows for large
+  /// headers; Beast reads at most 64 KiB per step, which also bounds one ResponseStream read.
+  std::size_t read_buffer_size = std::size_t{16} * 1024;
   /// Proxy URL (`http://[user:pass@]host:port` for CONNECT, or `socks5://...`); wins over the
   /// kubeconfig's `proxy-url` and the environment. "direct" forces a direct connection; empty
   /// leaves the choice to the kubeconfig and, with trust_env, to HTTPS_PROXY/NO_PROXY.

@@ -32,6 +32,9 @@ enum class Fault {
   /// apiserver's API Priority and Fairness answers so only under a load a test cannot
   /// reproduce reliably.
   busy_twice,
+  /// Accepts TCP connections and reads, but never answers the TLS ClientHello: a peer that
+  /// hangs in the handshake (a half-dead load balancer), which the apiserver never is.
+  silent_handshake,
   /// Answers every request with `503 Service Unavailable` without Retry-After, keeping the
   /// connection alive (an overloaded proxy in front of the apiserver).
   unavailable,
