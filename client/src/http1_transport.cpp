@@ -9,6 +9,7 @@
 #include <kubex/core/error.hpp>
 #include <kubex/core/time.hpp>
 
+#include "detail/oidc.hpp"
 #include "detail/pem.hpp"
 #include "detail/text.hpp"
 
@@ -315,6 +316,10 @@ class Http1Transport final : public Transport, public std::enable_shared_from_th
     tls_ = make_tls_context(config_.client_certificate_pem, config_.client_key_pem,
                             config_.source + ": users[" + config_.user_name + "]");
     proxy_ = select_proxy(config_, options_);
+    if (config_.oidc) {
+      config_.token = config_.oidc->id_token;
+      oidc_expiry_ = detail::jwt_expiry(config_.oidc->id_token);
+    }
     // The loader has just read the token file: the first refresh is due one period later.
     if (!config_.token_file.empty()) {
       token_read_at_ = Clock::now();
@@ -342,6 +347,7 @@ class Http1Transport final : public Transport, public std::enable_shared_from_th
     s.connections_open = open_count_.load();
     s.retries = retries_.load();
     s.exec_plugin_runs = exec_runs_.load();
+    s.oidc_refreshes = oidc_refreshes_.load();
     return s;
   }
 
@@ -510,6 +516,41 @@ class Http1Transport final : public Transport, public std::enable_shared_from_th
     }
     exec_credential_ = std::move(fresh);
     return changed;
+  }
+
+  // Uses the OIDC id-token until 10 s before its `exp`, then (or if `force`, after a 401) buys a
+  // new one with the refresh-token. Returns true if the token changed. A token that is not a
+  // JWT is used as it is: the server decides.
+  bool refresh_oidc(bool force) {
+    if (!config_.oidc) {
+      return false;
+    }
+    auto& oidc = *config_.oidc;
+    const double now =
+        std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+    if (!force && !oidc.id_token.empty() && (!oidc_expiry_ || now + 10.0 < *oidc_expiry_)) {
+      return false;
+    }
+    if (oidc.refresh_token.empty()) {
+      if (force) {
+        return false;  // nothing to try; the 401 stands
+      }
+      throw Error(std::make_error_code(std::errc::permission_denied),
+                  config_.source + ": users[" + config_.user_name + "]: the oidc id-token is " +
+                      (oidc.id_token.empty() ? "missing" : "expired") +
+                      " and there is no refresh-token");
+    }
+    // The issuer is asked on this strand; refreshes are rare (once per token lifetime).
+    auto tokens = detail::refresh_oidc_tokens(oidc, options_.timeout);
+    ++oidc_refreshes_;
+    const std::lock_guard lock(config_mutex_);
+    oidc.id_token = std::move(tokens.id_token);
+    if (!tokens.refresh_token.empty()) {
+      oidc.refresh_token = std::move(tokens.refresh_token);
+    }
+    oidc_expiry_ = detail::jwt_expiry(oidc.id_token);
+    config_.token = oidc.id_token;
+    return true;
   }
 
   void set_authorization(http::request<http::string_body>& message) const {
@@ -1066,6 +1107,7 @@ class Http1Transport final : public Transport, public std::enable_shared_from_th
       co_await take_rate_token(call);
       refresh_token(false);
       refresh_exec(false);
+      refresh_oidc(false);
       set_authorization(call.message);
 
       auto connection = co_await checkout(call);
@@ -1100,7 +1142,7 @@ class Http1Transport final : public Transport, public std::enable_shared_from_th
       // A rotated token file or a re-run plugin may hold a new credential: the server refused
       // the request before acting on it, so sending it once more is safe.
       if (outcome.response.status == 401 && !refreshed_after_401 &&
-          (refresh_token(true) || refresh_exec(true))) {
+          (refresh_token(true) || refresh_exec(true) || refresh_oidc(true))) {
         refreshed_after_401 = true;
         if (stream_open) {
           release(std::move(connection), false);
@@ -1152,6 +1194,7 @@ class Http1Transport final : public Transport, public std::enable_shared_from_th
   std::optional<Clock::time_point> token_read_at_;  // last read of config_.token_file
   bool uses_exec_ = false;                          // the exec plugin supplies credentials
   std::optional<ExecCredential> exec_credential_;   // its last answer
+  std::optional<double> oidc_expiry_;               // `exp` of the OIDC id-token
 
   std::vector<std::unique_ptr<Connection>> idle_;
   std::size_t open_ = 0;
@@ -1166,6 +1209,7 @@ class Http1Transport final : public Transport, public std::enable_shared_from_th
   std::atomic<std::size_t> open_count_{0};
   std::atomic<std::size_t> retries_{0};
   std::atomic<std::size_t> exec_runs_{0};
+  std::atomic<std::size_t> oidc_refreshes_{0};
 };
 
 StreamState::~StreamState() {

@@ -233,7 +233,7 @@ class Resolver {
     require_map(user, path + ".user");
 
     resolve_exec(user, path, config);
-    reject_unsupported(user, path, "auth-provider", "auth providers are not supported yet");
+    resolve_auth_provider(user, path, config);
     resolve_impersonation(user, path, config.impersonate);
 
     if (auto token = string_field(user, "token", path + ".token")) {
@@ -285,6 +285,12 @@ class Resolver {
       }
     }
 
+    if (config.oidc && (!config.token.empty() || !config.username.empty())) {
+      fail(path,
+           "auth-provider and a token or username/password are both set; use one "
+           "authentication method");
+    }
+
     auto cert = data_or_file(user, path, "client-certificate");
     auto key = data_or_file(user, path, "client-key");
     if (cert && !key) {
@@ -310,6 +316,76 @@ class Resolver {
       config.client_certificate_pem = std::move(cert->data);
       config.client_key_pem = std::move(key->data);
     }
+  }
+
+  void resolve_auth_provider(const YAML::Node& user, const std::string& path,
+                             ClientConfig& config) const {
+    const YAML::Node node = user["auth-provider"];
+    if (!node || node.IsNull()) {
+      return;
+    }
+    const std::string p = path + ".auth-provider";
+    require_map(node, p);
+    const auto name = string_field(node, "name", p + ".name").value_or("");
+    if (name != "oidc") {
+      fail(p + ".name", "\"" + name +
+                            "\" is not supported (only oidc; client-go removed the gcp and azure "
+                            "providers: use an exec plugin)");
+    }
+    if (config.exec) {
+      fail(p, "cannot be combined with exec; use one authentication method");
+    }
+    const std::string c = p + ".config";
+    const YAML::Node settings = node["config"];
+    if (!settings || settings.IsNull()) {
+      fail(c, "missing");
+    }
+    require_map(settings, c);
+    OidcConfig oidc;
+    oidc.client_id = string_field(settings, "client-id", c + ".client-id").value_or("");
+    oidc.client_secret = string_field(settings, "client-secret", c + ".client-secret").value_or("");
+    oidc.id_token = string_field(settings, "id-token", c + ".id-token").value_or("");
+    oidc.refresh_token = string_field(settings, "refresh-token", c + ".refresh-token").value_or("");
+    oidc.issuer_url = string_field(settings, "idp-issuer-url", c + ".idp-issuer-url").value_or("");
+    if (oidc.client_id.empty()) {
+      fail(c + ".client-id", "missing");
+    }
+    if (oidc.issuer_url.empty()) {
+      fail(c + ".idp-issuer-url", "missing");
+    }
+    try {
+      if (parse_server_url(oidc.issuer_url).scheme != "https") {
+        fail(c + ".idp-issuer-url", "must be an https:// URL");
+      }
+    } catch (const ConfigError&) {
+      throw;
+    } catch (const Error& e) {
+      fail(c + ".idp-issuer-url", e.what());
+    }
+    for (const auto* secret : {&oidc.id_token, &oidc.refresh_token, &oidc.client_secret}) {
+      if (has_control_characters(*secret)) {
+        fail(c, "a token or secret contains control characters");
+      }
+    }
+    if (auto pem = data_or_file(settings, c, "idp-certificate-authority")) {
+      if (detail::read_pem_certificates(pem->data).empty()) {
+        fail(c + "." + pem->field, "not a PEM certificate bundle");
+      }
+      oidc.certificate_authority_pem = std::move(pem->data);
+    }
+    const auto scopes = string_field(settings, "extra-scopes", c + ".extra-scopes").value_or("");
+    for (std::size_t start = 0; start < scopes.size();) {
+      auto end = scopes.find(',', start);
+      if (end == std::string::npos) {
+        end = scopes.size();
+      }
+      const auto scope = trim_space(std::string_view(scopes).substr(start, end - start));
+      if (!scope.empty()) {
+        oidc.extra_scopes.emplace_back(scope);
+      }
+      start = end + 1;
+    }
+    config.oidc = std::move(oidc);
   }
 
   void resolve_exec(const YAML::Node& user, const std::string& path, ClientConfig& config) const {

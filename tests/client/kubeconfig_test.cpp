@@ -548,14 +548,6 @@ TEST_F(kubeconfig_test, exec_plugin_errors) {
   EXPECT_EQ(with("[x]"), "users[admin].exec: expected a mapping");
 }
 
-TEST_F(kubeconfig_test, unsupported_settings_are_rejected) {
-  const auto base = standard_kubeconfig();
-  const std::string token_line = "    token: " + std::string(secret_token) + "\n";
-  EXPECT_EQ(
-      load_error(replace_all(base, token_line, token_line + "    auth-provider: {name: oidc}\n")),
-      "users[admin].auth-provider: auth providers are not supported yet");
-}
-
 TEST_F(kubeconfig_test, basic_credentials_are_read_and_checked) {
   const auto base = standard_kubeconfig();
   const std::string token_line = "    token: " + std::string(secret_token) + "\n";
@@ -575,6 +567,40 @@ TEST_F(kubeconfig_test, basic_credentials_are_read_and_checked) {
   const auto control = load_error(replace_all(basic, "\"pa:ss w0rd\"", "\"pa\\nss\""));
   EXPECT_NE(control.find("control characters"), std::string::npos) << control;
   EXPECT_EQ(control.find("pa\nss"), std::string::npos) << control;
+}
+
+TEST_F(kubeconfig_test, oidc_auth_provider_is_read_and_checked) {
+  const auto base = standard_kubeconfig();
+  const std::string token_line = "    token: " + std::string(secret_token) + "\n";
+  const auto with_provider = [&](const std::string& provider) {
+    return replace_all(base, token_line, "    auth-provider:\n" + provider);
+  };
+  const auto oidc = with_provider(
+      "      name: oidc\n      config:\n        client-id: kubex\n"
+      "        client-secret: hunter2\n        id-token: ey.x.y\n"
+      "        refresh-token: r1\n        idp-issuer-url: https://idp.example/realms/k\n"
+      "        extra-scopes: groups, email\n");
+  const auto config = load(oidc);
+  ASSERT_TRUE(config.oidc);
+  EXPECT_EQ(config.oidc->client_id, "kubex");
+  EXPECT_EQ(config.oidc->client_secret, "hunter2");
+  EXPECT_EQ(config.oidc->id_token, "ey.x.y");
+  EXPECT_EQ(config.oidc->refresh_token, "r1");
+  EXPECT_EQ(config.oidc->issuer_url, "https://idp.example/realms/k");
+  EXPECT_EQ(config.oidc->extra_scopes, (std::vector<std::string>{"groups", "email"}));
+  EXPECT_TRUE(config.token.empty());
+
+  EXPECT_NE(load_error(with_provider("      name: gcp\n")).find("\"gcp\" is not supported"),
+            std::string::npos);
+  EXPECT_NE(load_error(replace_all(oidc, "        client-id: kubex\n", ""))
+                .find("auth-provider.config.client-id: missing"),
+            std::string::npos);
+  const auto plain = load_error(replace_all(oidc, "https://idp.example", "http://idp.example"));
+  EXPECT_NE(plain.find("must be an https:// URL"), std::string::npos) << plain;
+  EXPECT_EQ(plain.find("hunter2"), std::string::npos) << plain;
+  const auto both =
+      load_error(replace_all(oidc, "    auth-provider:\n", token_line + "    auth-provider:\n"));
+  EXPECT_NE(both.find("use one authentication method"), std::string::npos) << both;
 }
 
 TEST_F(kubeconfig_test, proxy_url_is_read_and_checked) {

@@ -3,6 +3,8 @@
 
 #include <kubex/testing/fault_server.hpp>
 
+#include "loopback_acceptor.hpp"
+
 #include <boost/asio/buffer.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -51,40 +53,26 @@ std::string keep_alive_reply(unsigned status, std::string_view reason, std::stri
 }  // namespace
 
 struct FaultServer::State {
-  State(Fault f, const KeyPair& certificate)
-      : fault(f), acceptor(ioc, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0)) {
+  State(Fault f, const KeyPair& certificate) : fault(f) {
     if (fault != Fault::plain_http) {
       tls.use_certificate_chain(asio::buffer(certificate.certificate_pem));
       tls.use_private_key(asio::buffer(certificate.key_pem), ssl::context::pem);
     }
-    port = acceptor.local_endpoint().port();
-    thread = std::thread([this] { serve(); });
+    loop.start([this](tcp::socket& socket) { serve(socket); });
   }
 
-  void serve() {
-    while (!stopping) {
-      tcp::socket socket(ioc);
+  void serve(tcp::socket& socket) {
+    if (fault == Fault::silent_handshake) {
+      count_connection();
+      std::array<char, 4096> ignored{};
       boost_error ec;
-      acceptor.accept(socket, ec);
-      if (stopping || ec) {
-        break;
+      while (!loop.stopping() && !ec) {
+        (void)socket.read_some(asio::buffer(ignored), ec);
       }
-      // A stuck test must not hang the server thread forever.
-      timeval timeout{10, 0};
-      ::setsockopt(socket.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
-      current_fd = socket.native_handle();
-      if (fault == Fault::silent_handshake) {
-        count_connection();
-        std::array<char, 4096> ignored{};
-        while (!stopping && !ec) {
-          (void)socket.read_some(asio::buffer(ignored), ec);
-        }
-      } else if (fault == Fault::plain_http) {
-        serve_plain(socket);
-      } else {
-        serve_tls(socket);
-      }
-      current_fd = -1;
+    } else if (fault == Fault::plain_http) {
+      serve_plain(socket);
+    } else {
+      serve_tls(socket);
     }
   }
 
@@ -112,7 +100,7 @@ struct FaultServer::State {
     count_connection();
 
     boost::beast::flat_buffer buffer;
-    while (!stopping) {
+    while (!loop.stopping()) {
       http::request<http::string_body> request;
       http::read(stream, buffer, request, ec);
       if (ec) {
@@ -157,43 +145,25 @@ struct FaultServer::State {
     ++accepted;
   }
 
-  void stop() {
-    stopping = true;
-    // Unblock a pending read on the current connection, then a pending accept.
-    if (const int fd = current_fd.load(); fd >= 0) {
-      ::shutdown(fd, SHUT_RDWR);
-    }
-    asio::io_context wake_ioc;
-    tcp::socket wake(wake_ioc);
-    boost_error ec;
-    wake.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port), ec);
-    thread.join();
-  }
-
   Fault fault;
-  asio::io_context ioc;
   ssl::context tls{ssl::context::tls_server};
-  tcp::acceptor acceptor;
-  std::uint16_t port = 0;
-  std::atomic<bool> stopping{false};
-  std::atomic<int> current_fd{-1};
   mutable std::mutex mutex;
   std::vector<std::string> targets;
   std::vector<std::string> authorization_values;
   std::size_t accepted = 0;
-  std::size_t answered = 0;  // busy_twice: requests answered so far
-  std::thread thread;
+  std::size_t answered = 0;       // busy_twice: requests answered so far
+  detail::LoopbackAcceptor loop;  // last: its thread uses the members above
 };
 
 FaultServer::FaultServer(Fault fault, const KeyPair& certificate)
     : state_(std::make_unique<State>(fault, certificate)) {}
 
 FaultServer::~FaultServer() {
-  state_->stop();
+  state_->loop.stop();
 }
 
 std::uint16_t FaultServer::port() const noexcept {
-  return state_->port;
+  return state_->loop.port();
 }
 
 std::vector<std::string> FaultServer::request_targets() const {

@@ -32,6 +32,8 @@ struct TransportStats {
   std::size_t retries = 0;
   /// Times the exec credential plugin ran.
   std::size_t exec_plugin_runs = 0;
+  /// Times the OIDC id-token was refreshed at the issuer.
+  std::size_t oidc_refreshes = 0;
 };
 
 /// An open streaming response (watch, log follow): status and headers have arrived, the body

@@ -26,6 +26,29 @@ struct Impersonation {
   std::map<std::string, std::vector<std::string>> extra{};
 };
 
+/// The OpenID Connect auth provider (kubeconfig user `auth-provider` named `oidc`, as in
+/// client-go): the id-token is the bearer token until it expires, then the refresh-token buys a
+/// new one from the issuer's token endpoint. Refreshed tokens are kept in memory only; the
+/// kubeconfig file is never rewritten.
+struct OidcConfig {
+  /// OAuth client (config `client-id`).
+  std::string client_id{};
+  /// Its secret (config `client-secret`), sent to the token endpoint only. Secret.
+  std::string client_secret{};
+  /// The current ID token (config `id-token`); may be empty or expired. Secret.
+  std::string id_token{};
+  /// The refresh token (config `refresh-token`); empty means no refresh. Secret.
+  std::string refresh_token{};
+  /// Issuer URL (config `idp-issuer-url`); its `/.well-known/openid-configuration` names the
+  /// token endpoint.
+  std::string issuer_url{};
+  /// PEM CAs that sign the issuer's certificate (config `idp-certificate-authority[-data]`);
+  /// empty means the system trust store.
+  std::string certificate_authority_pem{};
+  /// Scopes requested in addition to `openid` (config `extra-scopes`, comma-separated).
+  std::vector<std::string> extra_scopes{};
+};
+
 /// An exec credential plugin (kubeconfig user `exec`): a program that prints an ExecCredential
 /// with a token (or a client certificate) on stdout, as cloud CLIs do for their clusters.
 struct ExecConfig {
@@ -98,6 +121,8 @@ struct ClientConfig {
   std::string client_key_pem{};
   /// Identity to impersonate, if any.
   Impersonation impersonate{};
+  /// OpenID Connect provider, if the user has one; transports use and refresh its id-token.
+  std::optional<OidcConfig> oidc{};
   /// Credential plugin, if the user has one; transports run it for a token when they have
   /// none, when it expires and on a 401.
   std::optional<ExecConfig> exec{};
@@ -114,9 +139,9 @@ struct KubeconfigOptions {
 /// against the kubeconfig's directory, `token` takes precedence over `tokenFile`, and the
 /// namespace defaults to "default". Multi-file merging (KUBECONFIG=a:b) is not done here.
 ///
-/// Settings kubex cannot honour yet (`auth-provider`) are rejected rather than silently
-/// ignored, because ignoring them would connect as a different identity than the user asked
-/// for.
+/// Settings kubex cannot honour (auth providers other than `oidc`, which client-go removed)
+/// are rejected rather than silently ignored, because ignoring them would connect as a
+/// different identity than the user asked for.
 ///
 /// @throws kubex::ConfigError naming the file and field, e.g.
 ///         `kubeconfig /p: users[admin].client-key-data: invalid base64`.
