@@ -52,6 +52,7 @@ done
 for p in "${presets[@]}"; do
   step "unit and fault tests ($p)"
   ctest --preset "$p" -L 'unit|fault' --output-on-failure -j "$jobs"
+  scripts/check-no-secrets.sh "build/$p/Testing/Temporary/LastTest.log"
 done
 
 # About 80 s with a warm ccache (build ~20 s): the clang build of the target and its models.
@@ -62,10 +63,14 @@ step "integration tests against a real control plane"
 integration() {
   set -e
   ctest --test-dir build/ci -L integration --output-on-failure
+  logs=(build/ci/Testing/Temporary/LastTest.log)
   if [ "$asan" = 1 ]; then
     # testenv's own checks exercise kubectl and the Go binary, not kubex: once is enough.
     ctest --test-dir build/asan -L integration -LE 'testenv' --output-on-failure
+    logs+=(build/asan/Testing/Temporary/LastTest.log)
   fi
+  # Everything the tests printed, checked for the credentials they ran with.
+  scripts/check-no-secrets.sh --kubeconfig "$KUBEX_TESTENV_KUBECONFIG" "${logs[@]}"
 }
 export -f integration
 export asan
