@@ -19,6 +19,9 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <memory>
@@ -243,6 +246,49 @@ TEST_F(https_fault_test, cancellation_signal_ends_a_pending_request) {
   }
   EXPECT_EQ(status, 0U);
   EXPECT_EQ(client.stats().connections_open, 0U);
+}
+
+// A connect that never completes, as behind a firewall that drops packets: Linux drops the SYNs
+// for a listening socket whose accept queue is full. The connect phase has its own limit.
+TEST_F(https_fault_test, unanswered_connect_times_out) {
+  const int listener = ::socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(listener, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof address;
+  ASSERT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&address), length), 0);
+  ASSERT_EQ(::listen(listener, 0), 0);
+  ASSERT_EQ(::getsockname(listener, reinterpret_cast<sockaddr*>(&address), &length), 0);
+  std::vector<int> fillers;
+  for (int i = 0; i < 3; ++i) {  // never accepted: they fill the queue
+    const int filler = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+    (void)::connect(filler, reinterpret_cast<sockaddr*>(&address), length);
+    fillers.push_back(filler);
+  }
+
+  ClientConfig config;
+  config.source = "test";
+  config.cluster_name = "blackhole";
+  config.server =
+      kubex::parse_server_url("https://127.0.0.1:" + std::to_string(ntohs(address.sin_port)));
+  ClientOptions options;
+  options.connect_timeout = std::chrono::milliseconds(300);
+  BlockingClient client(config, options);
+  const auto start_time = std::chrono::steady_clock::now();
+  try {
+    (void)client.get("/never");
+    ADD_FAILURE() << "no exception";
+  } catch (const kubex::Error& e) {
+    EXPECT_EQ(e.code(), std::errc::timed_out) << e.what();
+    EXPECT_NE(std::string(e.what()).find(": connect: timed out after 300 ms"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - start_time, std::chrono::seconds(5));
+  for (const int fd : fillers) {
+    ::close(fd);
+  }
+  ::close(listener);
 }
 
 }  // namespace

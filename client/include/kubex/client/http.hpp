@@ -96,9 +96,12 @@ struct ClientOptions {
   bool keep_alive = true;
   /// An idle pooled connection older than this is closed instead of reused (client-go: 90 s).
   std::chrono::milliseconds keep_alive_timeout = std::chrono::seconds(90);
-  /// Most connections open at once, busy or idle, over all hosts; requests beyond wait.
+  /// Most connections the transport keeps open at once, busy or idle; requests beyond wait
+  /// for one (within their timeout).
   std::size_t max_connections = 64;
-  /// Most connections open at once to one host.
+  /// Most connections open at once to one host. A transport talks to one apiserver (redirects
+  /// are not followed, a proxy tunnels to the same host), so this bounds the same set as
+  /// max_connections and the smaller of the two applies.
   std::size_t max_connections_per_host = 32;
   /// Client-side rate limit in requests per second, as a token bucket with `burst`; zero (the
   /// default) means none: the apiserver protects itself with API Priority and Fairness, whose
