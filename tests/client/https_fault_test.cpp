@@ -291,4 +291,15 @@ TEST_F(https_fault_test, unanswered_connect_times_out) {
   ::close(listener);
 }
 
+// Redirects are never followed, so the bearer token can never reach another host: the caller
+// gets the 302 itself.
+TEST_F(https_fault_test, redirects_are_returned_not_followed) {
+  const auto server = start(Fault::redirect);
+  BlockingClient client(config_for(*server));
+  const auto response = client.get("/api/v1/pods");
+  EXPECT_EQ(response.status, 302U);
+  EXPECT_EQ(server->request_targets(), std::vector<std::string>{"/api/v1/pods"});
+  EXPECT_EQ(client.stats().retries, 0U);
+}
+
 }  // namespace

@@ -348,7 +348,10 @@ TEST_F(client_testenv_test, watch_stream_delivers_events_as_they_happen_and_canc
 TEST_F(client_testenv_test, stream_ends_cleanly_and_its_connection_is_reused) {
   const std::string& ns = own_namespace();
   asio::io_context ioc;
-  Client client(ioc.get_executor(), config());
+  // The request timeout bounds the head only: this one-second watch outlives it.
+  ClientOptions options;
+  options.timeout = std::chrono::milliseconds(400);
+  Client client(ioc.get_executor(), config(), options);
   std::string body;
   std::size_t reads = 0;
   unsigned status = 0;
@@ -368,7 +371,9 @@ TEST_F(client_testenv_test, stream_ends_cleanly_and_its_connection_is_reused) {
         EXPECT_EQ(next.status, 200U);
       },
       asio::detached);
+  const auto start = Clock::now();
   ioc.run();
+  EXPECT_GE(Clock::now() - start, std::chrono::milliseconds(900));
   EXPECT_EQ(status, 200U);
   EXPECT_EQ(client.stats().connections_opened, 1U);
   EXPECT_EQ(client.stats().connections_reused, 1U);

@@ -115,9 +115,12 @@ struct FaultServer::State {
       if (fault == Fault::stall) {
         continue;  // the next read returns once the client gives up and closes
       }
-      if (fault == Fault::busy_twice || fault == Fault::unavailable) {
+      if (fault == Fault::busy_twice || fault == Fault::unavailable || fault == Fault::redirect) {
         std::string reply;
-        if (fault == Fault::unavailable) {
+        if (fault == Fault::redirect) {
+          reply = keep_alive_reply(302, "Found",
+                                   "Location: https://other.example" + target + "\r\n", "");
+        } else if (fault == Fault::unavailable) {
           reply = keep_alive_reply(503, "Service Unavailable", "", "upstream overloaded");
         } else if (++answered <= 2) {
           reply = keep_alive_reply(

@@ -35,6 +35,9 @@ enum class Fault {
   /// Accepts TCP connections and reads, but never answers the TLS ClientHello: a peer that
   /// hangs in the handshake (a half-dead load balancer), which the apiserver never is.
   silent_handshake,
+  /// Answers every request with `302 Found` to https://other.example/ (keep-alive). The
+  /// apiserver never redirects API requests; a hostile or misconfigured front could.
+  redirect,
   /// Answers every request with `503 Service Unavailable` without Retry-After, keeping the
   /// connection alive (an overloaded proxy in front of the apiserver).
   unavailable,
