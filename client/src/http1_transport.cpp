@@ -1092,6 +1092,22 @@ class Http1Transport final : public Transport, public std::enable_shared_from_th
     return delay;
   }
 
+  // Holds a checked-out connection; one still held when the scope ends (an exception: a
+  // corrupt body, a throwing warning hook) is closed and its pool slot freed.
+  struct Lease {
+    Lease(Http1Transport& t, std::unique_ptr<Connection> c)
+        : transport(t), connection(std::move(c)) {}
+    Lease(const Lease&) = delete;
+    Lease& operator=(const Lease&) = delete;
+    ~Lease() {
+      if (connection) {
+        transport.release(std::move(connection), false);
+      }
+    }
+    Http1Transport& transport;
+    std::unique_ptr<Connection> connection;
+  };
+
   struct Outcome {
     HttpResponse response;
     std::unique_ptr<Connection> connection;  // a stream's, with its head read
@@ -1110,7 +1126,8 @@ class Http1Transport final : public Transport, public std::enable_shared_from_th
       refresh_oidc(false);
       set_authorization(call.message);
 
-      auto connection = co_await checkout(call);
+      Lease lease{*this, co_await checkout(call)};
+      auto& connection = lease.connection;
       const bool reused = connection->requests > 0;
       if (reused) {
         ++reused_;

@@ -302,4 +302,26 @@ TEST_F(https_fault_test, redirects_are_returned_not_followed) {
   EXPECT_EQ(client.stats().retries, 0U);
 }
 
+// A response that fails after it was read (here: a corrupt gzip body) must give its pool slot
+// back: with a pool of one, the second request would otherwise wait for a slot until its
+// deadline.
+TEST_F(https_fault_test, failed_response_frees_its_pool_slot) {
+  const auto server = start(Fault::corrupt_gzip);
+  ClientOptions options;
+  options.max_connections = 1;
+  options.timeout = std::chrono::seconds(2);
+  BlockingClient client(config_for(*server), options);
+  for (int i = 0; i < 2; ++i) {
+    try {
+      (void)client.get("/gz");
+      ADD_FAILURE() << "no exception";
+    } catch (const kubex::Error& e) {
+      EXPECT_EQ(e.code(), std::errc::bad_message) << e.what();
+      EXPECT_NE(std::string(e.what()).find("corrupt gzip body"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_EQ(client.stats().connections_open, 0U);
+  EXPECT_EQ(server->request_targets().size(), 2U);
+}
+
 }  // namespace

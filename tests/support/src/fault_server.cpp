@@ -115,9 +115,12 @@ struct FaultServer::State {
       if (fault == Fault::stall) {
         continue;  // the next read returns once the client gives up and closes
       }
-      if (fault == Fault::busy_twice || fault == Fault::unavailable || fault == Fault::redirect) {
+      if (fault == Fault::busy_twice || fault == Fault::unavailable || fault == Fault::redirect ||
+          fault == Fault::corrupt_gzip) {
         std::string reply;
-        if (fault == Fault::redirect) {
+        if (fault == Fault::corrupt_gzip) {
+          reply = keep_alive_reply(200, "OK", "Content-Encoding: gzip\r\n", "not gzip at all");
+        } else if (fault == Fault::redirect) {
           reply = keep_alive_reply(302, "Found",
                                    "Location: https://other.example" + target + "\r\n", "");
         } else if (fault == Fault::unavailable) {

@@ -38,6 +38,9 @@ enum class Fault {
   /// Answers every request with `302 Found` to https://other.example/ (keep-alive). The
   /// apiserver never redirects API requests; a hostile or misconfigured front could.
   redirect,
+  /// Answers every request with `200 OK`, `Content-Encoding: gzip` and a body that is not gzip
+  /// (keep-alive), as a broken compressing proxy would.
+  corrupt_gzip,
   /// Answers every request with `503 Service Unavailable` without Retry-After, keeping the
   /// connection alive (an overloaded proxy in front of the apiserver).
   unavailable,
