@@ -257,11 +257,10 @@ struct Connection {
   std::uint64_t generation = 0;  // of the TLS settings it was made with
 };
 
-// A request being performed, with the pieces error messages need.
+// A request being performed.
 struct Call {
   http::request<http::string_body> message;
-  std::string method;
-  std::string location;  // https://host:port/base/target
+  std::string_view origin;  // https://host:port, for messages
   bool idempotent = false;
   bool streaming = false;
   Clock::time_point deadline{};
@@ -309,7 +308,8 @@ class Http1Transport final : public Transport, public std::enable_shared_from_th
     }
     verify_name_ = config_.tls_server_name.empty() ? config_.server.host : config_.tls_server_name;
     verify_name_is_ip_ = is_ip_address(verify_name_);
-    location_ = "https://" + config_.server.authority() + config_.server.base_path;
+    origin_ = "https://" + config_.server.authority();
+    location_ = origin_ + config_.server.base_path;
     // As in client-go, credentials written in the kubeconfig win over a plugin.
     uses_exec_ =
         config_.exec.has_value() && config_.token.empty() && config_.client_certificate_pem.empty();
@@ -344,7 +344,7 @@ class Http1Transport final : public Transport, public std::enable_shared_from_th
     TransportStats s;
     s.connections_opened = opened_.load();
     s.connections_reused = reused_.load();
-    s.connections_open = open_count_.load();
+    s.connections_open = open_.load();
     s.retries = retries_.load();
     s.exec_plugin_runs = exec_runs_.load();
     s.oidc_refreshes = oidc_refreshes_.load();
@@ -437,13 +437,23 @@ class Http1Transport final : public Transport, public std::enable_shared_from_th
 
   [[noreturn]] static void fail(const Call& call, std::string_view step, std::error_code code,
                                 const std::string& detail) {
-    std::string message = call.method + " " + call.location;
-    message.append(": ").append(step).append(": ").append(detail);
-    throw Error(code, message);
+    throw Error(code, describe(call) + ": " + std::string(step) + ": " + detail);
   }
 
-  [[noreturn]] static void fail(const Call& call, std::string_view step, const boost_error& ec) {
+  // "GET https://host:port/base/target", derived from the request itself.
+  static std::string describe(const Call& call) {
+    std::string text(call.message.method_string());
+    text.append(" ").append(call.origin).append(call.message.target());
+    return text;
+  }
+
+  // A failed I/O step; `limit` is the deadline that step had, named when it timed out.
+  [[noreturn]] static void fail(const Call& call, std::string_view step, const boost_error& ec,
+                                std::chrono::milliseconds limit = {}) {
     if (ec == beast::error::timeout) {
+      if (limit.count() > 0) {
+        fail_timeout(call, step, limit);
+      }
       fail(call, step, std::make_error_code(std::errc::timed_out), "timed out");
     }
     if (ec == asio::error::operation_aborted) {
@@ -612,7 +622,6 @@ class Http1Transport final : public Transport, public std::enable_shared_from_th
 
   void forget_connection() noexcept {
     --open_;
-    open_count_.store(open_);
     wake_one();
   }
 
@@ -649,13 +658,10 @@ class Http1Transport final : public Transport, public std::enable_shared_from_th
             connection->generation == generation_) {
           co_return connection;
         }
-        connection->close();
-        --open_;
-        open_count_.store(open_);
+        release(std::move(connection), false);
       }
       if (open_ < connection_limit()) {
         ++open_;
-        open_count_.store(open_);
         try {
           co_return co_await connect(call);
         } catch (...) {
@@ -727,10 +733,7 @@ class Http1Transport final : public Transport, public std::enable_shared_from_th
 
     socket.expires_at(connect_deadline);
     if (const auto [ec, endpoint] = co_await socket.async_connect(endpoints, use_tuple); ec) {
-      if (ec == beast::error::timeout) {
-        fail_timeout(call, peer_step, connect_limit);
-      }
-      fail(call, peer_step, ec);
+      fail(call, peer_step, ec, connect_limit);
     }
     if (proxy_ && proxy_->scheme == "http") {
       co_await connect_tunnel(call, *connection, connect_limit);
@@ -802,10 +805,7 @@ class Http1Transport final : public Transport, public std::enable_shared_from_th
     }
     auto& socket = connection.tcp();
     if (auto [ec, n] = co_await http::async_write(socket, request, use_tuple); ec) {
-      if (ec == beast::error::timeout) {
-        fail_timeout(call, step, limit);
-      }
-      fail(call, step, ec);
+      fail(call, step, ec, limit);
     }
     http::response_parser<http::empty_body> parser;
     parser.skip(true);  // a CONNECT answer has no body; the tunnel follows
@@ -813,10 +813,7 @@ class Http1Transport final : public Transport, public std::enable_shared_from_th
     if (auto [ec, n] =
             co_await http::async_read_header(socket, connection.buffer, parser, use_tuple);
         ec) {
-      if (ec == beast::error::timeout) {
-        fail_timeout(call, step, limit);
-      }
-      fail(call, step, ec);
+      fail(call, step, ec, limit);
     }
     const auto status = parser.get().result_int();
     if (status / 100 != 2) {
@@ -835,12 +832,6 @@ class Http1Transport final : public Transport, public std::enable_shared_from_th
                                 std::chrono::milliseconds limit) {
     const std::string step = "SOCKS5 through proxy " + proxy_->source;
     auto& socket = connection.tcp();
-    const auto io_failed = [&](const boost_error& ec) {
-      if (ec == beast::error::timeout) {
-        fail_timeout(call, step, limit);
-      }
-      fail(call, step, ec);
-    };
     const auto refuse = [&](const std::string& why) {
       fail(call, step, std::make_error_code(std::errc::connection_refused), why);
     };
@@ -849,11 +840,11 @@ class Http1Transport final : public Transport, public std::enable_shared_from_th
         with_password ? std::string("\x05\x01\x02", 3) : std::string("\x05\x01\x00", 3);
     std::array<unsigned char, 262> in{};
     if (auto [ec, n] = co_await asio::async_write(socket, asio::buffer(out), use_tuple); ec) {
-      io_failed(ec);
+      fail(call, step, ec, limit);
     }
     if (auto [ec, n] = co_await asio::async_read(socket, asio::buffer(in.data(), 2), use_tuple);
         ec) {
-      io_failed(ec);
+      fail(call, step, ec, limit);
     }
     if (in[0] != 5 || in[1] != (with_password ? 2 : 0)) {
       refuse(in[1] == 0xFF ? "the proxy accepts none of the offered authentication methods"
@@ -866,11 +857,11 @@ class Http1Transport final : public Transport, public std::enable_shared_from_th
       out += static_cast<char>(proxy_->password.size());
       out += proxy_->password;
       if (auto [ec, n] = co_await asio::async_write(socket, asio::buffer(out), use_tuple); ec) {
-        io_failed(ec);
+        fail(call, step, ec, limit);
       }
       if (auto [ec, n] = co_await asio::async_read(socket, asio::buffer(in.data(), 2), use_tuple);
           ec) {
-        io_failed(ec);
+        fail(call, step, ec, limit);
       }
       if (in[1] != 0) {
         refuse("the proxy rejected the user name or password");
@@ -899,12 +890,12 @@ class Http1Transport final : public Transport, public std::enable_shared_from_th
     out += static_cast<char>(config_.server.port >> 8U);
     out += static_cast<char>(config_.server.port & 0xFFU);
     if (auto [ec, n] = co_await asio::async_write(socket, asio::buffer(out), use_tuple); ec) {
-      io_failed(ec);
+      fail(call, step, ec, limit);
     }
     // Reply: VER REP RSV ATYP, then the bound address (whose length ATYP gives) and port.
     if (auto [ec, n] = co_await asio::async_read(socket, asio::buffer(in.data(), 5), use_tuple);
         ec) {
-      io_failed(ec);
+      fail(call, step, ec, limit);
     }
     if (in[0] != 5 || in[1] != 0) {
       static constexpr std::array<const char*, 9> reasons{
@@ -930,7 +921,7 @@ class Http1Transport final : public Transport, public std::enable_shared_from_th
     }
     if (auto [ec, n] = co_await asio::async_read(socket, asio::buffer(in.data(), rest), use_tuple);
         ec) {
-      io_failed(ec);
+      fail(call, step, ec, limit);
     }
   }
 
@@ -938,8 +929,7 @@ class Http1Transport final : public Transport, public std::enable_shared_from_th
 
   Call prepare(const HttpRequest& request, bool streaming) const {
     Call call;
-    call.method = request.method;
-    call.location = location_ + request.target;
+    call.origin = origin_;
     call.streaming = streaming;
     const auto verb = http::string_to_verb(request.method);
     if (verb != http::verb::get && verb != http::verb::head && verb != http::verb::post &&
@@ -948,7 +938,6 @@ class Http1Transport final : public Transport, public std::enable_shared_from_th
                                           "\" (use GET, HEAD, POST, PUT, PATCH or DELETE)");
     }
     if (!is_valid_target(request.target)) {
-      call.location = location_;
       throw Error(errc::invalid_path, request.method + " " + location_ +
                                           ": request target must be an absolute path without "
                                           "spaces or control characters");
@@ -972,8 +961,8 @@ class Http1Transport final : public Transport, public std::enable_shared_from_th
     }
     for (const auto& [name, value] : request.headers) {
       if (!is_valid_header(name, value)) {
-        throw Error(errc::invalid_path, request.method + " " + call.location + ": header \"" +
-                                            name + "\" has an invalid name or control characters");
+        throw Error(errc::invalid_path, describe(call) + ": header \"" + name +
+                                            "\" has an invalid name or control characters");
       }
       message.set(name, value);
     }
@@ -1202,7 +1191,8 @@ class Http1Transport final : public Transport, public std::enable_shared_from_th
   ClientOptions options_;
   std::string verify_name_;
   bool verify_name_is_ip_ = false;
-  std::string location_;
+  std::string origin_;    // https://host:port
+  std::string location_;  // origin_ and base path
 
   std::optional<ProxyConfig> proxy_;  // none: connect directly
   std::shared_ptr<ssl::context> tls_;
@@ -1214,7 +1204,7 @@ class Http1Transport final : public Transport, public std::enable_shared_from_th
   std::optional<double> oidc_expiry_;               // `exp` of the OIDC id-token
 
   std::vector<std::unique_ptr<Connection>> idle_;
-  std::size_t open_ = 0;
+  std::atomic<std::size_t> open_{0};  // busy or idle; changed on the strand, read by stats()
   std::deque<std::shared_ptr<Waiter>> waiters_;
 
   double tokens_ = 0.0;
@@ -1223,7 +1213,6 @@ class Http1Transport final : public Transport, public std::enable_shared_from_th
 
   std::atomic<std::size_t> opened_{0};
   std::atomic<std::size_t> reused_{0};
-  std::atomic<std::size_t> open_count_{0};
   std::atomic<std::size_t> retries_{0};
   std::atomic<std::size_t> exec_runs_{0};
   std::atomic<std::size_t> oidc_refreshes_{0};

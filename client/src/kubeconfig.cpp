@@ -353,14 +353,14 @@ class Resolver {
     if (oidc.issuer_url.empty()) {
       fail(c + ".idp-issuer-url", "missing");
     }
+    ServerUrl issuer;
     try {
-      if (parse_server_url(oidc.issuer_url).scheme != "https") {
-        fail(c + ".idp-issuer-url", "must be an https:// URL");
-      }
-    } catch (const ConfigError&) {
-      throw;
+      issuer = parse_server_url(oidc.issuer_url);
     } catch (const Error& e) {
       fail(c + ".idp-issuer-url", e.what());
+    }
+    if (issuer.scheme != "https") {
+      fail(c + ".idp-issuer-url", "must be an https:// URL");
     }
     for (const auto* secret : {&oidc.id_token, &oidc.refresh_token, &oidc.client_secret}) {
       if (has_control_characters(*secret)) {
