@@ -47,6 +47,17 @@ constexpr auto kubex_fields(const WireStatus*) noexcept {
       json::field("details", &WireStatus::details), json::field("code", &WireStatus::code)};
 }
 
+}  // namespace
+
+void kubex_read(json::Reader& r, Status& status) {
+  WireStatus wire;
+  json::read(r, wire);
+  status = Status{std::move(wire.status), std::move(wire.message), std::move(wire.reason),
+                  std::move(wire.details), wire.code};
+}
+
+namespace {
+
 class http_category_impl final : public std::error_category {
  public:
   [[nodiscard]] const char* name() const noexcept override { return "kubex.http"; }

@@ -23,6 +23,8 @@ class category final : public std::error_category {
         return "invalid quantity";
       case errc::invalid_json:
         return "invalid JSON";
+      case errc::invalid_argument:
+        return "invalid argument";
     }
     return "unknown kubex error";
   }

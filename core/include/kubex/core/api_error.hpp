@@ -82,6 +82,14 @@ struct Status {
   std::int32_t code = 0;
 };
 
+namespace json {
+class Reader;
+}  // namespace json
+
+/// Reads a meta/v1 Status from JSON (the hook the kubex JSON codec finds for Status, e.g.
+/// inside a watch ERROR event).
+void kubex_read(json::Reader& r, Status& status);
+
 /// A failed API call: the HTTP status as `code()` (category http_category()), the server's
 /// Status, and a message naming the request, e.g.
 /// `GET /api/v1/namespaces/default/pods/x: 404 Not Found: pods "x" not found (NotFound)`.

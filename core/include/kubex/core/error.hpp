@@ -22,6 +22,9 @@ enum class errc {
   invalid_quantity,
   /// JSON is malformed or does not fit the model it is decoded into, or cannot be encoded.
   invalid_json,
+  /// An option or argument of a call is invalid (a malformed label selector, options the API
+  /// does not allow together); raised before anything is sent.
+  invalid_argument,
 };
 
 /// The category of kubex::errc codes; its name is "kubex".
