@@ -14,16 +14,14 @@ struct BlockingClient::Impl {
   Impl(ClientConfig config, ClientOptions options)
       : client(ioc.get_executor(), std::move(config), std::move(options)) {}
 
-  // Runs the private io_context on this thread until `future` is ready.
-  template <class T>
-  T wait(std::future<T> future) {
+  // Runs the private io_context on this thread until `ready()`.
+  void run_until(const std::function<bool()>& ready) {
     ioc.restart();
-    while (future.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+    while (!ready()) {
       if (ioc.run_one() == 0) {
         ioc.restart();  // out of work means the result is set; the loop condition sees it
       }
     }
-    return future.get();
   }
 
   // Destruction order: the client's pending work belongs to the io_context.
@@ -39,7 +37,15 @@ BlockingClient::BlockingClient(BlockingClient&& other) noexcept = default;
 BlockingClient& BlockingClient::operator=(BlockingClient&& other) noexcept = default;
 
 HttpResponse BlockingClient::send(HttpRequest request) {
-  return impl_->wait(impl_->client.async_request(std::move(request), boost::asio::use_future));
+  return wait(impl_->client.async_request(std::move(request), boost::asio::use_future));
+}
+
+const Client& BlockingClient::async_client() const noexcept {
+  return impl_->client;
+}
+
+void BlockingClient::run_until(const std::function<bool()>& ready) {
+  impl_->run_until(ready);
 }
 
 HttpResponse BlockingClient::get(std::string_view target) {

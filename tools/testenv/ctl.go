@@ -17,7 +17,9 @@ import (
 
 // The control socket lets fault tests stop, start and restart kube-apiserver while etcd
 // (and so every object) stays up: POST /apiserver/{stop,start,restart}?signal=KILL|TERM,
-// GET /status. It is a unix socket in the run directory, reachable only by its owner.
+// GET /status. POST /etcd/compact compacts etcd's history up to its current revision, so that
+// tests can expire resourceVersions and continue tokens on demand (as the apiserver's periodic
+// compaction does after --etcd-compaction-interval). It is a unix socket in the run directory, reachable only by its owner.
 
 func (e *testEnv) serveControl() error {
 	e.controlPath = filepath.Join(e.dir, "control.sock")
@@ -33,6 +35,18 @@ func (e *testEnv) serveControl() error {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/status", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, e.status())
+	})
+	mux.HandleFunc("/etcd/compact", func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			http.Error(w, "POST only", http.StatusMethodNotAllowed)
+			return
+		}
+		rev, err := e.compactEtcd(r.Context())
+		if err != nil {
+			writeJSON(w, http.StatusInternalServerError, map[string]string{"error": err.Error()})
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]int64{"revision": rev})
 	})
 	mux.HandleFunc("/apiserver/", func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
@@ -98,7 +112,7 @@ func runCtl(args []string) error {
 	dir := fs.String("dir", "", "run directory of the testenv (required; see env.json)")
 	sig := fs.String("signal", "TERM", "signal that stops the apiserver: TERM or KILL")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: testenv ctl --dir DIR [--signal TERM|KILL] apiserver-stop|apiserver-start|apiserver-restart|status\n")
+		fmt.Fprintf(fs.Output(), "usage: testenv ctl --dir DIR [--signal TERM|KILL] apiserver-stop|apiserver-start|apiserver-restart|etcd-compact|status\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -120,6 +134,8 @@ func runCtl(args []string) error {
 		path = "/apiserver/start"
 	case "apiserver-restart":
 		path = "/apiserver/restart?signal=" + *sig
+	case "etcd-compact":
+		path = "/etcd/compact"
 	case "status":
 		method, path = http.MethodGet, "/status"
 	default:

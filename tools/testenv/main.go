@@ -6,7 +6,7 @@
 //
 //	testenv up [flags] [-- extra kube-apiserver flags]   start everything, print one ready line
 //	testenv seed [flags]                                 create benchmark pods and wait until Running
-//	testenv ctl --dir DIR apiserver-stop|apiserver-start|apiserver-restart|status
+//	testenv ctl --dir DIR apiserver-stop|apiserver-start|apiserver-restart|etcd-compact|status
 //	testenv apiserver|controller-manager|scheduler ARGS  (internal) run one upstream component
 package main
 
@@ -20,7 +20,8 @@ const usage = `usage: testenv <command> [flags]
 commands:
   up         start etcd, kube-apiserver, controller-manager, scheduler and simulated nodes
   seed       create benchmark pods (seed-0...) and a log-emitter pod, wait until Running
-  ctl        control a running testenv (apiserver-stop, apiserver-start, apiserver-restart, status)
+  ctl        control a running testenv (apiserver-stop, apiserver-start, apiserver-restart,
+             etcd-compact, status)
   version    print the Kubernetes version this testenv runs
 
 Run 'testenv <command> -h' for the flags of a command.

@@ -100,6 +100,14 @@ void Testenv::restart_apiserver(const std::string& signal) const {
               " apiserver-restart");
 }
 
+void Testenv::compact_etcd() const {
+  if (directory_.empty()) {
+    throw std::runtime_error(
+        "KUBEX_TESTENV_DIR is not set; run the tests through scripts/with-testenv.sh");
+  }
+  run_testenv("ctl --dir " + shell_quote(directory_) + " etcd-compact");
+}
+
 std::string unique_namespace_name(std::string_view prefix) {
   std::string name;
   for (const char c : prefix.substr(0, 36)) {

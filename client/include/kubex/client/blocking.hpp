@@ -4,6 +4,9 @@
 #include <kubex/client/http.hpp>
 #include <kubex/client/kubeconfig.hpp>
 
+#include <chrono>
+#include <functional>
+#include <future>
 #include <memory>
 #include <string_view>
 
@@ -46,7 +49,21 @@ class BlockingClient {
   /// The configuration in use, with credentials refreshed so far.
   [[nodiscard]] ClientConfig config() const;
 
+  /// The asynchronous client behind this facade. Its operations make progress only while
+  /// this object waits (wait(), or any blocking call).
+  [[nodiscard]] const Client& async_client() const noexcept;
+  /// Runs this client's I/O on the calling thread until `future` is ready, then returns its
+  /// value (or throws its exception): `bc.wait(api.async_get("x", boost::asio::use_future))`.
+  template <class R>
+  R wait(std::future<R> future) {
+    run_until([&future] {
+      return future.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+    });
+    return future.get();
+  }
+
  private:
+  void run_until(const std::function<bool()>& ready);
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

@@ -56,6 +56,12 @@ class Testenv {
   ///         restart fails.
   void restart_apiserver(const std::string& signal) const;
 
+  /// Runs `testenv ctl etcd-compact`: compacts etcd's history up to its current revision, so
+  /// resourceVersions and continue tokens issued before now expire (410 Gone), as they do after
+  /// the apiserver's periodic compaction. Affects every test running at the same time; such
+  /// tests must run serially.
+  void compact_etcd() const;
+
  private:
   // Runs `<KUBEX_TESTENV_BIN> <arguments>`; throws with its output if it fails.
   void run_testenv(const std::string& arguments) const;

@@ -1,0 +1,766 @@
+#pragma once
+
+// Api<T>: the typed verbs of one Kubernetes resource, on top of Client. Generic over any type
+// with resource_traits (generated models, custom resources): paths come from the traits,
+// requests from core's RequestBuilder, bodies from the kubex JSON codec, and every operation
+// takes an Asio completion token.
+//
+//     namespace core = kubex::api::core::v1;
+//     kubex::client::Client client(ioc.get_executor(), kubex::client::load_default_config());
+//     auto pods = kubex::client::Api<core::Pod>::default_namespaced(client);
+//     core::Pod pod = co_await pods.async_get("web-0", boost::asio::use_awaitable);
+//     auto list = co_await pods.async_list({.label_selector = "app=web"}, use_awaitable);
+
+#include <kubex/client/client.hpp>
+#include <kubex/core/api_error.hpp>
+#include <kubex/core/custom_resource.hpp>
+#include <kubex/core/json.hpp>
+#include <kubex/core/metadata.hpp>
+#include <kubex/core/request.hpp>
+#include <kubex/core/resource.hpp>
+#include <kubex/core/watch.hpp>
+
+#include <boost/asio/compose.hpp>
+
+#include <cstddef>
+#include <exception>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+
+namespace kubex::client {
+
+/// What a delete answers: the object while its deletion is still in progress (finalizers,
+/// graceful pod termination; metadata.deletionTimestamp is set), or, for kinds that return
+/// it, its final state; or the server's Status (status "Success") when it is gone.
+template <class T>
+using DeleteResult = std::variant<T, Status>;
+
+namespace detail {
+
+/// The HTTP form of an API request.
+HttpRequest to_http(ApiRequest request);
+
+/// The ApiError for a non-2xx response to `method` `target`, as an exception pointer.
+std::exception_ptr api_error(std::string_view method, std::string_view target,
+                             const HttpResponse& response);
+
+/// True when a JSON body is a meta/v1 Status (kind "Status").
+bool is_status_body(const std::string& body);
+
+/// Decodes a successful response body into an R, or fails with a DecodeError that names the
+/// request.
+template <class R>
+R decode_body(std::string& body) {
+  R out{};
+  json::decode_padded(body, out);
+  return out;
+}
+
+// One request and the decoding of its response, as an Asio composed operation: the handler
+// runs on its associated executor, cancellation reaches the transport.
+template <class R, class Decode>
+struct CallOp {
+  Client client;
+  HttpRequest request;
+  Decode decode;
+  std::string method{};
+  std::string target{};
+
+  template <class Self>
+  void operator()(Self& self) {
+    method = request.method;
+    target = request.target;
+    client.async_request(std::move(request), std::move(self));
+  }
+
+  template <class Self>
+  void operator()(Self& self, std::exception_ptr error, HttpResponse response) {
+    if (error) {
+      self.complete(std::move(error), R{});
+      return;
+    }
+    try {
+      std::optional<R> result = decode(response);
+      if (!result) {
+        self.complete(api_error(method, target, response), R{});
+        return;
+      }
+      self.complete(nullptr, std::move(*result));
+    } catch (...) {
+      self.complete(std::current_exception(), R{});
+    }
+  }
+};
+
+/// Sends `request` and completes with decode(response): an R, or std::nullopt to fail with
+/// the response's ApiError.
+template <class R, class Decode, class CompletionToken>
+auto async_call(const Client& client, ApiRequest request, Decode decode, CompletionToken&& token) {
+  return boost::asio::async_compose<CompletionToken, void(std::exception_ptr, R)>(
+      CallOp<R, Decode>{client, to_http(std::move(request)), std::move(decode)}, token,
+      client.get_executor());
+}
+
+/// Decodes 2xx responses as R; fails on everything else.
+template <class R>
+auto decode_success() {
+  return [](HttpResponse& response) -> std::optional<R> {
+    if (response.status / 100 != 2) {
+      return std::nullopt;
+    }
+    return decode_body<R>(response.body);
+  };
+}
+
+/// Finds complete lines in a growing buffer without scanning any byte twice.
+class LineBuffer {
+ public:
+  /// Where new bytes are appended.
+  std::string& data() noexcept { return data_; }
+  /// The next complete line (without "\n" or "\r\n"), or std::nullopt. The view is valid
+  /// until the next call.
+  std::optional<std::string_view> next_line();
+  /// What is left after the last newline, once the stream has ended; empty if nothing.
+  std::string_view rest();
+
+ private:
+  std::string data_;
+  std::size_t start_ = 0;
+  std::size_t scanned_ = 0;
+};
+
+}  // namespace detail
+
+/// A typed watch: the events of a `watch=true` response, decoded one line at a time as they
+/// arrive. Keep it alive while an async_next is pending.
+template <class Object>
+class WatchStream {
+ public:
+  /// Completion signature of async_next: an event, or std::nullopt when the server ended the
+  /// watch cleanly (timeoutSeconds elapsed, or the server closed it; start again from the last
+  /// resourceVersion seen). An ERROR event is an event, not a failure: see WatchEvent::status.
+  using Signature = void(std::exception_ptr, std::optional<WatchEvent<Object>>);
+
+  /// Wraps an open stream whose status is 2xx.
+  explicit WatchStream(ResponseStream stream) : stream_(std::move(stream)) {}
+
+  /// Reads the next event. Fails with a json::DecodeError for a malformed line (the stream
+  /// stays usable), or with the transport's error (std::errc::operation_canceled after
+  /// cancel()).
+  template <class CompletionToken>
+  auto async_next(CompletionToken&& token) {
+    return boost::asio::async_compose<CompletionToken, Signature>(
+        NextOp{this}, std::forward<CompletionToken>(token));
+  }
+
+  /// Ends the watch from any thread; a pending async_next fails with operation_canceled.
+  void cancel() noexcept { stream_.cancel(); }
+
+  /// The response head (status, warnings).
+  [[nodiscard]] const HttpResponse& head() const noexcept { return stream_.head(); }
+
+ private:
+  struct NextOp {
+    WatchStream* self_;
+    template <class Self>
+    void operator()(Self& self, std::exception_ptr error, std::size_t read) {
+      if (error) {
+        self.complete(std::move(error), std::nullopt);
+        return;
+      }
+      if (read == 0) {
+        self_->ended_ = true;
+      }
+      (*this)(self);
+    }
+    template <class Self>
+    void operator()(Self& self) {
+      WatchStream& w = *self_;
+      try {
+        while (auto line = w.lines_.next_line()) {
+          if (line->find_first_not_of(" \t\r") == std::string_view::npos) {
+            continue;
+          }
+          WatchEvent<Object> event;
+          decode_watch_event(*line, event);
+          self.complete(nullptr, std::move(event));
+          return;
+        }
+        if (w.ended_) {
+          const std::string_view rest = w.lines_.rest();
+          if (rest.find_first_not_of(" \t\r\n") == std::string_view::npos) {
+            self.complete(nullptr, std::nullopt);
+            return;
+          }
+          WatchEvent<Object> event;
+          decode_watch_event(rest, event);
+          self.complete(nullptr, std::move(event));
+          return;
+        }
+      } catch (...) {
+        self.complete(std::current_exception(), std::nullopt);
+        return;
+      }
+      w.stream_.async_read_some(w.lines_.data(), std::move(self));
+    }
+  };
+
+  ResponseStream stream_;
+  detail::LineBuffer lines_;
+  bool ended_ = false;
+};
+
+/// The lines of a followed container log (`follow=true`), as they are written. Lines come
+/// without their "\n" (or "\r\n"); a last line without a newline is delivered too.
+class LogStream {
+ public:
+  /// Completion signature of async_next_line: a line, or std::nullopt when the log has ended
+  /// (the container stopped, or limitBytes was reached).
+  using Signature = void(std::exception_ptr, std::optional<std::string>);
+
+  /// Wraps an open stream whose status is 2xx.
+  explicit LogStream(ResponseStream stream) : stream_(std::move(stream)) {}
+
+  /// Reads the next line.
+  template <class CompletionToken>
+  auto async_next_line(CompletionToken&& token) {
+    return boost::asio::async_compose<CompletionToken, Signature>(
+        NextOp{this}, std::forward<CompletionToken>(token));
+  }
+
+  /// Ends the stream from any thread.
+  void cancel() noexcept { stream_.cancel(); }
+
+ private:
+  struct NextOp {
+    LogStream* self_;
+    template <class Self>
+    void operator()(Self& self, std::exception_ptr error, std::size_t read) {
+      if (error) {
+        self.complete(std::move(error), std::nullopt);
+        return;
+      }
+      if (read == 0) {
+        self_->ended_ = true;
+      }
+      (*this)(self);
+    }
+    template <class Self>
+    void operator()(Self& self) {
+      LogStream& s = *self_;
+      if (auto line = s.lines_.next_line()) {
+        self.complete(nullptr, std::string(*line));
+        return;
+      }
+      if (s.ended_) {
+        const std::string_view rest = s.lines_.rest();
+        if (rest.empty()) {
+          self.complete(nullptr, std::nullopt);
+        } else {
+          self.complete(nullptr, std::string(rest));
+        }
+        return;
+      }
+      s.stream_.async_read_some(s.lines_.data(), std::move(self));
+    }
+  };
+
+  ResponseStream stream_;
+  detail::LineBuffer lines_;
+  bool ended_ = false;
+};
+
+namespace detail {
+
+// Opens a stream and wraps it as S, failing with the ApiError of a non-2xx status.
+template <class S>
+struct OpenOp {
+  Client client;
+  HttpRequest request;
+  std::string method{};
+  std::string target{};
+
+  template <class Self>
+  void operator()(Self& self) {
+    method = request.method;
+    target = request.target;
+    client.async_stream(std::move(request), std::move(self));
+  }
+
+  template <class Self>
+  void operator()(Self& self, std::exception_ptr error, ResponseStream stream) {
+    if (!error && stream.head().status / 100 != 2) {
+      error = api_error(method, target, stream.head());
+    }
+    if (error) {
+      self.complete(std::move(error), S(ResponseStream{}));
+      return;
+    }
+    self.complete(nullptr, S(std::move(stream)));
+  }
+};
+
+template <class S, class CompletionToken>
+auto async_open(const Client& client, ApiRequest request, CompletionToken&& token) {
+  return boost::asio::async_compose<CompletionToken, void(std::exception_ptr, S)>(
+      OpenOp<S>{client, to_http(std::move(request))}, token, client.get_executor());
+}
+
+}  // namespace detail
+
+/// The verbs of resource T, in one namespace, across all namespaces, or cluster-wide. A cheap
+/// copyable handle; all operations take an Asio completion token and complete with
+/// `(std::exception_ptr, result)`: co_await and futures throw kubex::ApiError for non-2xx
+/// answers (see kubex/core/api_error.hpp), kubex::json::DecodeError for bodies that do not
+/// fit T, and kubex::Error for transport failures and invalid arguments.
+template <resource T>
+class Api {
+ public:
+  /// The traits of T.
+  using traits = resource_traits<T>;
+  /// T's list type (PodList for Pod).
+  using list_type = typename traits::list_type;
+  /// The metadata-only form of T.
+  using metadata_type = PartialObjectMeta<T>;
+  /// A metadata-only list of T.
+  using metadata_list_type = PartialObjectMetaList<T>;
+
+  /// Objects of a namespaced kind in `namespace_name`.
+  static Api namespaced(Client client, std::string_view namespace_name)
+    requires namespace_scoped<T>
+  {
+    if (namespace_name.empty()) {
+      throw Error(errc::invalid_path, "Api::namespaced: the namespace must not be empty");
+    }
+    return Api(std::move(client), namespace_name);
+  }
+  /// Objects of a namespaced kind in the client's default namespace (kubeconfig context,
+  /// in-cluster namespace file, or "default").
+  static Api default_namespaced(Client client)
+    requires namespace_scoped<T>
+  {
+    const std::string ns = client.config().namespace_name;
+    return namespaced(std::move(client), ns.empty() ? std::string_view("default") : ns);
+  }
+  /// All objects of T: across all namespaces for a namespaced kind (list, watch and
+  /// delete_collection; get and the writes need a namespace), cluster-wide otherwise.
+  static Api all(Client client) { return Api(std::move(client), {}); }
+
+  /// The namespace this Api addresses; empty for all namespaces or a cluster-scoped kind.
+  [[nodiscard]] const std::string& namespace_name() const noexcept { return namespace_; }
+  /// The client.
+  [[nodiscard]] const Client& client() const noexcept { return client_; }
+  /// The request builder (for requests Api has no verb for).
+  [[nodiscard]] const RequestBuilder& requests() const noexcept { return requests_; }
+
+  // --- reads ------------------------------------------------------------------------------
+
+  /// Reads object `name`. Completes with T.
+  template <class CompletionToken>
+  auto async_get(std::string_view name, const GetParams& params, CompletionToken&& token) const {
+    static_assert(supports<T>(Verb::get), "the server does not serve get for this kind");
+    return call<T>(named().get(name, params), std::forward<CompletionToken>(token));
+  }
+  /// Reads object `name`. Completes with T.
+  template <class CompletionToken>
+  auto async_get(std::string_view name, CompletionToken&& token) const {
+    return async_get(name, GetParams{}, std::forward<CompletionToken>(token));
+  }
+  /// Reads object `name`; completes with std::nullopt instead of failing when it does not
+  /// exist (404 NotFound).
+  template <class CompletionToken>
+  auto async_get_opt(std::string_view name, CompletionToken&& token) const {
+    static_assert(supports<T>(Verb::get), "the server does not serve get for this kind");
+    return detail::async_call<std::optional<T>>(
+        client_, named().get(name),
+        [](HttpResponse& r) -> std::optional<std::optional<T>> {
+          if (r.status == 404) {
+            return std::optional<T>{};
+          }
+          if (r.status / 100 != 2) {
+            return std::nullopt;
+          }
+          return std::optional<T>(detail::decode_body<T>(r.body));
+        },
+        std::forward<CompletionToken>(token));
+  }
+  /// Lists objects (one page when params.limit is set; see Pager for all pages). Completes
+  /// with list_type, whose metadata carries resourceVersion, continue and remainingItemCount.
+  template <class CompletionToken>
+  auto async_list(const ListParams& params, CompletionToken&& token) const {
+    static_assert(supports<T>(Verb::list), "the server does not serve list for this kind");
+    return call<list_type>(requests_.list(params), std::forward<CompletionToken>(token));
+  }
+  /// Lists all objects.
+  template <class CompletionToken>
+  auto async_list(CompletionToken&& token) const {
+    return async_list(ListParams{}, std::forward<CompletionToken>(token));
+  }
+
+  // --- writes -----------------------------------------------------------------------------
+
+  /// Creates `object` (its metadata.name, or generateName). Completes with the stored object.
+  template <class CompletionToken>
+  auto async_create(const T& object, const PostParams& params, CompletionToken&& token) const {
+    static_assert(supports<T>(Verb::create), "the server does not serve create for this kind");
+    return call<T>(named().create(json::encode(object), params),
+                   std::forward<CompletionToken>(token));
+  }
+  /// Creates `object`.
+  template <class CompletionToken>
+  auto async_create(const T& object, CompletionToken&& token) const {
+    return async_create(object, PostParams{}, std::forward<CompletionToken>(token));
+  }
+  /// Replaces object `object.metadata.name` with `object`; with metadata.resourceVersion set
+  /// it fails with 409 Conflict if the object changed since it was read.
+  template <class CompletionToken>
+  auto async_replace(const T& object, const PostParams& params, CompletionToken&& token) const {
+    static_assert(supports<T>(Verb::update), "the server does not serve update for this kind");
+    return call<T>(named().replace(name_of(object), json::encode(object), params),
+                   std::forward<CompletionToken>(token));
+  }
+  /// Replaces object `object.metadata.name`.
+  template <class CompletionToken>
+  auto async_replace(const T& object, CompletionToken&& token) const {
+    return async_replace(object, PostParams{}, std::forward<CompletionToken>(token));
+  }
+  /// Patches object `name` with any patch type. Completes with the patched object.
+  template <class CompletionToken>
+  auto async_patch(std::string_view name, const Patch& patch, const PatchParams& params,
+                   CompletionToken&& token) const {
+    static_assert(supports<T>(Verb::patch), "the server does not serve patch for this kind");
+    return call<T>(named().patch(name, patch, params), std::forward<CompletionToken>(token));
+  }
+  /// Patches object `name`.
+  template <class CompletionToken>
+  auto async_patch(std::string_view name, const Patch& patch, CompletionToken&& token) const {
+    return async_patch(name, patch, PatchParams{}, std::forward<CompletionToken>(token));
+  }
+  /// Server-side apply: makes `field_manager` own exactly the fields set in `object` (named by
+  /// its metadata.name; apiVersion and kind are always sent). With `force`, takes fields other
+  /// managers own instead of failing with 409 Conflict. Completes with the resulting object.
+  template <class CompletionToken>
+  auto async_apply(const T& object, std::string_view field_manager, bool force,
+                   CompletionToken&& token) const {
+    return async_apply(object,
+                       PatchParams{.field_manager = std::string(field_manager), .force = force},
+                       std::forward<CompletionToken>(token));
+  }
+  /// Server-side apply with all patch options (dry_run, field_validation).
+  template <class CompletionToken>
+  auto async_apply(const T& object, const PatchParams& params, CompletionToken&& token) const {
+    static_assert(supports<T>(Verb::patch), "the server does not serve patch for this kind");
+    return call<T>(named().patch(name_of(object), Patch::apply(apply_body(object)), params),
+                   std::forward<CompletionToken>(token));
+  }
+  /// Deletes object `name`. Completes with a DeleteResult<T>.
+  template <class CompletionToken>
+  auto async_delete(std::string_view name, const DeleteParams& params,
+                    CompletionToken&& token) const {
+    static_assert(supports<T>(Verb::delete_), "the server does not serve delete for this kind");
+    return detail::async_call<DeleteResult<T>>(client_, named().delete_(name, params),
+                                               decode_object_or_status<T>(),
+                                               std::forward<CompletionToken>(token));
+  }
+  /// Deletes object `name`.
+  template <class CompletionToken>
+  auto async_delete(std::string_view name, CompletionToken&& token) const {
+    return async_delete(name, DeleteParams{}, std::forward<CompletionToken>(token));
+  }
+  /// Deletes the objects matching `list`'s selectors. Completes with the list of deleted
+  /// objects, or a Status.
+  template <class CompletionToken>
+  auto async_delete_collection(const DeleteParams& params, const ListParams& list,
+                               CompletionToken&& token) const {
+    static_assert(supports<T>(Verb::delete_collection),
+                  "the server does not serve deletecollection for this kind");
+    return detail::async_call<std::variant<list_type, Status>>(
+        client_, requests_.delete_collection(params, list), decode_object_or_status<list_type>(),
+        std::forward<CompletionToken>(token));
+  }
+
+  // --- metadata only ------------------------------------------------------------------------
+
+  /// Reads only the metadata of object `name` (PartialObjectMetadata).
+  template <class CompletionToken>
+  auto async_get_metadata(std::string_view name, CompletionToken&& token) const {
+    static_assert(supports<T>(Verb::get), "the server does not serve get for this kind");
+    return call<metadata_type>(with_accept(named().get(name), accept_metadata),
+                               std::forward<CompletionToken>(token));
+  }
+  /// Lists only the metadata of objects (PartialObjectMetadataList).
+  template <class CompletionToken>
+  auto async_list_metadata(const ListParams& params, CompletionToken&& token) const {
+    static_assert(supports<T>(Verb::list), "the server does not serve list for this kind");
+    return call<metadata_list_type>(with_accept(requests_.list(params), accept_metadata_list),
+                                    std::forward<CompletionToken>(token));
+  }
+  /// Patches object `name` and completes with only its metadata.
+  template <class CompletionToken>
+  auto async_patch_metadata(std::string_view name, const Patch& patch, const PatchParams& params,
+                            CompletionToken&& token) const {
+    static_assert(supports<T>(Verb::patch), "the server does not serve patch for this kind");
+    return call<metadata_type>(with_accept(named().patch(name, patch, params), accept_metadata),
+                               std::forward<CompletionToken>(token));
+  }
+
+  // --- watch --------------------------------------------------------------------------------
+
+  /// Starts a watch. Completes with a WatchStream<T> once the server has accepted it (a
+  /// non-2xx answer fails with its ApiError).
+  template <class CompletionToken>
+  auto async_watch(const WatchParams& params, CompletionToken&& token) const {
+    static_assert(supports<T>(Verb::watch), "the server does not serve watch for this kind");
+    return detail::async_open<WatchStream<T>>(client_, requests_.watch(params),
+                                              std::forward<CompletionToken>(token));
+  }
+  /// Starts a metadata-only watch (events carry PartialObjectMetadata).
+  template <class CompletionToken>
+  auto async_watch_metadata(const WatchParams& params, CompletionToken&& token) const {
+    static_assert(supports<T>(Verb::watch), "the server does not serve watch for this kind");
+    return detail::async_open<WatchStream<metadata_type>>(
+        client_, with_accept(requests_.watch(params), accept_metadata),
+        std::forward<CompletionToken>(token));
+  }
+
+  // --- subresources -----------------------------------------------------------------------
+
+  /// Reads subresource `Sub` of object `name` as an R, e.g.
+  /// `async_get_subresource<"scale", autoscaling::v1::Scale>("web", token)`.
+  template <FixedString Sub, class R, class CompletionToken>
+  auto async_get_subresource(std::string_view name, CompletionToken&& token) const {
+    static_assert(subresource_supports<T>(Sub.view(), Verb::get),
+                  "this kind has no such subresource, or it cannot be read");
+    return call<R>(named().get_subresource(Sub.view(), name), std::forward<CompletionToken>(token));
+  }
+  /// Replaces subresource `Sub` of object `name` with `body`; completes with an R.
+  template <FixedString Sub, class R, class Body, class CompletionToken>
+  auto async_replace_subresource(std::string_view name, const Body& body, const PostParams& params,
+                                 CompletionToken&& token) const {
+    static_assert(subresource_supports<T>(Sub.view(), Verb::update),
+                  "this kind has no such subresource, or it cannot be replaced");
+    return call<R>(named().replace_subresource(Sub.view(), name, json::encode(body), params),
+                   std::forward<CompletionToken>(token));
+  }
+  /// Patches subresource `Sub` of object `name`; completes with an R.
+  template <FixedString Sub, class R, class CompletionToken>
+  auto async_patch_subresource(std::string_view name, const Patch& patch, const PatchParams& params,
+                               CompletionToken&& token) const {
+    static_assert(subresource_supports<T>(Sub.view(), Verb::patch),
+                  "this kind has no such subresource, or it cannot be patched");
+    return call<R>(named().patch_subresource(Sub.view(), name, patch, params),
+                   std::forward<CompletionToken>(token));
+  }
+  /// Posts `body` to subresource `Sub` of object `name` (eviction, binding,
+  /// std::forward<CompletionToken>(token)); completes with an R (Status for eviction and binding;
+  /// the TokenRequest for token).
+  template <FixedString Sub, class R, class Body, class CompletionToken>
+  auto async_create_subresource(std::string_view name, const Body& body, const PostParams& params,
+                                CompletionToken&& token) const {
+    static_assert(subresource_supports<T>(Sub.view(), Verb::create),
+                  "this kind has no such subresource, or nothing can be posted to it");
+    return call<R>(named().create_subresource(Sub.view(), name, json::encode(body), params),
+                   std::forward<CompletionToken>(token));
+  }
+
+  /// Reads the status subresource of `name` (the whole object, as the server returns it).
+  template <class CompletionToken>
+  auto async_get_status(std::string_view name, CompletionToken&& token) const {
+    return async_get_subresource<"status", T>(name, std::forward<CompletionToken>(token));
+  }
+  /// Replaces the status of `object` (only .status is stored; spec changes are ignored).
+  template <class CompletionToken>
+  auto async_replace_status(const T& object, const PostParams& params,
+                            CompletionToken&& token) const {
+    return async_replace_subresource<"status", T>(name_of(object), object, params,
+                                                  std::forward<CompletionToken>(token));
+  }
+  /// Patches the status of `name`.
+  template <class CompletionToken>
+  auto async_patch_status(std::string_view name, const Patch& patch, const PatchParams& params,
+                          CompletionToken&& token) const {
+    return async_patch_subresource<"status", T>(name, patch, params,
+                                                std::forward<CompletionToken>(token));
+  }
+
+  /// The log of pod `name` so far, as text.
+  template <class CompletionToken>
+  auto async_logs(std::string_view name, const LogParams& params, CompletionToken&& token) const {
+    static_assert(subresource_supports<T>("log", Verb::get), "this kind has no log");
+    return detail::async_call<std::string>(
+        client_, named().logs(name, params, false),
+        [](HttpResponse& r) -> std::optional<std::string> {
+          if (r.status / 100 != 2) {
+            return std::nullopt;
+          }
+          return std::move(r.body);
+        },
+        std::forward<CompletionToken>(token));
+  }
+  /// Follows the log of pod `name`: completes with a LogStream of its lines.
+  template <class CompletionToken>
+  auto async_log_stream(std::string_view name, const LogParams& params,
+                        CompletionToken&& token) const {
+    static_assert(subresource_supports<T>("log", Verb::get), "this kind has no log");
+    return detail::async_open<LogStream>(client_, named().logs(name, params, true),
+                                         std::forward<CompletionToken>(token));
+  }
+
+ private:
+  Api(Client client, std::string_view namespace_name)
+      : client_(std::move(client)),
+        namespace_(namespace_name),
+        requests_(traits::group, traits::version, traits::plural, namespace_name) {}
+
+  // Object requests of a namespaced kind need a namespace.
+  const RequestBuilder& named() const {
+    if constexpr (namespace_scoped<T>) {
+      if (namespace_.empty()) {
+        std::string message = "Api<";
+        message.append(traits::kind)
+            .append(
+                ">::all addresses every namespace; reading or writing one object needs "
+                "Api::namespaced");
+        throw Error(errc::invalid_argument, message);
+      }
+    }
+    return requests_;
+  }
+
+  template <class R, class CompletionToken>
+  auto call(ApiRequest request, CompletionToken&& token) const {
+    return detail::async_call<R>(client_, std::move(request), detail::decode_success<R>(),
+                                 std::forward<CompletionToken>(token));
+  }
+
+  static ApiRequest with_accept(ApiRequest request, std::string_view accept) {
+    request.accept.assign(accept);
+    return request;
+  }
+
+  static std::string_view name_of(const T& object) {
+    const auto& name = object.metadata.name;
+    if (!name || name->empty()) {
+      std::string message(traits::kind);
+      message.append(": metadata.name is required");
+      throw Error(errc::invalid_argument, message);
+    }
+    return *name;
+  }
+
+  // Server-side apply needs apiVersion and kind in the body; models always carry them, but a
+  // caller may have cleared them.
+  static std::string apply_body(const T& object) {
+    if (object.api_version == traits::api_version && object.kind == traits::kind) {
+      return json::encode(object);
+    }
+    T copy = object;
+    copy.api_version.assign(traits::api_version);
+    copy.kind.assign(traits::kind);
+    return json::encode(copy);
+  }
+
+  template <class O>
+  static auto decode_object_or_status() {
+    return [](HttpResponse& r) -> std::optional<std::variant<O, Status>> {
+      if (r.status / 100 != 2) {
+        return std::nullopt;
+      }
+      if (detail::is_status_body(r.body)) {
+        return std::variant<O, Status>(std::in_place_index<1>, detail::decode_body<Status>(r.body));
+      }
+      return std::variant<O, Status>(std::in_place_index<0>, detail::decode_body<O>(r.body));
+    };
+  }
+
+  Client client_;
+  std::string namespace_;
+  RequestBuilder requests_;
+};
+
+/// The pages of a list, following `continue` tokens. If a continue token expires (410 Gone:
+/// the data it pointed at was compacted), the pager starts again from the first page, as
+/// client-go's pager falls back to a full list: items already delivered are delivered again,
+/// and restarts() counts how often that happened (at most max_restarts, then the 410 fails).
+template <resource T>
+class Pager {
+ public:
+  /// The page type.
+  using list_type = typename resource_traits<T>::list_type;
+  /// Completion signature of async_next: a page, or std::nullopt after the last one.
+  using Signature = void(std::exception_ptr, std::optional<list_type>);
+
+  /// Pages of `api.async_list(params)`; `params.limit` is the page size (0: one page).
+  Pager(Api<T> api, ListParams params, std::size_t max_restarts = 3)
+      : api_(std::move(api)),
+        params_(std::move(params)),
+        first_continue_(params_.continue_token),
+        max_restarts_(max_restarts) {}
+
+  /// Reads the next page. Keep the pager alive until it completes.
+  template <class CompletionToken>
+  auto async_next(CompletionToken&& token) {
+    return boost::asio::async_compose<CompletionToken, Signature>(NextOp{this}, token,
+                                                                  api_.client().get_executor());
+  }
+  /// How often an expired continue token made the pager start over.
+  [[nodiscard]] std::size_t restarts() const noexcept { return restarts_; }
+  /// True after the last page.
+  [[nodiscard]] bool done() const noexcept { return done_; }
+
+ private:
+  struct NextOp {
+    Pager* p;
+    template <class Self>
+    void operator()(Self& self) {
+      if (p->done_) {
+        self.complete(nullptr, std::nullopt);
+        return;
+      }
+      p->api_.async_list(p->params_, std::move(self));
+    }
+    template <class Self>
+    void operator()(Self& self, std::exception_ptr error, list_type page) {
+      if (error) {
+        if (p->params_.continue_token != p->first_continue_ && p->restarts_ < p->max_restarts_ &&
+            expired(error)) {
+          ++p->restarts_;
+          p->params_.continue_token = p->first_continue_;
+          p->api_.async_list(p->params_, std::move(self));
+          return;
+        }
+        p->done_ = true;
+        self.complete(std::move(error), std::nullopt);
+        return;
+      }
+      const auto& next = page.metadata.continue_;
+      if (next && !next->empty()) {
+        p->params_.continue_token = *next;
+      } else {
+        p->done_ = true;
+      }
+      self.complete(nullptr, std::move(page));
+    }
+    static bool expired(const std::exception_ptr& error) {
+      try {
+        std::rethrow_exception(error);
+      } catch (const ApiError& e) {
+        return is_gone(e);
+      } catch (...) {
+        return false;
+      }
+    }
+  };
+
+  Api<T> api_;
+  ListParams params_;
+  std::string first_continue_;
+  std::size_t max_restarts_;
+  std::size_t restarts_ = 0;
+  bool done_ = false;
+};
+
+}  // namespace kubex::client

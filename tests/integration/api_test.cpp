@@ -1,0 +1,679 @@
+// Api<T> against the real apiserver: every verb and option, patches of every type, server-side
+// apply, metadata-only calls, watch streams, pagination, subresources and logs. kubectl is the
+// independent second client where what kubex wrote must be read identically.
+
+#include <kubex/api.hpp>
+#include <kubex/client/api.hpp>
+#include <kubex/client/blocking_api.hpp>
+#include <kubex/core/merge_patch.hpp>
+#include <kubex/core/selector.hpp>
+#include <kubex/k8s/v1_35/apps/v1.hpp>
+#include <kubex/k8s/v1_35/autoscaling/v1.hpp>
+#include <kubex/k8s/v1_35/core/v1.hpp>
+#include <kubex/k8s/v1_35/meta/v1.hpp>
+#include <kubex/testing/testenv.hpp>
+#include <kubex/testing/testenv_fixture.hpp>
+
+#include "json_tree.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/use_future.hpp>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <future>
+#include <set>
+#include <string>
+#include <thread>
+#include <variant>
+#include <vector>
+
+namespace {
+
+namespace corev1 = kubex::k8s::v1_35::core::v1;
+namespace appsv1 = kubex::k8s::v1_35::apps::v1;
+namespace autoscalingv1 = kubex::k8s::v1_35::autoscaling::v1;
+using kubex::client::BlockingApi;
+using kubex::client::BlockingClient;
+using kubex::testing::shell_quote;
+
+corev1::ConfigMap config_map(const std::string& name,
+                             std::map<std::string, std::string> data = {{"k", "v"}}) {
+  corev1::ConfigMap cm;
+  cm.metadata.name = name;
+  cm.data = std::move(data);
+  return cm;
+}
+
+// `object` as compact JSON with the whitespace inside raw values (managedFields' fieldsV1,
+// which kubectl pretty-prints) normalised, so that equal objects compare equal as text.
+template <class T>
+std::string canonical(const T& object) {
+  return kubex_test::to_json(kubex_test::parse_json(kubex::json::encode(object)));
+}
+
+// The ApiError a call throws; fails the test when it does not throw one.
+template <class F>
+std::optional<kubex::ApiError> api_error_of(F&& f) {
+  try {
+    f();
+  } catch (const kubex::ApiError& e) {
+    return e;
+  }
+  ADD_FAILURE() << "expected an ApiError";
+  return std::nullopt;
+}
+
+class api_test : public kubex::testing::TestenvTest {
+ protected:
+  void SetUp() override {
+    TestenvTest::SetUp();
+    if (HasFatalFailure()) {
+      return;
+    }
+    client_.emplace(config());
+    ns_ = own_namespace();
+  }
+  BlockingClient& client() { return *client_; }
+  template <class T>
+  BlockingApi<T> api() {
+    return BlockingApi<T>::namespaced(*client_, ns_);
+  }
+  std::string kubectl(const std::string& args) {
+    return testenv().kubectl("-n " + ns_ + " " + args);
+  }
+
+  std::optional<BlockingClient> client_;
+  std::string ns_;
+};
+
+TEST_F(api_test, create_get_list_replace_delete_round_trip) {
+  auto cms = api<corev1::ConfigMap>();
+  auto a = config_map("a", {{"k", "1"}});
+  a.metadata.labels["test"] = "round-trip";
+  auto created = cms.create(a);
+  EXPECT_EQ(created.metadata.namespace_, ns_);
+  ASSERT_TRUE(created.metadata.uid.has_value());
+
+  const auto got = cms.get("a");
+  EXPECT_EQ(got, created);
+  EXPECT_FALSE(cms.get_opt("missing").has_value());
+  EXPECT_TRUE(cms.get_opt("a").has_value());
+  auto missing = api_error_of([&] { (void)cms.get("missing"); });
+  ASSERT_TRUE(missing);
+  EXPECT_TRUE(kubex::is_not_found(*missing));
+
+  auto b = config_map("b");
+  b.metadata.labels["test"] = "round-trip";
+  cms.create(b);
+  const auto list = cms.list({.label_selector = "test=round-trip"});
+  ASSERT_EQ(list.items.size(), 2U);
+  EXPECT_GE(cms.list().items.size(), 2U);  // plus kube-root-ca.crt once its controller made it
+  EXPECT_TRUE(list.metadata.resource_version.has_value());
+
+  // Optimistic concurrency: a replace from a stale copy fails with 409 Conflict.
+  auto fresh = got;
+  fresh.data["k"] = "2";
+  const auto replaced = cms.replace(fresh);
+  EXPECT_EQ(replaced.data.at("k"), "2");
+  auto stale = got;
+  stale.data["k"] = "3";
+  auto conflict = api_error_of([&] { (void)cms.replace(stale); });
+  ASSERT_TRUE(conflict);
+  EXPECT_TRUE(kubex::is_conflict(*conflict));
+
+  // A ConfigMap goes at once: the server answers with a Status, not the object.
+  const auto deleted = cms.delete_("a");
+  ASSERT_TRUE(std::holds_alternative<kubex::Status>(deleted));
+  EXPECT_EQ(std::get<kubex::Status>(deleted).status, "Success");
+  EXPECT_FALSE(cms.get_opt("a").has_value());
+}
+
+TEST_F(api_test, what_kubex_writes_kubectl_reads_and_vice_versa) {
+  auto cms = api<corev1::ConfigMap>();
+  auto cm = config_map("written-by-kubex", {{"text", "héllo \"world\"\n"}});
+  cm.metadata.labels["app"] = "x";
+  cms.create(cm);
+  const auto by_kubectl = kubex::json::decode<corev1::ConfigMap>(
+      kubectl("get configmap written-by-kubex -o json --show-managed-fields"));
+  EXPECT_EQ(canonical(by_kubectl), canonical(cms.get("written-by-kubex")));
+  EXPECT_EQ(by_kubectl.data.at("text"), "héllo \"world\"\n");
+
+  kubectl("create configmap written-by-kubectl --from-literal=a=1 --from-literal=b=2");
+  const auto read = cms.get("written-by-kubectl");
+  EXPECT_EQ(read.data, (std::map<std::string, std::string>{{"a", "1"}, {"b", "2"}}));
+  EXPECT_EQ(canonical(read),
+            canonical(kubex::json::decode<corev1::ConfigMap>(
+                kubectl("get configmap written-by-kubectl -o json --show-managed-fields"))));
+}
+
+TEST_F(api_test, merge_patch_can_delete_a_field) {
+  auto cms = api<corev1::ConfigMap>();
+  auto cm = config_map("m", {{"keep", "1"}, {"drop", "2"}});
+  cm.metadata.labels = {{"a", "1"}, {"b", "2"}};
+  const auto original = cms.create(cm);
+
+  const auto patched = cms.patch(
+      "m", kubex::Patch::merge(R"({"metadata":{"labels":{"a":null}},"data":{"drop":null}})"));
+  EXPECT_EQ(patched.metadata.labels, (std::map<std::string, std::string>{{"b", "2"}}));
+  EXPECT_EQ(patched.data, (std::map<std::string, std::string>{{"keep", "1"}}));
+
+  // The same from two typed objects: removing a map entry sends null for it.
+  auto modified = patched;
+  modified.metadata.labels.erase("b");
+  const auto typed =
+      cms.patch("m", kubex::Patch::merge(kubex::json::create_merge_patch(patched, modified)));
+  EXPECT_TRUE(typed.metadata.labels.empty());
+  EXPECT_EQ(kubectl("get configmap m -o jsonpath={.metadata.labels}"), "");
+}
+
+TEST_F(api_test, strategic_and_json_patches) {
+  auto deployments = api<appsv1::Deployment>();
+  appsv1::Deployment d;
+  d.metadata.name = "web";
+  d.metadata.labels = {{"app", "web"}};
+  auto& spec = d.spec.ensure();
+  spec.selector.match_labels = {{"app", "web"}};
+  auto& tpl = spec.template_;
+  tpl.metadata.labels = {{"app", "web"}};
+  corev1::Container a;
+  a.name = "a";
+  a.image = "registry.k8s.io/pause:3.10";
+  corev1::Container b = a;
+  b.name = "b";
+  tpl.spec.ensure().containers = {a, b};
+  deployments.create(d);
+
+  // Strategic merge: containers merge by name, so this changes b's image and keeps a.
+  const auto s = deployments.patch(
+      "web", kubex::Patch::strategic(
+                 R"({"spec":{"template":{"spec":{"containers":[{"name":"b","image":"b:2"}]}}}})"));
+  const auto& containers = s.spec->template_.spec->containers;
+  ASSERT_EQ(containers.size(), 2U);
+  EXPECT_EQ(containers[0].image, "registry.k8s.io/pause:3.10");
+  EXPECT_EQ(containers[1].image, "b:2");
+
+  // JSON patch with a test guard: applies when the guard holds, changes nothing when not.
+  const auto rv = *s.metadata.resource_version;
+  const auto j = deployments.patch(
+      "web", kubex::Patch::json(
+                 kubex::JsonPatch{}
+                     .test("/metadata/resourceVersion", rv)
+                     .replace("/spec/replicas", 3)
+                     .add(kubex::json_pointer({"metadata", "labels", "example.com/x"}), "y")));
+  EXPECT_EQ(j.spec->replicas, 3);
+  EXPECT_EQ(j.metadata.labels.at("example.com/x"), "y");
+  auto failed = api_error_of([&] {
+    (void)deployments.patch(
+        "web",
+        kubex::Patch::json(
+            kubex::JsonPatch{}.test("/metadata/resourceVersion", rv).replace("/spec/replicas", 5)));
+  });
+  ASSERT_TRUE(failed);
+  EXPECT_EQ(deployments.get("web").spec->replicas, 3);
+}
+
+TEST_F(api_test, server_side_apply_conflict_then_force) {
+  auto cms = api<corev1::ConfigMap>();
+  auto cm = config_map("ssa", {{"k", "from-a"}});
+  cm.api_version.clear();  // apply must still send apiVersion and kind
+  cm.kind.clear();
+  const auto a = cms.apply(cm, "manager-a");
+  EXPECT_EQ(a.data.at("k"), "from-a");
+
+  auto other = config_map("ssa", {{"k", "from-b"}});
+  auto conflict = api_error_of([&] { (void)cms.apply(other, "manager-b"); });
+  ASSERT_TRUE(conflict);
+  EXPECT_TRUE(kubex::is_conflict(*conflict));
+  EXPECT_NE(std::string(conflict->what()).find("manager-a"), std::string::npos) << conflict->what();
+
+  const auto forced = cms.apply(other, "manager-b", true);
+  EXPECT_EQ(forced.data.at("k"), "from-b");
+  std::set<std::string> managers;
+  for (const auto& entry : forced.metadata.managed_fields) {
+    managers.insert(entry.manager.value_or(""));
+  }
+  EXPECT_TRUE(managers.contains("manager-b"));
+}
+
+TEST_F(api_test, delete_preconditions_and_dry_run) {
+  auto cms = api<corev1::ConfigMap>();
+  const auto cm = cms.create(config_map("p"));
+
+  auto wrong_uid = api_error_of([&] {
+    (void)cms.delete_("p", {.preconditions = {.uid = "00000000-0000-0000-0000-000000000000"}});
+  });
+  ASSERT_TRUE(wrong_uid);
+  EXPECT_TRUE(kubex::is_conflict(*wrong_uid));
+  auto wrong_rv =
+      api_error_of([&] { (void)cms.delete_("p", {.preconditions = {.resource_version = "1"}}); });
+  ASSERT_TRUE(wrong_rv);
+  EXPECT_TRUE(kubex::is_conflict(*wrong_rv));
+
+  // dryRun: the server validates and answers, but nothing is stored or removed.
+  cms.create(config_map("dry"), {.dry_run = true});
+  EXPECT_FALSE(cms.get_opt("dry").has_value());
+  cms.delete_("p", {.dry_run = true});
+  EXPECT_TRUE(cms.get_opt("p").has_value());
+  cms.patch("p", kubex::Patch::merge(R"({"data":{"k":"changed"}})"), {.dry_run = true});
+  EXPECT_EQ(cms.get("p").data.at("k"), "v");
+
+  const auto gone =
+      cms.delete_("p", {.grace_period_seconds = 0,
+                        .propagation_policy = kubex::PropagationPolicy::background,
+                        .preconditions = {.uid = cm.metadata.uid,
+                                          .resource_version = cm.metadata.resource_version}});
+  EXPECT_TRUE(std::holds_alternative<kubex::Status>(gone));
+  EXPECT_FALSE(cms.get_opt("p").has_value());
+}
+
+TEST_F(api_test, delete_of_an_object_with_finalizers_returns_it_still_terminating) {
+  auto cms = api<corev1::ConfigMap>();
+  auto held = config_map("held");
+  held.metadata.finalizers = {"example.com/hold"};
+  cms.create(held);
+  const auto result = cms.delete_("held");
+  ASSERT_TRUE(std::holds_alternative<corev1::ConfigMap>(result));
+  const auto& terminating = std::get<corev1::ConfigMap>(result);
+  EXPECT_TRUE(terminating.metadata.deletion_timestamp.has_value());
+  EXPECT_TRUE(cms.get_opt("held").has_value());
+  // Removing the finalizer (merge patch with null) lets the deletion finish.
+  cms.patch("held", kubex::Patch::merge(R"({"metadata":{"finalizers":null}})"));
+  EXPECT_FALSE(cms.get_opt("held").has_value());
+}
+
+TEST_F(api_test, field_validation_strict_rejects_unknown_fields) {
+  auto cms = api<corev1::ConfigMap>();
+  auto cm = config_map("v");
+  cm.unknown_fields.add("bogusField", "1");
+  auto strict = api_error_of(
+      [&] { (void)cms.create(cm, {.field_validation = kubex::FieldValidation::strict}); });
+  ASSERT_TRUE(strict);
+  EXPECT_TRUE(kubex::is_bad_request(*strict));
+  EXPECT_NE(std::string(strict->what()).find("bogusField"), std::string::npos) << strict->what();
+  // Ignore drops it and stores the rest.
+  const auto stored = cms.create(cm, {.field_validation = kubex::FieldValidation::ignore});
+  EXPECT_TRUE(stored.unknown_fields.empty());
+}
+
+TEST_F(api_test, delete_collection_by_label) {
+  auto cms = api<corev1::ConfigMap>();
+  for (const char* name : {"x1", "x2", "y1"}) {
+    auto cm = config_map(name);
+    cm.metadata.labels["group"] = std::string(name).substr(0, 1);
+    cms.create(cm);
+  }
+  const auto result =
+      cms.delete_collection({}, {.label_selector = kubex::LabelSelector{}.eq("group", "x").str()});
+  ASSERT_TRUE(std::holds_alternative<corev1::ConfigMapList>(result));
+  EXPECT_EQ(std::get<corev1::ConfigMapList>(result).items.size(), 2U);
+  const auto left = cms.list({.label_selector = "group"});
+  ASSERT_EQ(left.items.size(), 1U);
+  EXPECT_EQ(left.items[0].metadata.name, "y1");
+}
+
+TEST_F(api_test, pagination_over_250_objects_with_limit_100) {
+  // 250 creates in flight together through the async Api (the pool bounds the connections).
+  auto cms = kubex::client::Api<corev1::ConfigMap>::namespaced(client().async_client(), ns_);
+  std::vector<std::future<corev1::ConfigMap>> pending;
+  for (int i = 0; i < 250; ++i) {
+    pending.push_back(
+        cms.async_create(config_map("page-" + std::to_string(i)), boost::asio::use_future));
+  }
+  for (auto& f : pending) {
+    client().wait(std::move(f));
+  }
+
+  kubex::client::Pager<corev1::ConfigMap> pager(cms, {.limit = 100});
+  std::vector<std::size_t> sizes;
+  std::set<std::string> names;
+  std::optional<std::int64_t> first_remaining;
+  while (auto page = client().wait(pager.async_next(boost::asio::use_future))) {
+    if (sizes.empty()) {
+      first_remaining = page->metadata.remaining_item_count;
+    }
+    sizes.push_back(page->items.size());
+    for (const auto& cm : page->items) {
+      names.insert(*cm.metadata.name);
+    }
+  }
+  // kube-root-ca.crt is in every namespace too.
+  EXPECT_EQ(sizes, (std::vector<std::size_t>{100, 100, 51}));
+  EXPECT_EQ(first_remaining, 151);
+  EXPECT_EQ(names.size(), 251U);
+  EXPECT_EQ(pager.restarts(), 0U);
+  EXPECT_TRUE(pager.done());
+}
+
+TEST_F(api_test, metadata_only_get_list_patch_and_watch) {
+  auto cms = api<corev1::ConfigMap>();
+  auto cm = config_map("meta", {{"big", std::string(10000, 'x')}});
+  cm.metadata.labels["l"] = "1";
+  cms.create(cm);
+
+  const auto m = cms.get_metadata("meta");
+  EXPECT_EQ(m.kind, "PartialObjectMetadata");
+  EXPECT_EQ(m.metadata.labels.at("l"), "1");
+  EXPECT_TRUE(m.unknown_fields.empty());  // no data: the server sent metadata only
+
+  const auto list = cms.list_metadata({.label_selector = "l=1"});
+  EXPECT_EQ(list.kind, "PartialObjectMetadataList");
+  ASSERT_EQ(list.items.size(), 1U);
+  EXPECT_EQ(list.items[0].metadata.name, "meta");
+
+  auto watch = cms.watch_metadata({.resource_version = *list.metadata.resource_version});
+  const auto patched = client().wait(cms.async().async_patch_metadata(
+      "meta", kubex::Patch::merge(R"({"metadata":{"labels":{"l":"2"}}})"), {},
+      boost::asio::use_future));
+  EXPECT_EQ(patched.metadata.labels.at("l"), "2");
+  EXPECT_TRUE(patched.unknown_fields.empty());
+  auto event = watch.next();
+  ASSERT_TRUE(event);
+  EXPECT_EQ(event->type, kubex::WatchEventType::modified);
+  EXPECT_EQ(event->object.kind, "PartialObjectMetadata");
+  EXPECT_EQ(event->object.metadata.labels.at("l"), "2");
+  EXPECT_TRUE(event->object.unknown_fields.empty());
+}
+
+TEST_F(api_test, watch_sees_create_modify_delete_in_order) {
+  auto cms = api<corev1::ConfigMap>();
+  const auto start = cms.list();
+  auto watch = cms.watch({.resource_version = *start.metadata.resource_version,
+                          .allow_bookmarks = true,
+                          .timeout_seconds = 60});
+  cms.create(config_map("w"));
+  cms.patch("w", kubex::Patch::merge(R"({"data":{"k":"2"}})"));
+  cms.delete_("w");
+
+  std::vector<kubex::WatchEventType> seen;
+  while (seen.size() < 3) {
+    auto event = watch.next();
+    ASSERT_TRUE(event) << "the watch ended early";
+    if (event->type == kubex::WatchEventType::bookmark) {
+      continue;
+    }
+    EXPECT_EQ(event->object.metadata.name, "w");
+    seen.push_back(event->type);
+    if (event->type == kubex::WatchEventType::modified) {
+      EXPECT_EQ(event->object.data.at("k"), "2");
+    }
+  }
+  EXPECT_EQ(seen, (std::vector<kubex::WatchEventType>{kubex::WatchEventType::added,
+                                                      kubex::WatchEventType::modified,
+                                                      kubex::WatchEventType::deleted}));
+}
+
+// Compaction expires resourceVersions for every test running at the same time: these run
+// serially (ctest RUN_SERIAL, selected by the _disruptive_test suffix).
+using api_disruptive_test = api_test;
+
+TEST_F(api_disruptive_test, watch_from_a_compacted_resource_version_is_a_typed_410) {
+  // testenv serves podtemplates without the watch cache, so this watch reaches etcd, whose
+  // history before the compaction is gone.
+  auto templates = api<corev1::PodTemplate>();
+  corev1::PodTemplate pt;
+  pt.metadata.name = "before";
+  auto& c = pt.template_.ensure().spec.ensure().containers.emplace_back();
+  c.name = "c";
+  c.image = "registry.k8s.io/pause:3.10";
+  const auto old_rv = *templates.create(pt).metadata.resource_version;
+  pt.metadata.name = "after";
+  templates.create(pt);
+  // One more write, so that the watch's first revision (old_rv + 1) is below the compaction.
+  templates.patch("after", kubex::Patch::merge(R"({"metadata":{"labels":{"x":"1"}}})"));
+  testenv().compact_etcd();
+  auto watch = templates.watch({.resource_version = old_rv});
+  auto event = watch.next();
+  ASSERT_TRUE(event);
+  EXPECT_EQ(event->type, kubex::WatchEventType::error);
+  EXPECT_EQ(event->status.code, 410);
+  EXPECT_EQ(event->status.reason, "Expired");
+  EXPECT_FALSE(event->status.message.empty());
+  // The server ends the stream after the ERROR event: the end is clean and distinguishable.
+  EXPECT_FALSE(watch.next().has_value());
+}
+
+TEST_F(api_disruptive_test, pager_restarts_when_its_continue_token_expires) {
+  // PodTemplates: served from etcd (testenv disables their watch cache, which would otherwise
+  // answer continued lists from its own snapshots).
+  auto templates = api<corev1::PodTemplate>();
+  corev1::PodTemplate pt;
+  pt.metadata.labels["pager"] = "yes";
+  auto& c = pt.template_.ensure().spec.ensure().containers.emplace_back();
+  c.name = "c";
+  c.image = "registry.k8s.io/pause:3.10";
+  for (int i = 0; i < 5; ++i) {
+    pt.metadata.name = "c" + std::to_string(i);
+    templates.create(pt);
+  }
+  kubex::client::Pager<corev1::PodTemplate> pager(templates.async(),
+                                                  {.label_selector = "pager=yes", .limit = 2});
+  auto first = client().wait(pager.async_next(boost::asio::use_future));
+  ASSERT_TRUE(first);
+  ASSERT_EQ(first->items.size(), 2U);
+  ASSERT_TRUE(first->metadata.continue_.has_value());
+
+  // The token now points at compacted data: without the pager, the server answers 410.
+  pt.metadata.name = "bump";
+  pt.metadata.labels.clear();
+  templates.create(pt);
+  testenv().compact_etcd();
+  auto expired = api_error_of([&] {
+    (void)templates.list(
+        {.label_selector = "pager=yes", .limit = 2, .continue_token = *first->metadata.continue_});
+  });
+  ASSERT_TRUE(expired);
+  EXPECT_TRUE(kubex::is_gone(*expired)) << expired->what();
+
+  std::vector<std::string> names;
+  while (auto page = client().wait(pager.async_next(boost::asio::use_future))) {
+    for (const auto& item : page->items) {
+      names.push_back(*item.metadata.name);
+    }
+  }
+  EXPECT_EQ(pager.restarts(), 1U);
+  // Started over: the whole list again, in order.
+  EXPECT_EQ(names, (std::vector<std::string>{"c0", "c1", "c2", "c3", "c4"}));
+}
+
+TEST_F(api_test, watch_ends_cleanly_on_server_timeout_and_can_be_cancelled) {
+  auto cms = api<corev1::ConfigMap>();
+  auto timed =
+      cms.watch({.resource_version = *cms.list().metadata.resource_version, .timeout_seconds = 1});
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_FALSE(timed.next().has_value());
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(10));
+
+  // Cancellation from another thread ends a pending next() with operation_canceled.
+  auto open = cms.watch({.resource_version = *cms.list().metadata.resource_version});
+  std::thread canceller([&open] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    open.cancel();
+  });
+  try {
+    (void)open.next();
+    ADD_FAILURE() << "next() returned after cancel()";
+  } catch (const kubex::Error& e) {
+    EXPECT_EQ(e.code(), std::errc::operation_canceled) << e.what();
+  }
+  canceller.join();
+}
+
+TEST_F(api_test, coroutines_use_the_same_api) {
+  boost::asio::io_context ioc;
+  kubex::client::Client c(ioc.get_executor(), config());
+  auto cms = kubex::client::Api<corev1::ConfigMap>::namespaced(c, ns_);
+  // Built outside the coroutine: GCC 12 miscompiles braced string literals inside one.
+  const auto cm = config_map("co", {{"k", "coroutine"}});
+  auto result = boost::asio::co_spawn(
+      ioc,
+      [cms, cm]() -> boost::asio::awaitable<std::string> {
+        co_await cms.async_create(cm, boost::asio::use_awaitable);
+        auto got = co_await cms.async_get("co", boost::asio::use_awaitable);
+        auto none = co_await cms.async_get_opt("nope", boost::asio::use_awaitable);
+        co_return got.data.at("k") + (none ? "!" : "");
+      },
+      boost::asio::use_future);
+  ioc.run();
+  EXPECT_EQ(result.get(), "coroutine");
+}
+
+TEST_F(api_test, status_and_scale_subresources) {
+  auto deployments = api<appsv1::Deployment>();
+  appsv1::Deployment d;
+  d.metadata.name = "scaled";
+  auto& spec = d.spec.ensure();
+  spec.replicas = 2;
+  spec.selector.match_labels = {{"app", "scaled"}};
+  spec.template_.metadata.labels = {{"app", "scaled"}};
+  corev1::Container c;
+  c.name = "c";
+  c.image = "registry.k8s.io/pause:3.10";
+  spec.template_.spec.ensure().containers = {c};
+  deployments.create(d);
+
+  const auto& a = deployments.async();
+  auto scale = client().wait(
+      a.async_get_subresource<"scale", autoscalingv1::Scale>("scaled", boost::asio::use_future));
+  EXPECT_EQ(scale.spec->replicas, 2);
+  scale.spec->replicas = 0;  // zero must be sent, not dropped as "empty"
+  const auto scaled = client().wait(a.async_replace_subresource<"scale", autoscalingv1::Scale>(
+      "scaled", scale, {}, boost::asio::use_future));
+  // The server leaves replicas out of a Scale when it is 0 (Go's omitempty).
+  EXPECT_EQ(scaled.spec->replicas.value_or(0), 0);
+  EXPECT_EQ(deployments.get("scaled").spec->replicas, 0);
+  EXPECT_EQ(kubectl("get deployment scaled -o jsonpath={.spec.replicas}"), "0");
+
+  const auto patched = client().wait(a.async_patch_subresource<"scale", autoscalingv1::Scale>(
+      "scaled", kubex::Patch::merge(R"({"spec":{"replicas":1}})"), {}, boost::asio::use_future));
+  EXPECT_EQ(patched.spec->replicas, 1);
+
+  // status: written through the subresource only. The deployment controller rewrites its own
+  // fields (observedGeneration, replicas), so the test sets a condition type of its own, which
+  // the controller keeps.
+  const auto has_check = [](const appsv1::Deployment& dep) {
+    if (!dep.status) {
+      return false;
+    }
+    for (const auto& cond : dep.status->conditions) {
+      if (cond.type == "example.com/Checked" && cond.status == "True") {
+        return true;
+      }
+    }
+    return false;
+  };
+  const auto status = client().wait(a.async_patch_status(
+      "scaled",
+      kubex::Patch::json(kubex::JsonPatch{}.add(
+          "/status/conditions/-",
+          kubex::RawJson{R"({"type":"example.com/Checked","status":"True"})"})),
+      {}, boost::asio::use_future));
+  EXPECT_TRUE(has_check(status));
+  const auto read = client().wait(a.async_get_status("scaled", boost::asio::use_future));
+  EXPECT_TRUE(has_check(read));
+  // A plain update does not touch status.
+  auto without = read;
+  without.status->conditions.clear();
+  without.metadata.labels["touched"] = "yes";
+  EXPECT_TRUE(has_check(deployments.replace(without)));
+}
+
+TEST_F(api_test, all_namespaces_and_invalid_names) {
+  auto cms = api<corev1::ConfigMap>();
+  cms.create(config_map("everywhere"));
+  auto all = BlockingApi<corev1::ConfigMap>::all(client());
+  const auto list = all.list({.field_selector = kubex::FieldSelector{}
+                                                    .eq("metadata.name", "everywhere")
+                                                    .eq("metadata.namespace", ns_)
+                                                    .str()});
+  ASSERT_EQ(list.items.size(), 1U);
+  // One object needs a namespace; a bad name fails before anything is sent.
+  try {
+    (void)all.get("everywhere");
+    ADD_FAILURE() << "get on all namespaces did not fail";
+  } catch (const kubex::Error& e) {
+    EXPECT_EQ(e.code(), kubex::errc::invalid_argument);
+  }
+  const auto before = client().stats();
+  try {
+    (void)cms.get("a/b");
+    ADD_FAILURE() << "an invalid name was accepted";
+  } catch (const kubex::Error& e) {
+    EXPECT_EQ(e.code(), kubex::errc::invalid_path);
+  }
+  EXPECT_EQ(client().stats().connections_reused + client().stats().connections_opened,
+            before.connections_reused + before.connections_opened);
+  // Cluster-scoped kinds take no namespace (Api<Node>::namespaced does not compile).
+  auto nodes = BlockingApi<corev1::Node>::all(client());
+  EXPECT_FALSE(nodes.list().items.empty());
+}
+
+}  // namespace
+
+namespace {
+
+// A pod whose simulated container (testenv's kubelet) logs "line-N" every 5 ms.
+corev1::Pod log_pod(const std::string& name) {
+  corev1::Pod pod;
+  pod.metadata.name = name;
+  pod.metadata.annotations["sim.kubex.dev/log-interval"] = "5ms";
+  auto& c = pod.spec.ensure().containers.emplace_back();
+  c.name = "c";
+  c.image = "registry.k8s.io/pause:3.10";
+  return pod;
+}
+
+TEST_F(api_test, logs_one_shot_and_follow_through_the_kubelet) {
+  auto pods = api<corev1::Pod>();
+  pods.create(log_pod("logger"));
+  for (int i = 0; i < 600; ++i) {
+    const auto pod = pods.get("logger");
+    if (pod.status && pod.status->phase == corev1::PodStatusPhase::Running) {
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // some lines to read
+
+  const std::string tail = pods.logs("logger", {.container = "c", .tail_lines = 3});
+  std::vector<std::string> lines;
+  for (std::size_t at = 0; at < tail.size();) {
+    const auto nl = tail.find('\n', at);
+    ASSERT_NE(nl, std::string::npos) << "every line ends with a newline: " << tail;
+    lines.push_back(tail.substr(at, nl - at));
+    at = nl + 1;
+  }
+  ASSERT_EQ(lines.size(), 3U) << tail;
+  for (const auto& line : lines) {
+    EXPECT_TRUE(line.starts_with("line-")) << line;
+  }
+  EXPECT_EQ(pods.logs("logger", {.limit_bytes = 4}), "line");
+  const std::string stamped = pods.logs("logger", {.tail_lines = 1, .timestamps = true});
+  EXPECT_TRUE(stamped.starts_with("20")) << stamped;  // RFC 3339 time first
+  EXPECT_NE(stamped.find(" line-"), std::string::npos) << stamped;
+
+  // Follow: lines arrive in order as the container writes them, without line endings.
+  auto stream = pods.log_stream("logger", {.tail_lines = 1});
+  long previous = -1;
+  for (int i = 0; i < 20; ++i) {
+    const auto line = stream.next_line();
+    ASSERT_TRUE(line);
+    ASSERT_TRUE(line->starts_with("line-")) << *line;
+    EXPECT_EQ(line->find('\n'), std::string::npos);
+    const long n = std::stol(line->substr(5));
+    if (previous >= 0) {
+      EXPECT_EQ(n, previous + 1);
+    }
+    previous = n;
+  }
+  stream.cancel();
+
+  // A missing container is the server's 400, typed.
+  auto bad = api_error_of([&] { (void)pods.logs("logger", {.container = "nope"}); });
+  ASSERT_TRUE(bad);
+  EXPECT_TRUE(kubex::is_bad_request(*bad)) << bad->what();
+}
+
+}  // namespace
