@@ -53,6 +53,11 @@ class Verbs {
   [[nodiscard]] constexpr bool contains(Verb v) const noexcept {
     return (bits_ & static_cast<std::uint16_t>(v)) != 0;
   }
+  /// Adds `v` to the set (for sets known only at run time, e.g. from discovery).
+  constexpr Verbs& add(Verb v) noexcept {
+    bits_ = static_cast<std::uint16_t>(bits_ | static_cast<std::uint16_t>(v));
+    return *this;
+  }
   /// True when the set is empty.
   [[nodiscard]] constexpr bool empty() const noexcept { return bits_ == 0; }
   /// The set as a bit mask of Verb values.
