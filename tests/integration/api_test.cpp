@@ -5,12 +5,19 @@
 #include <kubex/api.hpp>
 #include <kubex/client/api.hpp>
 #include <kubex/client/blocking_api.hpp>
+#include <kubex/client/discovery.hpp>
+#include <kubex/client/dynamic.hpp>
 #include <kubex/core/merge_patch.hpp>
 #include <kubex/core/selector.hpp>
 #include <kubex/k8s/v1_35/apps/v1.hpp>
+#include <kubex/k8s/v1_35/authentication/v1.hpp>
 #include <kubex/k8s/v1_35/autoscaling/v1.hpp>
+#include <kubex/k8s/v1_35/certificates/v1.hpp>
 #include <kubex/k8s/v1_35/core/v1.hpp>
 #include <kubex/k8s/v1_35/meta/v1.hpp>
+#include <kubex/k8s/v1_35/policy/v1.hpp>
+#include <kubex/testing/crontab.hpp>
+#include <kubex/testing/temp_dir.hpp>
 #include <kubex/testing/testenv.hpp>
 #include <kubex/testing/testenv_fixture.hpp>
 
@@ -22,6 +29,7 @@
 #include <boost/asio/use_future.hpp>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <future>
 #include <set>
@@ -480,14 +488,18 @@ TEST_F(api_disruptive_test, pager_restarts_when_its_continue_token_expires) {
 
 TEST_F(api_test, watch_ends_cleanly_on_server_timeout_and_can_be_cancelled) {
   auto cms = api<corev1::ConfigMap>();
-  auto timed =
-      cms.watch({.resource_version = *cms.list().metadata.resource_version, .timeout_seconds = 1});
+  // A selector nothing matches: the namespace is new, and its kube-root-ca.crt may appear
+  // while the watch runs.
+  auto timed = cms.watch({.label_selector = "kubex-test=nothing",
+                          .resource_version = *cms.list().metadata.resource_version,
+                          .timeout_seconds = 1});
   const auto t0 = std::chrono::steady_clock::now();
   EXPECT_FALSE(timed.next().has_value());
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(10));
 
   // Cancellation from another thread ends a pending next() with operation_canceled.
-  auto open = cms.watch({.resource_version = *cms.list().metadata.resource_version});
+  auto open = cms.watch({.label_selector = "kubex-test=nothing",
+                         .resource_version = *cms.list().metadata.resource_version});
   std::thread canceller([&open] {
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
     open.cancel();
@@ -539,6 +551,9 @@ TEST_F(api_test, status_and_scale_subresources) {
       a.async_get_subresource<"scale", autoscalingv1::Scale>("scaled", boost::asio::use_future));
   EXPECT_EQ(scale.spec->replicas, 2);
   scale.spec->replicas = 0;  // zero must be sent, not dropped as "empty"
+  // Unconditional, as kubectl scale does: the deployment controller keeps writing the object's
+  // status, so the resourceVersion just read may already be stale.
+  scale.metadata.resource_version.reset();
   const auto scaled = client().wait(a.async_replace_subresource<"scale", autoscalingv1::Scale>(
       "scaled", scale, {}, boost::asio::use_future));
   // The server leaves replicas out of a Scale when it is 0 (Go's omitempty).
@@ -573,11 +588,21 @@ TEST_F(api_test, status_and_scale_subresources) {
   EXPECT_TRUE(has_check(status));
   const auto read = client().wait(a.async_get_status("scaled", boost::asio::use_future));
   EXPECT_TRUE(has_check(read));
-  // A plain update does not touch status.
-  auto without = read;
-  without.status->conditions.clear();
-  without.metadata.labels["touched"] = "yes";
-  EXPECT_TRUE(has_check(deployments.replace(without)));
+  // A plain update does not touch status. The deployment controller writes the object too, so
+  // a replace may meet a 409 Conflict: re-read and retry, as every controller does.
+  for (int attempt = 0;; ++attempt) {
+    auto without = deployments.get("scaled");
+    without.status->conditions.clear();
+    without.metadata.labels["touched"] = "yes";
+    try {
+      EXPECT_TRUE(has_check(deployments.replace(without)));
+      break;
+    } catch (const kubex::ApiError& e) {
+      if (!kubex::is_conflict(e) || attempt == 10) {
+        throw;
+      }
+    }
+  }
 }
 
 TEST_F(api_test, all_namespaces_and_invalid_names) {
@@ -674,6 +699,331 @@ TEST_F(api_test, logs_one_shot_and_follow_through_the_kubelet) {
   auto bad = api_error_of([&] { (void)pods.logs("logger", {.container = "nope"}); });
   ASSERT_TRUE(bad);
   EXPECT_TRUE(kubex::is_bad_request(*bad)) << bad->what();
+}
+
+}  // namespace
+
+namespace {
+
+namespace crd = kubex_test::crd::v1;
+using Meta = kubex::k8s::v1_35::meta::v1::ObjectMeta;
+
+class api_crd_test : public api_test {
+ protected:
+  void SetUp() override {
+    api_test::SetUp();
+    if (HasFatalFailure()) {
+      return;
+    }
+    testenv().kubectl("apply -f " + shell_quote(KUBEX_CRD_MANIFEST));
+    testenv().kubectl(
+        "wait --for=condition=Established --timeout=60s crd/crontabs.stable.example.com");
+  }
+};
+
+TEST_F(api_crd_test, custom_resource_round_trip_typed) {
+  auto crontabs = api<crd::CronTab>();
+  crd::CronTab ct;
+  ct.metadata.name = "typed";
+  auto& spec = ct.spec.ensure();
+  spec.cron_spec = "*/5 * * * *";
+  spec.image = "busybox";
+  spec.replicas = 2;
+  const auto created = crontabs.create(ct);
+  EXPECT_EQ(created.spec->replicas, 2);
+  EXPECT_EQ(canonical(crontabs.get("typed")),
+            canonical(kubex::json::decode<crd::CronTab>(
+                kubectl("get crontab typed -o json --show-managed-fields"))));
+  const auto patched =
+      crontabs.patch("typed", kubex::Patch::merge(R"({"spec":{"replicas":null}})"));
+  EXPECT_FALSE(patched.spec->replicas.has_value());
+  // The schema's pattern is enforced by the server: a typed 422 with the field named.
+  auto bad = ct;
+  bad.metadata.name = "bad";
+  bad.spec->cron_spec = "never";
+  auto invalid = api_error_of([&] { (void)crontabs.create(bad); });
+  ASSERT_TRUE(invalid);
+  EXPECT_TRUE(kubex::is_invalid(*invalid));
+  EXPECT_NE(std::string(invalid->what()).find("cronSpec"), std::string::npos) << invalid->what();
+  crontabs.delete_("typed");
+  EXPECT_FALSE(crontabs.get_opt("typed").has_value());
+}
+
+TEST_F(api_crd_test, discovery_resolves_a_crd_and_dynamic_api_uses_it) {
+  boost::asio::io_context ioc;
+  kubex::client::Client c(ioc.get_executor(), config());
+  kubex::client::Discovery discovery(c);
+  auto resolved = discovery.async_resolve("stable.example.com", "CronTab", boost::asio::use_future);
+  ioc.run();
+  const kubex::ApiResource r = resolved.get();
+  EXPECT_TRUE(discovery.used_aggregated());
+  EXPECT_TRUE(discovery.is_fresh());
+  EXPECT_EQ(r.plural, "crontabs");
+  EXPECT_EQ(r.version, "v1");  // the preferred (storage) version comes first
+  EXPECT_EQ(r.scope, kubex::Scope::namespaced);
+  EXPECT_TRUE(r.verbs.contains(kubex::Verb::watch));
+  auto subresources = r.subresources;
+  std::sort(subresources.begin(), subresources.end());
+  EXPECT_EQ(subresources, (std::vector<std::string>{"scale", "status"}));
+  ASSERT_TRUE(discovery.find_name("ct.stable.example.com") || discovery.find_name("crontab"));
+  EXPECT_EQ(discovery.find_name("deploy")->kind, "Deployment");
+  EXPECT_EQ(discovery.find_name("deployments.apps")->group, "apps");
+  EXPECT_EQ(discovery.find_name("Node")->scope, kubex::Scope::cluster);
+  EXPECT_FALSE(discovery.find_name("nosuchthing").has_value());
+
+  using Dyn = kubex::client::DynamicApi<Meta>;
+  auto api = Dyn::namespaced(c, r, ns_);
+  kubex::DynamicObject<Meta> obj;
+  obj.metadata.name = "dynamic";
+  obj.set("spec", kubex::RawJson{R"({"cronSpec":"* * * * */2","image":"nginx","tags":["a"]})"});
+  auto created = api.async_create(obj, {}, boost::asio::use_future);
+  ioc.restart();
+  ioc.run();
+  const auto stored = created.get();
+  EXPECT_EQ(stored.kind, "CronTab");
+  EXPECT_EQ(stored.api_version, "stable.example.com/v1");
+  EXPECT_EQ(stored.metadata.namespace_, ns_);
+  // kubectl and the typed model see what the dynamic object wrote.
+  const auto typed = kubex::json::decode<crd::CronTab>(kubectl("get crontab dynamic -o json"));
+  EXPECT_EQ(typed.spec->image, "nginx");
+  EXPECT_EQ(typed.spec->tags, std::vector<std::string>{"a"});
+
+  auto patched = api.async_patch("dynamic", kubex::Patch::merge(R"({"spec":{"image":"redis"}})"),
+                                 {}, boost::asio::use_future);
+  auto listed = api.async_list({}, boost::asio::use_future);
+  auto table = api.async_list_table({}, boost::asio::use_future);
+  ioc.restart();
+  ioc.run();
+  EXPECT_EQ(patched.get().get_as<crd::CronTabSpec>("spec").image, "redis");
+  const auto list = listed.get();
+  ASSERT_EQ(list.items.size(), 1U);
+  EXPECT_EQ(list.items[0].kind, "CronTab");
+  const auto t = table.get();
+  ASSERT_FALSE(t.column_definitions.empty());
+  EXPECT_EQ(t.column_definitions[0].name, "Name");
+  ASSERT_EQ(t.rows.size(), 1U);
+  EXPECT_EQ(t.rows[0].cells[0].text, R"("dynamic")");
+
+  auto deleted = api.async_delete("dynamic", {}, boost::asio::use_future);
+  ioc.restart();
+  ioc.run();
+  EXPECT_EQ(deleted.get().index(), 1U);  // gone at once (no finalizers): the server's Status
+
+  // Cluster-scoped resources take no namespace.
+  const auto nodes = *discovery.find_name("nodes");
+  EXPECT_THROW((void)Dyn::namespaced(c, nodes, ns_), kubex::Error);
+}
+
+TEST_F(api_test, legacy_discovery_finds_what_aggregated_discovery_finds) {
+  boost::asio::io_context ioc;
+  kubex::client::Client c(ioc.get_executor(), config());
+  kubex::client::Discovery aggregated(c);
+  kubex::client::Discovery legacy(c, {.aggregated = false});
+  auto a = aggregated.async_refresh(boost::asio::use_future);
+  auto l = legacy.async_refresh(boost::asio::use_future);
+  ioc.run();
+  a.get();
+  l.get();
+  EXPECT_TRUE(aggregated.used_aggregated());
+  EXPECT_FALSE(legacy.used_aggregated());
+  // Every built-in resource appears in both, with the same facts.
+  for (const char* kind : {"Pod", "Deployment", "ConfigMap", "Node", "CustomResourceDefinition"}) {
+    std::string group;
+    for (const auto& r : aggregated.resources()) {
+      if (r.kind == kind) {
+        group = r.group;
+        break;
+      }
+    }
+    const auto x = aggregated.find_kind(group, kind);
+    const auto y = legacy.find_kind(group, kind);
+    ASSERT_TRUE(x && y) << kind;
+    EXPECT_EQ(x->plural, y->plural) << kind;
+    EXPECT_EQ(x->version, y->version) << kind;
+    EXPECT_EQ(x->scope, y->scope) << kind;
+    EXPECT_EQ(x->verbs, y->verbs) << kind;
+    auto xs = x->subresources;
+    auto ys = y->subresources;
+    std::sort(xs.begin(), xs.end());
+    std::sort(ys.begin(), ys.end());
+    EXPECT_EQ(xs, ys) << kind;
+  }
+  EXPECT_EQ(aggregated.find_kind("", "Pod")->subresources.size(),
+            legacy.find_kind("", "Pod")->subresources.size());
+}
+
+TEST_F(api_test, table_lists_what_kubectl_get_shows) {
+  auto cms = api<corev1::ConfigMap>();
+  cms.create(config_map("t1", {{"a", "1"}, {"b", "2"}}));
+  const auto table = client().wait(cms.async().async_list_table(
+      {.field_selector = "metadata.name=t1"}, boost::asio::use_future));
+  std::vector<std::string> columns;
+  for (const auto& c : table.column_definitions) {
+    columns.push_back(c.name);
+  }
+  EXPECT_EQ(columns, (std::vector<std::string>{"Name", "Data", "Age"}));
+  ASSERT_EQ(table.rows.size(), 1U);
+  EXPECT_EQ(table.rows[0].cells[0].text, R"("t1")");
+  EXPECT_EQ(table.rows[0].cells[1].text, "2");
+}
+
+}  // namespace
+
+namespace {
+
+namespace policyv1 = kubex::k8s::v1_35::policy::v1;
+namespace authnv1 = kubex::k8s::v1_35::authentication::v1;
+namespace certsv1 = kubex::k8s::v1_35::certificates::v1;
+namespace metav1 = kubex::k8s::v1_35::meta::v1;
+
+corev1::Pod pause_pod(const std::string& name) {
+  corev1::Pod pod;
+  pod.metadata.name = name;
+  pod.metadata.labels["app"] = name;
+  auto& c = pod.spec.ensure().containers.emplace_back();
+  c.name = "c";
+  c.image = "registry.k8s.io/pause:3.10";
+  return pod;
+}
+
+void wait_running(BlockingApi<corev1::Pod>& pods, const std::string& name) {
+  for (int i = 0; i < 600; ++i) {
+    const auto pod = pods.get(name);
+    if (pod.status && pod.status->phase == corev1::PodStatusPhase::Running) {
+      return;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  FAIL() << name << " did not start running";
+}
+
+TEST_F(api_test, eviction_blocked_by_a_disruption_budget_is_a_typed_429) {
+  auto pods = api<corev1::Pod>();
+  pods.create(pause_pod("guarded"));
+  wait_running(pods, "guarded");
+  policyv1::PodDisruptionBudget pdb;
+  pdb.metadata.name = "keep-one";
+  pdb.spec.ensure().min_available = kubex::IntOrString(1);
+  pdb.spec->selector.ensure().match_labels = {{"app", "guarded"}};
+  api<policyv1::PodDisruptionBudget>().create(pdb);
+
+  policyv1::Eviction eviction;
+  eviction.metadata.name = "guarded";
+  eviction.metadata.namespace_ = ns_;
+  const auto& a = pods.async();
+  auto blocked = api_error_of([&] {
+    (void)client().wait(a.async_create_subresource<"eviction", kubex::Status>(
+        "guarded", eviction, {}, boost::asio::use_future));
+  });
+  ASSERT_TRUE(blocked);
+  EXPECT_TRUE(kubex::is_too_many_requests(*blocked)) << blocked->what();
+  EXPECT_TRUE(pods.get_opt("guarded").has_value());
+
+  api<policyv1::PodDisruptionBudget>().delete_("keep-one");
+  const auto done = client().wait(a.async_create_subresource<"eviction", kubex::Status>(
+      "guarded", eviction, {}, boost::asio::use_future));
+  EXPECT_EQ(done.status, "Success");
+  const auto after = pods.get_opt("guarded");
+  EXPECT_TRUE(!after || after->metadata.deletion_timestamp.has_value());
+}
+
+TEST_F(api_test, binding_ephemeral_containers_and_resize) {
+  auto pods = api<corev1::Pod>();
+  // A scheduler nobody runs: the pod stays pending until the test binds it.
+  auto pending = pause_pod("unscheduled");
+  pending.spec->scheduler_name = "kubex-test-scheduler";
+  pods.create(pending);
+  const auto nodes = BlockingApi<corev1::Node>::all(client()).list();
+  ASSERT_FALSE(nodes.items.empty());
+  corev1::Binding binding;
+  binding.metadata.name = "unscheduled";
+  binding.target.kind = "Node";
+  binding.target.name = nodes.items[0].metadata.name;
+  const auto& a = pods.async();
+  client().wait(a.async_create_subresource<"binding", kubex::Status>("unscheduled", binding, {},
+                                                                     boost::asio::use_future));
+  EXPECT_EQ(pods.get("unscheduled").spec->node_name, nodes.items[0].metadata.name);
+
+  // Ephemeral containers are added through their subresource only: with a strategic merge
+  // patch, as kubectl debug does, so the kubelet's concurrent status writes cannot conflict.
+  const auto with_debug = client().wait(a.async_patch_subresource<"ephemeralcontainers",
+                                                                  corev1::Pod>(
+      "unscheduled",
+      kubex::Patch::strategic(
+          R"({"spec":{"ephemeralContainers":[{"name":"debugger","image":"busybox","targetContainerName":"c"}]}})"),
+      {}, boost::asio::use_future));
+  ASSERT_EQ(with_debug.spec->ephemeral_containers.size(), 1U);
+  EXPECT_EQ(with_debug.spec->ephemeral_containers[0].name, "debugger");
+
+  // In-place resize of a pod's resources. testenv's simulated nodes do not declare resize
+  // support, which the apiserver checks for pods on a node, so this pod stays unscheduled.
+  auto sized = pause_pod("sized");
+  sized.spec->scheduler_name = "kubex-test-scheduler";
+  auto& res = sized.spec->containers[0].resources.ensure();
+  res.requests = {{"cpu", kubex::Quantity::must_parse("100m")}};
+  res.limits = {{"cpu", kubex::Quantity::must_parse("200m")}};
+  pods.create(sized);
+  const auto resized = client().wait(a.async_patch_subresource<"resize", corev1::Pod>(
+      "sized",
+      kubex::Patch::strategic(
+          R"({"spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"150m"}}}]}})"),
+      {}, boost::asio::use_future));
+  EXPECT_EQ(resized.spec->containers[0].resources->requests.at("cpu"),
+            kubex::Quantity::must_parse("150m"));
+}
+
+TEST_F(api_test, service_account_token_request) {
+  auto sas = api<corev1::ServiceAccount>();
+  corev1::ServiceAccount sa;
+  sa.metadata.name = "robot";
+  sas.create(sa);
+  authnv1::TokenRequest request;
+  request.spec.expiration_seconds = 600;
+  request.spec.audiences = {"kubex-test"};
+  const auto issued =
+      client().wait(sas.async().async_create_subresource<"token", authnv1::TokenRequest>(
+          "robot", request, {}, boost::asio::use_future));
+  ASSERT_TRUE(issued.status);
+  EXPECT_EQ(std::count(issued.status->token.begin(), issued.status->token.end(), '.'), 2)
+      << "not a JWT";  // the token itself is never printed
+  // The server accepts the token for the service account (TokenReview through kubectl). The
+  // review goes through a private file, so that no command line or error message holds it.
+  kubex::testing::TempDir dir;
+  const auto file =
+      dir.write("review.json", R"({"apiVersion":"authentication.k8s.io/v1","kind":"TokenReview",)"
+                               R"("spec":{"audiences":["kubex-test"],"token":")" +
+                                   issued.status->token + R"("}})");
+  const std::string review = testenv().kubectl("create -o jsonpath={.status.user.username} -f " +
+                                               shell_quote(file.string()));
+  EXPECT_EQ(review, "system:serviceaccount:" + ns_ + ":robot");
+}
+
+TEST_F(api_test, certificate_signing_request_approval) {
+  const auto csr_pem = kubex::testing::run_command(
+      "openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes "
+      "-keyout /dev/null -subj /CN=kubex-test-" +
+      ns_ + " 2>/dev/null");
+  ASSERT_EQ(csr_pem.exit_code, 0);
+  auto csrs = BlockingApi<certsv1::CertificateSigningRequest>::all(client());
+  certsv1::CertificateSigningRequest csr;
+  csr.metadata.name = ns_;
+  csr.spec.request = kubex::Bytes(csr_pem.output);
+  csr.spec.signer_name = "example.com/kubex-test";
+  csr.spec.usages = {certsv1::CertificateSigningRequestSpecUsagesItem("client auth")};
+  auto created = csrs.create(csr);
+  auto& cond = created.status.ensure().conditions.emplace_back();
+  cond.type = "Approved";
+  cond.status = "True";
+  cond.reason = "KubexTest";
+  cond.message = "approved by the kubex test";
+  const auto approved = client().wait(
+      csrs.async().async_replace_subresource<"approval", certsv1::CertificateSigningRequest>(
+          ns_, created, {}, boost::asio::use_future));
+  ASSERT_TRUE(approved.status);
+  ASSERT_EQ(approved.status->conditions.size(), 1U);
+  EXPECT_EQ(approved.status->conditions[0].type, "Approved");
+  EXPECT_EQ(kubectl("get csr " + ns_ + " -o jsonpath={.status.conditions[0].reason}"), "KubexTest");
+  csrs.delete_(ns_);
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include <kubex/core/metadata.hpp>
 #include <kubex/core/request.hpp>
 #include <kubex/core/resource.hpp>
+#include <kubex/core/table.hpp>
 #include <kubex/core/watch.hpp>
 
 #include <boost/asio/compose.hpp>
@@ -112,6 +113,20 @@ auto decode_success() {
       return std::nullopt;
     }
     return decode_body<R>(response.body);
+  };
+}
+
+/// Decodes a 2xx answer that is either an O or a meta/v1 Status (deletes); fails otherwise.
+template <class O>
+auto decode_object_or_status() {
+  return [](HttpResponse& r) -> std::optional<std::variant<O, Status>> {
+    if (r.status / 100 != 2) {
+      return std::nullopt;
+    }
+    if (is_status_body(r.body)) {
+      return std::variant<O, Status>(std::in_place_index<1>, decode_body<Status>(r.body));
+    }
+    return std::variant<O, Status>(std::in_place_index<0>, decode_body<O>(r.body));
   };
 }
 
@@ -462,7 +477,7 @@ class Api {
                     CompletionToken&& token) const {
     static_assert(supports<T>(Verb::delete_), "the server does not serve delete for this kind");
     return detail::async_call<DeleteResult<T>>(client_, named().delete_(name, params),
-                                               decode_object_or_status<T>(),
+                                               detail::decode_object_or_status<T>(),
                                                std::forward<CompletionToken>(token));
   }
   /// Deletes object `name`.
@@ -478,8 +493,8 @@ class Api {
     static_assert(supports<T>(Verb::delete_collection),
                   "the server does not serve deletecollection for this kind");
     return detail::async_call<std::variant<list_type, Status>>(
-        client_, requests_.delete_collection(params, list), decode_object_or_status<list_type>(),
-        std::forward<CompletionToken>(token));
+        client_, requests_.delete_collection(params, list),
+        detail::decode_object_or_status<list_type>(), std::forward<CompletionToken>(token));
   }
 
   // --- metadata only ------------------------------------------------------------------------
@@ -505,6 +520,14 @@ class Api {
     static_assert(supports<T>(Verb::patch), "the server does not serve patch for this kind");
     return call<metadata_type>(with_accept(named().patch(name, patch, params), accept_metadata),
                                std::forward<CompletionToken>(token));
+  }
+
+  /// Lists the objects as a server-side printed meta/v1 Table (the columns kubectl get shows).
+  template <class CompletionToken>
+  auto async_list_table(const ListParams& params, CompletionToken&& token) const {
+    static_assert(supports<T>(Verb::list), "the server does not serve list for this kind");
+    return call<Table>(with_accept(requests_.list(params), accept_table),
+                       std::forward<CompletionToken>(token));
   }
 
   // --- watch --------------------------------------------------------------------------------
@@ -661,19 +684,6 @@ class Api {
     copy.api_version.assign(traits::api_version);
     copy.kind.assign(traits::kind);
     return json::encode(copy);
-  }
-
-  template <class O>
-  static auto decode_object_or_status() {
-    return [](HttpResponse& r) -> std::optional<std::variant<O, Status>> {
-      if (r.status / 100 != 2) {
-        return std::nullopt;
-      }
-      if (detail::is_status_body(r.body)) {
-        return std::variant<O, Status>(std::in_place_index<1>, detail::decode_body<Status>(r.body));
-      }
-      return std::variant<O, Status>(std::in_place_index<0>, detail::decode_body<O>(r.body));
-    };
   }
 
   Client client_;

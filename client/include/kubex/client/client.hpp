@@ -159,7 +159,7 @@ class Client {
   /// Fails with kubex::Error for transport problems (errc::invalid_path for a malformed
   /// target, errc::tls_verification_failed, std::errc::timed_out, connection errors).
   template <class CompletionToken>
-  auto async_request(HttpRequest request, CompletionToken&& token) {
+  auto async_request(HttpRequest request, CompletionToken&& token) const {
     return boost::asio::async_initiate<CompletionToken, RequestSignature>(
         [transport = transport_](auto handler, HttpRequest r) {
           transport->async_send(std::move(r), std::move(handler));
@@ -169,7 +169,7 @@ class Client {
 
   /// Sends `request` and completes with an open ResponseStream once the head has arrived.
   template <class CompletionToken>
-  auto async_stream(HttpRequest request, CompletionToken&& token) {
+  auto async_stream(HttpRequest request, CompletionToken&& token) const {
     return boost::asio::async_initiate<CompletionToken, StreamSignature>(
         [transport = transport_](auto handler, HttpRequest r) {
           transport->async_open(std::move(r), std::move(handler));

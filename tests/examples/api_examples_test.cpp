@@ -1,0 +1,110 @@
+// Runs each Api<T> example as a program against testenv (ctest label integration), in a
+// namespace of its own, and checks what it prints, so the examples keep working.
+
+#include <kubex/testing/testenv.hpp>
+#include <kubex/testing/testenv_fixture.hpp>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <string>
+#include <thread>
+
+namespace {
+
+using kubex::testing::run_command;
+using kubex::testing::shell_quote;
+
+class api_examples_test : public kubex::testing::TestenvTest {
+ protected:
+  // Runs `exe arguments` with KUBECONFIG pointing at testenv; stdout and stderr together.
+  kubex::testing::CommandResult run(const char* exe, const std::string& arguments) {
+    return run_command("KUBECONFIG=" + shell_quote(testenv().kubeconfig()) + " " +
+                       shell_quote(exe) + " " + arguments + " 2>&1");
+  }
+};
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+TEST_F(api_examples_test, watch_pods) {
+  const auto& ns = own_namespace();
+  testenv().kubectl("-n " + ns + " run existing --image=registry.k8s.io/pause:3.10");
+  std::thread creator([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    testenv().kubectl("-n " + ns + " run later --image=registry.k8s.io/pause:3.10");
+  });
+  const auto r = run(KUBEX_EXAMPLE_WATCH_PODS, shell_quote(ns) + " 4");
+  creator.join();
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(contains(r.output, "1 pods in " + ns)) << r.output;
+  EXPECT_TRUE(contains(r.output, "first: existing")) << r.output;
+  EXPECT_TRUE(contains(r.output, "ADDED later")) << r.output;
+  EXPECT_TRUE(contains(r.output, "watch ended")) << r.output;
+}
+
+TEST_F(api_examples_test, deployment) {
+  const auto r = run(KUBEX_EXAMPLE_DEPLOYMENT, shell_quote(own_namespace()));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(contains(r.output, "replicas: 3")) << r.output;
+  EXPECT_TRUE(contains(r.output, "image: registry.k8s.io/pause:3.9")) << r.output;
+  EXPECT_TRUE(contains(r.output, "deleted: ")) << r.output;
+}
+
+TEST_F(api_examples_test, server_side_apply) {
+  const auto r = run(KUBEX_EXAMPLE_SSA, shell_quote(own_namespace()));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(contains(r.output, "hotfix conflicts:")) << r.output;
+  EXPECT_TRUE(contains(r.output, "hotfix forced mode=green")) << r.output;
+}
+
+TEST_F(api_examples_test, custom_resource) {
+  testenv().kubectl("apply -f " + shell_quote(KUBEX_CRD_MANIFEST));
+  testenv().kubectl(
+      "wait --for=condition=Established --timeout=60s crd/crontabs.stable.example.com");
+  const auto r = run(KUBEX_EXAMPLE_CUSTOM_RESOURCE, shell_quote(own_namespace()));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(contains(r.output, "created kubex-nightly")) << r.output;
+  EXPECT_TRUE(contains(r.output, "replicas after merge patch with null: unset")) << r.output;
+  EXPECT_TRUE(contains(r.output, "crontab kubex-nightly: 0 3 * * *")) << r.output;
+}
+
+TEST_F(api_examples_test, metadata_list) {
+  const auto& ns = own_namespace();
+  testenv().kubectl("-n " + ns + " run meta-pod --image=registry.k8s.io/pause:3.10");
+  const auto r = run(KUBEX_EXAMPLE_METADATA_LIST, "");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(contains(r.output, ns)) << r.output;
+  EXPECT_TRUE(contains(r.output, "pods: ")) << r.output;
+}
+
+TEST_F(api_examples_test, logs_follow) {
+  const auto& ns = own_namespace();
+  testenv().kubectl("-n " + ns +
+                    " run logger --image=registry.k8s.io/pause:3.10"
+                    " --annotations=sim.kubex.dev/log-interval=10ms");
+  testenv().kubectl("-n " + ns + " wait --for=condition=Ready --timeout=60s pod/logger");
+  const auto r = run(KUBEX_EXAMPLE_LOGS_FOLLOW, "logger " + shell_quote(ns) + " 5");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 5) << r.output;
+  EXPECT_TRUE(r.output.starts_with("line-")) << r.output;
+  const auto usage = run(KUBEX_EXAMPLE_LOGS_FOLLOW, "");
+  EXPECT_EQ(usage.exit_code, 2) << usage.output;
+}
+
+TEST_F(api_examples_test, dynamic_object) {
+  const auto& ns = own_namespace();
+  testenv().kubectl("-n " + ns + " create configmap dyn --from-literal=a=1");
+  const auto r = run(KUBEX_EXAMPLE_DYNAMIC, "cm " + shell_quote(ns));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(contains(r.output, "cm: v1/configmaps ConfigMap, namespaced")) << r.output;
+  EXPECT_TRUE(contains(r.output, "  dyn (")) << r.output;
+  EXPECT_TRUE(contains(r.output, "\"dyn\"")) << r.output;  // the Table's Name cell
+  const auto unknown = run(KUBEX_EXAMPLE_DYNAMIC, "nosuchresource");
+  EXPECT_EQ(unknown.exit_code, 1) << unknown.output;
+  EXPECT_TRUE(contains(unknown.output, "no resource \"nosuchresource\"")) << unknown.output;
+}
+
+}  // namespace
