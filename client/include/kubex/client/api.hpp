@@ -149,29 +149,28 @@ class LineBuffer {
 
 }  // namespace detail
 
-/// A typed watch: the events of a `watch=true` response, decoded one line at a time as they
-/// arrive. Keep it alive while an async_next is pending.
-template <class Object>
-class WatchStream {
+namespace detail {
+
+/// The items of a streamed body, one per line, as the server sends them: `Parse` turns a line
+/// into a Result (std::nullopt skips it). Shared by WatchStream and LogStream.
+template <class Result, class Parse>
+class LineStream {
  public:
-  /// Completion signature of async_next: an event, or std::nullopt when the server ended the
-  /// watch cleanly (timeoutSeconds elapsed, or the server closed it; start again from the last
-  /// resourceVersion seen). An ERROR event is an event, not a failure: see WatchEvent::status.
-  using Signature = void(std::exception_ptr, std::optional<WatchEvent<Object>>);
+  /// Completion signature of async_next: an item, or std::nullopt once the body has ended.
+  using Signature = void(std::exception_ptr, std::optional<Result>);
 
   /// Wraps an open stream whose status is 2xx.
-  explicit WatchStream(ResponseStream stream) : stream_(std::move(stream)) {}
+  explicit LineStream(ResponseStream stream) : stream_(std::move(stream)) {}
 
-  /// Reads the next event. Fails with a json::DecodeError for a malformed line (the stream
-  /// stays usable), or with the transport's error (std::errc::operation_canceled after
-  /// cancel()).
+  /// Reads the next item. Fails with what Parse throws (the stream stays usable) or with the
+  /// transport's error (std::errc::operation_canceled after cancel()).
   template <class CompletionToken>
   auto async_next(CompletionToken&& token) {
     return boost::asio::async_compose<CompletionToken, Signature>(
         NextOp{this}, std::forward<CompletionToken>(token));
   }
 
-  /// Ends the watch from any thread; a pending async_next fails with operation_canceled.
+  /// Ends the stream from any thread; a pending read fails with operation_canceled.
   void cancel() noexcept { stream_.cancel(); }
 
   /// The response head (status, warnings).
@@ -179,7 +178,8 @@ class WatchStream {
 
  private:
   struct NextOp {
-    WatchStream* self_;
+    LineStream* self_;
+    // A read completed: 0 bytes is the clean end of the body.
     template <class Self>
     void operator()(Self& self, std::exception_ptr error, std::size_t read) {
       if (error) {
@@ -191,92 +191,24 @@ class WatchStream {
       }
       (*this)(self);
     }
+    // Delivers the next complete line, or the rest once the body has ended, or reads more.
     template <class Self>
     void operator()(Self& self) {
-      WatchStream& w = *self_;
+      LineStream& s = *self_;
       try {
-        while (auto line = w.lines_.next_line()) {
-          if (line->find_first_not_of(" \t\r") == std::string_view::npos) {
-            continue;
-          }
-          WatchEvent<Object> event;
-          decode_watch_event(*line, event);
-          self.complete(nullptr, std::move(event));
-          return;
-        }
-        if (w.ended_) {
-          const std::string_view rest = w.lines_.rest();
-          if (rest.find_first_not_of(" \t\r\n") == std::string_view::npos) {
-            self.complete(nullptr, std::nullopt);
+        while (auto line = s.lines_.next_line()) {
+          if (auto item = Parse{}(*line)) {
+            self.complete(nullptr, std::move(item));
             return;
           }
-          WatchEvent<Object> event;
-          decode_watch_event(rest, event);
-          self.complete(nullptr, std::move(event));
+        }
+        if (s.ended_) {
+          const std::string_view rest = s.lines_.rest();
+          self.complete(nullptr, rest.empty() ? std::nullopt : Parse{}(rest));
           return;
         }
       } catch (...) {
         self.complete(std::current_exception(), std::nullopt);
-        return;
-      }
-      w.stream_.async_read_some(w.lines_.data(), std::move(self));
-    }
-  };
-
-  ResponseStream stream_;
-  detail::LineBuffer lines_;
-  bool ended_ = false;
-};
-
-/// The lines of a followed container log (`follow=true`), as they are written. Lines come
-/// without their "\n" (or "\r\n"); a last line without a newline is delivered too.
-class LogStream {
- public:
-  /// Completion signature of async_next_line: a line, or std::nullopt when the log has ended
-  /// (the container stopped, or limitBytes was reached).
-  using Signature = void(std::exception_ptr, std::optional<std::string>);
-
-  /// Wraps an open stream whose status is 2xx.
-  explicit LogStream(ResponseStream stream) : stream_(std::move(stream)) {}
-
-  /// Reads the next line.
-  template <class CompletionToken>
-  auto async_next_line(CompletionToken&& token) {
-    return boost::asio::async_compose<CompletionToken, Signature>(
-        NextOp{this}, std::forward<CompletionToken>(token));
-  }
-
-  /// Ends the stream from any thread.
-  void cancel() noexcept { stream_.cancel(); }
-
- private:
-  struct NextOp {
-    LogStream* self_;
-    template <class Self>
-    void operator()(Self& self, std::exception_ptr error, std::size_t read) {
-      if (error) {
-        self.complete(std::move(error), std::nullopt);
-        return;
-      }
-      if (read == 0) {
-        self_->ended_ = true;
-      }
-      (*this)(self);
-    }
-    template <class Self>
-    void operator()(Self& self) {
-      LogStream& s = *self_;
-      if (auto line = s.lines_.next_line()) {
-        self.complete(nullptr, std::string(*line));
-        return;
-      }
-      if (s.ended_) {
-        const std::string_view rest = s.lines_.rest();
-        if (rest.empty()) {
-          self.complete(nullptr, std::nullopt);
-        } else {
-          self.complete(nullptr, std::string(rest));
-        }
         return;
       }
       s.stream_.async_read_some(s.lines_.data(), std::move(self));
@@ -284,8 +216,49 @@ class LogStream {
   };
 
   ResponseStream stream_;
-  detail::LineBuffer lines_;
+  LineBuffer lines_;
   bool ended_ = false;
+};
+
+/// A watch line as a WatchEvent; blank lines are skipped.
+template <class Object>
+struct ParseWatchEvent {
+  std::optional<WatchEvent<Object>> operator()(std::string_view line) const {
+    if (line.find_first_not_of(" \t\r") == std::string_view::npos) {
+      return std::nullopt;
+    }
+    std::optional<WatchEvent<Object>> event(std::in_place);
+    decode_watch_event(line, *event);
+    return event;
+  }
+};
+
+/// A log line as it is (empty lines included).
+struct ParseLogLine {
+  std::optional<std::string> operator()(std::string_view line) const { return std::string(line); }
+};
+
+}  // namespace detail
+
+/// A typed watch: the events of a `watch=true` response, decoded one line at a time as they
+/// arrive. async_next completes with an event, or std::nullopt when the server ended the watch
+/// cleanly (timeoutSeconds elapsed, or it closed the stream; start again from the last
+/// resourceVersion seen). An ERROR event is an event, not a failure: see WatchEvent::status. A
+/// malformed line fails with json::DecodeError and the stream stays usable. Keep the stream
+/// alive while an async_next is pending.
+template <class Object>
+class WatchStream : public detail::LineStream<WatchEvent<Object>, detail::ParseWatchEvent<Object>> {
+ public:
+  using detail::LineStream<WatchEvent<Object>, detail::ParseWatchEvent<Object>>::LineStream;
+};
+
+/// The lines of a followed container log (`follow=true`), as they are written: async_next
+/// completes with a line without its "\n" (or "\r\n"; a last line without a newline is
+/// delivered too), or std::nullopt when the log has ended (the container stopped, or
+/// limitBytes was reached).
+class LogStream : public detail::LineStream<std::string, detail::ParseLogLine> {
+ public:
+  using detail::LineStream<std::string, detail::ParseLogLine>::LineStream;
 };
 
 namespace detail {

@@ -45,7 +45,7 @@ class BlockingLogStream {
       : client_(&client), stream_(std::move(stream)) {}
   /// The next line, or std::nullopt at the end of the log.
   std::optional<std::string> next_line() {
-    return client_->wait(stream_.async_next_line(boost::asio::use_future));
+    return client_->wait(stream_.async_next(boost::asio::use_future));
   }
   /// Ends the stream.
   void cancel() noexcept { stream_.cancel(); }
