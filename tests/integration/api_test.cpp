@@ -1027,3 +1027,79 @@ TEST_F(api_test, certificate_signing_request_approval) {
 }
 
 }  // namespace
+
+namespace {
+
+// What the server would refuse does not compile: subresources a kind lacks, a namespace for a
+// cluster-scoped kind. Checked here as concepts, so a regression fails this file's build.
+template <class T>
+concept namespace_accepted =
+    requires(kubex::client::Client c) { kubex::client::Api<T>::namespaced(c, "x"); };
+template <class T>
+concept scale_readable =
+    requires(const kubex::client::Api<T>& a) {
+      a.template async_get_subresource<"scale", autoscalingv1::Scale>("x", boost::asio::use_future);
+    };
+template <class T>
+concept has_logs = requires(const kubex::client::Api<T>& a) {
+                     a.async_logs("x", kubex::LogParams{}, boost::asio::use_future);
+                   };
+template <class T>
+concept status_patchable = requires(const kubex::client::Api<T>& a) {
+                             a.async_patch_status("x", kubex::Patch::merge("{}"),
+                                                  kubex::PatchParams{}, boost::asio::use_future);
+                           };
+static_assert(namespace_accepted<corev1::Pod>);
+static_assert(!namespace_accepted<corev1::Node>);
+static_assert(!namespace_accepted<corev1::Namespace>);
+static_assert(scale_readable<appsv1::Deployment>);
+static_assert(!scale_readable<corev1::ConfigMap>);
+static_assert(scale_readable<crd::CronTab>);
+static_assert(has_logs<corev1::Pod>);
+static_assert(!has_logs<appsv1::Deployment>);
+static_assert(status_patchable<appsv1::Deployment>);
+static_assert(!status_patchable<corev1::ConfigMap>);
+
+TEST_F(api_test, send_initial_events_then_the_end_bookmark) {
+  auto cms = api<corev1::ConfigMap>();
+  for (const char* name : {"i1", "i2"}) {
+    auto cm = config_map(name);
+    cm.metadata.labels["initial"] = "yes";
+    cms.create(cm);
+  }
+  auto watch = cms.watch({.label_selector = "initial=yes",
+                          .resource_version_match = kubex::ResourceVersionMatch::not_older_than,
+                          .allow_bookmarks = true,
+                          .send_initial_events = true});
+  std::set<std::string> added;
+  for (;;) {
+    auto event = watch.next();
+    ASSERT_TRUE(event);
+    if (event->type == kubex::WatchEventType::bookmark) {
+      EXPECT_EQ(event->object.metadata.annotations.at("k8s.io/initial-events-end"), "true");
+      break;
+    }
+    ASSERT_EQ(event->type, kubex::WatchEventType::added);
+    added.insert(*event->object.metadata.name);
+  }
+  EXPECT_EQ(added, (std::set<std::string>{"i1", "i2"}));
+}
+
+TEST_F(api_test, watch_events_of_any_size) {
+  auto cms = api<corev1::ConfigMap>();
+  const auto start = cms.list();
+  auto watch = cms.watch({.resource_version = *start.metadata.resource_version});
+  // Three values near the 1 MiB object limit: each event is one line of about 900 KB, far more
+  // than one read of the transport.
+  for (const char fill : {'a', 'b', 'c'}) {
+    cms.create(config_map(std::string("big-") + fill, {{"v", std::string(900'000, fill)}}));
+  }
+  for (const char fill : {'a', 'b', 'c'}) {
+    auto event = watch.next();
+    ASSERT_TRUE(event);
+    ASSERT_EQ(event->type, kubex::WatchEventType::added);
+    EXPECT_EQ(event->object.data.at("v"), std::string(900'000, fill));
+  }
+}
+
+}  // namespace

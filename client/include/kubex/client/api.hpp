@@ -527,26 +527,23 @@ class Api {
   /// Reads subresource `Sub` of object `name` as an R, e.g.
   /// `async_get_subresource<"scale", autoscaling::v1::Scale>("web", token)`.
   template <FixedString Sub, class R, class CompletionToken>
+    requires(subresource_supports<T>(Sub.view(), Verb::get))
   auto async_get_subresource(std::string_view name, CompletionToken&& token) const {
-    static_assert(subresource_supports<T>(Sub.view(), Verb::get),
-                  "this kind has no such subresource, or it cannot be read");
     return call<R>(named().get_subresource(Sub.view(), name), std::forward<CompletionToken>(token));
   }
   /// Replaces subresource `Sub` of object `name` with `body`; completes with an R.
   template <FixedString Sub, class R, class Body, class CompletionToken>
+    requires(subresource_supports<T>(Sub.view(), Verb::update))
   auto async_replace_subresource(std::string_view name, const Body& body, const PostParams& params,
                                  CompletionToken&& token) const {
-    static_assert(subresource_supports<T>(Sub.view(), Verb::update),
-                  "this kind has no such subresource, or it cannot be replaced");
     return call<R>(named().replace_subresource(Sub.view(), name, json::encode(body), params),
                    std::forward<CompletionToken>(token));
   }
   /// Patches subresource `Sub` of object `name`; completes with an R.
   template <FixedString Sub, class R, class CompletionToken>
+    requires(subresource_supports<T>(Sub.view(), Verb::patch))
   auto async_patch_subresource(std::string_view name, const Patch& patch, const PatchParams& params,
                                CompletionToken&& token) const {
-    static_assert(subresource_supports<T>(Sub.view(), Verb::patch),
-                  "this kind has no such subresource, or it cannot be patched");
     return call<R>(named().patch_subresource(Sub.view(), name, patch, params),
                    std::forward<CompletionToken>(token));
   }
@@ -554,21 +551,22 @@ class Api {
   /// std::forward<CompletionToken>(token)); completes with an R (Status for eviction and binding;
   /// the TokenRequest for token).
   template <FixedString Sub, class R, class Body, class CompletionToken>
+    requires(subresource_supports<T>(Sub.view(), Verb::create))
   auto async_create_subresource(std::string_view name, const Body& body, const PostParams& params,
                                 CompletionToken&& token) const {
-    static_assert(subresource_supports<T>(Sub.view(), Verb::create),
-                  "this kind has no such subresource, or nothing can be posted to it");
     return call<R>(named().create_subresource(Sub.view(), name, json::encode(body), params),
                    std::forward<CompletionToken>(token));
   }
 
   /// Reads the status subresource of `name` (the whole object, as the server returns it).
   template <class CompletionToken>
+    requires(subresource_supports<T>("status", Verb::get))
   auto async_get_status(std::string_view name, CompletionToken&& token) const {
     return async_get_subresource<"status", T>(name, std::forward<CompletionToken>(token));
   }
   /// Replaces the status of `object` (only .status is stored; spec changes are ignored).
   template <class CompletionToken>
+    requires(subresource_supports<T>("status", Verb::update))
   auto async_replace_status(const T& object, const PostParams& params,
                             CompletionToken&& token) const {
     return async_replace_subresource<"status", T>(name_of(object), object, params,
@@ -576,6 +574,7 @@ class Api {
   }
   /// Patches the status of `name`.
   template <class CompletionToken>
+    requires(subresource_supports<T>("status", Verb::patch))
   auto async_patch_status(std::string_view name, const Patch& patch, const PatchParams& params,
                           CompletionToken&& token) const {
     return async_patch_subresource<"status", T>(name, patch, params,
@@ -584,8 +583,8 @@ class Api {
 
   /// The log of pod `name` so far, as text.
   template <class CompletionToken>
+    requires(subresource_supports<T>("log", Verb::get))
   auto async_logs(std::string_view name, const LogParams& params, CompletionToken&& token) const {
-    static_assert(subresource_supports<T>("log", Verb::get), "this kind has no log");
     return detail::async_call<std::string>(
         client_, named().logs(name, params, false),
         [](HttpResponse& r) -> std::optional<std::string> {
@@ -598,9 +597,9 @@ class Api {
   }
   /// Follows the log of pod `name`: completes with a LogStream of its lines.
   template <class CompletionToken>
+    requires(subresource_supports<T>("log", Verb::get))
   auto async_log_stream(std::string_view name, const LogParams& params,
                         CompletionToken&& token) const {
-    static_assert(subresource_supports<T>("log", Verb::get), "this kind has no log");
     return detail::async_open<LogStream>(client_, named().logs(name, params, true),
                                          std::forward<CompletionToken>(token));
   }
