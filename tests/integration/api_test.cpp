@@ -581,9 +581,10 @@ TEST_F(api_test, status_and_scale_subresources) {
   };
   const auto status = client().wait(a.async_patch_status(
       "scaled",
-      kubex::Patch::json(kubex::JsonPatch{}.add(
-          "/status/conditions/-",
-          kubex::RawJson{R"({"type":"example.com/Checked","status":"True"})"})),
+      // Strategic merge: conditions merge by type, and the list need not exist yet (the
+      // controller may not have written status when this runs).
+      kubex::Patch::strategic(
+          R"({"status":{"conditions":[{"type":"example.com/Checked","status":"True"}]}})"),
       {}, boost::asio::use_future));
   EXPECT_TRUE(has_check(status));
   const auto read = client().wait(a.async_get_status("scaled", boost::asio::use_future));
