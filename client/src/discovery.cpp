@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <iterator>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -22,16 +23,23 @@ bool iequals(std::string_view a, std::string_view b) noexcept {
          });
 }
 
-// Coroutine parameters by value: the frame outlives the caller's arguments.
-asio::awaitable<HttpResponse> fetch(Client client, std::string target, std::string_view accept) {
+// A discovery document; fails with the ApiError of any status but 200, except that a 503
+// comes back as a response when `skip_unavailable` (see legacy_discovery). Coroutine
+// parameters by value: the frame outlives the caller's arguments.
+asio::awaitable<HttpResponse> fetch(Client client, std::string target, std::string_view accept,
+                                    bool skip_unavailable = false) {
   HttpRequest request;
-  request.target = std::move(target);
+  request.target = target;
   request.accept.assign(accept);
-  co_return co_await client.async_request(std::move(request), asio::use_awaitable);
+  auto response = co_await client.async_request(std::move(request), asio::use_awaitable);
+  if (response.status != 200 && !(skip_unavailable && response.status == 503)) {
+    throw ApiError::from_response("GET", target, response.status, response.body);
+  }
+  co_return response;
 }
 
-[[noreturn]] void fail(const HttpResponse& response, std::string_view target) {
-  throw ApiError::from_response("GET", target, response.status, response.body);
+void append(std::vector<ApiResource>& out, std::vector<ApiResource> more) {
+  out.insert(out.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
 }
 
 // The per-group-version documents: one request per group-version. Group-versions that fail
@@ -39,38 +47,20 @@ asio::awaitable<HttpResponse> fetch(Client client, std::string target, std::stri
 // does, so that one broken extension does not hide every other resource.
 asio::awaitable<std::vector<ApiResource>> legacy_discovery(Client client) {
   std::vector<ApiResource> out;
-  const auto add = [&out](std::vector<ApiResource> more) {
-    for (auto& r : more) {
-      out.push_back(std::move(r));
-    }
-  };
   const auto core = co_await fetch(client, "/api", "application/json");
-  if (core.status != 200) {
-    fail(core, "/api");
-  }
   for (const auto& v : parse_api_versions(core.body)) {
-    const std::string target = "/api/" + v;
+    const std::string target = "/api/" + v;  // named: see the GCC 12 note in README
     const auto r = co_await fetch(client, target, "application/json");
-    if (r.status != 200) {
-      fail(r, target);
-    }
-    add(parse_api_resource_list(r.body, "", v));
+    append(out, parse_api_resource_list(r.body, "", v));
   }
   const auto groups = co_await fetch(client, "/apis", "application/json");
-  if (groups.status != 200) {
-    fail(groups, "/apis");
-  }
   for (const auto& g : parse_api_group_list(groups.body)) {
     for (const auto& v : g.versions) {
       const std::string target = "/apis/" + g.name + "/" + v;
-      const auto r = co_await fetch(client, target, "application/json");
-      if (r.status == 503) {
-        continue;
+      const auto r = co_await fetch(client, target, "application/json", true);
+      if (r.status == 200) {
+        append(out, parse_api_resource_list(r.body, g.name, v));
       }
-      if (r.status != 200) {
-        fail(r, target);
-      }
-      add(parse_api_resource_list(r.body, g.name, v));
     }
   }
   co_return out;
@@ -85,19 +75,11 @@ asio::awaitable<void> discovery_refresh(std::shared_ptr<DiscoveryState> state) {
   bool aggregated = false;
   if (state->options.aggregated) {
     const auto core = co_await fetch(state->client, "/api", accept_aggregated_discovery);
-    if (core.status != 200) {
-      fail(core, "/api");
-    }
     if (is_aggregated_discovery(core.body)) {
       const auto groups = co_await fetch(state->client, "/apis", accept_aggregated_discovery);
-      if (groups.status != 200) {
-        fail(groups, "/apis");
-      }
       if (is_aggregated_discovery(groups.body)) {
         resources = parse_aggregated_discovery(core.body);
-        for (auto& r : parse_aggregated_discovery(groups.body)) {
-          resources.push_back(std::move(r));
-        }
+        append(resources, parse_aggregated_discovery(groups.body));
         aggregated = true;
       }
     }

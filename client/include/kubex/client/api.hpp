@@ -116,6 +116,32 @@ auto decode_success() {
   };
 }
 
+/// `object` as JSON that names `api_version` and `kind` even if the caller cleared them
+/// (server-side apply requires both).
+template <class O>
+std::string encode_typed(const O& object, std::string_view api_version, std::string_view kind) {
+  if (object.api_version == api_version && object.kind == kind) {
+    return json::encode(object);
+  }
+  O copy = object;
+  copy.api_version.assign(api_version);
+  copy.kind.assign(kind);
+  return json::encode(copy);
+}
+
+/// metadata.name of `object`, which a write addressed to one object needs.
+/// @throws kubex::Error (errc::invalid_argument) naming `kind` when it is unset.
+template <class O>
+std::string_view name_of(const O& object, std::string_view kind) {
+  const auto& name = object.metadata.name;
+  if (!name || name->empty()) {
+    std::string message(kind);
+    message.append(": metadata.name is required");
+    throw Error(errc::invalid_argument, message);
+  }
+  return *name;
+}
+
 /// Decodes a 2xx answer that is either an O or a meta/v1 Status (deletes); fails otherwise.
 template <class O>
 auto decode_object_or_status() {
@@ -636,26 +662,10 @@ class Api {
     return request;
   }
 
-  static std::string_view name_of(const T& object) {
-    const auto& name = object.metadata.name;
-    if (!name || name->empty()) {
-      std::string message(traits::kind);
-      message.append(": metadata.name is required");
-      throw Error(errc::invalid_argument, message);
-    }
-    return *name;
-  }
+  static std::string_view name_of(const T& object) { return detail::name_of(object, traits::kind); }
 
-  // Server-side apply needs apiVersion and kind in the body; models always carry them, but a
-  // caller may have cleared them.
   static std::string apply_body(const T& object) {
-    if (object.api_version == traits::api_version && object.kind == traits::kind) {
-      return json::encode(object);
-    }
-    T copy = object;
-    copy.api_version.assign(traits::api_version);
-    copy.kind.assign(traits::kind);
-    return json::encode(copy);
+    return detail::encode_typed(object, traits::api_version, traits::kind);
   }
 
   Client client_;

@@ -173,20 +173,10 @@ class DynamicApi {
   }
   // The body always names the resource's apiVersion and kind (apply requires them).
   std::string body(const object_type& object) const {
-    if (object.api_version == resource_.api_version() && object.kind == resource_.kind) {
-      return json::encode(object);
-    }
-    object_type copy = object;
-    copy.api_version = resource_.api_version();
-    copy.kind = resource_.kind;
-    return json::encode(copy);
+    return detail::encode_typed(object, resource_.api_version(), resource_.kind);
   }
   static std::string_view name_of(const object_type& object) {
-    const auto& name = object.metadata.name;
-    if (!name || name->empty()) {
-      throw Error(errc::invalid_argument, object.kind + ": metadata.name is required");
-    }
-    return *name;
+    return detail::name_of(object, object.kind);
   }
 
   Client client_;
