@@ -508,6 +508,7 @@ TEST_F(https_testenv_test, server_warnings_are_surfaced) {
 // apiserver compresses responses over 128 KiB, so the test lists 200 config maps of 1 KiB.
 TEST_F(https_testenv_test, gzip_responses_are_decoded) {
   const std::string ns = own_namespace();
+  wait_for_root_ca();  // counted below
   kubex::testing::TempDir dir;
   std::string items;
   for (int i = 0; i < 200; ++i) {

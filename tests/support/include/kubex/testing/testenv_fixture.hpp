@@ -51,6 +51,13 @@ class TestenvTest : public ::testing::Test {
     return namespace_->name();
   }
 
+  /// Waits until the controller-manager has published kube-root-ca.crt into the test's
+  /// namespace, for tests that count every config map in it: it appears asynchronously.
+  void wait_for_root_ca() {
+    (void)testenv_->kubectl("wait --for=create configmap/kube-root-ca.crt --timeout=60s -n " +
+                            shell_quote(own_namespace()));
+  }
+
  private:
   std::optional<Testenv> testenv_;
   std::unique_ptr<ScopedNamespace> namespace_;
