@@ -9,6 +9,7 @@
 #include <kubex/client/dynamic.hpp>
 #include <kubex/core/merge_patch.hpp>
 #include <kubex/core/selector.hpp>
+#include <kubex/core/time.hpp>
 #include <kubex/k8s/v1_35/apps/v1.hpp>
 #include <kubex/k8s/v1_35/authentication/v1.hpp>
 #include <kubex/k8s/v1_35/autoscaling/v1.hpp>
@@ -32,6 +33,7 @@
 #include <algorithm>
 #include <chrono>
 #include <future>
+#include <mutex>
 #include <set>
 #include <string>
 #include <thread>
@@ -607,6 +609,122 @@ TEST_F(api_test, status_and_scale_subresources) {
   }
 }
 
+// Service status has no controller in testenv (no cloud provider), so the test owns it: what
+// replace_status writes is exactly what the server keeps.
+TEST_F(api_test, status_is_replaced_through_the_subresource_only) {
+  auto services = api<corev1::Service>();
+  corev1::Service svc;
+  svc.metadata.name = "lb";
+  auto& spec = svc.spec.ensure();
+  spec.type = corev1::ServiceSpecType::LoadBalancer;
+  spec.ports.emplace_back().port = 80;
+  auto created = services.create(svc);
+
+  auto with_ingress = created;
+  with_ingress.status.ensure().load_balancer.ensure().ingress.emplace_back().ip = "192.0.2.10";
+  with_ingress.spec->ports[0].port = 81;  // ignored: the status subresource keeps the spec
+  const auto replaced = services.replace_status(with_ingress);
+  ASSERT_EQ(replaced.status->load_balancer->ingress.size(), 1U);
+  EXPECT_EQ(replaced.status->load_balancer->ingress[0].ip, "192.0.2.10");
+  EXPECT_EQ(replaced.spec->ports[0].port, 80);
+  EXPECT_EQ(kubectl("get service lb -o jsonpath={.status.loadBalancer.ingress[0].ip}"),
+            "192.0.2.10");
+  EXPECT_EQ(services.get_status("lb"), services.get("lb"));
+
+  // A stale copy is refused like any replace.
+  auto stale_status = created;
+  stale_status.status.ensure().load_balancer.ensure().ingress.emplace_back().ip = "192.0.2.11";
+  auto stale = api_error_of([&] { (void)services.replace_status(stale_status); });
+  ASSERT_TRUE(stale);
+  EXPECT_TRUE(kubex::is_conflict(*stale)) << stale->what();
+
+  // And the main resource ignores status: a replace without it leaves the ingress alone.
+  auto without = services.get("lb");
+  without.status.reset();
+  without.metadata.labels["touched"] = "yes";
+  const auto touched = services.replace(without);
+  EXPECT_EQ(touched.metadata.labels.at("touched"), "yes");
+  ASSERT_TRUE(touched.status && touched.status->load_balancer);
+  EXPECT_EQ(touched.status->load_balancer->ingress.at(0).ip, "192.0.2.10");
+
+  // Patch through the blocking facade too: JSON merge replaces the ingress list.
+  const auto patched = services.patch_status(
+      "lb",
+      kubex::Patch::merge(R"({"status":{"loadBalancer":{"ingress":[{"ip":"192.0.2.12"}]}}})"));
+  EXPECT_EQ(patched.status->load_balancer->ingress.at(0).ip, "192.0.2.12");
+}
+
+// fieldValidation=Warn stores the object and reports each unknown field through the Warning
+// header, which typed calls hand to ClientOptions::on_warning.
+TEST_F(api_test, field_validation_warn_surfaces_the_server_warnings) {
+  std::mutex mutex;
+  std::vector<std::string> warnings;
+  kubex::client::ClientOptions options;
+  options.on_warning = [&](std::string_view w) {
+    const std::lock_guard lock(mutex);
+    warnings.emplace_back(w);
+  };
+  BlockingClient warned(config(), options);
+  auto cms = BlockingApi<corev1::ConfigMap>::namespaced(warned, ns_);
+  auto cm = config_map("warned");
+  cm.unknown_fields.add("bogusField", "1");
+  const auto stored = cms.create(cm, {.field_validation = kubex::FieldValidation::warn});
+  EXPECT_TRUE(stored.unknown_fields.empty());
+  {
+    const std::lock_guard lock(mutex);
+    ASSERT_EQ(warnings.size(), 1U);
+    EXPECT_NE(warnings[0].find("unknown field \"bogusField\""), std::string::npos) << warnings[0];
+  }
+  // Ignore asks for silence.
+  auto quiet = config_map("quiet");
+  quiet.unknown_fields.add("bogusField", "1");
+  (void)cms.create(quiet, {.field_validation = kubex::FieldValidation::ignore});
+  const std::lock_guard lock(mutex);
+  EXPECT_EQ(warnings.size(), 1U);
+}
+
+// resourceVersionMatch=Exact reads the past; NotOlderThan at least that state; timeoutSeconds is
+// accepted on a list.
+TEST_F(api_test, list_at_an_exact_resource_version_and_with_a_timeout) {
+  auto cms = api<corev1::ConfigMap>();
+  auto first = config_map("rv-first");
+  first.metadata.labels["rv"] = "yes";
+  cms.create(first);
+  const auto then = cms.list({.label_selector = "rv=yes"});
+  ASSERT_TRUE(then.metadata.resource_version);
+  auto second = config_map("rv-second");
+  second.metadata.labels["rv"] = "yes";
+  cms.create(second);
+
+  const auto names = [](const corev1::ConfigMapList& list) {
+    std::vector<std::string> out;
+    for (const auto& cm : list.items) {
+      out.push_back(*cm.metadata.name);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  const auto exact = cms.list({.label_selector = "rv=yes",
+                               .resource_version = *then.metadata.resource_version,
+                               .resource_version_match = kubex::ResourceVersionMatch::exact});
+  EXPECT_EQ(names(exact), std::vector<std::string>{"rv-first"});
+  EXPECT_EQ(exact.metadata.resource_version, then.metadata.resource_version);
+  const auto newer =
+      cms.list({.label_selector = "rv=yes",
+                .resource_version = *then.metadata.resource_version,
+                .resource_version_match = kubex::ResourceVersionMatch::not_older_than,
+                .timeout_seconds = 5});
+  EXPECT_EQ(names(newer), (std::vector<std::string>{"rv-first", "rv-second"}));
+
+  // Without a resourceVersion the match means nothing: refused before anything is sent.
+  try {
+    (void)cms.list({.resource_version_match = kubex::ResourceVersionMatch::exact});
+    ADD_FAILURE() << "resourceVersionMatch without a resourceVersion was sent";
+  } catch (const kubex::Error& e) {
+    EXPECT_EQ(e.code(), kubex::errc::invalid_argument) << e.what();
+  }
+}
+
 TEST_F(api_test, all_namespaces_and_invalid_names) {
   auto cms = api<corev1::ConfigMap>();
   cms.create(config_map("everywhere"));
@@ -701,6 +819,70 @@ TEST_F(api_test, logs_one_shot_and_follow_through_the_kubelet) {
   auto bad = api_error_of([&] { (void)pods.logs("logger", {.container = "nope"}); });
   ASSERT_TRUE(bad);
   EXPECT_TRUE(kubex::is_bad_request(*bad)) << bad->what();
+}
+
+// Splits log text into lines (each ends with a newline).
+std::vector<std::string> log_lines(const std::string& text) {
+  std::vector<std::string> lines;
+  for (std::size_t at = 0; at < text.size();) {
+    const auto nl = text.find('\n', at);
+    if (nl == std::string::npos) {
+      ADD_FAILURE() << "a line without its newline: " << text.substr(at);
+      break;
+    }
+    lines.push_back(text.substr(at, nl - at));
+    at = nl + 1;
+  }
+  return lines;
+}
+
+// The RFC 3339 time that starts a line read with timestamps=true.
+kubex::MicroTime::time_point_type line_time(const std::string& line) {
+  const auto t = kubex::MicroTime::parse(line.substr(0, line.find(' ')));
+  EXPECT_TRUE(t) << line;
+  return t ? t->time_point() : kubex::MicroTime::time_point_type{};
+}
+
+TEST_F(api_test, logs_since_a_time_or_an_age_and_previous) {
+  auto pods = api<corev1::Pod>();
+  pods.create(log_pod("since"));
+  for (int i = 0; i < 600; ++i) {
+    const auto pod = pods.get("since");
+    if (pod.status && pod.status->phase == corev1::PodStatusPhase::Running) {
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  // Long enough for lines on both sides of a whole second (sinceTime has second precision).
+  std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+
+  const auto all = log_lines(pods.logs("since", {.timestamps = true}));
+  ASSERT_GT(all.size(), 100U);
+  // The whole second after the first line.
+  const auto cut =
+      std::chrono::floor<std::chrono::seconds>(line_time(all.front())) + std::chrono::seconds(1);
+  const auto cut_text = kubex::Time(cut).format();
+  const auto since_time =
+      log_lines(pods.logs("since", {.since_time = cut_text, .timestamps = true}));
+  ASSERT_FALSE(since_time.empty()) << cut_text;
+  EXPECT_LT(since_time.size(), all.size());
+  for (const auto& line : since_time) {
+    EXPECT_GE(line_time(line), cut) << line << " is before " << cut_text;
+  }
+
+  const auto asked = std::chrono::system_clock::now();
+  const auto young = log_lines(pods.logs("since", {.since_seconds = 1, .timestamps = true}));
+  ASSERT_FALSE(young.empty());
+  // One second before the call, with slack for the round trip (same machine, same clock).
+  EXPECT_GE(line_time(young.front()), asked - std::chrono::milliseconds(1500)) << young.front();
+  EXPECT_LT(young.size(), log_lines(pods.logs("since", {.timestamps = true})).size());
+
+  // The simulated container never restarted: no previous instance, as a kubelet says it.
+  auto previous = api_error_of([&] { (void)pods.logs("since", {.previous = true}); });
+  ASSERT_TRUE(previous);
+  EXPECT_TRUE(kubex::is_bad_request(*previous)) << previous->what();
+  EXPECT_NE(std::string(previous->what()).find("previous terminated container"), std::string::npos)
+      << previous->what();
 }
 
 }  // namespace
@@ -1061,6 +1243,16 @@ static_assert(has_logs<corev1::Pod>);
 static_assert(!has_logs<appsv1::Deployment>);
 static_assert(status_patchable<appsv1::Deployment>);
 static_assert(!status_patchable<corev1::ConfigMap>);
+// The blocking facade carries the same constraints.
+template <class T>
+concept blocking_status_replaceable =
+    requires(BlockingApi<T>& a, const T& object) { a.replace_status(object); };
+template <class T>
+concept blocking_has_logs = requires(BlockingApi<T>& a) { a.logs("x"); };
+static_assert(blocking_status_replaceable<corev1::Service>);
+static_assert(!blocking_status_replaceable<corev1::ConfigMap>);
+static_assert(blocking_has_logs<corev1::Pod>);
+static_assert(!blocking_has_logs<corev1::Service>);
 
 TEST_F(api_test, send_initial_events_then_the_end_bookmark) {
   auto cms = api<corev1::ConfigMap>();

@@ -139,12 +139,34 @@ class BlockingApi {
   BlockingWatch<metadata_type> watch_metadata(const WatchParams& params = {}) {
     return {*client_, wait(api_.async_watch_metadata(params, use_future))};
   }
+  /// See Api::async_get_status.
+  T get_status(std::string_view name)
+    requires(subresource_supports<T>("status", Verb::get))
+  {
+    return wait(api_.async_get_status(name, use_future));
+  }
+  /// See Api::async_replace_status.
+  T replace_status(const T& object, const PostParams& params = {})
+    requires(subresource_supports<T>("status", Verb::update))
+  {
+    return wait(api_.async_replace_status(object, params, use_future));
+  }
+  /// See Api::async_patch_status.
+  T patch_status(std::string_view name, const Patch& patch, const PatchParams& params = {})
+    requires(subresource_supports<T>("status", Verb::patch))
+  {
+    return wait(api_.async_patch_status(name, patch, params, use_future));
+  }
   /// See Api::async_logs.
-  std::string logs(std::string_view name, const LogParams& params = {}) {
+  std::string logs(std::string_view name, const LogParams& params = {})
+    requires(subresource_supports<T>("log", Verb::get))
+  {
     return wait(api_.async_logs(name, params, use_future));
   }
   /// See Api::async_log_stream.
-  BlockingLogStream log_stream(std::string_view name, const LogParams& params = {}) {
+  BlockingLogStream log_stream(std::string_view name, const LogParams& params = {})
+    requires(subresource_supports<T>("log", Verb::get))
+  {
     return {*client_, wait(api_.async_log_stream(name, params, use_future))};
   }
   /// The asynchronous Api (for subresources and anything else; wait on the client).
