@@ -2,7 +2,17 @@
 # Installs every system dependency kubex needs on Debian 12, idempotently.
 # C++ libraries come from Debian packages only; Go modules for tools/testenv are
 # fetched by `go mod download` into the Go module cache (outside the repository).
+#
+#   scripts/install-deps.sh           what the build and the tests need
+#   scripts/install-deps.sh --bench   also what the benchmark report needs (charts)
 set -euo pipefail
+bench=0
+for a in "$@"; do
+  case "$a" in
+    --bench) bench=1 ;;
+    *) echo "usage: $0 [--bench]" >&2; exit 2 ;;
+  esac
+done
 
 packages=(
   build-essential cmake ninja-build ccache pkg-config git
@@ -16,6 +26,8 @@ packages=(
   # asan, ubsan are in libclang-common-15-dev, which clang-15 depends on)
   clang-15 libclang-common-15-dev
 )
+# benchmarks/suite/run.py: the report's PNG charts.
+((bench)) && packages+=(python3-matplotlib)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -1,0 +1,614 @@
+#!/usr/bin/env python3
+"""The benchmark suite's driver: runs every (adapter, scenario) in a fresh process against a
+running testenv, checks what each saw, and writes the report.
+
+Run it through scripts/run.sh (which builds the adapters, starts the control plane with
+server-side compression off and seeds it); by hand:
+
+    scripts/with-testenv.sh --feature-gates=APIResponseCompression=false -- \\
+        python3 benchmarks/suite/run.py --build-dir build/bench --out benchmarks
+
+Each adapter process prints one JSON line (benchmarks/suite/common/measure.hpp writes it for
+the C++ ones):
+    adapter, variant, scenario, http, accept_encoding   strings
+    n, warmup            measured and warm-up iterations
+    samples_ns           wall time of each measured iteration
+    items                what each iteration saw (items, events, lines; -1 = not counted)
+    events_ns            per-event gaps (watch_n_events, logs) or latencies (watch_live)
+    cpu_ns, loop_ns      client CPU (user+system, all threads) and wall over the loop
+    rss_ready_kb         RSS after set-up; rss_peak_loop_kb: peak RSS during the loop
+    connections_opened, retries, bytes_per_op   when the adapter knows them
+
+Percentiles are nearest-rank. Ratios are taken within a round (an adapter against L1 or
+against kubex measured in the same round), then summarised as the median over rounds.
+Only the Python standard library is used, except matplotlib for the charts (optional).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import datetime as dt
+import json
+import math
+import os
+import platform
+import random
+import shlex
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    description: str
+    expect: int | None  # items/events/lines each iteration must see; None: at least one
+    warmup: int
+    iters: int
+    list_size: int = 0
+    stream_count: int = 0
+    streaming: bool = False
+
+
+# Names and sizes as in Kubex's harness; iteration counts from the method (enough samples for
+# p95/p99 to mean something), capped per process by --max-seconds.
+SCENARIOS = [
+    Scenario("single_get", "GET one pod (seed-0), typed", 1, 30, 300),
+    Scenario("single_get_metadata", "GET one pod as PartialObjectMetadata", 1, 30, 300),
+    Scenario("single_create_delete", "create a pod, then delete it with grace 0", 1, 10, 150),
+    Scenario("list_small", "list pods, limit=10", 10, 15, 300, list_size=10),
+    Scenario("list_medium", "list pods, limit=100", 100, 15, 150, list_size=100),
+    Scenario("list_large", "list pods, limit=500", 500, 10, 60, list_size=500),
+    Scenario("list_metadata_only", "list pods as PartialObjectMetadataList, limit=100", 100, 20,
+             200, list_size=100),
+    Scenario("list_namespaces", "list all namespaces", None, 15, 300),
+    Scenario("watch_n_events",
+             "Kubex's semantics: watch without resourceVersion until 50 events, while 25 "
+             "create+delete pairs run after 50 ms; ends when both are done. Events are the "
+             "replay of existing pods, so per-event figures are decode gaps",
+             50, 2, 15, stream_count=50, streaming=True),
+    Scenario("watch_live",
+             "watch from a list's resourceVersion, only the burst's pods: 25 create+delete "
+             "pairs give 25 ADDED + 25 DELETED events; per-event latency from the request "
+             "that caused it", 50, 2, 15, streaming=True),
+    Scenario("stream_logs_n_lines", "follow log-emitter's log until 500 lines", 500, 1, 15,
+             stream_count=500, streaming=True),
+]
+SCENARIO_BY_NAME = {s.name: s for s in SCENARIOS}
+
+
+@dataclass
+class Adapter:
+    name: str
+    label: str  # what the report calls it
+    command: list[str]  # the program; scenario options are appended
+    scenarios: set[str] | None = None  # None: every scenario
+    limit: bool = False  # a physical limit (L1, L2), not a client
+
+
+def cpp_adapters(build_dir: Path, kubeconfig: str, target: dict[str, str]) -> list[Adapter]:
+    suite = build_dir / "benchmarks" / "suite"
+    raw = [str(suite / "kubex-bench-raw"), "--server", target["server"], "--ca-file",
+           target["ca_file"], "--token-file", target["token_file"]]
+    return [
+        Adapter("L1", "L1 (raw TLS, no decoding)", raw, limit=True),
+        Adapter("L2", "L2 (L1 + simdjson walk)", raw + ["--decode", "on"], limit=True),
+        Adapter("kubex", "kubex (C++, typed)",
+                [str(suite / "kubex-bench-kubex"), "--kubeconfig", kubeconfig]),
+    ]
+
+
+def connection_target(kubeconfig: str, secrets_dir: Path) -> dict[str, str]:
+    """Server, CA file and a token file for the raw programs, from the kubeconfig's current
+    context (kubectl reads it, so no YAML parser is needed). The token goes to a 0600 file."""
+    raw = subprocess.run(
+        ["kubectl", "--kubeconfig", kubeconfig, "config", "view", "--raw", "--minify", "-o",
+         "json"], check=True, capture_output=True, text=True).stdout
+    cfg = json.loads(raw)
+    cluster = cfg["clusters"][0]["cluster"]
+    user = cfg["users"][0]["user"]
+    if "token" not in user:
+        sys.exit("run.py: the kubeconfig's current user has no bearer token; the raw limit "
+                 "programs need one (testenv's admin context has it)")
+    ca_file = secrets_dir / "ca.crt"
+    if "certificate-authority-data" in cluster:
+        import base64
+        ca_file.write_bytes(base64.b64decode(cluster["certificate-authority-data"]))
+    else:
+        shutil.copy(cluster["certificate-authority"], ca_file)
+    token_file = secrets_dir / "token"
+    fd = os.open(token_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write(user["token"] + "\n")
+    return {"server": cluster["server"], "ca_file": str(ca_file), "token_file": str(token_file),
+            "token": user["token"]}
+
+
+def percentile(sorted_values: list[float], q: float) -> float:
+    """Nearest rank: the smallest value with at least q of the samples at or below it."""
+    if not sorted_values:
+        return math.nan
+    rank = max(1, math.ceil(q * len(sorted_values)))
+    return sorted_values[rank - 1]
+
+
+@dataclass
+class Record:
+    round: int
+    adapter: str
+    scenario: str
+    ok: bool
+    data: dict = field(default_factory=dict)
+    error: str = ""
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def samples(self) -> list[float]:
+        return sorted(self.data.get("samples_ns", []))
+
+    def p(self, q: float) -> float:
+        return percentile(self.samples, q)
+
+    @property
+    def cpu_per_op(self) -> float:
+        n = self.data.get("n", 0)
+        return self.data["cpu_ns"] / n if n else math.nan
+
+
+def validate(rec: Record, scenario: Scenario, adapter: Adapter) -> None:
+    d = rec.data
+    if d.get("n", 0) < 1:
+        rec.problems.append("no measured iterations")
+    for seen in d.get("items", []):
+        if seen == -1:
+            continue
+        if scenario.expect is None and seen < 1:
+            rec.problems.append(f"an iteration saw {seen} items, expected at least one")
+            break
+        if scenario.expect is not None and seen != scenario.expect:
+            rec.problems.append(f"an iteration saw {seen} items, expected {scenario.expect}")
+            break
+    if not scenario.streaming and d.get("connections_opened", 0) > 0:
+        rec.problems.append(f"{int(d['connections_opened'])} connections opened in the loop")
+    if d.get("retries", 0) > 0:
+        rec.problems.append(f"{int(d['retries'])} retries in the loop")
+
+
+def run_one(adapter: Adapter, scenario: Scenario, args, namespace: str, round_no: int,
+            secrets: list[str]) -> Record:
+    iters = max(1, round(scenario.iters * args.iters_scale))
+    warmup = max(1, round(scenario.warmup * args.iters_scale))
+    command = adapter.command + [
+        "--scenario", scenario.name, "--namespace", namespace,
+        "--warmup", str(warmup), "--warmup-seconds", str(args.warmup_seconds),
+        "--iters", str(iters), "--min-iters", str(min(iters, 20)),
+        "--max-seconds", str(args.max_seconds),
+        "--list-size", str(scenario.list_size), "--stream-count", str(scenario.stream_count),
+    ]
+    rec = Record(round_no, adapter.name, scenario.name, ok=False)
+    try:
+        done = subprocess.run(command, capture_output=True, text=True,
+                              timeout=args.max_seconds * 2 + 120, cwd=ROOT)
+    except subprocess.TimeoutExpired:
+        rec.error = "timed out"
+        return rec
+    if done.returncode != 0:
+        rec.error = scrub(done.stderr.strip()[-600:] or f"exit {done.returncode}", secrets)
+        return rec
+    lines = [ln for ln in done.stdout.splitlines() if ln.startswith("{")]
+    if not lines:
+        rec.error = "no result line"
+        return rec
+    rec.data = json.loads(lines[-1])
+    rec.ok = True
+    validate(rec, scenario, adapter)
+    return rec
+
+
+def scrub(text: str, secrets: list[str]) -> str:
+    for s in secrets:
+        if s:
+            text = text.replace(s, "<redacted>")
+    return text
+
+
+def ms(ns: float) -> str:
+    if math.isnan(ns):
+        return "–"
+    v = ns / 1e6
+    return f"{v:.3f}" if v < 10 else f"{v:.1f}" if v < 1000 else f"{v:,.0f}"
+
+
+def ratio(x: float) -> str:
+    return "–" if math.isnan(x) else f"{x:.2f}×" if x < 10 else f"{x:.0f}×"
+
+
+def median_of_rounds(records: list[Record], adapter: str, scenario: str, base: str,
+                     metric) -> tuple[float, float, float]:
+    """Median, min and max over rounds of metric(adapter)/metric(base) within each round."""
+    values = []
+    for r in sorted({rec.round for rec in records}):
+        a = [x for x in records if x.round == r and x.adapter == adapter and x.scenario ==
+             scenario and x.ok]
+        b = [x for x in records if x.round == r and x.adapter == base and x.scenario == scenario
+             and x.ok]
+        if a and b:
+            den = statistics.median(metric(x) for x in b)
+            if den and not math.isnan(den):
+                values.append(metric(a[0]) / den)
+    if not values:
+        return (math.nan, math.nan, math.nan)
+    return (statistics.median(values), min(values), max(values))
+
+
+def pooled(records: list[Record], adapter: str, scenario: str) -> Record | None:
+    """All rounds of one adapter and scenario as one record (samples pooled)."""
+    mine = [r for r in records if r.adapter == adapter and r.scenario == scenario and r.ok]
+    if not mine:
+        return None
+    data = dict(mine[0].data)
+    for key in ("samples_ns", "events_ns", "items"):
+        data[key] = [v for r in mine for v in r.data.get(key, [])]
+    for key in ("n", "cpu_ns", "loop_ns"):
+        data[key] = sum(r.data.get(key, 0) for r in mine)
+    for key in ("rss_peak_loop_kb", "rss_ready_kb"):
+        data[key] = max(r.data.get(key, -1) for r in mine)
+    return Record(0, adapter, scenario, True, data)
+
+
+def environment(args, apiserver_version: str) -> dict[str, str]:
+    def out(cmd: list[str]) -> str:
+        try:
+            return subprocess.run(cmd, capture_output=True, text=True, check=True,
+                                  cwd=ROOT).stdout.strip()
+        except (OSError, subprocess.CalledProcessError):
+            return "?"
+    cpu = "?"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    mem_kb = 0
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal"):
+                mem_kb = int(line.split()[1])
+    except OSError:
+        pass
+    dirty = out(["git", "status", "--porcelain", "--untracked-files=no"])
+    return {
+        "date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "machine": f"{cpu}, {os.cpu_count()} cores, {mem_kb / 1048576:.0f} GiB, "
+                   f"{platform.system()} {platform.release()}",
+        "os": out(["sh", "-c", ". /etc/os-release && echo $PRETTY_NAME"]),
+        "kubex": out(["git", "rev-parse", "--short", "HEAD"]) + (" (modified)" if dirty else ""),
+        "compiler": out(["sh", "-c", "${CXX:-g++} --version | head -1"]),
+        "openssl": out(["openssl", "version"]),
+        "kube-apiserver": apiserver_version,
+        "command": args.command_line,
+    }
+
+
+def write_report(records: list[Record], adapters: list[Adapter], scenarios: list[Scenario],
+                 env: dict[str, str], out: Path, charts: list[str]) -> None:
+    names = [a.name for a in adapters]
+    labels = {a.name: a.label for a in adapters}
+    rounds = len({r.round for r in records})
+    lines = [
+        "# kubex benchmark report",
+        "",
+        "Every client runs the same scenarios, one fresh process per (adapter, scenario), "
+        "against one real kube-apiserver on loopback TLS, in the same run as the physical "
+        "limits L1 (raw TLS fetch of the same request, no decoding) and L2 (L1 plus a full "
+        "simdjson walk). Server-side response compression is off, so every client receives "
+        "the same bytes. Figures are machine-specific; ratios are taken within a round and "
+        "summarised as the median over rounds (min–max in brackets).",
+        "",
+        "| | |", "|---|---|",
+    ]
+    lines += [f"| {k} | {v} |" for k, v in env.items()]
+    lines += [f"| rounds | {rounds} |", ""]
+
+    lines += ["## Headline: wall p50 as a ratio to L1 (lower is better; 1.00× is the limit)", "",
+              "| scenario | " + " | ".join(n for n in names if n != "L1") + " |",
+              "|---|" + "---|" * (len(names) - 1)]
+    for s in scenarios:
+        row = [s.name]
+        for n in names:
+            if n == "L1":
+                continue
+            med, lo, hi = median_of_rounds(records, n, s.name, "L1", lambda r: r.p(0.5))
+            row.append(ratio(med) + (f" ({lo:.2f}–{hi:.2f})" if rounds > 1 and not
+                                     math.isnan(med) else ""))
+        lines.append("| " + " | ".join(row) + " |")
+    lines.append("")
+
+    failures = [r for r in records if not r.ok or r.problems]
+    if failures:
+        lines += ["## Failures and validity problems", ""]
+        for r in failures:
+            what = r.error if not r.ok else "; ".join(r.problems)
+            lines.append(f"- round {r.round}, {r.adapter}, {r.scenario}: {what}")
+        lines.append("")
+
+    lines += ["## Scenarios", "",
+              "Columns: n = measured iterations over all rounds; wall percentiles are "
+              "nearest-rank over the pooled samples; ×L1 and Δ L1 from the round medians; CPU "
+              "is the client process's user+system time per operation; RSS is the peak during "
+              "the measured loop and after set-up; bytes = response body bytes per request "
+              "(L1 reads them); conns = connections opened during the loop.", ""]
+    for s in scenarios:
+        lines += [f"### `{s.name}`", "", f"> {s.description}", "",
+                  "| adapter | n | p50 ms | p95 ms | p99 ms | ×L1 | Δ L1 ms | CPU ms/op | "
+                  "event p50 µs | event p99 µs | peak RSS MiB | ready RSS MiB | bytes | conns |",
+                  "|---|" + "---:|" * 13]
+        for n in names:
+            p = pooled(records, n, s.name)
+            if p is None:
+                continue
+            samples = p.samples
+            ev = sorted(p.data.get("events_ns", []))
+            med, _, _ = median_of_rounds(records, n, s.name, "L1", lambda r: r.p(0.5))
+            delta = [x.p(0.5) - y.p(0.5) for x in records for y in records
+                     if x.adapter == n and y.adapter == "L1" and x.scenario == s.name ==
+                     y.scenario and x.round == y.round and x.ok and y.ok]
+            p99 = ms(percentile(samples, 0.99)) if len(samples) >= 100 else \
+                f"max {ms(samples[-1])}"
+            row = [labels[n], str(int(p.data["n"])), ms(percentile(samples, 0.5)),
+                   ms(percentile(samples, 0.95)), p99, ratio(med),
+                   f"{statistics.median(delta) / 1e6:+.3f}" if delta else "–",
+                   f"{p.cpu_per_op / 1e6:.3f}",
+                   f"{percentile(ev, 0.5) / 1e3:.1f}" if ev else "–",
+                   f"{percentile(ev, 0.99) / 1e3:.1f}" if ev else "–",
+                   f"{p.data.get('rss_peak_loop_kb', -1) / 1024:.1f}",
+                   f"{p.data.get('rss_ready_kb', -1) / 1024:.1f}",
+                   f"{int(p.data['bytes_per_op']):,}" if "bytes_per_op" in p.data else "",
+                   str(int(p.data.get("connections_opened", 0)))]
+            lines.append("| " + " | ".join(row) + " |")
+        lines.append("")
+    if charts:
+        lines += ["## Charts", ""] + [f"![{c}](charts/{c})" for c in charts] + [""]
+    (out / "report.md").write_text("\n".join(lines))
+
+
+CSV_COLUMNS = [
+    # Kubex's columns first (same names), then ours.
+    "adapter", "scenario", "runtime", "k8s_version", "iterations", "items_mean",
+    "peak_rss_bytes", "total_bytes_alloc", "total_allocations", "steady_heap_bytes",
+    "cpu_seconds", "wall_p50_ns", "wall_p95_ns", "wall_p99_ns", "evt_p50_ns", "evt_p99_ns",
+    "asymmetric",
+    "variant", "rounds", "ratio_l1_p50", "ratio_l1_p50_min", "ratio_l1_p50_max", "cpu_ns_per_op",
+    "ready_rss_bytes", "bytes_per_op", "connections_opened", "http", "accept_encoding",
+]
+
+
+def write_csv(records: list[Record], adapters: list[Adapter], scenarios: list[Scenario],
+              k8s_version: str, out: Path) -> None:
+    rounds = len({r.round for r in records})
+    with open(out / "report.csv", "w", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(CSV_COLUMNS)
+        for s in sorted(scenarios, key=lambda s: s.name):
+            for a in sorted(adapters, key=lambda a: a.name):
+                p = pooled(records, a.name, s.name)
+                if p is None:
+                    continue
+                samples, ev = p.samples, sorted(p.data.get("events_ns", []))
+                items = [i for i in p.data.get("items", []) if i >= 0]
+                med, lo, hi = median_of_rounds(records, a.name, s.name, "L1", lambda r: r.p(0.5))
+                w.writerow([
+                    a.name, s.name, "c++" if a.name in ("kubex", "L1", "L2") else "",
+                    k8s_version, int(p.data["n"]),
+                    f"{statistics.mean(items):.2f}" if items else "",
+                    int(p.data.get("rss_peak_loop_kb", -1)) * 1024, "", "", "",
+                    f"{p.data['cpu_ns'] / 1e9:.6f}",
+                    int(percentile(samples, 0.5)), int(percentile(samples, 0.95)),
+                    int(percentile(samples, 0.99)),
+                    int(percentile(ev, 0.5)) if ev else "", int(percentile(ev, 0.99)) if ev else "",
+                    0,
+                    p.data.get("variant", ""), rounds,
+                    "" if math.isnan(med) else f"{med:.4f}",
+                    "" if math.isnan(lo) else f"{lo:.4f}", "" if math.isnan(hi) else f"{hi:.4f}",
+                    int(p.cpu_per_op), int(p.data.get("rss_ready_kb", -1)) * 1024,
+                    int(p.data.get("bytes_per_op", 0)) or "",
+                    int(p.data.get("connections_opened", 0)), p.data.get("http", ""),
+                    p.data.get("accept_encoding", ""),
+                ])
+
+
+def write_charts(records: list[Record], adapters: list[Adapter], scenarios: list[Scenario],
+                 out: Path) -> list[str]:
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("run.py: matplotlib is missing (scripts/install-deps.sh --bench installs it); "
+              "no charts", file=sys.stderr)
+        return []
+    charts_dir = out / "charts"
+    charts_dir.mkdir(parents=True, exist_ok=True)
+    made = []
+    for name, title, metric in (
+            ("wall_p50.png", "wall p50 per operation (ms, log scale)",
+             lambda p: percentile(p.samples, 0.5) / 1e6),
+            ("cpu_per_op.png", "client CPU per operation (ms, log scale)",
+             lambda p: p.cpu_per_op / 1e6)):
+        fig, ax = plt.subplots(figsize=(11, 5))
+        width = 0.8 / max(1, len(adapters))
+        for i, a in enumerate(adapters):
+            xs, ys = [], []
+            for j, s in enumerate(scenarios):
+                p = pooled(records, a.name, s.name)
+                if p is not None:
+                    xs.append(j + i * width)
+                    ys.append(max(metric(p), 1e-4))
+            ax.bar(xs, ys, width, label=a.label)
+        ax.set_yscale("log")
+        ax.set_xticks([j + 0.4 - width / 2 for j in range(len(scenarios))])
+        ax.set_xticklabels([s.name for s in scenarios], rotation=30, ha="right")
+        ax.set_title(title)
+        ax.legend(fontsize=8)
+        fig.tight_layout()
+        fig.savefig(charts_dir / name, dpi=90)
+        plt.close(fig)
+        made.append(name)
+    return made
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--build-dir", type=Path, default=ROOT / "build" / "bench",
+                    help="where the C++ adapters were built (default build/bench)")
+    ap.add_argument("--out", type=Path, default=ROOT / "build" / "bench-report",
+                    help="report.md, report.csv and charts/ go here")
+    ap.add_argument("--results", type=Path, default=None,
+                    help="every process's raw record, one JSON line each "
+                         "(default OUT/results.jsonl)")
+    ap.add_argument("--namespace", default="",
+                    help="seeded namespace (default: a new bench-<hex>, deleted afterwards)")
+    ap.add_argument("--pods", type=int, default=500, help="pods to seed (default 500)")
+    ap.add_argument("--no-seed", action="store_true", help="the namespace is already seeded")
+    ap.add_argument("--adapters", default="", help="comma-separated subset (default: all)")
+    ap.add_argument("--scenarios", default="", help="comma-separated subset (default: all)")
+    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--iters-scale", type=float, default=1.0,
+                    help="multiply every scenario's warm-up and measured iterations")
+    ap.add_argument("--max-seconds", type=float, default=30.0,
+                    help="stop an adapter's measured loop after this long (min 20 iterations)")
+    ap.add_argument("--warmup-seconds", type=float, default=1.0)
+    ap.add_argument("--seed", type=int, default=1, help="of the per-round adapter order")
+    ap.add_argument("--full", action="store_true",
+                    help="the method's full run: 3 rounds, 90 s per process")
+    ap.add_argument("--smoke", action="store_true",
+                    help="CI's check of the harness: kubex and L1, single_get and list_small, "
+                         "few iterations, 20 pods, no charts")
+    ap.add_argument("--no-charts", action="store_true")
+    args = ap.parse_args()
+    args.command_line = "python3 benchmarks/suite/run.py " + " ".join(
+        shlex.quote(a) for a in sys.argv[1:])
+    if args.full:
+        args.rounds, args.max_seconds = max(args.rounds, 3), 90.0
+    if args.smoke:
+        args.adapters = args.adapters or "L1,kubex"
+        args.scenarios = args.scenarios or "single_get,list_small"
+        args.rounds, args.iters_scale, args.warmup_seconds = 1, 0.1, 0.0
+        args.pods = min(args.pods, 20)
+        args.no_charts = True
+
+    kubeconfig = os.environ.get("KUBEX_TESTENV_KUBECONFIG")
+    testenv_bin = os.environ.get("KUBEX_TESTENV_BIN")
+    if not kubeconfig or not testenv_bin:
+        print("run.py: needs a running testenv; use scripts/run.sh, or run it under "
+              "scripts/with-testenv.sh --feature-gates=APIResponseCompression=false -- ...",
+              file=sys.stderr)
+        return 2
+
+    scenarios = SCENARIOS
+    if args.scenarios:
+        unknown = set(args.scenarios.split(",")) - set(SCENARIO_BY_NAME)
+        if unknown:
+            ap.error(f"unknown scenarios: {', '.join(sorted(unknown))}")
+        wanted = args.scenarios.split(",")
+        scenarios = [s for s in SCENARIOS if s.name in wanted]
+
+    args.out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="kubex-bench-") as secrets_dir:
+        target = connection_target(kubeconfig, Path(secrets_dir))
+        adapters = cpp_adapters(args.build_dir.resolve(), kubeconfig, target)
+        if args.adapters:
+            wanted = args.adapters.split(",")
+            unknown = set(wanted) - {a.name for a in adapters}
+            if unknown:
+                ap.error(f"unknown adapters: {', '.join(sorted(unknown))}")
+            adapters = [a for a in adapters if a.name in wanted]
+        for a in adapters:
+            if not Path(a.command[0]).exists():
+                print(f"run.py: {a.command[0]} is missing: build the suite first "
+                      "(scripts/run.sh does)", file=sys.stderr)
+                return 2
+
+        own_namespace = not args.namespace
+        if own_namespace:
+            if args.no_seed:
+                ap.error("--no-seed needs --namespace")
+            args.namespace = f"bench-{random.SystemRandom().getrandbits(32):08x}"
+        if not args.no_seed:
+            print(f"==> seeding {args.namespace} with {args.pods} pods and log-emitter",
+                  flush=True)
+            subprocess.run([testenv_bin, "seed", "--kubeconfig", kubeconfig, "--namespace",
+                            args.namespace, "--pods", str(args.pods)], check=True)
+        apiserver_version = subprocess.run(
+            ["kubectl", "--kubeconfig", kubeconfig, "version", "-o", "json"],
+            capture_output=True, text=True).stdout
+        try:
+            apiserver_version = json.loads(apiserver_version)["serverVersion"]["gitVersion"]
+        except (ValueError, KeyError):
+            apiserver_version = "?"
+
+        records: list[Record] = []
+        rng = random.Random(args.seed)
+        started = time.monotonic()
+        results_path = args.results or args.out / "results.jsonl"
+        results_path.parent.mkdir(parents=True, exist_ok=True)
+        results = open(results_path, "w")
+        for round_no in range(1, args.rounds + 1):
+            for s in scenarios:
+                order = [a for a in adapters if a.name != "L1"]
+                rng.shuffle(order)
+                l1 = [a for a in adapters if a.name == "L1"]
+                # L1 first and last, so drift within the block shows.
+                for a in l1 + order + l1:
+                    if a.scenarios is not None and s.name not in a.scenarios:
+                        continue
+                    t0 = time.monotonic()
+                    rec = run_one(a, s, args, args.namespace, round_no, [target["token"]])
+                    records.append(rec)
+                    results.write(json.dumps({"round": round_no, "adapter": a.name,
+                                              "scenario": s.name, "ok": rec.ok,
+                                              "error": rec.error, "problems": rec.problems,
+                                              "result": rec.data}) + "\n")
+                    results.flush()
+                    status = "FAILED: " + rec.error if not rec.ok else \
+                        ("INVALID: " + "; ".join(rec.problems) if rec.problems else
+                         f"p50 {ms(rec.p(0.5))} ms, n={int(rec.data['n'])}")
+                    print(f"[{time.monotonic() - started:6.0f}s] round {round_no}/{args.rounds} "
+                          f"{s.name:22} {a.name:8} {status} ({time.monotonic() - t0:.1f}s)",
+                          flush=True)
+        results.close()
+        if own_namespace:
+            subprocess.run(["kubectl", "--kubeconfig", kubeconfig, "delete", "namespace",
+                            args.namespace, "--wait=false"], capture_output=True)
+
+    env = environment(args, apiserver_version)
+    charts = [] if args.no_charts else write_charts(records, adapters, scenarios, args.out)
+    write_report(records, adapters, scenarios, env, args.out, charts)
+    write_csv(records, adapters, scenarios, apiserver_version, args.out)
+
+    # The headline, as the report has it.
+    text = (args.out / "report.md").read_text()
+    start = text.index("## Headline")
+    print("\n" + text[start:text.index("\n\n", text.index("|", start))] + "\n")
+    print(f"report: {args.out / 'report.md'}")
+    bad = [r for r in records if not r.ok or r.problems]
+    if bad:
+        print(f"run.py: {len(bad)} runs failed or broke a validity check (see the report)",
+              file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""CI's check of the benchmark harness (ctest bench_smoke_test, under scripts/with-testenv.sh):
+kubex and L1 on two scenarios with few iterations must produce the report, the CSV and the raw
+results; and the validity checks must fail a run whose lists come back short.
+
+    benchmarks/suite/smoke_test.py BUILD_DIR OUT_DIR
+"""
+
+import csv
+import json
+import subprocess
+import sys
+import unittest
+from pathlib import Path
+
+RUN = Path(__file__).with_name("run.py")
+BUILD, OUT = Path(sys.argv[1]), Path(sys.argv[2])
+
+
+def run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(RUN), "--build-dir", str(BUILD), *args],
+                          capture_output=True, text=True, timeout=600)
+
+
+class Smoke(unittest.TestCase):
+    def test_smoke_run_writes_every_artifact(self):
+        out = OUT / "smoke"
+        done = run("--smoke", "--out", str(out))
+        self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+        report = (out / "report.md").read_text()
+        self.assertIn("## Headline", report)
+        self.assertIn("| single_get | ", report)
+        self.assertIn("### `list_small`", report)
+        self.assertIn("kube-apiserver | v1.35.4", report)
+        rows = list(csv.DictReader(open(out / "report.csv")))
+        self.assertEqual({(r["adapter"], r["scenario"]) for r in rows},
+                         {(a, s) for a in ("L1", "kubex") for s in ("single_get", "list_small")})
+        for r in rows:
+            self.assertGreater(int(r["wall_p50_ns"]), 0, r)
+            self.assertGreater(float(r["cpu_seconds"]), 0, r)
+        kubex_list = next(r for r in rows if r["adapter"] == "kubex" and
+                          r["scenario"] == "list_small")
+        self.assertEqual(kubex_list["items_mean"], "10.00")
+        results = [json.loads(line) for line in open(out / "results.jsonl")]
+        self.assertEqual(len(results), 6)  # L1 first and last around kubex, per scenario
+        self.assertTrue(all(r["ok"] and not r["problems"] for r in results), results)
+        l1_get = next(r for r in results if r["adapter"] == "L1")
+        self.assertGreater(l1_get["result"]["bytes_per_op"], 1000)  # a whole pod
+        # No credential in anything the harness wrote or printed.
+        token = subprocess.run(
+            ["kubectl", "config", "view", "--raw", "--minify", "-o",
+             "jsonpath={.users[0].user.token}"], capture_output=True, text=True).stdout
+        self.assertTrue(token)
+        for f in out.iterdir():
+            if f.is_file():
+                self.assertNotIn(token, f.read_text(errors="replace"), f)
+        self.assertNotIn(token, done.stdout + done.stderr)
+
+    def test_short_lists_fail_the_validity_check(self):
+        # 5 pods and log-emitter: list_small (limit 10) sees 6 items, not 10.
+        out = OUT / "short"
+        done = run("--smoke", "--pods", "5", "--adapters", "kubex", "--scenarios", "list_small",
+                   "--out", str(out))
+        self.assertEqual(done.returncode, 1, done.stdout + done.stderr)
+        self.assertIn("saw 6 items, expected 10", (out / "report.md").read_text())
+
+
+if __name__ == "__main__":
+    unittest.main(argv=sys.argv[:1], verbosity=2)
