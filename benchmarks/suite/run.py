@@ -107,6 +107,58 @@ def cpp_adapters(build_dir: Path, kubeconfig: str, target: dict[str, str]) -> li
     ]
 
 
+def cache_dir() -> Path:
+    """Where peers' environments and builds live: outside the repository, kept across runs."""
+    base = os.environ.get("KUBEX_BENCH_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "kubex-bench")
+    return Path(base)
+
+
+@dataclass
+class Peer:
+    """A peer adapter declared by benchmarks/suite/adapters/<dir>/adapters.json: a list of
+    {"name", "label", "setup": [argv], "command": [argv], "scenarios": [names] | null}. In
+    setup and command, {cache} is the cache directory, {dir} the adapter's folder and
+    {kubeconfig} the kubeconfig. setup runs once per run (cwd = the folder) and must be
+    idempotent: it installs the pinned packages and builds the program."""
+    adapter: Adapter
+    setup: list[str]
+    folder: Path
+
+
+def peer_adapters(kubeconfig: str) -> list[Peer]:
+    peers = []
+    for spec_file in sorted((ROOT / "benchmarks" / "suite" / "adapters").glob("*/adapters.json")):
+        folder = spec_file.parent
+        subst = {"{cache}": str(cache_dir()), "{dir}": str(folder), "{kubeconfig}": kubeconfig}
+
+        def expand(argv: list[str]) -> list[str]:
+            out = []
+            for a in argv:
+                for k, v in subst.items():
+                    a = a.replace(k, v)
+                out.append(a)
+            return out
+        for spec in json.loads(spec_file.read_text()):
+            scenarios = spec.get("scenarios")
+            peers.append(Peer(
+                Adapter(spec["name"], spec["label"], expand(spec["command"]),
+                        set(scenarios) if scenarios is not None else None),
+                expand(spec.get("setup", [])), folder))
+    return peers
+
+
+def set_up_peers(peers: list[Peer]) -> None:
+    done: set[tuple[str, ...]] = set()
+    for p in peers:
+        if not p.setup or tuple(p.setup) in done:
+            continue
+        done.add(tuple(p.setup))
+        print(f"==> setting up {p.folder.name} ({' '.join(p.setup)})", flush=True)
+        env = dict(os.environ, KUBEX_BENCH_CACHE=str(cache_dir()))
+        subprocess.run(p.setup, cwd=p.folder, env=env, check=True)
+
+
 def connection_target(kubeconfig: str, secrets_dir: Path) -> dict[str, str]:
     """Server, CA file and a token file for the raw programs, from the kubeconfig's current
     context (kubectl reads it, so no YAML parser is needed). The token goes to a 0600 file."""
@@ -409,7 +461,8 @@ def write_csv(records: list[Record], adapters: list[Adapter], scenarios: list[Sc
                 items = [i for i in p.data.get("items", []) if i >= 0]
                 med, lo, hi = median_of_rounds(records, a.name, s.name, "L1", lambda r: r.p(0.5))
                 w.writerow([
-                    a.name, s.name, "c++" if a.name in ("kubex", "L1", "L2") else "",
+                    a.name, s.name, p.data.get("runtime") or
+                    ("c++" if a.name in ("kubex", "L1", "L2") else ""),
                     k8s_version, int(p.data["n"]),
                     f"{statistics.mean(items):.2f}" if items else "",
                     int(p.data.get("rss_peak_loop_kb", -1)) * 1024, "", "", "",
@@ -528,14 +581,18 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="kubex-bench-") as secrets_dir:
         target = connection_target(kubeconfig, Path(secrets_dir))
         adapters = cpp_adapters(args.build_dir.resolve(), kubeconfig, target)
+        peers = peer_adapters(kubeconfig)
+        adapters += [p.adapter for p in peers]
         if args.adapters:
             wanted = args.adapters.split(",")
             unknown = set(wanted) - {a.name for a in adapters}
             if unknown:
                 ap.error(f"unknown adapters: {', '.join(sorted(unknown))}")
             adapters = [a for a in adapters if a.name in wanted]
+        names = {a.name for a in adapters}
+        set_up_peers([p for p in peers if p.adapter.name in names])
         for a in adapters:
-            if not Path(a.command[0]).exists():
+            if a.name in ("L1", "L2", "kubex") and not Path(a.command[0]).exists():
                 print(f"run.py: {a.command[0]} is missing: build the suite first "
                       "(scripts/run.sh does)", file=sys.stderr)
                 return 2
