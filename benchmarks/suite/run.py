@@ -93,17 +93,23 @@ class Adapter:
     command: list[str]  # the program; scenario options are appended
     scenarios: set[str] | None = None  # None: every scenario
     limit: bool = False  # a physical limit (L1, L2), not a client
+    # Environment for the memory pass (e.g. LD_PRELOAD of common/alloc_shim.c); None: the
+    # adapter has no memory pass.
+    memory_env: dict[str, str] | None = None
 
 
 def cpp_adapters(build_dir: Path, kubeconfig: str, target: dict[str, str]) -> list[Adapter]:
     suite = build_dir / "benchmarks" / "suite"
+    shim = {"LD_PRELOAD": str(suite / "libkubex_bench_alloc.so")}
     raw = [str(suite / "kubex-bench-raw"), "--server", target["server"], "--ca-file",
            target["ca_file"], "--token-file", target["token_file"]]
     return [
-        Adapter("L1", "L1 (raw TLS, no decoding)", raw, limit=True),
-        Adapter("L2", "L2 (L1 + simdjson walk)", raw + ["--decode", "on"], limit=True),
+        Adapter("L1", "L1 (raw TLS, no decoding)", raw, limit=True, memory_env=shim),
+        Adapter("L2", "L2 (L1 + simdjson walk)", raw + ["--decode", "on"], limit=True,
+                memory_env=shim),
         Adapter("kubex", "kubex (C++, typed)",
-                [str(suite / "kubex-bench-kubex"), "--kubeconfig", kubeconfig]),
+                [str(suite / "kubex-bench-kubex"), "--kubeconfig", kubeconfig],
+                memory_env=shim),
     ]
 
 
@@ -236,9 +242,11 @@ def validate(rec: Record, scenario: Scenario, adapter: Adapter) -> None:
 
 
 def run_one(adapter: Adapter, scenario: Scenario, args, namespace: str, round_no: int,
-            secrets: list[str]) -> Record:
-    iters = max(1, round(scenario.iters * args.iters_scale))
-    warmup = max(1, round(scenario.warmup * args.iters_scale))
+            secrets: list[str], memory: bool = False) -> Record:
+    # The memory pass needs fewer iterations: counts per operation barely vary.
+    scale = args.iters_scale * (0.2 if memory else 1.0)
+    iters = max(1, round(scenario.iters * scale))
+    warmup = max(1, round(scenario.warmup * scale))
     command = adapter.command + [
         "--scenario", scenario.name, "--namespace", namespace,
         "--warmup", str(warmup), "--warmup-seconds", str(args.warmup_seconds),
@@ -248,7 +256,8 @@ def run_one(adapter: Adapter, scenario: Scenario, args, namespace: str, round_no
     ]
     rec = Record(round_no, adapter.name, scenario.name, ok=False)
     try:
-        done = subprocess.run(command, capture_output=True, text=True,
+        env = dict(os.environ, **(adapter.memory_env or {})) if memory else None
+        done = subprocess.run(command, capture_output=True, text=True, env=env,
                               timeout=args.max_seconds * 2 + 120, cwd=ROOT)
     except subprocess.TimeoutExpired:
         rec.error = "timed out"
@@ -353,8 +362,69 @@ def environment(args, apiserver_version: str) -> dict[str, str]:
     }
 
 
+def targets(records: list[Record], memory_records: list[Record], names: list[str]) -> list[str]:
+    """The issue's targets, checked against this run (they live here, never in timed tests)."""
+    if "kubex" not in names or "L1" not in names:
+        return []
+    rows = []
+
+    def wall_vs_l1(scenario: str) -> float:
+        return median_of_rounds(records, "kubex", scenario, "L1", lambda r: r.p(0.5))[0]
+
+    def l1_p50(scenario: str) -> float:
+        l1 = [r.p(0.5) for r in records if r.adapter == "L1" and r.scenario == scenario and r.ok]
+        return statistics.median(l1) if l1 else math.nan
+
+    for scen in ("list_medium", "list_large"):
+        v = wall_vs_l1(scen)
+        if not math.isnan(v):
+            rows.append((f"kubex wall p50 ≤ 1.10× L1 on {scen}", f"{v:.2f}×", v <= 1.10))
+    v, base = wall_vs_l1("single_get"), l1_p50("single_get")
+    if not math.isnan(v):
+        limit = (1.05 * base + 0.2e6) / base
+        rows.append(("kubex wall p50 ≤ 1.05× L1 + 0.2 ms on single_get",
+                     f"{v:.2f}× (allowed {limit:.2f}×)", v <= limit))
+    for peer, factor in (("kubex-py-aiohttp", 20), ("k8s-asyncio", 200)):
+        if peer in names:
+            c = median_of_rounds(records, peer, "list_large", "kubex", lambda r: r.cpu_per_op)[0]
+            if not math.isnan(c):
+                rows.append((f"kubex CPU/op ≥ {factor}× below {peer} on list_large", f"{c:.0f}×",
+                             c >= factor))
+    for peer in ("client-go", "client-go-h1", "kube-rs"):
+        if peer not in names:
+            continue
+        slower = []
+        for scen in sorted({r.scenario for r in records}):
+            w = median_of_rounds(records, peer, scen, "kubex", lambda r: r.p(0.5))[0]
+            c = median_of_rounds(records, peer, scen, "kubex", lambda r: r.cpu_per_op)[0]
+            if not math.isnan(w) and (w < 1 or c < 1):
+                slower.append(f"{scen} (wall {w:.2f}, CPU {c:.2f})")
+        rows.append((f"kubex faster than {peer} in wall and CPU on every scenario",
+                     "; ".join(slower) if slower else "yes", not slower))
+    big = [r for r in memory_records if r.adapter == "kubex" and r.scenario == "list_large" and
+           r.ok and "allocs_per_op" in r.data]
+    bytes_l1 = [r.data["bytes_per_op"] for r in records if r.adapter == "L1" and
+                r.scenario == "list_large" and r.ok and "bytes_per_op" in r.data]
+    if big:
+        d = big[0].data
+        items = [i for i in d["items"] if i > 0]
+        per = d["allocs_per_op"] / statistics.mean(items) if items else math.nan
+        rows.append(("≤ 3 allocations per pod on list_large", f"{per:.1f}", per <= 3))
+        if bytes_l1:
+            growth = (d["rss_peak_loop_kb"] - d["rss_ready_kb"]) * 1024 / bytes_l1[0]
+            rows.append(("peak RSS ≤ 2× response bytes above the baseline on list_large",
+                         f"{growth:.2f}×", growth <= 2))
+    if not rows:
+        return []
+    out = ["## Targets (from the benchmark issue; checked in this run)", "",
+           "| target | measured | |", "|---|---|---|"]
+    out += [f"| {t} | {m} | {'met' if ok else '**missed**'} |" for t, m, ok in rows]
+    return out + [""]
+
+
 def write_report(records: list[Record], adapters: list[Adapter], scenarios: list[Scenario],
-                 env: dict[str, str], out: Path, charts: list[str]) -> None:
+                 env: dict[str, str], out: Path, charts: list[str],
+                 memory_records: list[Record]) -> None:
     names = [a.name for a in adapters]
     labels = {a.name: a.label for a in adapters}
     rounds = len({r.round for r in records})
@@ -387,6 +457,27 @@ def write_report(records: list[Record], adapters: list[Adapter], scenarios: list
         lines.append("| " + " | ".join(row) + " |")
     lines.append("")
 
+    # kubex against each client: how many times slower the other is (wall p50 and CPU/op,
+    # medians over rounds of the within-round ratio).
+    clients = [n for n in names if n != "kubex" and not next(a for a in adapters
+                                                             if a.name == n).limit]
+    if "kubex" in names and clients:
+        lines += ["## Headline: each client against kubex (wall p50 ratio / CPU per op ratio; "
+                  ">1 means kubex is faster)", "",
+                  "| scenario | " + " | ".join(clients) + " |",
+                  "|---|" + "---|" * len(clients)]
+        for s in scenarios:
+            row = [s.name]
+            for n in clients:
+                wall, _, _ = median_of_rounds(records, n, s.name, "kubex", lambda r: r.p(0.5))
+                cpu, _, _ = median_of_rounds(records, n, s.name, "kubex",
+                                             lambda r: r.cpu_per_op)
+                row.append("–" if math.isnan(wall) else f"{ratio(wall)} / {ratio(cpu)}")
+            lines.append("| " + " | ".join(row) + " |")
+        lines.append("")
+
+    lines += targets(records, memory_records, names)
+
     failures = [r for r in records if not r.ok or r.problems]
     if failures:
         lines += ["## Failures and validity problems", ""]
@@ -413,6 +504,8 @@ def write_report(records: list[Record], adapters: list[Adapter], scenarios: list
             samples = p.samples
             ev = sorted(p.data.get("events_ns", []))
             med, _, _ = median_of_rounds(records, n, s.name, "L1", lambda r: r.p(0.5))
+            if n == "L1":
+                med = 1.0  # by definition; the first and last L1 runs are pooled
             delta = [x.p(0.5) - y.p(0.5) for x in records for y in records
                      if x.adapter == n and y.adapter == "L1" and x.scenario == s.name ==
                      y.scenario and x.round == y.round and x.ok and y.ok]
@@ -429,6 +522,38 @@ def write_report(records: list[Record], adapters: list[Adapter], scenarios: list
                    f"{int(p.data['bytes_per_op']):,}" if "bytes_per_op" in p.data else "",
                    str(int(p.data.get("connections_opened", 0)))]
             lines.append("| " + " | ".join(row) + " |")
+        lines.append("")
+    if memory_records:
+        lines += ["## Memory pass", "",
+                  "A separate pass with an allocation counter preloaded over malloc "
+                  "(`common/alloc_shim.c`), fewer iterations; its wall times are not latency. "
+                  "Allocations and bytes are per operation; per item divides by the items an "
+                  "operation returned; peak live is the most heap in use during the loop above "
+                  "what was live before it; RSS growth is the loop's peak RSS over the RSS after "
+                  "set-up, against the response's bytes (measured by L1).", "",
+                  "| scenario | adapter | allocs/op | allocs/item | KiB alloc/op | peak live KiB | "
+                  "RSS growth MiB | × response bytes |",
+                  "|---|---|" + "---:|" * 6]
+        bytes_of = {}
+        for r in records:
+            if r.adapter == "L1" and r.ok and "bytes_per_op" in r.data:
+                bytes_of[r.scenario] = r.data["bytes_per_op"]
+        for s in scenarios:
+            for r in memory_records:
+                if r.scenario != s.name or not r.ok or "allocs_per_op" not in r.data:
+                    continue
+                d = r.data
+                items = [i for i in d.get("items", []) if i > 0]
+                per_item = d["allocs_per_op"] / statistics.mean(items) if items else math.nan
+                growth = (d["rss_peak_loop_kb"] - d["rss_ready_kb"]) * 1024
+                resp = bytes_of.get(s.name)
+                cells = [s.name, labels[r.adapter], f"{d['allocs_per_op']:,.0f}",
+                         "–" if math.isnan(per_item) else f"{per_item:.1f}",
+                         f"{d['alloc_bytes_per_op'] / 1024:,.1f}",
+                         f"{d['alloc_peak_live_bytes'] / 1024:,.0f}",
+                         f"{growth / 1048576:.1f}",
+                         f"{growth / resp:.2f}×" if resp else "–"]
+                lines.append("| " + " | ".join(cells) + " |")
         lines.append("")
     if charts:
         lines += ["## Charts", ""] + [f"![{c}](charts/{c})" for c in charts] + [""]
@@ -544,16 +669,20 @@ def main() -> int:
     ap.add_argument("--warmup-seconds", type=float, default=1.0)
     ap.add_argument("--seed", type=int, default=1, help="of the per-round adapter order")
     ap.add_argument("--full", action="store_true",
-                    help="the method's full run: 3 rounds, 90 s per process")
+                    help="the method's full run: 3 rounds, 90 s per process, memory pass")
+    ap.add_argument("--memory", action="store_true",
+                    help="add the memory pass (allocations per operation; instrumented)")
     ap.add_argument("--smoke", action="store_true",
                     help="CI's check of the harness: kubex and L1, single_get and list_small, "
                          "few iterations, 20 pods, no charts")
     ap.add_argument("--no-charts", action="store_true")
+    ap.add_argument("--report-only", type=Path, metavar="RESULTS",
+                    help="rebuild report.md/csv/charts in --out from an earlier results file")
     args = ap.parse_args()
     args.command_line = "python3 benchmarks/suite/run.py " + " ".join(
         shlex.quote(a) for a in sys.argv[1:])
     if args.full:
-        args.rounds, args.max_seconds = max(args.rounds, 3), 90.0
+        args.rounds, args.max_seconds, args.memory = max(args.rounds, 3), 90.0, True
     if args.smoke:
         args.adapters = args.adapters or "L1,kubex"
         args.scenarios = args.scenarios or "single_get,list_small"
@@ -561,6 +690,8 @@ def main() -> int:
         args.pods = min(args.pods, 20)
         args.no_charts = True
 
+    if args.report_only:
+        return report_only(args, args.report_only)
     kubeconfig = os.environ.get("KUBEX_TESTENV_KUBECONFIG")
     testenv_bin = os.environ.get("KUBEX_TESTENV_BIN")
     if not kubeconfig or not testenv_bin:
@@ -621,6 +752,29 @@ def main() -> int:
         results_path = args.results or args.out / "results.jsonl"
         results_path.parent.mkdir(parents=True, exist_ok=True)
         results = open(results_path, "w")
+        env = environment(args, apiserver_version)
+        results.write(json.dumps({"environment": env, "k8s_version": apiserver_version,
+                                  "scenarios": [x.name for x in scenarios],
+                                  "adapters": [{"name": a.name, "label": a.label,
+                                                "limit": a.limit} for a in adapters]}) + "\n")
+        memory_records: list[Record] = []
+
+        def one(a: Adapter, s: Scenario, round_no: int, memory: bool) -> None:
+            t0 = time.monotonic()
+            rec = run_one(a, s, args, args.namespace, round_no, [target["token"]], memory)
+            (memory_records if memory else records).append(rec)
+            results.write(json.dumps({"round": round_no, "pass": "memory" if memory else "timing",
+                                      "adapter": a.name, "scenario": s.name, "ok": rec.ok,
+                                      "error": rec.error, "problems": rec.problems,
+                                      "result": rec.data}) + "\n")
+            results.flush()
+            status = "FAILED: " + rec.error if not rec.ok else \
+                ("INVALID: " + "; ".join(rec.problems) if rec.problems else
+                 f"p50 {ms(rec.p(0.5))} ms, n={int(rec.data['n'])}")
+            label = "memory pass" if memory else f"round {round_no}/{args.rounds}"
+            print(f"[{time.monotonic() - started:6.0f}s] {label} {s.name:22} {a.name:16} "
+                  f"{status} ({time.monotonic() - t0:.1f}s)", flush=True)
+
         for round_no in range(1, args.rounds + 1):
             for s in scenarios:
                 order = [a for a in adapters if a.name != "L1"]
@@ -628,43 +782,55 @@ def main() -> int:
                 l1 = [a for a in adapters if a.name == "L1"]
                 # L1 first and last, so drift within the block shows.
                 for a in l1 + order + l1:
-                    if a.scenarios is not None and s.name not in a.scenarios:
-                        continue
-                    t0 = time.monotonic()
-                    rec = run_one(a, s, args, args.namespace, round_no, [target["token"]])
-                    records.append(rec)
-                    results.write(json.dumps({"round": round_no, "adapter": a.name,
-                                              "scenario": s.name, "ok": rec.ok,
-                                              "error": rec.error, "problems": rec.problems,
-                                              "result": rec.data}) + "\n")
-                    results.flush()
-                    status = "FAILED: " + rec.error if not rec.ok else \
-                        ("INVALID: " + "; ".join(rec.problems) if rec.problems else
-                         f"p50 {ms(rec.p(0.5))} ms, n={int(rec.data['n'])}")
-                    print(f"[{time.monotonic() - started:6.0f}s] round {round_no}/{args.rounds} "
-                          f"{s.name:22} {a.name:8} {status} ({time.monotonic() - t0:.1f}s)",
-                          flush=True)
+                    if a.scenarios is None or s.name in a.scenarios:
+                        one(a, s, round_no, memory=False)
+        if args.memory:
+            # Instrumented: its wall times are never reported as latency.
+            for s in scenarios:
+                for a in adapters:
+                    if a.memory_env is not None and (a.scenarios is None or s.name in a.scenarios):
+                        one(a, s, 0, memory=True)
         results.close()
         if own_namespace:
             subprocess.run(["kubectl", "--kubeconfig", kubeconfig, "delete", "namespace",
                             args.namespace, "--wait=false"], capture_output=True)
 
-    env = environment(args, apiserver_version)
+    return finish(args, records, memory_records, adapters, scenarios, env, apiserver_version)
+
+
+def finish(args, records: list[Record], memory_records: list[Record], adapters: list[Adapter],
+           scenarios: list[Scenario], env: dict[str, str], k8s_version: str) -> int:
+    args.out.mkdir(parents=True, exist_ok=True)
     charts = [] if args.no_charts else write_charts(records, adapters, scenarios, args.out)
-    write_report(records, adapters, scenarios, env, args.out, charts)
-    write_csv(records, adapters, scenarios, apiserver_version, args.out)
+    write_report(records, adapters, scenarios, env, args.out, charts, memory_records)
+    write_csv(records, adapters, scenarios, k8s_version, args.out)
 
     # The headline, as the report has it.
     text = (args.out / "report.md").read_text()
     start = text.index("## Headline")
     print("\n" + text[start:text.index("\n\n", text.index("|", start))] + "\n")
     print(f"report: {args.out / 'report.md'}")
-    bad = [r for r in records if not r.ok or r.problems]
+    bad = [r for r in records + memory_records if not r.ok or r.problems]
     if bad:
         print(f"run.py: {len(bad)} runs failed or broke a validity check (see the report)",
               file=sys.stderr)
         return 1
     return 0
+
+
+def report_only(args, path: Path) -> int:
+    """Rebuilds the report from a results file of an earlier run (run.py --report-only)."""
+    lines = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    head = lines[0]
+    adapters = [Adapter(a["name"], a["label"], [], limit=a["limit"]) for a in head["adapters"]]
+    scenarios = [SCENARIO_BY_NAME[n] for n in head["scenarios"]]
+    records, memory_records = [], []
+    for line in lines[1:]:
+        rec = Record(line["round"], line["adapter"], line["scenario"], line["ok"],
+                     line["result"], line["error"], line["problems"])
+        (memory_records if line.get("pass") == "memory" else records).append(rec)
+    return finish(args, records, memory_records, adapters, scenarios, head["environment"],
+                  head["k8s_version"])
 
 
 if __name__ == "__main__":

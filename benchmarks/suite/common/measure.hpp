@@ -5,9 +5,11 @@
 // (benchmarks/suite/run.py, which documents the fields). No kubex and no I/O library here, so
 // the raw limit programs use it too.
 
+#include <dlfcn.h>
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -55,6 +57,29 @@ inline long proc_status_kb(std::string_view field) {
 inline void reset_peak_rss() {
   std::ofstream("/proc/self/clear_refs") << "5";
 }
+
+/// The allocation counters of common/alloc_shim.c when the memory pass preloads it.
+class AllocCounters {
+ public:
+  AllocCounters()
+      : snapshot_(reinterpret_cast<void (*)(std::uint64_t*)>(
+            dlsym(RTLD_DEFAULT, "kubex_bench_alloc_snapshot"))),
+        reset_peak_(
+            reinterpret_cast<void (*)()>(dlsym(RTLD_DEFAULT, "kubex_bench_alloc_reset_peak"))) {}
+  /// Whether the shim is loaded.
+  [[nodiscard]] bool active() const { return snapshot_ != nullptr && reset_peak_ != nullptr; }
+  /// count, bytes allocated, live bytes, peak live bytes.
+  [[nodiscard]] std::array<std::uint64_t, 4> snapshot() const {
+    std::array<std::uint64_t, 4> v{};
+    snapshot_(v.data());
+    return v;
+  }
+  void reset_peak() const { reset_peak_(); }
+
+ private:
+  void (*snapshot_)(std::uint64_t*);
+  void (*reset_peak_)();
+};
 
 /// The command line every adapter accepts: --name value pairs. Adapters read their own keys
 /// (connection details) with get().
@@ -144,6 +169,10 @@ class Recorder {
   }
   /// Starts the measured loop (after the warm-up).
   void begin() {
+    if (alloc_.active()) {
+      alloc_.reset_peak();
+      alloc_start_ = alloc_.snapshot();
+    }
     reset_peak_rss();
     cpu_start_ = cpu_ns();
     loop_start_ = now_ns();
@@ -168,6 +197,15 @@ class Recorder {
     cpu_loop_ns_ = cpu_ns() - cpu_start_;
     loop_ns_ = now_ns() - loop_start_;
     rss_peak_kb_ = proc_status_kb("VmHWM");
+    if (alloc_.active()) {
+      const auto a = alloc_.snapshot();
+      const auto n = static_cast<double>(std::max<std::size_t>(1, samples_.size()));
+      numbers_["allocs_per_op"] = static_cast<double>(a[0] - alloc_start_[0]) / n;
+      numbers_["alloc_bytes_per_op"] = static_cast<double>(a[1] - alloc_start_[1]) / n;
+      numbers_["alloc_peak_live_bytes"] = static_cast<double>(a[3] - alloc_start_[2]);
+      numbers_["alloc_live_growth_bytes"] =
+          static_cast<double>(a[2]) - static_cast<double>(alloc_start_[2]);
+    }
   }
 
   /// The JSON line for the driver.
@@ -229,6 +267,8 @@ class Recorder {
 
  private:
   Plan plan_;
+  AllocCounters alloc_;
+  std::array<std::uint64_t, 4> alloc_start_{};
   std::map<std::string, std::string> facts_;
   std::map<std::string, double> numbers_;
   std::int64_t warm_start_ = 0;
