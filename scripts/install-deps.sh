@@ -26,8 +26,8 @@ packages=(
   # asan, ubsan are in libclang-common-15-dev, which clang-15 depends on)
   clang-15 libclang-common-15-dev
 )
-# benchmarks/suite/run.py: the report's PNG charts.
-((bench)) && packages+=(python3-matplotlib)
+# benchmarks/suite: the report's PNG charts; venvs for the Python peers.
+((bench)) && packages+=(python3-matplotlib python3-venv)
 
 missing=()
 for p in "${packages[@]}"; do
