@@ -1,16 +1,24 @@
 #!/usr/bin/env bash
 # The main job (README): the benchmark report. Installs what is missing, builds the suite's
-# programs in Release (build/bench), starts a real control plane on loopback with server-side
-# response compression off, seeds 500 pods and a log-emitter, runs every adapter and scenario
-# in fresh processes next to the physical limits L1/L2, prints progress and the headline
-# table, and writes benchmarks/report.md, report.csv and charts/.
+# programs in Release (build/bench) and the peers (into the bench cache, outside the
+# repository), starts a real control plane on loopback with server-side response compression
+# off, seeds 500 pods and a log-emitter, runs every adapter and scenario in fresh processes
+# next to the physical limits L1/L2, prints progress and the headline table, and writes
+# benchmarks/report.md, report.csv and charts/. Then the library-defaults pass (compression on,
+# each library as it comes; one round, three scenarios) writes benchmarks/defaults/.
 #
-#   scripts/run.sh [run.py options]      e.g. --full, --rounds 3, --adapters kubex,L1,
-#                                        --scenarios list_large, --out DIR
+#   scripts/run.sh [--no-defaults-pass] [run.py options]
+#       e.g. --full, --rounds 3, --adapters kubex,L1,client-go, --scenarios list_large
 # See benchmarks/suite/run.py --help.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
+
+defaults_pass=1
+args=()
+for a in "$@"; do
+  if [ "$a" = --no-defaults-pass ]; then defaults_pass=0; else args+=("$a"); fi
+done
 
 export CCACHE_BASEDIR="$root" CCACHE_NOHASHDIR=true  # cache hits across clones
 echo "==> dependencies"
@@ -18,7 +26,14 @@ scripts/install-deps.sh --bench
 echo "==> build (Release, build/bench)"
 cmake --preset bench >/dev/null
 cmake --build build/bench -j "$(nproc)" --target kubex_bench_suite
-echo "==> control plane (compression off), seeding, benchmark"
+echo "==> primary pass: control plane with compression off, seeding, benchmark"
 scripts/with-testenv.sh --feature-gates=APIResponseCompression=false -- \
   python3 benchmarks/suite/run.py --build-dir build/bench --out benchmarks \
-    --results build/bench/results.jsonl "$@"
+    --results build/bench/results.jsonl "${args[@]}"
+if [ "$defaults_pass" = 1 ]; then
+  echo "==> library-defaults pass: control plane with compression on"
+  scripts/with-testenv.sh -- \
+    python3 benchmarks/suite/run.py --build-dir build/bench --out benchmarks/defaults \
+      --results build/bench/results-defaults.jsonl "${args[@]}" --library-defaults --rounds 1 \
+      --no-charts
+fi

@@ -320,14 +320,16 @@ type retryCounter struct{ n *atomic.Int64 }
 
 func (c retryCounter) IncrementRetry(context.Context, string, string, string) { c.n.Add(1) }
 
-func newClient(kubeconfig string, v variant, namespace string) (*client, error) {
+// newClient builds the variant's client; libraryDefaults leaves compression as client-go has
+// it (on: net/http asks for gzip) for the suite's library-defaults pass.
+func newClient(kubeconfig string, v variant, namespace string, libraryDefaults bool) (*client, error) {
 	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
 		return nil, fmt.Errorf("loading the kubeconfig: %w", err)
 	}
 	cfg.QPS = -1 // no client-side rate limiter
 	cfg.Burst = 0
-	cfg.DisableCompression = true
+	cfg.DisableCompression = !libraryDefaults
 	cfg.UserAgent = "bench-client-go"
 	if v.http1 {
 		cfg.TLSClientConfig.NextProtos = []string{"http/1.1"}
@@ -679,7 +681,8 @@ func mainErr() error {
 	if err != nil {
 		return err
 	}
-	c, err := newClient(kubeconfig, v, p.namespace)
+	libraryDefaults := a["library-defaults"] == "on"
+	c, err := newClient(kubeconfig, v, p.namespace, libraryDefaults)
 	if err != nil {
 		return err
 	}
@@ -710,6 +713,9 @@ func mainErr() error {
 		return errors.New("no response was seen")
 	}
 	rec.res.AcceptEncoding, _ = c.observer.acceptEnc.Load().(string)
+	if libraryDefaults && rec.res.AcceptEncoding == "" {
+		rec.res.AcceptEncoding = "gzip (added by net/http)"
+	}
 	line, err := json.Marshal(rec.res)
 	if err != nil {
 		return err

@@ -263,7 +263,9 @@ int main(int argc, char** argv) {
     rec.fact("http", "1.1");
 
     kubex::client::ClientOptions options;
-    options.compression = args.get("compression", "off") == "on";
+    // Off for the primary pass (every client gets the same bytes); the library-defaults pass
+    // keeps kubex's default, gzip on.
+    options.compression = args.get("library-defaults", "off") == "on";
     options.user_agent = "kubex-bench";
     rec.fact("accept_encoding", options.compression ? "gzip" : "");
     boost::asio::io_context ioc(1);
