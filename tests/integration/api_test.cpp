@@ -85,6 +85,9 @@ class api_test : public kubex::testing::TestenvTest {
     }
     client_.emplace(config());
     ns_ = own_namespace();
+    // Tests watch and count what the namespace holds: let its one asynchronous arrival land
+    // first.
+    wait_for_root_ca();
   }
   BlockingClient& client() { return *client_; }
   template <class T>
@@ -325,7 +328,6 @@ TEST_F(api_test, delete_collection_by_label) {
 }
 
 TEST_F(api_test, pagination_over_250_objects_with_limit_100) {
-  wait_for_root_ca();  // counted below
   // 250 creates in flight together through the async Api (the pool bounds the connections).
   auto cms = kubex::client::Api<corev1::ConfigMap>::namespaced(client().async_client(), ns_);
   std::vector<std::future<corev1::ConfigMap>> pending;
