@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Builds the kube-rs adapter from the pinned Cargo.lock into the bench cache (never into the
+# repository). Idempotent: cargo's own fingerprints make a second run a no-op of a second or so.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+cache="${KUBEX_BENCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kubex-bench}"
+target="$cache/kube-rs/target"
+bin="$target/release/kube-rs-bench"
+
+if ! command -v cargo >/dev/null 2>&1; then
+  echo "kube-rs adapter: cargo (Rust toolchain) not found on PATH" >&2
+  exit 1
+fi
+if [ ! -x "$bin" ]; then
+  echo "kube-rs adapter: first build into $target (several minutes)" >&2
+fi
+# -j 1: the benchmark machine is small and shared. --locked: exactly Cargo.lock's versions.
+CARGO_TARGET_DIR="$target" cargo build --release --locked -j 1 --quiet \
+  --manifest-path "$here/Cargo.toml"
