@@ -32,7 +32,8 @@ class Smoke(unittest.TestCase):
         self.assertIn("| single_get | ", report)
         self.assertIn("### `list_small`", report)
         self.assertIn("kube-apiserver | v1.35.4", report)
-        rows = list(csv.DictReader(open(out / "report.csv")))
+        with open(out / "report.csv") as f:
+            rows = list(csv.DictReader(f))
         self.assertEqual({(r["adapter"], r["scenario"]) for r in rows},
                          {(a, s) for a in ("L1", "kubex") for s in ("single_get", "list_small")})
         for r in rows:
@@ -41,7 +42,10 @@ class Smoke(unittest.TestCase):
         kubex_list = next(r for r in rows if r["adapter"] == "kubex" and
                           r["scenario"] == "list_small")
         self.assertEqual(kubex_list["items_mean"], "10.00")
-        results = [json.loads(line) for line in open(out / "results.jsonl")]
+        with open(out / "results.jsonl") as f:
+            head, *results = [json.loads(line) for line in f]
+        self.assertEqual(head["k8s_version"], "v1.35.4")  # the run's facts come first
+        self.assertEqual([a["name"] for a in head["adapters"]], ["L1", "kubex"])
         self.assertEqual(len(results), 6)  # L1 first and last around kubex, per scenario
         self.assertTrue(all(r["ok"] and not r["problems"] for r in results), results)
         l1_get = next(r for r in results if r["adapter"] == "L1")
