@@ -394,9 +394,12 @@ def targets(records: list[Record], memory_records: list[Record], names: list[str
     for peer, factor in (("kubex-py-aiohttp", 20), ("k8s-asyncio", 200)):
         if peer in names:
             c = median_of_rounds(records, peer, "list_large", "kubex", lambda r: r.cpu_per_op)[0]
+            # What any client could reach: the peer's CPU over L1's, which only reads the bytes.
+            bound = median_of_rounds(records, peer, "list_large", "L1", lambda r: r.cpu_per_op)[0]
             if not math.isnan(c):
-                rows.append((f"kubex CPU/op ≥ {factor}× below {peer} on list_large", f"{c:.0f}×",
-                             c >= factor))
+                rows.append((f"kubex CPU/op ≥ {factor}× below {peer} on list_large",
+                             f"{c:.0f}× (L1, reading the bytes without decoding, is "
+                             f"{bound:.0f}× below)", c >= factor))
     for peer in ("client-go", "client-go-h1", "kube-rs"):
         if peer not in names:
             continue
@@ -451,7 +454,8 @@ def write_report(records: list[Record], adapters: list[Adapter], scenarios: list
             "Server-side response compression is off, so every client receives the same "
             "bytes. ") +
         "Figures are machine-specific; ratios are taken within a round and summarised as the "
-        "median over rounds (min–max in brackets).",
+        "median over rounds (min–max in brackets). Reproduce with `scripts/run.sh` (the "
+        "command below is what it ran).",
         "",
         "| | |", "|---|---|",
     ]
@@ -822,10 +826,32 @@ def main() -> int:
     return finish(args, records, memory_records, adapters, scenarios, env, apiserver_version)
 
 
+def charts_elsewhere(args) -> list[str]:
+    """When this interpreter lacks matplotlib (a pyenv Python, say), the system's python3 may
+    have it (Debian's python3-matplotlib): it draws the charts from the results file."""
+    system = Path("/usr/bin/python3")
+    results = args.report_only or args.results or args.out / "results.jsonl"
+    if not system.exists() or Path(sys.executable).resolve() == system.resolve():
+        return []
+    with tempfile.TemporaryDirectory(prefix="kubex-bench-charts-") as tmp:
+        done = subprocess.run([str(system), __file__, "--report-only", str(results), "--out", tmp],
+                              capture_output=True, text=True)
+        made = sorted(p.name for p in (Path(tmp) / "charts").glob("*.png"))
+        if done.returncode not in (0, 1) or not made:
+            return []
+        (args.out / "charts").mkdir(parents=True, exist_ok=True)
+        for name in made:
+            shutil.copy(Path(tmp) / "charts" / name, args.out / "charts" / name)
+    print(f"run.py: charts drawn by {system}", file=sys.stderr)
+    return made
+
+
 def finish(args, records: list[Record], memory_records: list[Record], adapters: list[Adapter],
            scenarios: list[Scenario], env: dict[str, str], k8s_version: str) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     charts = [] if args.no_charts else write_charts(records, adapters, scenarios, args.out)
+    if not args.no_charts and not charts:
+        charts = charts_elsewhere(args)
     write_report(records, adapters, scenarios, env, args.out, charts, memory_records)
     write_csv(records, adapters, scenarios, k8s_version, args.out)
 
