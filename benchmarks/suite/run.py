@@ -645,6 +645,8 @@ def write_charts(records: list[Record], adapters: list[Adapter], scenarios: list
              lambda p: p.cpu_per_op / 1e6)):
         fig, ax = plt.subplots(figsize=(11, 5))
         width = 0.8 / max(1, len(adapters))
+        # tab20: a colour per adapter (tab10, the default, repeats after ten).
+        colours = plt.get_cmap("tab20").colors
         for i, a in enumerate(adapters):
             xs, ys = [], []
             for j, s in enumerate(scenarios):
@@ -652,7 +654,7 @@ def write_charts(records: list[Record], adapters: list[Adapter], scenarios: list
                 if p is not None:
                     xs.append(j + i * width)
                     ys.append(max(metric(p), 1e-4))
-            ax.bar(xs, ys, width, label=a.label)
+            ax.bar(xs, ys, width, label=a.label, color=colours[i % len(colours)])
         ax.set_yscale("log")
         ax.set_xticks([j + 0.4 - width / 2 for j in range(len(scenarios))])
         ax.set_xticklabels([s.name for s in scenarios], rotation=30, ha="right")
