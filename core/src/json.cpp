@@ -222,7 +222,11 @@ int hex_digit(char c) {
 // wrong, or nullptr. Raw values need it: simdjson's On-Demand parser skips them by counting
 // brackets, without checking literals, numbers, escapes, commas or that brackets match, and
 // a raw value is written back verbatim. Iterative, so hostile nesting cannot overflow the stack.
-const char* check_json(std::string_view s, std::size_t max_depth) {
+// `text_checked`: `s` lies in a document that passed simdjson's first stage, which validates
+// UTF-8 and rejects control characters inside strings for the whole input; strings then need
+// scanning only for their closing quote and escapes (managedFields' raw values are most of a
+// list's bytes).
+const char* check_json(std::string_view s, std::size_t max_depth, bool text_checked = false) {
   const std::size_t n = s.size();
   std::size_t i = 0;
   std::string open;  // the unclosed '[' and '{'
@@ -255,6 +259,14 @@ const char* check_json(std::string_view s, std::size_t max_depth) {
   // A string at s[i] == '"'; on success i is past its closing quote.
   auto string = [&]() -> const char* {
     for (++i; i < n;) {
+      if (text_checked) {
+        while (i < n && s[i] != '"' && s[i] != '\\') {
+          ++i;
+        }
+        if (i == n) {
+          break;
+        }
+      }
       const auto c = static_cast<unsigned char>(s[i]);
       if (c == '"') {
         ++i;
@@ -633,7 +645,7 @@ std::string Reader::get_raw() {
   check_flaw(raw.data(), raw.data() + raw.size(), false);
   // simdjson skips raw values without validating them, and they are written back verbatim:
   // check them here so that invalid JSON never gets into a model or out through encode.
-  if (const char* err = check_json(raw, kMaxDepth - t_state.depth)) {
+  if (const char* err = check_json(raw, kMaxDepth - t_state.depth, true)) {
     fail(std::string("invalid JSON: ") + err);
   }
   return std::string(raw);
@@ -869,7 +881,7 @@ void read_root(od::document& doc, std::string_view json, void* out, DecodeFn fn)
 
 }  // namespace
 
-void decode(std::string_view json, bool padded, void* out, DecodeFn fn) {
+void decode(std::string_view json, bool padded, void* out, DecodeFn fn, std::size_t depth) {
   // One parser per thread: it keeps its buffers between documents, so decoding a stream of
   // watch events allocates nothing for the parser after the first.
   thread_local od::parser parser;
@@ -886,6 +898,7 @@ void decode(std::string_view json, bool padded, void* out, DecodeFn fn) {
       }
     }
   } scope;
+  t_state.depth = depth;
 
   if (parser.max_depth() != kParserMaxDepth) {
     if (auto e = parser.allocate(json.size(), kParserMaxDepth); e != simdjson::SUCCESS) {

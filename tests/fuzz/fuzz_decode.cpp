@@ -4,11 +4,15 @@
 //   - encode(x) valid JSON (checked by simdjson's DOM parser, which validates everything),
 //   - decode(encode(x)) == x, and then encode and decode are each other's inverse,
 //   - decode_padded giving the same object as decode.
+// For list types, json::ListDecoder fed the input in pieces (as a transport feeds a body
+// while it arrives) must agree with decode: the same list, or an error where decode fails
+// (a second "items" key, which decode accepts, is the one error of its own).
 // Any other exception, crash, leak or sanitizer report is a finding. Built with libFuzzer by
 // the `fuzz` preset (scripts/fuzz.sh), and with any compiler as kubex_fuzz_replay, which runs
 // the seed and regression corpora as a unit test.
 #include <kubex/api.hpp>
 #include <kubex/core/json.hpp>
+#include <kubex/core/json_list.hpp>
 #include <kubex/k8s/v1_35/apps/v1.hpp>
 #include <kubex/k8s/v1_35/core/v1.hpp>
 #include <kubex/k8s/v1_35/meta/v1.hpp>
@@ -156,6 +160,40 @@ void check(std::string_view input) {
   }
 }
 
+// Feeds `input` to a ListDecoder in pieces of `piece` bytes and compares with decode.
+template <class L>
+void check_list(std::string_view input, std::size_t piece) {
+  L whole{};
+  bool whole_ok = true;
+  try {
+    kubex::json::decode(input, whole);
+  } catch (const kubex::json::DecodeError&) {
+    whole_ok = false;
+  }
+  kubex::json::ListDecoder<L> decoder;
+  std::string body;
+  L fed{};
+  try {
+    for (std::size_t at = 0; at < input.size(); at += piece) {
+      body.append(input.substr(at, piece));
+      decoder.feed(body);
+    }
+    fed = decoder.finish(body);
+  } catch (const kubex::json::DecodeError& e) {
+    require_well_formed(e);
+    if (whole_ok && std::string_view(e.what()) != "items: the key appears twice in the list") {
+      finding(e.what(), "ListDecoder rejects what decode accepts:\n" + std::string(input));
+    }
+    return;
+  }
+  if (!whole_ok) {
+    finding("ListDecoder accepts what decode rejects", input);
+  }
+  if (!(fed == whole)) {
+    finding("ListDecoder differs from decode", input);
+  }
+}
+
 }  // namespace kubex_fuzz
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -164,5 +202,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   kubex_fuzz::check<kubex_fuzz::core::PodList>(input);
   kubex_fuzz::check<kubex_fuzz::apps::Deployment>(input);
   kubex_fuzz::check<kubex_fuzz::meta::PartialObjectMetadataList>(input);
+  // Pieces of a size taken from the input, so that the fuzzer varies where they split.
+  const std::size_t piece = size == 0 ? 1 : 1 + data[0] % 97;
+  kubex_fuzz::check_list<kubex_fuzz::core::PodList>(input, piece);
+  kubex_fuzz::check_list<kubex_fuzz::meta::PartialObjectMetadataList>(input, input.size() + 1);
+  kubex_fuzz::check_list<kubex_fuzz::meta::PartialObjectMetadataList>(input, 1);
   return 0;
 }

@@ -345,7 +345,9 @@ inline void write_unknown(Writer& w, const UnknownFields& unknown) {
 
 namespace detail {
 using DecodeFn = void (*)(Reader&, void*);
-void decode(std::string_view json, bool padded, void* out, DecodeFn fn);
+// `depth`: the levels of arrays and objects around the document, counted against the nesting
+// limit (a list's item decoded on its own sits at depth 2).
+void decode(std::string_view json, bool padded, void* out, DecodeFn fn, std::size_t depth = 0);
 }  // namespace detail
 
 /// Decodes a JSON document into `out`, replacing its contents. The document must be one
