@@ -57,6 +57,7 @@
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -92,17 +93,60 @@ namespace http = boost::beast::http;
 using tcp = boost::asio::ip::tcp;
 using boost_error = boost::system::error_code;
 using Clock = std::chrono::steady_clock;
-using asio::awaitable;
-using Strand = asio::strand<asio::any_io_executor>;
-using TlsStream = beast::ssl_stream<beast::tcp_stream>;
+// The transport's strand as the executor of every I/O object and coroutine, by its concrete
+// type: behind an any_io_executor, each asynchronous step would type-erase the strand again
+// to track work on a heap-allocated copy (thousands of allocations for one large list). It
+// offers only the standard executor interface: strand<any_io_executor> also declares the
+// older one, which Beast would pick and any_io_executor cannot serve.
+class Strand {
+ public:
+  using Inner = asio::strand<asio::any_io_executor>;
+  explicit Strand(Inner inner) noexcept : inner_(std::move(inner)) {}
+
+  template <class F>
+  void execute(F&& f) const {
+    inner_.execute(std::forward<F>(f));
+  }
+  template <class P>
+    requires asio::can_query<const Inner&, P>::value decltype(auto)
+  query(const P& p) const noexcept {
+    return asio::query(inner_, p);
+  }
+  template <class P>
+    requires asio::can_require<const Inner&, P>::value
+  Strand require(const P& p) const {
+    return Strand(asio::require(inner_, p));
+  }
+  template <class P>
+    requires asio::can_prefer<const Inner&, P>::value
+  Strand prefer(const P& p) const {
+    return Strand(asio::prefer(inner_, p));
+  }
+  friend bool operator==(const Strand& a, const Strand& b) noexcept { return a.inner_ == b.inner_; }
+  friend bool operator!=(const Strand& a, const Strand& b) noexcept { return a.inner_ != b.inner_; }
+
+ private:
+  Inner inner_;
+};
+template <class T>
+using awaitable = asio::awaitable<T, Strand>;
+using TcpStream = beast::basic_stream<tcp, Strand>;
+using TlsStream = beast::ssl_stream<TcpStream>;
+using Timer = asio::basic_waitable_timer<Clock, asio::wait_traits<Clock>, Strand>;
+using Resolver = asio::ip::basic_resolver<tcp, Strand>;
 using Parser = http::response_parser<http::string_body>;
 
-constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
+constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable_t<Strand>{});
 
 // Response headers from the apiserver are small, but Warning headers can add up.
 constexpr std::uint32_t max_header_size = 64U * 1024U;
 // An error body of a stream (a Status) is read whole; it is never large.
 constexpr std::size_t max_stream_error_body = std::size_t{1} << 20U;
+// Recycled response bodies kept for reuse, and the largest kept: two cover a client reading
+// one large list at a time with room for a concurrent one, and the cap keeps one huge
+// response from pinning its memory for the client's life.
+constexpr std::size_t max_spare_bodies = 2;
+constexpr std::size_t max_spare_body = std::size_t{16} << 20U;
 
 std::string default_user_agent() {
   return "kubex-cpp/" KUBEX_VERSION " (" KUBEX_OS "/" KUBEX_ARCH ")";
@@ -240,7 +284,7 @@ struct Connection {
   Connection(const Strand& strand, std::shared_ptr<ssl::context> context, std::uint64_t gen)
       : tls(std::move(context)), stream(strand, *tls), generation(gen) {}
 
-  [[nodiscard]] beast::tcp_stream& tcp() { return beast::get_lowest_layer(stream); }
+  [[nodiscard]] TcpStream& tcp() { return beast::get_lowest_layer(stream); }
 
   // Closes the socket without TLS close_notify: waiting for the peer's reply could block, and
   // the apiserver does not need it to release the connection.
@@ -264,6 +308,7 @@ struct Call {
   bool idempotent = false;
   bool streaming = false;
   Clock::time_point deadline{};
+  std::function<void(std::string&, bool)> on_body;  // HttpRequest::on_body
 };
 
 // The outcome of one attempt on one connection.
@@ -326,6 +371,7 @@ class Http1Transport final : public Transport, public std::enable_shared_from_th
     }
     tokens_ = static_cast<double>(options_.burst);
     refilled_at_ = Clock::now();
+    spare_bodies_.reserve(max_spare_bodies);
   }
 
   [[nodiscard]] asio::any_io_executor get_executor() const override { return executor_; }
@@ -598,7 +644,7 @@ class Http1Transport final : public Transport, public std::enable_shared_from_th
       fail(call, "client rate limit", std::make_error_code(std::errc::timed_out),
            "the next slot is after the deadline of " + ms_text(options_.timeout));
     }
-    asio::steady_timer timer(strand_);
+    Timer timer(strand_);
     timer.expires_after(wait);
     const auto [ec] = co_await timer.async_wait(use_tuple);
     if (ec) {
@@ -610,7 +656,7 @@ class Http1Transport final : public Transport, public std::enable_shared_from_th
 
   struct Waiter {
     explicit Waiter(const Strand& strand) : timer(strand) {}
-    asio::steady_timer timer;
+    Timer timer;
     bool woken = false;
   };
 
@@ -711,8 +757,8 @@ class Http1Transport final : public Transport, public std::enable_shared_from_th
       endpoints = tcp::resolver::results_type::create(tcp::endpoint(address, peer_port), peer_host,
                                                       std::to_string(peer_port));
     } else {
-      tcp::resolver resolver(strand_);
-      asio::steady_timer guard(strand_);
+      Resolver resolver(strand_);
+      Timer guard(strand_);
       guard.expires_at(connect_deadline);
       guard.async_wait([&resolver](const boost_error& ec) {
         if (!ec) {
@@ -745,6 +791,10 @@ class Http1Transport final : public Transport, public std::enable_shared_from_th
     socket.socket().set_option(tcp::no_delay(true), ignored);
 
     SSL* ssl = connection->stream.native_handle();
+    // Asio turns on SSL_MODE_RELEASE_BUFFERS, which frees the 16 KiB record buffer whenever
+    // it runs empty: a 2 MB list then costs hundreds of malloc/free pairs of fresh pages.
+    // A connection is reused for many responses, so it keeps its buffers.
+    SSL_clear_mode(ssl, SSL_MODE_RELEASE_BUFFERS);
     // SNI carries host names only (RFC 6066); verification still checks the IP SAN.
     // SSL_set_tlsext_host_name is a macro with a C-style cast; this is its expansion.
     if (!verify_name_is_ip_ &&
@@ -931,6 +981,7 @@ class Http1Transport final : public Transport, public std::enable_shared_from_th
     Call call;
     call.origin = origin_;
     call.streaming = streaming;
+    call.on_body = request.on_body;
     const auto verb = http::string_to_verb(request.method);
     if (verb != http::verb::get && verb != http::verb::head && verb != http::verb::post &&
         verb != http::verb::put && verb != http::verb::patch && verb != http::verb::delete_) {
@@ -1007,6 +1058,9 @@ class Http1Transport final : public Transport, public std::enable_shared_from_th
       parser.body_limit(max_stream_error_body);
     } else {
       parser.body_limit(options_.max_body_size);
+      if (call.on_body) {
+        co_return co_await exchange_observed(connection, call, parser);
+      }
     }
     auto [ec, n] =
         co_await http::async_read(connection.stream, connection.buffer, parser, use_tuple);
@@ -1016,7 +1070,35 @@ class Http1Transport final : public Transport, public std::enable_shared_from_th
     co_return attempt;
   }
 
-  void fill_response(const Call& call, Parser& parser, HttpResponse& response) const {
+  // Reads a whole response piece by piece, showing the body to call.on_body as it grows.
+  awaitable<Attempt> exchange_observed(Connection& connection, Call& call, Parser& parser) {
+    Attempt attempt;
+    boost_error ec;
+    std::size_t n = 0;
+    std::tie(ec, n) =
+        co_await http::async_read_header(connection.stream, connection.buffer, parser, use_tuple);
+    auto& body = parser.get().body();
+    if (!ec) {
+      call.on_body(body, true);
+    }
+    const auto& head = parser.get();
+    const auto encoding = head[http::field::content_encoding];
+    const bool observed =
+        head.result_int() / 100 == 2 && (encoding.empty() || encoding == "identity");
+    while (!ec && !parser.is_done()) {
+      std::tie(ec, n) =
+          co_await http::async_read_some(connection.stream, connection.buffer, parser, use_tuple);
+      if (!ec && observed) {
+        call.on_body(body, false);
+      }
+    }
+    attempt.received = parser.got_some();
+    attempt.ec = ec;
+    attempt.timed_out = ec == beast::error::timeout;
+    co_return attempt;
+  }
+
+  void fill_response(const Call& call, Parser& parser, HttpResponse& response) {
     auto& message = parser.get();
     response.status = message.result_int();
     response.content_type = std::string(message[http::field::content_type]);
@@ -1038,9 +1120,41 @@ class Http1Transport final : public Transport, public std::enable_shared_from_th
         fail(call, "decode response", std::make_error_code(std::errc::bad_message), problem);
       }
       response.body = std::move(*inflated);
+      recycle(std::move(message.body()));
     } else {
       response.body = std::move(message.body());
     }
+  }
+
+  void recycle(std::string&& body) noexcept override {
+    std::string taken(std::move(body));
+    if (taken.capacity() > max_spare_body) {
+      return;
+    }
+    taken.clear();
+    const std::lock_guard lock(spare_mutex_);
+    if (spare_bodies_.size() < max_spare_bodies) {
+      spare_bodies_.push_back(std::move(taken));  // capacity reserved: does not throw
+      return;
+    }
+    // Keep the largest buffers: a small one would only grow again on the next large list.
+    auto smallest = std::min_element(
+        spare_bodies_.begin(), spare_bodies_.end(),
+        [](const std::string& a, const std::string& b) { return a.capacity() < b.capacity(); });
+    if (smallest->capacity() < taken.capacity()) {
+      smallest->swap(taken);
+    }
+  }
+
+  // An empty string, with the capacity of a recycled body when there is one.
+  std::string take_spare_body() {
+    const std::lock_guard lock(spare_mutex_);
+    if (spare_bodies_.empty()) {
+      return {};
+    }
+    std::string body = std::move(spare_bodies_.back());
+    spare_bodies_.pop_back();
+    return body;
   }
 
   void report_warnings(const HttpResponse& response) const {
@@ -1122,6 +1236,9 @@ class Http1Transport final : public Transport, public std::enable_shared_from_th
         ++reused_;
       }
       auto parser = std::make_unique<Parser>();
+      if (!streaming) {
+        parser->get().body() = take_spare_body();
+      }
       const Attempt attempt = co_await exchange(*connection, call, *parser);
       if (attempt.ec) {
         release(std::move(connection), false);
@@ -1161,7 +1278,7 @@ class Http1Transport final : public Transport, public std::enable_shared_from_th
         if (stream_open) {
           release(std::move(connection), false);
         }
-        asio::steady_timer timer(strand_);
+        Timer timer(strand_);
         timer.expires_after(*delay);
         if (const auto [ec] = co_await timer.async_wait(use_tuple); ec) {
           fail(call, "waiting to retry", ec);
@@ -1186,6 +1303,9 @@ class Http1Transport final : public Transport, public std::enable_shared_from_th
 
   asio::any_io_executor executor_;
   Strand strand_;
+  // Bodies given back by their readers (recycle), for the next responses to be read into.
+  std::mutex spare_mutex_;
+  std::vector<std::string> spare_bodies_;
   mutable std::mutex config_mutex_;  // config_.token changes on the strand; config() may copy
   ClientConfig config_;
   ClientOptions options_;

@@ -727,6 +727,70 @@ TEST_F(api_test, list_at_an_exact_resource_version_and_with_a_timeout) {
   }
 }
 
+TEST_F(api_test, large_lists_are_decoded_while_they_arrive_as_kubectl_reads_them) {
+  // ~600 KB of ConfigMaps: the body comes in hundreds of reads.
+  auto async_cms = kubex::client::Api<corev1::ConfigMap>::namespaced(client().async_client(), ns_);
+  std::vector<std::future<corev1::ConfigMap>> pending;
+  for (int i = 0; i < 150; ++i) {
+    // Quotes, brackets and escapes in the data must not confuse where an item ends.
+    auto cm = config_map("big-" + std::to_string(i),
+                         {{"text", std::string(4000, 'x') + "\"}]}[{\\" + std::to_string(i)}});
+    pending.push_back(async_cms.async_create(std::move(cm), boost::asio::use_future));
+  }
+  for (auto& f : pending) {
+    client().wait(std::move(f));
+  }
+  std::map<std::string, std::string> expected;  // name -> canonical JSON, as kubectl reads it
+  const auto from_kubectl = kubex::json::decode<corev1::ConfigMapList>(
+      kubectl("get configmaps -o json --show-managed-fields"));
+  for (const auto& cm : from_kubectl.items) {
+    expected[*cm.metadata.name] = canonical(cm);
+  }
+  ASSERT_EQ(expected.size(), 151U);  // and kube-root-ca.crt
+
+  const auto as_map = [](const corev1::ConfigMapList& list) {
+    std::map<std::string, std::string> out;
+    for (const auto& cm : list.items) {
+      out[*cm.metadata.name] = canonical(cm);
+    }
+    return out;
+  };
+  // Uncompressed, the items are decoded during the transfer; gzip-compressed (the apiserver
+  // compresses answers over 128 KiB), the whole body is decoded at the end. Both as kubectl.
+  BlockingClient plain(config(), {.compression = false});
+  const auto streamed = BlockingApi<corev1::ConfigMap>::namespaced(plain, ns_).list();
+  EXPECT_TRUE(streamed.metadata.resource_version);
+  EXPECT_EQ(as_map(streamed), expected);
+  const auto compressed = api<corev1::ConfigMap>().list();
+  EXPECT_EQ(as_map(compressed), expected);
+  const auto metadata_only = BlockingApi<corev1::ConfigMap>::namespaced(plain, ns_).list_metadata();
+  EXPECT_EQ(metadata_only.items.size(), 151U);
+
+  // The transport shows the body as it grows and keeps only what its reader leaves.
+  kubex::client::HttpRequest request;
+  request.target = "/api/v1/namespaces/" + ns_ + "/configmaps";
+  int starts = 0;
+  int pieces = 0;
+  std::string seen;
+  request.on_body = [&](std::string& body, bool start) {
+    if (start) {
+      ++starts;
+      EXPECT_TRUE(body.empty());
+      return;
+    }
+    ++pieces;
+    seen += body;
+    body.clear();
+  };
+  const auto response =
+      plain.wait(plain.async_client().async_request(std::move(request), boost::asio::use_future));
+  EXPECT_EQ(response.status, 200U);
+  EXPECT_EQ(starts, 1);
+  EXPECT_GT(pieces, 10);
+  EXPECT_TRUE(response.body.empty());
+  EXPECT_EQ(as_map(kubex::json::decode<corev1::ConfigMapList>(seen)), expected);
+}
+
 TEST_F(api_test, all_namespaces_and_invalid_names) {
   auto cms = api<corev1::ConfigMap>();
   cms.create(config_map("everywhere"));

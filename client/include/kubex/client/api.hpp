@@ -15,6 +15,7 @@
 #include <kubex/core/api_error.hpp>
 #include <kubex/core/custom_resource.hpp>
 #include <kubex/core/json.hpp>
+#include <kubex/core/json_list.hpp>
 #include <kubex/core/metadata.hpp>
 #include <kubex/core/request.hpp>
 #include <kubex/core/resource.hpp>
@@ -25,6 +26,7 @@
 
 #include <cstddef>
 #include <exception>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -83,15 +85,22 @@ struct CallOp {
       self.complete(std::move(error), R{});
       return;
     }
+    std::optional<R> result;
+    std::exception_ptr failure;
     try {
-      std::optional<R> result = decode(response);
+      result = decode(response);
       if (!result) {
-        self.complete(api_error(method, target, response), R{});
-        return;
+        failure = api_error(method, target, response);
       }
-      self.complete(nullptr, std::move(*result));
     } catch (...) {
-      self.complete(std::current_exception(), R{});
+      failure = std::current_exception();
+    }
+    // The decoded value owns its data; the body's memory can serve the next response.
+    client.recycle(std::move(response.body));
+    if (failure) {
+      self.complete(std::move(failure), R{});
+    } else {
+      self.complete(nullptr, std::move(*result));
     }
   }
 };
@@ -102,6 +111,31 @@ template <class R, class Decode, class CompletionToken>
 auto async_call(const Client& client, ApiRequest request, Decode decode, CompletionToken&& token) {
   return boost::asio::async_compose<CompletionToken, void(std::exception_ptr, R)>(
       CallOp<R, Decode>{client, to_http(std::move(request)), std::move(decode)}, token,
+      client.get_executor());
+}
+
+/// Sends a list request and decodes the list's items while its body arrives
+/// (json::ListDecoder): decoding overlaps the transfer, and neither the body nor the parser
+/// ever holds the whole list.
+template <class L, class CompletionToken>
+auto async_list_call(const Client& client, ApiRequest request, CompletionToken&& token) {
+  auto decoder = std::make_shared<json::ListDecoder<L>>();
+  HttpRequest http = to_http(std::move(request));
+  http.on_body = [decoder](std::string& body, bool start) {
+    if (start) {
+      decoder->restart();
+    } else {
+      decoder->feed(body);
+    }
+  };
+  auto decode = [decoder](HttpResponse& response) -> std::optional<L> {
+    if (response.status / 100 != 2) {
+      return std::nullopt;
+    }
+    return decoder->finish(response.body);
+  };
+  return boost::asio::async_compose<CompletionToken, void(std::exception_ptr, L)>(
+      CallOp<L, decltype(decode)>{client, std::move(http), std::move(decode)}, token,
       client.get_executor());
 }
 
@@ -406,7 +440,8 @@ class Api {
   template <class CompletionToken>
   auto async_list(const ListParams& params, CompletionToken&& token) const {
     static_assert(supports<T>(Verb::list), "the server does not serve list for this kind");
-    return call<list_type>(requests_.list(params), std::forward<CompletionToken>(token));
+    return detail::async_list_call<list_type>(client_, requests_.list(params),
+                                              std::forward<CompletionToken>(token));
   }
   /// Lists all objects.
   template <class CompletionToken>
@@ -509,8 +544,9 @@ class Api {
   template <class CompletionToken>
   auto async_list_metadata(const ListParams& params, CompletionToken&& token) const {
     static_assert(supports<T>(Verb::list), "the server does not serve list for this kind");
-    return call<metadata_list_type>(with_accept(requests_.list(params), accept_metadata_list),
-                                    std::forward<CompletionToken>(token));
+    return detail::async_list_call<metadata_list_type>(
+        client_, with_accept(requests_.list(params), accept_metadata_list),
+        std::forward<CompletionToken>(token));
   }
   /// Patches object `name` and completes with only its metadata.
   template <class CompletionToken>

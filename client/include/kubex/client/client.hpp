@@ -129,6 +129,10 @@ class Transport {
   virtual void close_idle() = 0;
   /// The configuration in use, with credentials refreshed so far.
   [[nodiscard]] virtual ClientConfig config() const = 0;
+  /// Takes back a response body its reader is done with, so that a later response can be
+  /// read into its memory instead of a fresh multi-megabyte buffer. Optional; the default
+  /// drops it.
+  virtual void recycle(std::string&& body) noexcept { std::string dropped(std::move(body)); }
 };
 
 /// The HTTP/1.1 over TLS transport (Boost.Beast, OpenSSL 3): keep-alive pool, gzip, timeouts,
@@ -187,6 +191,8 @@ class Client {
   [[nodiscard]] ClientConfig config() const { return transport_->config(); }
   /// The shared transport.
   [[nodiscard]] const std::shared_ptr<Transport>& transport() const noexcept { return transport_; }
+  /// Gives a response body that has been read back to the transport (Transport::recycle).
+  void recycle(std::string&& body) const noexcept { transport_->recycle(std::move(body)); }
 
  private:
   std::shared_ptr<Transport> transport_;
