@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""Before/after figures for a change to kubex: builds of the kubex adapter (e.g. one per
+commit) against the L1 limit on the same running testenv, alternating runs so that drift hits
+every build alike. Prints a Markdown table: median over repetitions of each run's p50 wall time
+and CPU per operation, then one run per build with the allocation counter preloaded.
+
+    scripts/with-testenv.sh --feature-gates=APIResponseCompression=false -- \\
+      python3 benchmarks/suite/ab.py before=/tmp/old/kubex-bench-kubex \\
+                                      after=build/bench/benchmarks/suite/kubex-bench-kubex
+
+Build an older commit's adapter with `git worktree add /tmp/old <commit>` and
+`cmake --preset bench` there. The limits and the allocation counter come from --build-dir.
+"""
+import argparse
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from run import connection_target  # noqa: E402
+
+SCENARIOS = {  # name: (measured iterations, list size)
+    "single_get": (300, 10),
+    "list_medium": (100, 100),
+    "list_large": (40, 500),
+}
+
+
+def run_once(command, scenario, namespace, env=None):
+    iters, size = SCENARIOS[scenario]
+    out = subprocess.run(
+        command + ["--scenario", scenario, "--namespace", namespace, "--warmup", "5",
+                   "--warmup-seconds", "0", "--iters", str(iters), "--list-size", str(size)],
+        capture_output=True, text=True, env=dict(os.environ, **(env or {})), check=True)
+    return json.loads(out.stdout.splitlines()[0])
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("builds", nargs="+", help="NAME=PATH of a kubex-bench-kubex program")
+    ap.add_argument("--build-dir", type=Path, default=Path("build/bench"))
+    ap.add_argument("--scenarios", default=",".join(SCENARIOS))
+    ap.add_argument("--reps", type=int, default=7)
+    ap.add_argument("--pods", type=int, default=500)
+    args = ap.parse_args()
+    kubeconfig = os.environ.get("KUBEX_TESTENV_KUBECONFIG")
+    testenv_bin = os.environ.get("KUBEX_TESTENV_BIN")
+    if not kubeconfig or not testenv_bin:
+        print("ab.py: run it under scripts/with-testenv.sh", file=sys.stderr)
+        return 2
+    suite = args.build_dir.resolve() / "benchmarks" / "suite"
+    namespace = f"ab-{random.SystemRandom().getrandbits(32):08x}"
+    subprocess.run([testenv_bin, "seed", "--kubeconfig", kubeconfig, "--namespace", namespace,
+                    "--pods", str(args.pods)], check=True)
+    with tempfile.TemporaryDirectory(prefix="kubex-ab-") as secrets:
+        target = connection_target(kubeconfig, Path(secrets))
+        programs = {"L1": [str(suite / "kubex-bench-raw"), "--server", target["server"],
+                           "--ca-file", target["ca_file"], "--token-file", target["token_file"]]}
+        for build in args.builds:
+            name, _, path = build.partition("=")
+            programs[name] = [str(Path(path).resolve()), "--kubeconfig", kubeconfig]
+        shim = {"LD_PRELOAD": str(suite / "libkubex_bench_alloc.so")}
+        print("| scenario | build | wall p50 ms | ×L1 | CPU ms/op | allocs/op | KiB alloc/op "
+              "| RSS growth KiB |")
+        print("|---|---|---:|---:|---:|---:|---:|---:|")
+        for scenario in args.scenarios.split(","):
+            samples = {name: [] for name in programs}
+            for _ in range(args.reps):
+                for name, command in programs.items():
+                    d = run_once(command, scenario, namespace)
+                    wall = sorted(d["samples_ns"])
+                    samples[name].append((wall[len(wall) // 2] / 1e6, d["cpu_ns"] / d["n"] / 1e6))
+            l1 = statistics.median(w for w, _ in samples["L1"])
+            for name, command in programs.items():
+                wall = statistics.median(w for w, _ in samples[name])
+                cpu = statistics.median(c for _, c in samples[name])
+                if name == "L1":
+                    print(f"| {scenario} | L1 | {wall:.3f} | 1.00× | {cpu:.3f} | | | |")
+                    continue
+                m = run_once(command, scenario, namespace, shim)
+                print(f"| {scenario} | {name} | {wall:.3f} | {wall / l1:.2f}× | {cpu:.3f} "
+                      f"| {m['allocs_per_op']:.0f} | {m['alloc_bytes_per_op'] / 1024:.0f} "
+                      f"| {m['rss_peak_loop_kb'] - m['rss_ready_kb']} |", flush=True)
+    subprocess.run(["kubectl", "--kubeconfig", kubeconfig, "delete", "namespace", namespace,
+                    "--wait=false"], capture_output=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
