@@ -114,11 +114,18 @@ auto async_call(const Client& client, ApiRequest request, Decode decode, Complet
       client.get_executor());
 }
 
+/// Does nothing to a decoded list.
+struct KeepList {
+  template <class L>
+  void operator()(L& /*list*/) const noexcept {}
+};
+
 /// Sends a list request and decodes the list's items while its body arrives
 /// (json::ListDecoder): decoding overlaps the transfer, and neither the body nor the parser
-/// ever holds the whole list.
-template <class L, class CompletionToken>
-auto async_list_call(const Client& client, ApiRequest request, CompletionToken&& token) {
+/// ever holds the whole list. `complete(L&)` runs on the decoded list before it is delivered.
+template <class L, class CompletionToken, class Complete = KeepList>
+auto async_list_call(const Client& client, ApiRequest request, CompletionToken&& token,
+                     Complete complete = {}) {
   auto decoder = std::make_shared<json::ListDecoder<L>>();
   HttpRequest http = to_http(std::move(request));
   http.on_body = [decoder](std::string& body, bool start) {
@@ -128,11 +135,13 @@ auto async_list_call(const Client& client, ApiRequest request, CompletionToken&&
       decoder->feed(body);
     }
   };
-  auto decode = [decoder](HttpResponse& response) -> std::optional<L> {
+  auto decode = [decoder, complete](HttpResponse& response) -> std::optional<L> {
     if (response.status / 100 != 2) {
       return std::nullopt;
     }
-    return decoder->finish(response.body);
+    L list = decoder->finish(response.body);
+    complete(list);
+    return list;
   };
   return boost::asio::async_compose<CompletionToken, void(std::exception_ptr, L)>(
       CallOp<L, decltype(decode)>{client, std::move(http), std::move(decode)}, token,

@@ -64,25 +64,20 @@ class DynamicApi {
   template <class CompletionToken>
   auto async_list(const ListParams& params, CompletionToken&& token) const {
     require(Verb::list, "list");
-    return detail::async_call<list_type>(
-        client_, requests_.list(params),
-        [resource = resource_](HttpResponse& r) -> std::optional<list_type> {
-          if (r.status / 100 != 2) {
-            return std::nullopt;
-          }
-          auto list = detail::decode_body<list_type>(r.body);
-          // Items of built-in lists come without apiVersion and kind; give them theirs.
-          for (auto& item : list.items) {
-            if (item.kind.empty()) {
-              item.kind = resource.kind;
-            }
-            if (item.api_version.empty()) {
-              item.api_version = resource.api_version();
-            }
-          }
-          return list;
-        },
-        std::forward<CompletionToken>(token));
+    return detail::async_list_call<list_type>(client_, requests_.list(params),
+                                              std::forward<CompletionToken>(token),
+                                              [resource = resource_](list_type& list) {
+                                                // Items of built-in lists come without apiVersion
+                                                // and kind; give them theirs.
+                                                for (auto& item : list.items) {
+                                                  if (item.kind.empty()) {
+                                                    item.kind = resource.kind;
+                                                  }
+                                                  if (item.api_version.empty()) {
+                                                    item.api_version = resource.api_version();
+                                                  }
+                                                }
+                                              });
   }
   /// Lists the objects as a server-side printed Table (what kubectl get shows).
   template <class CompletionToken>
