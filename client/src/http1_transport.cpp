@@ -279,6 +279,107 @@ std::optional<std::chrono::milliseconds> parse_retry_after(std::string_view valu
   return std::chrono::milliseconds(std::min<unsigned long>(seconds, 86400UL) * 1000UL);
 }
 
+// The latest resumable TLS session of one SSL_CTX, for the next connection to resume. The
+// SSL_CTX owns it (ex_data, freed with the context), and a transport makes a new context
+// whenever its credentials or trust change, so a session never outlives what it was
+// established with. Every connection may resume the same ticket: the apiserver (Go's
+// crypto/tls) accepts that, and a client talks to one server, so linkability is moot.
+class SessionCache {
+ public:
+  SessionCache(const SessionCache&) = delete;
+  SessionCache& operator=(const SessionCache&) = delete;
+
+  // Turns on client-side session caching into a new cache owned by ctx.
+  static void attach(SSL_CTX* ctx) {
+    auto* cache = new SessionCache;  // NOLINT(cppcoreguidelines-owning-memory): ctx owns it
+    if (SSL_CTX_set_ex_data(ctx, index(), cache) != 1) {
+      delete cache;  // NOLINT(cppcoreguidelines-owning-memory)
+      ERR_clear_error();
+      return;  // no resumption; connections still work
+    }
+    SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL_STORE);
+    SSL_CTX_sess_set_new_cb(ctx, &SessionCache::on_new_session);
+  }
+
+  // Offers the cached session, if any, for ssl's handshake.
+  static void offer(SSL* ssl) {
+    auto* cache = of(SSL_get_SSL_CTX(ssl));
+    if (cache == nullptr) {
+      return;
+    }
+    SSL_SESSION* session = nullptr;
+    {
+      const std::lock_guard lock(cache->mutex_);
+      session = cache->latest_;
+      if (session != nullptr) {
+        SSL_SESSION_up_ref(session);
+      }
+    }
+    if (session != nullptr) {
+      if (SSL_set_session(ssl, session) != 1) {
+        ERR_clear_error();  // a full handshake follows
+      }
+      SSL_SESSION_free(session);
+    }
+  }
+
+ private:
+  SessionCache() = default;
+  ~SessionCache() {
+    if (latest_ != nullptr) {
+      SSL_SESSION_free(latest_);
+    }
+  }
+
+  static int index() {
+    static const int i = SSL_CTX_get_ex_new_index(0, nullptr, nullptr, nullptr, &on_free);
+    return i;
+  }
+
+  static SessionCache* of(SSL_CTX* ctx) {
+    return static_cast<SessionCache*>(SSL_CTX_get_ex_data(ctx, index()));
+  }
+
+  // OpenSSL's new-session callback: TLS 1.3 tickets arrive after the handshake, during a read.
+  // Returning 1 keeps the reference OpenSSL passes.
+  static int on_new_session(SSL* ssl, SSL_SESSION* session) {
+    auto* cache = of(SSL_get_SSL_CTX(ssl));
+    if (cache == nullptr || SSL_SESSION_is_resumable(session) != 1) {
+      return 0;
+    }
+    int kept = 1;
+    if (SSL_SESSION_get_protocol_version(session) == TLS1_3_VERSION) {
+      // Connections close without close_notify (Connection::close), and OpenSSL then marks
+      // the connection's session unresumable, as TLS 1.2 requires (RFC 5246 §7.2.1). TLS 1.3
+      // drops that rule and a ticket stands on its own, so the cache keeps a copy. A TLS 1.2
+      // session stays shared, and an abrupt close still invalidates it.
+      session = SSL_SESSION_dup(session);
+      if (session == nullptr) {
+        ERR_clear_error();
+        return 0;
+      }
+      kept = 0;  // OpenSSL keeps its reference; the copy is ours
+    }
+    SSL_SESSION* old = nullptr;
+    {
+      const std::lock_guard lock(cache->mutex_);
+      old = std::exchange(cache->latest_, session);
+    }
+    if (old != nullptr) {
+      SSL_SESSION_free(old);
+    }
+    return kept;
+  }
+
+  static void on_free(void* /*parent*/, void* ptr, CRYPTO_EX_DATA* /*ad*/, int /*idx*/,
+                      long /*argl*/, void* /*argp*/) {
+    delete static_cast<SessionCache*>(ptr);  // NOLINT(cppcoreguidelines-owning-memory)
+  }
+
+  std::mutex mutex_;
+  SSL_SESSION* latest_ = nullptr;
+};
+
 // One TLS connection and its receive buffer.
 struct Connection {
   Connection(const Strand& strand, std::shared_ptr<ssl::context> context, std::uint64_t gen)
@@ -389,6 +490,7 @@ class Http1Transport final : public Transport, public std::enable_shared_from_th
   [[nodiscard]] TransportStats stats() const override {
     TransportStats s;
     s.connections_opened = opened_.load();
+    s.tls_sessions_resumed = resumed_.load();
     s.connections_reused = reused_.load();
     s.connections_open = open_.load();
     s.retries = retries_.load();
@@ -430,6 +532,9 @@ class Http1Transport final : public Transport, public std::enable_shared_from_th
     SSL_CTX* ctx = tls->native_handle();
     if (SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION) != 1) {
       throw ConfigError(config_.source + ": cannot restrict TLS to version 1.2 or newer");
+    }
+    if (options_.tls_session_resumption) {
+      SessionCache::attach(ctx);
     }
     if (config_.insecure_skip_tls_verify) {
       tls->set_verify_mode(ssl::verify_none);
@@ -816,6 +921,7 @@ class Http1Transport final : public Transport, public std::enable_shared_from_th
       }
     }
 
+    SessionCache::offer(ssl);
     const auto [handshake_deadline, handshake_limit] =
         phase_deadline(options_.tls_handshake_timeout);
     socket.expires_at(handshake_deadline);
@@ -836,6 +942,9 @@ class Http1Transport final : public Transport, public std::enable_shared_from_th
     }
     connection->buffer.reserve(options_.read_buffer_size);
     ++opened_;
+    if (SSL_session_reused(ssl) == 1) {
+      ++resumed_;
+    }
     co_return connection;
   }
 
@@ -1332,6 +1441,7 @@ class Http1Transport final : public Transport, public std::enable_shared_from_th
   std::minstd_rand random_{std::random_device{}()};
 
   std::atomic<std::size_t> opened_{0};
+  std::atomic<std::size_t> resumed_{0};
   std::atomic<std::size_t> reused_{0};
   std::atomic<std::size_t> retries_{0};
   std::atomic<std::size_t> exec_runs_{0};

@@ -287,6 +287,29 @@ TEST_F(client_testenv_test, idle_connections_expire_after_the_keep_alive_timeout
   EXPECT_EQ(once.stats().connections_open, 0U);
 }
 
+TEST_F(client_testenv_test, new_connections_resume_the_tls_session_and_keep_their_identity) {
+  // keep_alive = false: every request opens a connection. The first gets a session ticket (in
+  // TLS 1.3, after the handshake), the next ones resume it; the server still knows the client
+  // by the certificate of the first, full handshake.
+  ClientOptions options;
+  options.keep_alive = false;
+  BlockingClient client(config("admin-cert"), options);
+  EXPECT_EQ(kubex::testing::whoami(client), "kubex-admin-cert");
+  EXPECT_EQ(client.stats().tls_sessions_resumed, 0U);
+  EXPECT_EQ(kubex::testing::whoami(client), "kubex-admin-cert");
+  ASSERT_EQ(client.get("/version").status, 200U);
+  EXPECT_EQ(client.stats().connections_opened, 3U);
+  EXPECT_EQ(client.stats().tls_sessions_resumed, 2U);
+
+  // Turned off: full handshakes only.
+  options.tls_session_resumption = false;
+  BlockingClient full(config(), options);
+  ASSERT_EQ(full.get("/version").status, 200U);
+  ASSERT_EQ(full.get("/version").status, 200U);
+  EXPECT_EQ(full.stats().connections_opened, 2U);
+  EXPECT_EQ(full.stats().tls_sessions_resumed, 0U);
+}
+
 TEST_F(client_testenv_test, watch_stream_delivers_events_as_they_happen_and_cancels_promptly) {
   const std::string& ns = own_namespace();
   // The last read must wait for the cancel: no late kube-root-ca.crt event may end it.

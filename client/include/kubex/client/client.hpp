@@ -24,6 +24,8 @@ using RequestSignature = void(std::exception_ptr, HttpResponse);
 struct TransportStats {
   /// TLS connections established so far.
   std::size_t connections_opened = 0;
+  /// Of those, how many resumed an earlier TLS session (ClientOptions::tls_session_resumption).
+  std::size_t tls_sessions_resumed = 0;
   /// Requests sent on a connection that had served an earlier request (keep-alive hits).
   std::size_t connections_reused = 0;
   /// Connections open now, busy or idle.
