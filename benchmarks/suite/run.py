@@ -100,11 +100,18 @@ class Adapter:
     # Environment for the memory pass (e.g. LD_PRELOAD of common/alloc_shim.c); None: the
     # adapter has no memory pass.
     memory_env: dict[str, str] | None = None
+    # How the memory pass counts this adapter's allocations (the report says it).
+    memory_method: str = "malloc shim"
+
+
+def alloc_shim(build_dir: Path) -> Path:
+    """common/alloc_shim.c, built with the C++ adapters."""
+    return build_dir / "benchmarks" / "suite" / "libkubex_bench_alloc.so"
 
 
 def cpp_adapters(build_dir: Path, kubeconfig: str, target: dict[str, str]) -> list[Adapter]:
     suite = build_dir / "benchmarks" / "suite"
-    shim = {"LD_PRELOAD": str(suite / "libkubex_bench_alloc.so")}
+    shim = {"LD_PRELOAD": str(alloc_shim(build_dir))}
     raw = [str(suite / "kubex-bench-raw"), "--server", target["server"], "--ca-file",
            target["ca_file"], "--token-file", target["token_file"]]
     return [
@@ -127,20 +134,23 @@ def cache_dir() -> Path:
 @dataclass
 class Peer:
     """A peer adapter declared by benchmarks/suite/adapters/<dir>/adapters.json: a list of
-    {"name", "label", "setup": [argv], "command": [argv], "scenarios": [names] | null}. In
-    setup and command, {cache} is the cache directory, {dir} the adapter's folder and
-    {kubeconfig} the kubeconfig. setup runs once per run (cwd = the folder) and must be
-    idempotent: it installs the pinned packages and builds the program."""
+    {"name", "label", "setup": [argv], "command": [argv], "scenarios": [names] | null,
+    "memory_env": {name: value} | absent, "memory_method": text}. In setup, command and
+    memory_env, {cache} is the cache directory, {dir} the adapter's folder, {kubeconfig} the
+    kubeconfig and {alloc_shim} the allocation counter (common/alloc_shim.c). setup runs once
+    per run (cwd = the folder) and must be idempotent: it installs the pinned packages and
+    builds the program."""
     adapter: Adapter
     setup: list[str]
     folder: Path
 
 
-def peer_adapters(kubeconfig: str) -> list[Peer]:
+def peer_adapters(kubeconfig: str, build_dir: Path) -> list[Peer]:
     peers = []
     for spec_file in sorted((ROOT / "benchmarks" / "suite" / "adapters").glob("*/adapters.json")):
         folder = spec_file.parent
-        subst = {"{cache}": str(cache_dir()), "{dir}": str(folder), "{kubeconfig}": kubeconfig}
+        subst = {"{cache}": str(cache_dir()), "{dir}": str(folder), "{kubeconfig}": kubeconfig,
+                 "{alloc_shim}": str(alloc_shim(build_dir))}
 
         def expand(argv: list[str]) -> list[str]:
             out = []
@@ -151,10 +161,13 @@ def peer_adapters(kubeconfig: str) -> list[Peer]:
             return out
         for spec in json.loads(spec_file.read_text()):
             scenarios = spec.get("scenarios")
-            peers.append(Peer(
-                Adapter(spec["name"], spec["label"], expand(spec["command"]),
-                        set(scenarios) if scenarios is not None else None),
-                expand(spec.get("setup", [])), folder))
+            memory_env = spec.get("memory_env")
+            adapter = Adapter(spec["name"], spec["label"], expand(spec["command"]),
+                              set(scenarios) if scenarios is not None else None)
+            if memory_env is not None:
+                adapter.memory_env = dict(zip(memory_env, expand(list(memory_env.values()))))
+                adapter.memory_method = spec.get("memory_method", adapter.memory_method)
+            peers.append(Peer(adapter, expand(spec.get("setup", [])), folder))
     return peers
 
 
@@ -193,6 +206,72 @@ def connection_target(kubeconfig: str, secrets_dir: Path) -> dict[str, str]:
         f.write(user["token"] + "\n")
     return {"server": cluster["server"], "ca_file": str(ca_file), "token_file": str(token_file),
             "token": user["token"]}
+
+
+def process_tree(root: int) -> list[int]:
+    """root and all its descendants (from /proc's parent links)."""
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:
+            continue
+        # "pid (comm) state ppid ...": comm may hold spaces and parentheses.
+        ppid = int(text[text.rindex(")") + 2:].split()[1])
+        children.setdefault(ppid, []).append(int(stat.parent.name))
+    tree, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        tree.append(pid)
+        todo += children.get(pid, [])
+    return tree
+
+
+def set_tree_affinity(root: int, cpus: set[int]) -> int:
+    """Sets the CPU affinity of every thread of root's process tree; returns how many."""
+    done = 0
+    for pid in process_tree(root):
+        # Affinity is per thread, and the Go runtime's threads exist already.
+        for task in Path(f"/proc/{pid}/task").glob("[0-9]*"):
+            try:
+                os.sched_setaffinity(int(task.name), cpus)
+                done += 1
+            except OSError:
+                pass  # a thread that just ended
+    return done
+
+
+class Pinning:
+    """Puts the control plane (the testenv process and its children: etcd, kube-apiserver,
+    controller-manager, scheduler, the simulated kubelets) on the first half of the CPUs this
+    process may use and the clients (this process, which starts them) on the other half, so that
+    a client's CPU never competes with the server's work for its own request. undo() gives the
+    control plane every CPU back (it may be shared, e.g. with the integration tests)."""
+
+    def __init__(self, testenv_dir: str, enabled: bool) -> None:
+        self.all = set(os.sched_getaffinity(0))
+        self.root = 0
+        cpus = sorted(self.all)
+        if not enabled:
+            self.text = "off (--no-pin)"
+            return
+        if len(cpus) < 2:
+            self.text = f"off (one CPU: {cpus[0]})"
+            return
+        server, client = set(cpus[:len(cpus) // 2]), set(cpus[len(cpus) // 2:])
+        info = json.loads((Path(testenv_dir) / "env.json").read_text())
+        self.root = int(info["pid"])
+        if not set_tree_affinity(self.root, server):
+            sys.exit(f"run.py: found no control-plane thread to pin under pid {self.root}")
+        os.sched_setaffinity(0, client)
+        names = lambda c: ",".join(map(str, sorted(c)))  # noqa: E731
+        self.text = f"control plane on CPU {names(server)}, clients on CPU {names(client)}"
+
+    def undo(self) -> None:
+        if self.root:
+            set_tree_affinity(self.root, self.all)
+            os.sched_setaffinity(0, self.all)
+            self.root = 0
 
 
 def percentile(sorted_values: list[float], q: float) -> float:
@@ -332,7 +411,7 @@ def pooled(records: list[Record], adapter: str, scenario: str) -> Record | None:
     return Record(0, adapter, scenario, True, data)
 
 
-def environment(args, apiserver_version: str) -> dict[str, str]:
+def environment(args, apiserver_version: str, pinning: str) -> dict[str, str]:
     def out(cmd: list[str]) -> str:
         try:
             return subprocess.run(cmd, capture_output=True, text=True, check=True,
@@ -366,6 +445,7 @@ def environment(args, apiserver_version: str) -> dict[str, str]:
         "kube-apiserver": apiserver_version,
         "command": args.command_line,
         "pass": "library defaults" if args.library_defaults else "primary (compression off)",
+        "pinning": pinning,
     }
 
 
@@ -544,15 +624,21 @@ def write_report(records: list[Record], adapters: list[Adapter], scenarios: list
         lines.append("")
     if memory_records:
         lines += ["## Memory pass", "",
-                  "A separate pass with an allocation counter preloaded over malloc "
-                  "(`common/alloc_shim.c`), fewer iterations; its wall times are not latency. "
-                  "Allocations and bytes are per operation; per item divides by the items an "
-                  "operation returned; peak live is the most heap in use during the loop above "
-                  "what was live before it; RSS growth is the loop's peak RSS over the RSS after "
-                  "set-up, against the response's bytes (measured by L1).", "",
-                  "| scenario | adapter | allocs/op | allocs/item | KiB alloc/op | peak live KiB | "
-                  "RSS growth MiB | × response bytes |",
-                  "|---|---|" + "---:|" * 6]
+                  "A separate pass, fewer iterations, instrumented (its wall times are not "
+                  "latency). C++ and Rust allocate through malloc, counted by a library preloaded "
+                  "over it (`common/alloc_shim.c`); the Python clients run with "
+                  "`PYTHONMALLOC=malloc` under the same counter, so that every object "
+                  "allocation is a malloc call (pymalloc would hide most of them); Go allocates "
+                  "without malloc and reports its runtime's counters (`runtime.MemStats`: "
+                  "`Mallocs`, `TotalAlloc`). Allocations and bytes are per operation; per item "
+                  "divides by the items an operation returned; peak live is the most heap in use "
+                  "during the loop above what was live before it (not tracked for Go); RSS growth "
+                  "is the loop's peak RSS over the RSS after set-up, against the response's bytes "
+                  "(measured by L1). A garbage-collected runtime's RSS growth depends on its "
+                  "collector's pacing as much as on what the client keeps.", "",
+                  "| scenario | adapter | counted by | allocs/op | allocs/item | KiB alloc/op | "
+                  "peak live KiB | RSS growth MiB | × response bytes |",
+                  "|---|---|---|" + "---:|" * 6]
         bytes_of = {}
         for r in records:
             if r.adapter == "L1" and r.ok and "bytes_per_op" in r.data:
@@ -566,10 +652,12 @@ def write_report(records: list[Record], adapters: list[Adapter], scenarios: list
                 per_item = d["allocs_per_op"] / statistics.mean(items) if items else math.nan
                 growth = (d["rss_peak_loop_kb"] - d["rss_ready_kb"]) * 1024
                 resp = bytes_of.get(s.name)
-                cells = [s.name, labels[r.adapter], f"{d['allocs_per_op']:,.0f}",
+                peak = d.get("alloc_peak_live_bytes")
+                cells = [s.name, labels[r.adapter], d.get("memory_method", "malloc shim"),
+                         f"{d['allocs_per_op']:,.0f}",
                          "–" if math.isnan(per_item) else f"{per_item:.1f}",
                          f"{d['alloc_bytes_per_op'] / 1024:,.1f}",
-                         f"{d['alloc_peak_live_bytes'] / 1024:,.0f}",
+                         "–" if peak is None else f"{peak / 1024:,.0f}",
                          f"{growth / 1048576:.1f}",
                          f"{growth / resp:.2f}×" if resp else "–"]
                 lines.append("| " + " | ".join(cells) + " |")
@@ -702,6 +790,9 @@ def main() -> int:
                          "a server with compression on; list_medium, list_large and "
                          "watch_n_events unless --scenarios says otherwise")
     ap.add_argument("--no-charts", action="store_true")
+    ap.add_argument("--no-pin", action="store_true",
+                    help="leave the control plane and the clients on every CPU (default: the "
+                         "control plane on the first half of the CPUs, clients on the rest)")
     ap.add_argument("--report-only", type=Path, metavar="RESULTS",
                     help="rebuild report.md/csv/charts in --out from an earlier results file")
     args = ap.parse_args()
@@ -742,7 +833,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="kubex-bench-") as secrets_dir:
         target = connection_target(kubeconfig, Path(secrets_dir))
         adapters = cpp_adapters(args.build_dir.resolve(), kubeconfig, target)
-        peers = peer_adapters(kubeconfig)
+        peers = peer_adapters(kubeconfig, args.build_dir.resolve())
         adapters += [p.adapter for p in peers]
         if args.adapters:
             wanted = args.adapters.split(",")
@@ -782,7 +873,10 @@ def main() -> int:
         results_path = args.results or args.out / "results.jsonl"
         results_path.parent.mkdir(parents=True, exist_ok=True)
         results = open(results_path, "w")
-        env = environment(args, apiserver_version)
+        # After the peers' set-up (builds use every CPU), before any measurement.
+        pinning = Pinning(os.environ.get("KUBEX_TESTENV_DIR", ""), not args.no_pin)
+        print(f"==> pinning: {pinning.text}", flush=True)
+        env = environment(args, apiserver_version, pinning.text)
         results.write(json.dumps({"environment": env, "k8s_version": apiserver_version,
                                   "scenarios": [x.name for x in scenarios],
                                   "adapters": [{"name": a.name, "label": a.label,
@@ -792,6 +886,8 @@ def main() -> int:
         def one(a: Adapter, s: Scenario, round_no: int, memory: bool) -> None:
             t0 = time.monotonic()
             rec = run_one(a, s, args, args.namespace, round_no, [target["token"]], memory)
+            if memory and rec.ok:
+                rec.data["memory_method"] = a.memory_method
             (memory_records if memory else records).append(rec)
             results.write(json.dumps({"round": round_no, "pass": "memory" if memory else "timing",
                                       "adapter": a.name, "scenario": s.name, "ok": rec.ok,
@@ -805,21 +901,25 @@ def main() -> int:
             print(f"[{time.monotonic() - started:6.0f}s] {label} {s.name:22} {a.name:16} "
                   f"{status} ({time.monotonic() - t0:.1f}s)", flush=True)
 
-        for round_no in range(1, args.rounds + 1):
-            for s in scenarios:
-                order = [a for a in adapters if a.name != "L1"]
-                rng.shuffle(order)
-                l1 = [a for a in adapters if a.name == "L1"]
-                # L1 first and last, so drift within the block shows.
-                for a in l1 + order + l1:
-                    if a.scenarios is None or s.name in a.scenarios:
-                        one(a, s, round_no, memory=False)
-        if args.memory:
-            # Instrumented: its wall times are never reported as latency.
-            for s in scenarios:
-                for a in adapters:
-                    if a.memory_env is not None and (a.scenarios is None or s.name in a.scenarios):
-                        one(a, s, 0, memory=True)
+        try:
+            for round_no in range(1, args.rounds + 1):
+                for s in scenarios:
+                    order = [a for a in adapters if a.name != "L1"]
+                    rng.shuffle(order)
+                    l1 = [a for a in adapters if a.name == "L1"]
+                    # L1 first and last, so drift within the block shows.
+                    for a in l1 + order + l1:
+                        if a.scenarios is None or s.name in a.scenarios:
+                            one(a, s, round_no, memory=False)
+            if args.memory:
+                # Instrumented: its wall times are never reported as latency.
+                for s in scenarios:
+                    for a in adapters:
+                        if a.memory_env is not None and (a.scenarios is None or
+                                                         s.name in a.scenarios):
+                            one(a, s, 0, memory=True)
+        finally:
+            pinning.undo()
         results.close()
         if own_namespace:
             subprocess.run(["kubectl", "--kubeconfig", kubeconfig, "delete", "namespace",

@@ -8,6 +8,7 @@ results; and the validity checks must fail a run whose lists come back short.
 
 import csv
 import json
+import os
 import subprocess
 import sys
 import unittest
@@ -25,9 +26,19 @@ def run(*args: str) -> subprocess.CompletedProcess:
 class Smoke(unittest.TestCase):
     def test_smoke_run_writes_every_artifact(self):
         out = OUT / "smoke"
-        done = run("--smoke", "--out", str(out))
+        done = run("--smoke", "--memory", "--out", str(out))
         self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
         report = (out / "report.md").read_text()
+        # Two CPUs or more: the control plane and the clients ran on different ones, and the
+        # control plane (shared with the other integration tests) has every CPU back.
+        cpus = sorted(os.sched_getaffinity(0))
+        if len(cpus) >= 2:
+            self.assertIn(f"| pinning | control plane on CPU {cpus[0]}", report)
+        env = json.loads((Path(os.environ["KUBEX_TESTENV_DIR"]) / "env.json").read_text())
+        self.assertEqual(os.sched_getaffinity(env["apiserverPID"]), set(cpus))
+        # The memory pass counted kubex's allocations.
+        self.assertIn("## Memory pass", report)
+        self.assertRegex(report, r"\| list_small \| kubex \(C\+\+, typed\) \| malloc shim \| [0-9,]+ \|")
         self.assertIn("## Headline", report)
         self.assertIn("| single_get | ", report)
         self.assertIn("### `list_small`", report)
@@ -46,8 +57,16 @@ class Smoke(unittest.TestCase):
             head, *results = [json.loads(line) for line in f]
         self.assertEqual(head["k8s_version"], "v1.35.4")  # the run's facts come first
         self.assertEqual([a["name"] for a in head["adapters"]], ["L1", "kubex"])
-        self.assertEqual(len(results), 6)  # L1 first and last around kubex, per scenario
+        timing = [r for r in results if r["pass"] == "timing"]
+        self.assertEqual(len(timing), 6)  # L1 first and last around kubex, per scenario
         self.assertTrue(all(r["ok"] and not r["problems"] for r in results), results)
+        memory = [r for r in results if r["pass"] == "memory"]
+        self.assertEqual({(r["adapter"], r["scenario"]) for r in memory},
+                         {(a, s) for a in ("L1", "kubex") for s in ("single_get", "list_small")})
+        for r in memory:
+            self.assertIn("allocs_per_op", r["result"], r)
+            if r["adapter"] == "kubex":  # L1 may well allocate nothing per request
+                self.assertGreater(r["result"]["allocs_per_op"], 0, r)
         l1_get = next(r for r in results if r["adapter"] == "L1")
         self.assertGreater(l1_get["result"]["bytes_per_op"], 1000)  # a whole pod
         # No credential in anything the harness wrote or printed.

@@ -187,6 +187,11 @@ type result struct {
 	Items             []int64 `json:"items"`
 	EventsNs          []int64 `json:"events_ns"`
 	SamplesNs         []int64 `json:"samples_ns"`
+	// The memory pass's figures (KUBEX_BENCH_MEMSTATS=1): the runtime's own counters, since Go
+	// allocates without malloc. Peak live heap is not tracked (it would need the world stopped
+	// during the loop).
+	AllocsPerOp     *float64 `json:"allocs_per_op,omitempty"`
+	AllocBytesPerOp *float64 `json:"alloc_bytes_per_op,omitempty"`
 }
 
 type recorder struct {
@@ -195,6 +200,9 @@ type recorder struct {
 	warmStart int64
 	cpuStart  int64
 	loopStart int64
+	// runtime.MemStats at the loop's start, in the memory pass only: ReadMemStats stops the
+	// world, so the timing pass never calls it.
+	memStart *runtime.MemStats
 }
 
 // warming tells whether another warm-up iteration is due (call before each).
@@ -212,6 +220,10 @@ func (r *recorder) warming() bool {
 }
 
 func (r *recorder) begin() {
+	if os.Getenv("KUBEX_BENCH_MEMSTATS") == "1" {
+		r.memStart = new(runtime.MemStats)
+		runtime.ReadMemStats(r.memStart)
+	}
 	resetPeakRSS()
 	r.cpuStart = cpuNs()
 	r.loopStart = nowNs()
@@ -238,6 +250,14 @@ func (r *recorder) end() {
 	r.res.LoopNs = nowNs() - r.loopStart
 	r.res.RSSPeakLoopKB = procStatusKB("VmHWM")
 	r.res.N = len(r.res.SamplesNs)
+	if r.memStart != nil {
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		n := float64(max(1, r.res.N))
+		allocs := float64(m.Mallocs-r.memStart.Mallocs) / n
+		bytes := float64(m.TotalAlloc-r.memStart.TotalAlloc) / n
+		r.res.AllocsPerOp, r.res.AllocBytesPerOp = &allocs, &bytes
+	}
 }
 
 // ---------------------------------------------------------------------------------------------

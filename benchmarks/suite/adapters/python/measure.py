@@ -10,6 +10,7 @@ run_sync() or run_async(); main() wraps the whole program (error message to stde
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import gc
 import json
 import os
@@ -49,6 +50,35 @@ def reset_peak_rss() -> None:
             f.write("5")
     except OSError:
         pass
+
+
+# --- allocations (memory pass) -------------------------------------------------------------
+# The memory pass preloads common/alloc_shim.c over malloc and runs Python with
+# PYTHONMALLOC=malloc, so that every object allocation (not only pymalloc's arenas) goes through
+# malloc and is counted, as for the C++ and Rust adapters. The timing pass preloads nothing.
+
+class AllocCounter:
+    def __init__(self) -> None:
+        self.snapshot_fn = None
+        self.reset_fn = None
+        try:
+            lib = ctypes.CDLL(None)
+            self.snapshot_fn = lib.kubex_bench_alloc_snapshot
+            self.reset_fn = lib.kubex_bench_alloc_reset_peak
+        except (OSError, AttributeError):
+            pass
+
+    def active(self) -> bool:
+        return self.snapshot_fn is not None
+
+    def reset_peak(self) -> None:
+        self.reset_fn()  # type: ignore[misc]
+
+    def snapshot(self) -> list[int]:
+        """count, bytes allocated, live bytes, peak live bytes."""
+        out = (ctypes.c_uint64 * 4)()
+        self.snapshot_fn(out)  # type: ignore[misc]
+        return list(out)
 
 
 # --- new TCP connections -------------------------------------------------------------------
@@ -153,6 +183,8 @@ class Recorder:
         self._loop_ns = 0
         self._rss_peak_kb = -1
         self._connects_start = 0
+        self._alloc = AllocCounter()
+        self._alloc_start: list[int] = []
         self.samples: list[int] = []
         self.items: list[int] = []
         self.events: list[int] = []
@@ -177,6 +209,9 @@ class Recorder:
     def begin(self) -> None:
         """Starts the measured loop (after the warm-up)."""
         gc.collect()
+        if self._alloc.active():
+            self._alloc.reset_peak()
+            self._alloc_start = self._alloc.snapshot()
         reset_peak_rss()
         self._connects_start = connections_so_far()
         self._cpu_start = cpu_ns()
@@ -203,6 +238,13 @@ class Recorder:
         self._loop_ns = now_ns() - self._loop_start
         self._rss_peak_kb = proc_status_kb("VmHWM")
         self.numbers["connections_opened"] = connections_so_far() - self._connects_start
+        if self._alloc_start:
+            a, s = self._alloc.snapshot(), self._alloc_start
+            n = max(1, len(self.samples))
+            self.numbers["allocs_per_op"] = (a[0] - s[0]) / n
+            self.numbers["alloc_bytes_per_op"] = (a[1] - s[1]) / n
+            self.numbers["alloc_peak_live_bytes"] = a[3] - s[2]
+            self.numbers["alloc_live_growth_bytes"] = a[2] - s[2]
 
     def line(self) -> str:
         out: dict[str, object] = {"scenario": self.plan.scenario}

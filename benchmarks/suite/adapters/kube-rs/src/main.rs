@@ -56,6 +56,40 @@ fn proc_status_kb(field: &str) -> i64 {
     -1
 }
 
+/// The allocation counters of common/alloc_shim.c when the memory pass preloads it over malloc
+/// (Rust's default allocator is the system's malloc): count, bytes allocated, live bytes, peak
+/// live bytes. None in the timing pass, where nothing is preloaded.
+struct AllocCounter {
+    snapshot: unsafe extern "C" fn(*mut u64),
+    reset_peak: unsafe extern "C" fn(),
+}
+
+impl AllocCounter {
+    fn find() -> Option<Self> {
+        // SAFETY: dlsym with NUL-terminated names; the symbols, when present, have exactly these
+        // C signatures (alloc_shim.c).
+        unsafe {
+            let snapshot = libc::dlsym(libc::RTLD_DEFAULT, c"kubex_bench_alloc_snapshot".as_ptr());
+            let reset = libc::dlsym(libc::RTLD_DEFAULT, c"kubex_bench_alloc_reset_peak".as_ptr());
+            if snapshot.is_null() || reset.is_null() {
+                return None;
+            }
+            Some(AllocCounter {
+                snapshot: std::mem::transmute::<*mut libc::c_void, unsafe extern "C" fn(*mut u64)>(
+                    snapshot,
+                ),
+                reset_peak: std::mem::transmute::<*mut libc::c_void, unsafe extern "C" fn()>(reset),
+            })
+        }
+    }
+    fn snapshot(&self) -> [u64; 4] {
+        let mut out = [0u64; 4];
+        // SAFETY: the shim writes exactly four counters.
+        unsafe { (self.snapshot)(out.as_mut_ptr()) };
+        out
+    }
+}
+
 /// Resets VmHWM to the current RSS.
 fn reset_peak_rss() {
     let _ = std::fs::write("/proc/self/clear_refs", "5");
@@ -129,6 +163,8 @@ struct Recorder {
     cpu_loop_ns: i64,
     loop_ns: i64,
     rss_peak_kb: i64,
+    alloc: Option<(AllocCounter, [u64; 4])>,
+    memory: Option<serde_json::Value>,
     samples: Vec<i64>,
     items: Vec<i64>,
     events: Vec<i64>,
@@ -149,6 +185,12 @@ impl Recorder {
         more
     }
     fn begin(&mut self) {
+        self.alloc = AllocCounter::find().map(|a| {
+            // SAFETY: a function of the shim without arguments.
+            unsafe { (a.reset_peak)() };
+            let start = a.snapshot();
+            (a, start)
+        });
         reset_peak_rss();
         self.cpu_start = cpu_ns();
         self.loop_start = now_ns();
@@ -168,6 +210,16 @@ impl Recorder {
         self.cpu_loop_ns = cpu_ns() - self.cpu_start;
         self.loop_ns = now_ns() - self.loop_start;
         self.rss_peak_kb = proc_status_kb("VmHWM");
+        if let Some((a, start)) = &self.alloc {
+            let now = a.snapshot();
+            let n = self.samples.len().max(1) as f64;
+            self.memory = Some(serde_json::json!({
+                "allocs_per_op": (now[0] - start[0]) as f64 / n,
+                "alloc_bytes_per_op": (now[1] - start[1]) as f64 / n,
+                "alloc_peak_live_bytes": now[3] as f64 - start[2] as f64,
+                "alloc_live_growth_bytes": now[2] as f64 - start[2] as f64,
+            }));
+        }
     }
 }
 
@@ -379,7 +431,7 @@ impl Adapter {
 }
 
 fn result_line(plan: &Plan, rec: &Recorder, accept_encoding: &str) -> String {
-    serde_json::json!({
+    let mut line = serde_json::json!({
         "adapter": "kube-rs",
         "variant": "typed",
         "scenario": plan.scenario,
@@ -395,8 +447,11 @@ fn result_line(plan: &Plan, rec: &Recorder, accept_encoding: &str) -> String {
         "items": rec.items,
         "events_ns": rec.events,
         "samples_ns": rec.samples,
-    })
-    .to_string()
+    });
+    if let (Some(serde_json::Value::Object(m)), Some(out)) = (&rec.memory, line.as_object_mut()) {
+        out.extend(m.clone());
+    }
+    line.to_string()
 }
 
 async fn run() -> Result<()> {
