@@ -22,20 +22,23 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from run import connection_target  # noqa: E402
+from run import Pinning, connection_target  # noqa: E402
 
-SCENARIOS = {  # name: (measured iterations, list size)
-    "single_get": (300, 10),
-    "list_medium": (100, 100),
-    "list_large": (40, 500),
+SCENARIOS = {  # name: (measured iterations, list size, stream count)
+    "single_get": (300, 10, 0),
+    "list_medium": (100, 100, 0),
+    "list_large": (40, 500, 0),
+    "stream_logs_n_lines": (15, 0, 500),
 }
+DEFAULT_SCENARIOS = "single_get,list_medium,list_large"
 
 
 def run_once(command, scenario, namespace, env=None):
-    iters, size = SCENARIOS[scenario]
+    iters, size, count = SCENARIOS[scenario]
     out = subprocess.run(
         command + ["--scenario", scenario, "--namespace", namespace, "--warmup", "5",
-                   "--warmup-seconds", "0", "--iters", str(iters), "--list-size", str(size)],
+                   "--warmup-seconds", "0", "--iters", str(iters), "--list-size", str(size),
+                   "--stream-count", str(count)],
         capture_output=True, text=True, env=dict(os.environ, **(env or {})), check=True)
     return json.loads(out.stdout.splitlines()[0])
 
@@ -45,7 +48,9 @@ def main() -> int:
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("builds", nargs="+", help="NAME=PATH of a kubex-bench-kubex program")
     ap.add_argument("--build-dir", type=Path, default=Path("build/bench"))
-    ap.add_argument("--scenarios", default=",".join(SCENARIOS))
+    ap.add_argument("--scenarios", default=DEFAULT_SCENARIOS,
+                    help=f"comma-separated, of {', '.join(SCENARIOS)}")
+    ap.add_argument("--no-pin", action="store_true", help="as run.py's")
     ap.add_argument("--reps", type=int, default=7)
     ap.add_argument("--pods", type=int, default=500)
     args = ap.parse_args()
@@ -58,6 +63,8 @@ def main() -> int:
     namespace = f"ab-{random.SystemRandom().getrandbits(32):08x}"
     subprocess.run([testenv_bin, "seed", "--kubeconfig", kubeconfig, "--namespace", namespace,
                     "--pods", str(args.pods)], check=True)
+    pinning = Pinning(os.environ.get("KUBEX_TESTENV_DIR", ""), not args.no_pin)
+    print(f"pinning: {pinning.text}\n")
     with tempfile.TemporaryDirectory(prefix="kubex-ab-") as secrets:
         target = connection_target(kubeconfig, Path(secrets))
         programs = {"L1": [str(suite / "kubex-bench-raw"), "--server", target["server"],
@@ -87,6 +94,7 @@ def main() -> int:
                 print(f"| {scenario} | {name} | {wall:.3f} | {wall / l1:.2f}× | {cpu:.3f} "
                       f"| {m['allocs_per_op']:.0f} | {m['alloc_bytes_per_op'] / 1024:.0f} "
                       f"| {m['rss_peak_loop_kb'] - m['rss_ready_kb']} |", flush=True)
+    pinning.undo()
     subprocess.run(["kubectl", "--kubeconfig", kubeconfig, "delete", "namespace", namespace,
                     "--wait=false"], capture_output=True)
     return 0

@@ -2,6 +2,7 @@
 //   L1 (--decode off): the same requests as the adapters (same URL, Accept and body; no
 //       Accept-Encoding) over one persistent TLS connection with OpenSSL and blocking sockets;
 //       status, headers and the whole body are read (chunked handled) and nothing is decoded.
+//       Streams (watch, log follow) need a connection each; those resume the TLS session.
 //   L2 (--decode on): L1 plus a full simdjson On-Demand walk of every body or event line.
 // No kubex code is involved, so kubex's time over L1 is what kubex adds.
 //
@@ -111,6 +112,9 @@ class Conn {
     ssl_ = SSL_new(ctx);
     SSL_set_fd(ssl_, fd_);
     SSL_set1_host(ssl_, t.host.c_str());  // an IP address is checked against the IP SANs
+    if (latest_session != nullptr) {
+      SSL_set_session(ssl_, latest_session);  // the limit resumes sessions, as kubex does
+    }
     if (SSL_connect(ssl_) != 1) {
       fail("TLS handshake");
     }
@@ -119,9 +123,21 @@ class Conn {
   Conn(const Conn&) = delete;
   Conn& operator=(const Conn&) = delete;
   ~Conn() {
+    // Closed without close_notify but marked done, so OpenSSL keeps the session resumable.
+    SSL_set_shutdown(ssl_, SSL_SENT_SHUTDOWN | SSL_RECEIVED_SHUTDOWN);
     SSL_free(ssl_);
     ::close(fd_);
   }
+
+  // The latest session ticket (TLS 1.3 sends it after the handshake), for the next connection.
+  static int on_new_session(SSL* /*ssl*/, SSL_SESSION* session) {
+    if (latest_session != nullptr) {
+      SSL_SESSION_free(latest_session);
+    }
+    latest_session = session;
+    return 1;
+  }
+  static inline SSL_SESSION* latest_session = nullptr;
 
   void send(std::string_view method, std::string_view target, std::string_view accept,
             std::string_view body = {}) {
@@ -377,6 +393,8 @@ class Raw {
       : target_(t), plan_(std::move(plan)), decode_(decode), rec_(rec) {
     ctx_ = SSL_CTX_new(TLS_client_method());
     SSL_CTX_set_verify(ctx_, SSL_VERIFY_PEER, nullptr);
+    SSL_CTX_set_session_cache_mode(ctx_, SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL_STORE);
+    SSL_CTX_sess_set_new_cb(ctx_, &Conn::on_new_session);
     if (SSL_CTX_load_verify_locations(ctx_, t.ca_file.c_str(), nullptr) != 1) {
       fail("loading --ca-file");
     }
