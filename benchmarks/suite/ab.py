@@ -26,6 +26,8 @@ from run import Pinning, connection_target  # noqa: E402
 
 SCENARIOS = {  # name: (measured iterations, list size, stream count)
     "single_get": (300, 10, 0),
+    "list_namespaces": (300, 0, 0),
+    "list_small": (300, 10, 0),
     "list_medium": (100, 100, 0),
     "list_large": (40, 500, 0),
     "stream_logs_n_lines": (15, 0, 500),

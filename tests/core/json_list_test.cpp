@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -43,7 +44,7 @@ using kubex::json::ListDecoder;
 
 // Feeds `json` in pieces of `piece` bytes, as a transport would, and finishes.
 List feed_in_pieces(const std::string& json, std::size_t piece, std::size_t* largest = nullptr) {
-  ListDecoder<List> decoder;
+  ListDecoder<List> decoder(0);  // splits from the first byte
   decoder.restart();
   std::string body;
   for (std::size_t at = 0; at < json.size(); at += piece) {
@@ -195,7 +196,7 @@ TEST(ListDecoder, DropsTheBytesOfDecodedItems) {
 
 TEST(ListDecoder, RestartForgetsAnAbandonedAttempt) {
   const std::string json = R"({"kind":"List","items":[{"n":1},{"n":2}]})";
-  ListDecoder<List> decoder;
+  ListDecoder<List> decoder(0);  // splits from the first byte
   std::string body = json.substr(0, 30);
   decoder.feed(body);  // the first attempt breaks off
   decoder.restart();
@@ -206,9 +207,53 @@ TEST(ListDecoder, RestartForgetsAnAbandonedAttempt) {
   EXPECT_EQ(list.items[1].n, 2);
 }
 
+TEST(ListDecoder, LeavesASmallBodyWholeForFinish) {
+  const std::string prefix = R"({"kind":"List","items":[{"n":1},{"n":2},)";
+  const std::string json = prefix + R"({"n":3}]})";
+  // A decoder that splits from the first byte drops the two complete items at once...
+  ListDecoder<List> eager(0);
+  std::string eager_body = prefix;
+  eager.feed(eager_body);
+  EXPECT_LT(eager_body.size(), prefix.size());
+  // ...one with the default threshold leaves the small body whole for finish().
+  ListDecoder<List> decoder;
+  std::string body = prefix;
+  decoder.feed(body);
+  EXPECT_EQ(body, prefix);
+  body = json;
+  decoder.feed(body);
+  EXPECT_EQ(body, json);
+  EXPECT_EQ(decoder.finish(body), kubex::json::decode<List>(json));
+}
+
+TEST(ListDecoder, StartsSplittingAtTheThreshold) {
+  std::string json = R"({"kind":"List","items":[)";
+  for (int i = 0; i < 20000; ++i) {
+    json += (i == 0 ? "" : ",") + std::string(R"({"name":"item-)") + std::to_string(i) + "\"}";
+  }
+  json += "]}";
+  ListDecoder<List> decoder;
+  std::string body;
+  std::size_t largest = 0;
+  std::size_t first_drop_at = 0;  // body size when decoded bytes were first dropped
+  for (std::size_t at = 0; at < json.size(); at += 1000) {
+    body.append(json, at, 1000);
+    const std::size_t fed = body.size();
+    decoder.feed(body);
+    if (first_drop_at == 0 && body.size() < fed) {
+      first_drop_at = fed;
+    }
+    largest = std::max(largest, body.size());
+  }
+  EXPECT_GE(first_drop_at, ListDecoder<List>::default_split_after);
+  // Split from the threshold on, and dropped once 64 KiB are decoded: ~500 KB never pile up.
+  EXPECT_LT(largest, ListDecoder<List>::default_split_after + 66U * 1024U + 1000U);
+  EXPECT_EQ(decoder.finish(body), kubex::json::decode<List>(json));
+}
+
 TEST(ListDecoder, DecodesTheWholeBodyWhenNothingWasFed) {
   // A compressed answer is not shown to the decoder while it arrives.
-  ListDecoder<List> decoder;
+  ListDecoder<List> decoder(0);  // splits from the first byte
   const List list = decoder.finish(R"({"kind":"List","items":[{"n":5}]})");
   ASSERT_EQ(list.items.size(), 1U);
   EXPECT_EQ(list.items[0].n, 5);

@@ -170,7 +170,7 @@ void check_list(std::string_view input, std::size_t piece) {
   } catch (const kubex::json::DecodeError&) {
     whole_ok = false;
   }
-  kubex::json::ListDecoder<L> decoder;
+  kubex::json::ListDecoder<L> decoder(0);  // splits inputs of any size
   std::string body;
   L fed{};
   try {
