@@ -22,7 +22,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from run import Pinning, connection_target  # noqa: E402
+from run import Pinning, alloc_shim, connection_target, cpp_adapters  # noqa: E402
 
 SCENARIOS = {  # name: (measured iterations, list size, stream count)
     "single_get": (300, 10, 0),
@@ -61,20 +61,31 @@ def main() -> int:
     if not kubeconfig or not testenv_bin:
         print("ab.py: run it under scripts/with-testenv.sh", file=sys.stderr)
         return 2
-    suite = args.build_dir.resolve() / "benchmarks" / "suite"
+    build_dir = args.build_dir.resolve()
     namespace = f"ab-{random.SystemRandom().getrandbits(32):08x}"
     subprocess.run([testenv_bin, "seed", "--kubeconfig", kubeconfig, "--namespace", namespace,
                     "--pods", str(args.pods)], check=True)
     pinning = Pinning(os.environ.get("KUBEX_TESTENV_DIR", ""), not args.no_pin)
     print(f"pinning: {pinning.text}\n")
+    try:
+        compare(args, build_dir, kubeconfig, namespace)
+    finally:
+        pinning.undo()
+    subprocess.run(["kubectl", "--kubeconfig", kubeconfig, "delete", "namespace", namespace,
+                    "--wait=false"], capture_output=True)
+    return 0
+
+
+def compare(args, build_dir: Path, kubeconfig: str, namespace: str) -> None:
+    """Runs L1 and every build alternately and prints the table."""
     with tempfile.TemporaryDirectory(prefix="kubex-ab-") as secrets:
         target = connection_target(kubeconfig, Path(secrets))
-        programs = {"L1": [str(suite / "kubex-bench-raw"), "--server", target["server"],
-                           "--ca-file", target["ca_file"], "--token-file", target["token_file"]]}
+        l1 = next(a for a in cpp_adapters(build_dir, kubeconfig, target) if a.name == "L1")
+        programs = {"L1": l1.command}
         for build in args.builds:
             name, _, path = build.partition("=")
             programs[name] = [str(Path(path).resolve()), "--kubeconfig", kubeconfig]
-        shim = {"LD_PRELOAD": str(suite / "libkubex_bench_alloc.so")}
+        shim = {"LD_PRELOAD": str(alloc_shim(build_dir))}
         print("| scenario | build | wall p50 ms | ×L1 | CPU ms/op | allocs/op | KiB alloc/op "
               "| RSS growth KiB |")
         print("|---|---|---:|---:|---:|---:|---:|---:|")
@@ -96,10 +107,6 @@ def main() -> int:
                 print(f"| {scenario} | {name} | {wall:.3f} | {wall / l1:.2f}× | {cpu:.3f} "
                       f"| {m['allocs_per_op']:.0f} | {m['alloc_bytes_per_op'] / 1024:.0f} "
                       f"| {m['rss_peak_loop_kb'] - m['rss_ready_kb']} |", flush=True)
-    pinning.undo()
-    subprocess.run(["kubectl", "--kubeconfig", kubeconfig, "delete", "namespace", namespace,
-                    "--wait=false"], capture_output=True)
-    return 0
 
 
 if __name__ == "__main__":

@@ -219,11 +219,11 @@ def process_tree(root: int) -> list[int]:
         # "pid (comm) state ppid ...": comm may hold spaces and parentheses.
         ppid = int(text[text.rindex(")") + 2:].split()[1])
         children.setdefault(ppid, []).append(int(stat.parent.name))
-    tree, todo = [], [root]
-    while todo:
-        pid = todo.pop()
+    tree, pending = [], [root]
+    while pending:
+        pid = pending.pop()
         tree.append(pid)
-        todo += children.get(pid, [])
+        pending += children.get(pid, [])
     return tree
 
 
