@@ -16,6 +16,7 @@
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/buffer.hpp>
 #include <boost/asio/co_spawn.hpp>
+#include <boost/asio/connect.hpp>
 #include <boost/asio/ip/address.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
@@ -29,7 +30,6 @@
 #include <boost/asio/write.hpp>
 #include <boost/beast/core/error.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
-#include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http/empty_body.hpp>
 #include <boost/beast/http/message.hpp>
 #include <boost/beast/http/parser.hpp>
@@ -130,8 +130,9 @@ class Strand {
 };
 template <class T>
 using awaitable = asio::awaitable<T, Strand>;
-using TcpStream = beast::basic_stream<tcp, Strand>;
-using TlsStream = beast::ssl_stream<TcpStream>;
+using TcpSocket = asio::basic_stream_socket<tcp, Strand>;
+// Beast's ssl_stream rather than Asio's: it gathers a message's buffers into one TLS record.
+using TlsStream = beast::ssl_stream<TcpSocket>;
 using Timer = asio::basic_waitable_timer<Clock, asio::wait_traits<Clock>, Strand>;
 using Resolver = asio::ip::basic_resolver<tcp, Strand>;
 using Parser = http::response_parser<http::string_body>;
@@ -380,18 +381,59 @@ class SessionCache {
   SSL_SESSION* latest_ = nullptr;
 };
 
+struct Connection;
+
+// The deadlines of a transport's connections (connect, TLS handshake, request, a stream's idle
+// limit), watched by one timer. Beast's timed stream re-arms a timer around every read and
+// write: a timerfd_settime system call and a cancelled wait to dispatch, several times per
+// request. Here a deadline is a store; the timer wakes when the earliest one may have passed,
+// closes the connections that are late (their pending operations fail; `timed_out` says why)
+// and sleeps until the next. With nothing watched it is cancelled, so that an idle transport
+// does not keep its io_context running. Used on the transport's strand only.
+class Watchdog : public std::enable_shared_from_this<Watchdog> {
+ public:
+  explicit Watchdog(const Strand& strand) : timer_(strand) {}
+  Watchdog(const Watchdog&) = delete;
+  Watchdog& operator=(const Watchdog&) = delete;
+
+  // Closes `connection` at `deadline` unless unwatched (or watched again) before.
+  void watch(Connection& connection, Clock::time_point deadline);
+  void unwatch(Connection& connection) noexcept;
+
+ private:
+  void arm(Clock::time_point when);
+  void on_alarm();
+
+  Timer timer_;
+  std::vector<Connection*> watched_;
+  Clock::time_point alarm_ = Clock::time_point::max();  // of the pending wait; max: none
+};
+
 // One TLS connection and its receive buffer.
 struct Connection {
   Connection(const Strand& strand, std::shared_ptr<ssl::context> context, std::uint64_t gen)
       : tls(std::move(context)), stream(strand, *tls), generation(gen) {}
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+  ~Connection() {
+    if (watchdog != nullptr) {
+      watchdog->unwatch(*this);
+    }
+  }
 
-  [[nodiscard]] TcpStream& tcp() { return beast::get_lowest_layer(stream); }
+  [[nodiscard]] TcpSocket& tcp() { return beast::get_lowest_layer(stream); }
 
   // Closes the socket without TLS close_notify: waiting for the peer's reply could block, and
   // the apiserver does not need it to release the connection.
   void close() noexcept {
     boost_error ignored;
-    tcp().socket().close(ignored);
+    tcp().close(ignored);
+  }
+
+  // The error an operation on this connection ended with, as the caller should see it: the
+  // watchdog closed the socket under it because a deadline passed.
+  [[nodiscard]] boost_error outcome(const boost_error& ec) const {
+    return timed_out ? boost_error(beast::error::timeout) : ec;
   }
 
   std::shared_ptr<ssl::context> tls;  // the stream refers to it
@@ -400,7 +442,73 @@ struct Connection {
   Clock::time_point idle_since{};
   std::size_t requests = 0;
   std::uint64_t generation = 0;  // of the TLS settings it was made with
+  Watchdog* watchdog = nullptr;  // while a deadline is set
+  Clock::time_point deadline = Clock::time_point::max();
+  bool timed_out = false;  // the watchdog closed it (for good)
 };
+
+void Watchdog::watch(Connection& connection, Clock::time_point deadline) {
+  connection.deadline = deadline;
+  if (connection.watchdog == nullptr) {
+    watched_.push_back(&connection);
+    connection.watchdog = this;
+  }
+  if (deadline < alarm_) {
+    arm(deadline);
+  }
+}
+
+void Watchdog::unwatch(Connection& connection) noexcept {
+  if (connection.watchdog != this) {
+    return;
+  }
+  connection.watchdog = nullptr;
+  const auto it = std::find(watched_.begin(), watched_.end(), &connection);
+  *it = watched_.back();
+  watched_.pop_back();
+  if (watched_.empty() && alarm_ != Clock::time_point::max()) {
+    alarm_ = Clock::time_point::max();
+    try {
+      timer_.cancel();
+    } catch (...) {  // not seen in practice; the alarm would then wake once, for nothing
+    }
+  }
+}
+
+void Watchdog::arm(Clock::time_point when) {
+  alarm_ = when;
+  timer_.expires_at(when);  // cancels the pending wait, if any
+  timer_.async_wait([weak = weak_from_this()](const boost_error& ec) {
+    if (ec) {
+      return;  // cancelled or moved: a newer wait or unwatch took over
+    }
+    if (const auto self = weak.lock()) {
+      self->on_alarm();
+    }
+  });
+}
+
+void Watchdog::on_alarm() {
+  const auto now = Clock::now();
+  auto next = Clock::time_point::max();
+  for (std::size_t i = 0; i < watched_.size();) {
+    Connection& connection = *watched_[i];
+    if (connection.deadline <= now) {
+      connection.timed_out = true;
+      connection.watchdog = nullptr;
+      connection.close();
+      watched_[i] = watched_.back();
+      watched_.pop_back();
+    } else {
+      next = std::min(next, connection.deadline);
+      ++i;
+    }
+  }
+  alarm_ = Clock::time_point::max();
+  if (next != Clock::time_point::max()) {
+    arm(next);
+  }
+}
 
 // A request being performed.
 struct Call {
@@ -437,6 +545,7 @@ class Http1Transport final : public Transport, public std::enable_shared_from_th
   Http1Transport(asio::any_io_executor executor, ClientConfig config, ClientOptions options)
       : executor_(std::move(executor)),
         strand_(asio::make_strand(executor_)),
+        watchdog_(std::make_shared<Watchdog>(strand_)),
         config_(std::move(config)),
         options_(std::move(options)) {
     if (options_.user_agent.empty()) {
@@ -520,6 +629,7 @@ class Http1Transport final : public Transport, public std::enable_shared_from_th
   }
 
   [[nodiscard]] const Strand& strand() const noexcept { return strand_; }
+  [[nodiscard]] Watchdog& watchdog() const noexcept { return *watchdog_; }
   [[nodiscard]] const ClientOptions& options() const noexcept { return options_; }
 
  private:
@@ -789,7 +899,8 @@ class Http1Transport final : public Transport, public std::enable_shared_from_th
     if (!connection) {
       return;
     }
-    if (reusable && options_.keep_alive && connection->generation == generation_) {
+    if (reusable && options_.keep_alive && connection->generation == generation_ &&
+        !connection->timed_out) {
       connection->idle_since = Clock::now();
       idle_.push_back(std::move(connection));
       wake_one();
@@ -882,9 +993,10 @@ class Http1Transport final : public Transport, public std::enable_shared_from_th
       endpoints = std::move(results);
     }
 
-    socket.expires_at(connect_deadline);
-    if (const auto [ec, endpoint] = co_await socket.async_connect(endpoints, use_tuple); ec) {
-      fail(call, peer_step, ec, connect_limit);
+    watchdog_->watch(*connection, connect_deadline);
+    if (const auto [ec, endpoint] = co_await asio::async_connect(socket, endpoints, use_tuple);
+        ec || connection->timed_out) {
+      fail(call, peer_step, connection->outcome(ec), connect_limit);
     }
     if (proxy_ && proxy_->scheme == "http") {
       co_await connect_tunnel(call, *connection, connect_limit);
@@ -892,8 +1004,8 @@ class Http1Transport final : public Transport, public std::enable_shared_from_th
       co_await socks5_tunnel(call, *connection, connect_limit);
     }
     boost_error ignored;
-    socket.socket().set_option(asio::socket_base::keep_alive(true), ignored);
-    socket.socket().set_option(tcp::no_delay(true), ignored);
+    socket.set_option(asio::socket_base::keep_alive(true), ignored);
+    socket.set_option(tcp::no_delay(true), ignored);
 
     SSL* ssl = connection->stream.native_handle();
     // Asio turns on SSL_MODE_RELEASE_BUFFERS, which frees the 16 KiB record buffer whenever
@@ -924,13 +1036,13 @@ class Http1Transport final : public Transport, public std::enable_shared_from_th
     SessionCache::offer(ssl);
     const auto [handshake_deadline, handshake_limit] =
         phase_deadline(options_.tls_handshake_timeout);
-    socket.expires_at(handshake_deadline);
+    watchdog_->watch(*connection, handshake_deadline);
     if (const auto [ec] =
             co_await connection->stream.async_handshake(ssl::stream_base::client, use_tuple);
-        ec) {
+        ec || connection->timed_out) {
       const long verify_result = SSL_get_verify_result(ssl);
       ERR_clear_error();
-      if (ec == beast::error::timeout) {
+      if (connection->timed_out) {
         fail_timeout(call, "TLS handshake", handshake_limit);
       }
       if (!config_.insecure_skip_tls_verify && verify_result != X509_V_OK) {
@@ -940,6 +1052,7 @@ class Http1Transport final : public Transport, public std::enable_shared_from_th
       }
       fail(call, "TLS handshake", ec);
     }
+    watchdog_->unwatch(*connection);
     connection->buffer.reserve(options_.read_buffer_size);
     ++opened_;
     if (SSL_session_reused(ssl) == 1) {
@@ -964,7 +1077,7 @@ class Http1Transport final : public Transport, public std::enable_shared_from_th
     }
     auto& socket = connection.tcp();
     if (auto [ec, n] = co_await http::async_write(socket, request, use_tuple); ec) {
-      fail(call, step, ec, limit);
+      fail(call, step, connection.outcome(ec), limit);
     }
     http::response_parser<http::empty_body> parser;
     parser.skip(true);  // a CONNECT answer has no body; the tunnel follows
@@ -972,7 +1085,7 @@ class Http1Transport final : public Transport, public std::enable_shared_from_th
     if (auto [ec, n] =
             co_await http::async_read_header(socket, connection.buffer, parser, use_tuple);
         ec) {
-      fail(call, step, ec, limit);
+      fail(call, step, connection.outcome(ec), limit);
     }
     const auto status = parser.get().result_int();
     if (status / 100 != 2) {
@@ -999,11 +1112,11 @@ class Http1Transport final : public Transport, public std::enable_shared_from_th
         with_password ? std::string("\x05\x01\x02", 3) : std::string("\x05\x01\x00", 3);
     std::array<unsigned char, 262> in{};
     if (auto [ec, n] = co_await asio::async_write(socket, asio::buffer(out), use_tuple); ec) {
-      fail(call, step, ec, limit);
+      fail(call, step, connection.outcome(ec), limit);
     }
     if (auto [ec, n] = co_await asio::async_read(socket, asio::buffer(in.data(), 2), use_tuple);
         ec) {
-      fail(call, step, ec, limit);
+      fail(call, step, connection.outcome(ec), limit);
     }
     if (in[0] != 5 || in[1] != (with_password ? 2 : 0)) {
       refuse(in[1] == 0xFF ? "the proxy accepts none of the offered authentication methods"
@@ -1016,11 +1129,11 @@ class Http1Transport final : public Transport, public std::enable_shared_from_th
       out += static_cast<char>(proxy_->password.size());
       out += proxy_->password;
       if (auto [ec, n] = co_await asio::async_write(socket, asio::buffer(out), use_tuple); ec) {
-        fail(call, step, ec, limit);
+        fail(call, step, connection.outcome(ec), limit);
       }
       if (auto [ec, n] = co_await asio::async_read(socket, asio::buffer(in.data(), 2), use_tuple);
           ec) {
-        fail(call, step, ec, limit);
+        fail(call, step, connection.outcome(ec), limit);
       }
       if (in[1] != 0) {
         refuse("the proxy rejected the user name or password");
@@ -1049,12 +1162,12 @@ class Http1Transport final : public Transport, public std::enable_shared_from_th
     out += static_cast<char>(config_.server.port >> 8U);
     out += static_cast<char>(config_.server.port & 0xFFU);
     if (auto [ec, n] = co_await asio::async_write(socket, asio::buffer(out), use_tuple); ec) {
-      fail(call, step, ec, limit);
+      fail(call, step, connection.outcome(ec), limit);
     }
     // Reply: VER REP RSV ATYP, then the bound address (whose length ATYP gives) and port.
     if (auto [ec, n] = co_await asio::async_read(socket, asio::buffer(in.data(), 5), use_tuple);
         ec) {
-      fail(call, step, ec, limit);
+      fail(call, step, connection.outcome(ec), limit);
     }
     if (in[0] != 5 || in[1] != 0) {
       static constexpr std::array<const char*, 9> reasons{
@@ -1080,7 +1193,7 @@ class Http1Transport final : public Transport, public std::enable_shared_from_th
     }
     if (auto [ec, n] = co_await asio::async_read(socket, asio::buffer(in.data(), rest), use_tuple);
         ec) {
-      fail(call, step, ec, limit);
+      fail(call, step, connection.outcome(ec), limit);
     }
   }
 
@@ -1142,14 +1255,24 @@ class Http1Transport final : public Transport, public std::enable_shared_from_th
 
   // Writes the request and reads the head (streaming) or the whole response.
   awaitable<Attempt> exchange(Connection& connection, Call& call, Parser& parser) {
-    Attempt attempt;
-    auto& socket = connection.tcp();
     // A stream's head must still come in time; only its body may take forever.
-    socket.expires_at(call.streaming ? Clock::now() + options_.timeout : call.deadline);
+    watchdog_->watch(connection, call.streaming ? Clock::now() + options_.timeout : call.deadline);
+    Attempt attempt = co_await exchange_watched(connection, call, parser);
+    watchdog_->unwatch(connection);
+    // A whole response that beat the watchdog by a hair still counts (release will not pool
+    // the closed connection); a stream's head does not, its socket is gone.
+    if (connection.timed_out && (attempt.ec || call.streaming)) {
+      attempt.ec = beast::error::timeout;
+      attempt.timed_out = true;
+    }
+    co_return attempt;
+  }
+
+  awaitable<Attempt> exchange_watched(Connection& connection, Call& call, Parser& parser) {
+    Attempt attempt;
     ++connection.requests;
     if (auto [ec, n] = co_await http::async_write(connection.stream, call.message, use_tuple); ec) {
       attempt.ec = ec;
-      attempt.timed_out = ec == beast::error::timeout;
       co_return attempt;
     }
     parser.header_limit(max_header_size);
@@ -1159,7 +1282,6 @@ class Http1Transport final : public Transport, public std::enable_shared_from_th
           co_await http::async_read_header(connection.stream, connection.buffer, parser, use_tuple);
       attempt.received = parser.got_some();
       attempt.ec = ec;
-      attempt.timed_out = ec == beast::error::timeout;
       if (ec || parser.get().result_int() / 100 == 2) {
         co_return attempt;
       }
@@ -1175,7 +1297,6 @@ class Http1Transport final : public Transport, public std::enable_shared_from_th
         co_await http::async_read(connection.stream, connection.buffer, parser, use_tuple);
     attempt.received = parser.got_some();
     attempt.ec = ec;
-    attempt.timed_out = ec == beast::error::timeout;
     co_return attempt;
   }
 
@@ -1203,7 +1324,6 @@ class Http1Transport final : public Transport, public std::enable_shared_from_th
     }
     attempt.received = parser.got_some();
     attempt.ec = ec;
-    attempt.timed_out = ec == beast::error::timeout;
     co_return attempt;
   }
 
@@ -1412,6 +1532,7 @@ class Http1Transport final : public Transport, public std::enable_shared_from_th
 
   asio::any_io_executor executor_;
   Strand strand_;
+  std::shared_ptr<Watchdog> watchdog_;  // before the connections, which unwatch as they close
   // Bodies given back by their readers (recycle), for the next responses to be read into.
   std::mutex spare_mutex_;
   std::vector<std::string> spare_bodies_;
@@ -1450,7 +1571,14 @@ class Http1Transport final : public Transport, public std::enable_shared_from_th
 
 StreamState::~StreamState() {
   if (connection && transport) {
-    transport->finish_stream(std::move(connection), false);
+    // The last holder may be on any thread; the pool and the watchdog belong to the strand.
+    connection->close();
+    try {
+      asio::post(transport->strand(), [t = transport, c = std::move(connection)]() mutable {
+        t->finish_stream(std::move(c), false);
+      });
+    } catch (...) {  // posting allocates; without memory the slot stays counted as open
+    }
   }
 }
 
@@ -1499,13 +1627,18 @@ class Http1Stream final : public ResponseStream::Impl {
     state->reading = true;
     std::size_t appended = 0;
     while (appended == 0 && !parser.is_done()) {
-      if (options.stream_idle_timeout.count() > 0) {
-        connection.tcp().expires_after(options.stream_idle_timeout);
-      } else {
-        connection.tcp().expires_never();
+      const bool idle_limit = options.stream_idle_timeout.count() > 0;
+      if (idle_limit) {
+        state->transport->watchdog().watch(connection, Clock::now() + options.stream_idle_timeout);
       }
       auto [ec, n] =
           co_await http::async_read_some(connection.stream, connection.buffer, parser, use_tuple);
+      if (idle_limit) {
+        state->transport->watchdog().unwatch(connection);
+      }
+      if (ec) {
+        ec = connection.outcome(ec);
+      }
       auto& body = parser.get().body();
       out.append(body);
       appended += body.size();

@@ -248,6 +248,72 @@ TEST_F(https_fault_test, cancellation_signal_ends_a_pending_request) {
   EXPECT_EQ(client.stats().connections_open, 0U);
 }
 
+// One timer per transport watches every connection's deadline. Two stalled requests on one
+// client, started 200 ms apart, must each fail at their own deadline (the second only after
+// the timer has woken for the first and slept again), and then nothing may be left to keep
+// the io_context running.
+TEST_F(https_fault_test, overlapping_requests_time_out_at_their_own_deadlines) {
+  const auto server = start(Fault::stall);
+  asio::io_context ioc;
+  kubex::client::Client client(ioc.get_executor(), config_for(*server),
+                               ClientOptions{.timeout = std::chrono::milliseconds(400)});
+  using Clock = std::chrono::steady_clock;
+  const auto start_time = Clock::now();
+  struct Outcome {
+    std::exception_ptr error;
+    Clock::time_point at{};
+  };
+  Outcome first;
+  Outcome second;
+  kubex::client::HttpRequest request;
+  request.target = "/hang";
+  client.async_request(request, [&](std::exception_ptr e, const HttpResponse&) {
+    first = {e, Clock::now()};
+  });
+  asio::steady_timer later(ioc, std::chrono::milliseconds(200));
+  later.async_wait([&](const boost::system::error_code&) {
+    client.async_request(request, [&](std::exception_ptr e, const HttpResponse&) {
+      second = {e, Clock::now()};
+    });
+  });
+  ioc.run();
+  const auto finished = Clock::now();
+  for (const Outcome* outcome : {&first, &second}) {
+    ASSERT_TRUE(outcome->error);
+    try {
+      std::rethrow_exception(outcome->error);
+    } catch (const kubex::Error& e) {
+      EXPECT_EQ(e.code(), std::errc::timed_out) << e.what();
+      EXPECT_NE(std::string(e.what()).find("timed out after 400 ms"), std::string::npos)
+          << e.what();
+    }
+  }
+  EXPECT_GE(first.at - start_time, std::chrono::milliseconds(350));
+  EXPECT_LT(first.at - start_time, std::chrono::milliseconds(590));  // before the second's
+  EXPECT_GE(second.at - start_time, std::chrono::milliseconds(590));
+  EXPECT_LT(finished - start_time, std::chrono::seconds(5));
+  EXPECT_EQ(client.stats().connections_open, 0U);
+  EXPECT_EQ(server->request_targets(), (std::vector<std::string>{"/hang", "/hang"}));
+}
+
+// A request that is answered leaves no timer behind: with a 30-second request limit, run()
+// must return as soon as the answer is in.
+TEST_F(https_fault_test, answered_request_leaves_the_io_context_free) {
+  const auto server = start(Fault::close_after_reply);
+  asio::io_context ioc;
+  kubex::client::Client client(ioc.get_executor(), config_for(*server),
+                               ClientOptions{.timeout = std::chrono::seconds(30)});
+  unsigned status = 0;
+  kubex::client::HttpRequest request;
+  request.target = "/a";
+  client.async_request(request,
+                       [&](std::exception_ptr, const HttpResponse& r) { status = r.status; });
+  const auto start_time = std::chrono::steady_clock::now();
+  ioc.run();
+  EXPECT_EQ(status, 200U);
+  EXPECT_LT(std::chrono::steady_clock::now() - start_time, std::chrono::seconds(10));
+}
+
 // A connect that never completes, as behind a firewall that drops packets: Linux drops the SYNs
 // for a listening socket whose accept queue is full. The connect phase has its own limit.
 TEST_F(https_fault_test, unanswered_connect_times_out) {
