@@ -42,7 +42,9 @@ def run_once(command, scenario, namespace, env=None):
                    "--warmup-seconds", "0", "--iters", str(iters), "--list-size", str(size),
                    "--stream-count", str(count)],
         capture_output=True, text=True, env=dict(os.environ, **(env or {})), check=True)
-    return json.loads(out.stdout.splitlines()[0])
+    # The result is the last JSON line; the adapters also announce their loop's phases.
+    return json.loads([ln for ln in out.stdout.splitlines()
+                       if ln.startswith("{") and not ln.startswith('{"phase":')][-1])
 
 
 def main() -> int:

@@ -18,6 +18,10 @@ the C++ ones):
     cpu_ns, loop_ns      client CPU (user+system, all threads) and wall over the loop
     rss_ready_kb         RSS after set-up; rss_peak_loop_kb: peak RSS during the loop
     connections_opened, retries, bytes_per_op   when the adapter knows them
+Before and after the measured loop it prints {"phase":"loop"} and {"phase":"done"}: the driver
+reads the control plane's CPU time (kube-apiserver, and testenv's own process, which runs etcd
+and the simulated kubelets) at those two moments and adds server_cpu_ns, and the share of it
+the control plane spends when no client calls (server_idle_ns, measured before the first run).
 
 Percentiles are nearest-rank. Ratios are taken within a round (an adapter against L1 or
 against kubex measured in the same round), then summarised as the median over rounds.
@@ -40,6 +44,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -304,6 +309,14 @@ class Record:
         n = self.data.get("n", 0)
         return self.data["cpu_ns"] / n if n else math.nan
 
+    @property
+    def server_cpu_per_op(self) -> float:
+        """The control plane's CPU per operation, less what it spends idle over as long."""
+        n = self.data.get("server_n", self.data.get("n", 0))
+        if "server_cpu_ns" not in self.data or not n:
+            return math.nan
+        return max(0.0, self.data["server_cpu_ns"] - self.data["server_idle_ns"]) / n
+
 
 def validate(rec: Record, scenario: Scenario, adapter: Adapter) -> None:
     d = rec.data
@@ -324,6 +337,57 @@ def validate(rec: Record, scenario: Scenario, adapter: Adapter) -> None:
         rec.problems.append(f"{int(d['retries'])} retries in the loop")
 
 
+class ServerCpu:
+    """CPU time of the control plane's serving processes, from /proc: kube-apiserver and
+    testenv's root process, which runs etcd and the simulated kubelets (log follows are served
+    there). The controllers and the scheduler are left out. Without a testenv it counts nothing."""
+
+    TICK_NS = 1e9 / os.sysconf("SC_CLK_TCK")
+
+    def __init__(self, testenv_dir: str) -> None:
+        self.root = 0
+        self.pids: list[int] = []
+        self.idle_ns_per_s = 0.0
+        if testenv_dir:
+            self.root = int(json.loads((Path(testenv_dir) / "env.json").read_text())["pid"])
+            self.pids = self.serving()
+
+    def serving(self) -> list[int]:
+        found = []
+        for pid in process_tree(self.root):
+            try:
+                argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if pid == self.root or (len(argv) > 1 and argv[1] == b"apiserver"):
+                found.append(pid)
+        return found
+
+    def ns(self) -> float | None:
+        """CPU time so far (user + system, all threads); None when a process is gone (the
+        apiserver restarted): the caller skips that measurement."""
+        total = 0
+        for pid in self.pids:
+            try:
+                stat = Path(f"/proc/{pid}/stat").read_text()
+            except OSError:
+                self.pids = self.serving()
+                return None
+            fields = stat[stat.rindex(")") + 2:].split()
+            total += int(fields[11]) + int(fields[12])
+        return total * self.TICK_NS if self.pids else None
+
+    def measure_idle(self, seconds: float) -> None:
+        """What the control plane spends per second when no client calls (lease renewals,
+        controllers' resyncs reaching the apiserver), subtracted from each loop's figure."""
+        start = self.ns()
+        time.sleep(seconds)
+        end = self.ns()
+        if start is not None and end is not None:
+            self.idle_ns_per_s = (end - start) / seconds
+
+
+
 def run_one(adapter: Adapter, scenario: Scenario, args, namespace: str, round_no: int,
             secrets: list[str], memory: bool = False) -> Record:
     # The memory pass needs fewer iterations: counts per operation barely vary.
@@ -340,22 +404,42 @@ def run_one(adapter: Adapter, scenario: Scenario, args, namespace: str, round_no
         "--list-size", str(scenario.list_size), "--stream-count", str(scenario.stream_count),
     ] + (["--library-defaults", "on"] if args.library_defaults else [])
     rec = Record(round_no, adapter.name, scenario.name, ok=False)
-    try:
-        env = dict(os.environ, **(adapter.memory_env or {})) if memory else None
-        done = subprocess.run(command, capture_output=True, text=True, env=env,
-                              timeout=args.max_seconds * 2 + 120, cwd=ROOT)
-    except subprocess.TimeoutExpired:
+    env = dict(os.environ, **(adapter.memory_env or {})) if memory else None
+    lines: list[str] = []
+    server_cpu: ServerCpu = getattr(args, "server_cpu", None) or ServerCpu("")
+    server: dict[str, float | None] = {}
+    with tempfile.TemporaryFile("w+") as stderr:
+        proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=stderr, text=True,
+                                env=env, cwd=ROOT)
+        timer = threading.Timer(args.max_seconds * 2 + 120, proc.kill)
+        timer.start()
+        try:
+            assert proc.stdout is not None
+            for line in proc.stdout:
+                if line.startswith('{"phase":'):
+                    server[json.loads(line)["phase"]] = server_cpu.ns()
+                elif line.startswith("{"):
+                    lines.append(line)
+            returncode = proc.wait()
+        finally:
+            killed = not timer.is_alive()
+            timer.cancel()
+        stderr.seek(0)
+        err = stderr.read()
+    if killed and returncode != 0:
         rec.error = "timed out"
         return rec
-    if done.returncode != 0:
-        rec.error = scrub(done.stderr.strip()[-600:] or f"exit {done.returncode}", secrets)
+    if returncode != 0:
+        rec.error = scrub(err.strip()[-600:] or f"exit {returncode}", secrets)
         return rec
-    lines = [ln for ln in done.stdout.splitlines() if ln.startswith("{")]
     if not lines:
         rec.error = "no result line"
         return rec
     rec.data = json.loads(lines[-1])
     rec.ok = True
+    if server.get("loop") is not None and server.get("done") is not None:
+        rec.data["server_cpu_ns"] = server["done"] - server["loop"]
+        rec.data["server_idle_ns"] = server_cpu.idle_ns_per_s * rec.data.get("loop_ns", 0) / 1e9
     validate(rec, scenario, adapter)
     return rec
 
@@ -406,6 +490,11 @@ def pooled(records: list[Record], adapter: str, scenario: str) -> Record | None:
         data[key] = [v for r in mine for v in r.data.get(key, [])]
     for key in ("n", "cpu_ns", "loop_ns"):
         data[key] = sum(r.data.get(key, 0) for r in mine)
+    served = [r for r in mine if "server_cpu_ns" in r.data]
+    if served:
+        for key in ("server_cpu_ns", "server_idle_ns"):
+            data[key] = sum(r.data[key] for r in served)
+        data["server_n"] = sum(r.data.get("n", 0) for r in served)
     for key in ("rss_peak_loop_kb", "rss_ready_kb"):
         data[key] = max(r.data.get(key, -1) for r in mine)
     return Record(0, adapter, scenario, True, data)
@@ -588,15 +677,19 @@ def write_report(records: list[Record], adapters: list[Adapter], scenarios: list
     lines += ["## Scenarios", "",
               "Columns: n = measured iterations over all rounds; wall percentiles are "
               "nearest-rank over the pooled samples; ×L1 and Δ L1 from the round medians; CPU "
-              "is the client process's user+system time per operation; RSS is the peak during "
+              "is the client process's user+system time per operation; server CPU is the "
+              "control plane's (kube-apiserver, and etcd with the simulated kubelets) over the "
+              "measured loop, less what it spends idle over as long, per operation (clock "
+              "ticks of 10 ms: short loops read coarsely); RSS is the peak during "
               "the measured loop and after set-up; bytes = response body bytes per request "
               "(L1 reads them); conns = connections opened during the loop (– where the "
               "library cannot count them).", ""]
     for s in scenarios:
         lines += [f"### `{s.name}`", "", f"> {s.description}", "",
                   "| adapter | n | p50 ms | p95 ms | p99 ms | ×L1 | Δ L1 ms | CPU ms/op | "
-                  "event p50 µs | event p99 µs | peak RSS MiB | ready RSS MiB | bytes | conns |",
-                  "|---|" + "---:|" * 13]
+                  "server CPU ms/op | event p50 µs | event p99 µs | peak RSS MiB | "
+                  "ready RSS MiB | bytes | conns |",
+                  "|---|" + "---:|" * 14]
         for n in names:
             p = pooled(records, n, s.name)
             if p is None:
@@ -615,6 +708,8 @@ def write_report(records: list[Record], adapters: list[Adapter], scenarios: list
                    ms(percentile(samples, 0.95)), p99, ratio(med),
                    f"{statistics.median(delta) / 1e6:+.3f}" if delta else "–",
                    f"{p.cpu_per_op / 1e6:.3f}",
+                   "–" if math.isnan(p.server_cpu_per_op) else
+                   f"{p.server_cpu_per_op / 1e6:.3f}",
                    f"{percentile(ev, 0.5) / 1e3:.1f}" if ev else "–",
                    f"{percentile(ev, 0.99) / 1e3:.1f}" if ev else "–",
                    f"{p.data.get('rss_peak_loop_kb', -1) / 1024:.1f}",
@@ -678,6 +773,7 @@ CSV_COLUMNS = [
     "asymmetric",
     "variant", "rounds", "ratio_l1_p50", "ratio_l1_p50_min", "ratio_l1_p50_max", "cpu_ns_per_op",
     "ready_rss_bytes", "bytes_per_op", "connections_opened", "http", "accept_encoding",
+    "server_cpu_ns_per_op",
 ]
 
 
@@ -714,6 +810,7 @@ def write_csv(records: list[Record], adapters: list[Adapter], scenarios: list[Sc
                     int(p.data["connections_opened"]) if "connections_opened" in p.data else "",
                     p.data.get("http", ""),
                     p.data.get("accept_encoding", ""),
+                    "" if math.isnan(p.server_cpu_per_op) else int(p.server_cpu_per_op),
                 ])
 
 
@@ -880,6 +977,12 @@ def main() -> int:
         # After the peers' set-up (builds use every CPU), before any measurement.
         pinning = Pinning(os.environ.get("KUBEX_TESTENV_DIR", ""), not args.no_pin)
         print(f"==> pinning: {pinning.text}", flush=True)
+        args.server_cpu = ServerCpu(os.environ.get("KUBEX_TESTENV_DIR", ""))
+        if args.server_cpu.pids:
+            args.server_cpu.measure_idle(2.0 if args.smoke else 5.0)
+            idle_ms = args.server_cpu.idle_ns_per_s / 1e6
+            print(f"==> control plane idle: {idle_ms:.0f} ms of CPU per second (subtracted "
+                  "from server CPU per operation)", flush=True)
         env = environment(args, apiserver_version, pinning.text)
         results.write(json.dumps({"environment": env, "k8s_version": apiserver_version,
                                   "scenarios": [x.name for x in scenarios],

@@ -77,6 +77,13 @@ class Smoke(unittest.TestCase):
         timing = [r for r in results if r["pass"] == "timing"]
         self.assertEqual(len(timing), 6)  # L1 first and last around kubex, per scenario
         self.assertTrue(all(r["ok"] and not r["problems"] for r in results), results)
+        # The control plane's CPU over each measured loop, read at the adapters' phase lines
+        # (in 10 ms ticks: a short loop may read 0, but not every one of them).
+        for r in timing:
+            self.assertGreaterEqual(r["result"]["server_cpu_ns"], 0, r)
+            self.assertGreaterEqual(r["result"]["server_idle_ns"], 0, r)
+        self.assertGreater(sum(r["result"]["server_cpu_ns"] for r in timing), 0, timing)
+        self.assertIn("server CPU ms/op", report)
         memory = [r for r in results if r["pass"] == "memory"]
         self.assertEqual({(r["adapter"], r["scenario"]) for r in memory},
                          set() if SANITIZED else

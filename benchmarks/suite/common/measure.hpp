@@ -58,6 +58,13 @@ inline void reset_peak_rss() {
   std::ofstream("/proc/self/clear_refs") << "5";
 }
 
+/// Tells the driver that the measured loop starts ("loop") or has ended ("done"), at once, so
+/// that it can read the control plane's CPU time over the loop alone.
+inline void announce_phase(const char* phase) {
+  std::fprintf(stdout, "{\"phase\":\"%s\"}\n", phase);
+  std::fflush(stdout);
+}
+
 /// The allocation counters of common/alloc_shim.c when the memory pass preloads it.
 class AllocCounters {
  public:
@@ -174,6 +181,7 @@ class Recorder {
       alloc_start_ = alloc_.snapshot();
     }
     reset_peak_rss();
+    announce_phase("loop");
     cpu_start_ = cpu_ns();
     loop_start_ = now_ns();
   }
@@ -196,6 +204,7 @@ class Recorder {
   void end() {
     cpu_loop_ns_ = cpu_ns() - cpu_start_;
     loop_ns_ = now_ns() - loop_start_;
+    announce_phase("done");
     rss_peak_kb_ = proc_status_kb("VmHWM");
     if (alloc_.active()) {
       const auto a = alloc_.snapshot();

@@ -76,6 +76,10 @@ func procStatusKB(field string) int64 {
 	return -1
 }
 
+// announcePhase tells the driver that the measured loop starts ("loop") or has ended ("done"),
+// at once, so that it can read the control plane's CPU time over the loop alone.
+func announcePhase(phase string) { _, _ = os.Stdout.WriteString(`{"phase":"` + phase + `"}` + "\n") }
+
 // resetPeakRSS resets VmHWM to the current RSS.
 func resetPeakRSS() { _ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) }
 
@@ -225,6 +229,7 @@ func (r *recorder) begin() {
 		runtime.ReadMemStats(r.memStart)
 	}
 	resetPeakRSS()
+	announcePhase("loop")
 	r.cpuStart = cpuNs()
 	r.loopStart = nowNs()
 }
@@ -248,6 +253,7 @@ func (r *recorder) event(ns int64) { r.res.EventsNs = append(r.res.EventsNs, ns)
 func (r *recorder) end() {
 	r.res.CPUNs = cpuNs() - r.cpuStart
 	r.res.LoopNs = nowNs() - r.loopStart
+	announcePhase("done")
 	r.res.RSSPeakLoopKB = procStatusKB("VmHWM")
 	r.res.N = len(r.res.SamplesNs)
 	if r.memStart != nil {

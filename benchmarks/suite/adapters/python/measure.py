@@ -43,6 +43,13 @@ def proc_status_kb(field: str) -> int:
     return -1
 
 
+def announce_phase(phase: str) -> None:
+    """Tells the driver that the measured loop starts ("loop") or has ended ("done"), at once,
+    so that it can read the control plane's CPU time over the loop alone."""
+    sys.stdout.write('{"phase":"%s"}\n' % phase)
+    sys.stdout.flush()
+
+
 def reset_peak_rss() -> None:
     """Resets VmHWM to the current RSS, so that VmHWM afterwards is the peak of what follows."""
     try:
@@ -214,6 +221,7 @@ class Recorder:
             self._alloc_start = self._alloc.snapshot()
         reset_peak_rss()
         self._connects_start = connections_so_far()
+        announce_phase("loop")
         self._cpu_start = cpu_ns()
         self._loop_start = now_ns()
 
@@ -236,6 +244,7 @@ class Recorder:
         """Ends the measured loop."""
         self._cpu_loop_ns = cpu_ns() - self._cpu_start
         self._loop_ns = now_ns() - self._loop_start
+        announce_phase("done")
         self._rss_peak_kb = proc_status_kb("VmHWM")
         self.numbers["connections_opened"] = connections_so_far() - self._connects_start
         if self._alloc_start:

@@ -90,6 +90,15 @@ impl AllocCounter {
     }
 }
 
+/// Tells the driver that the measured loop starts ("loop") or has ended ("done"), at once, so
+/// that it can read the control plane's CPU time over the loop alone.
+fn announce_phase(phase: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{{\"phase\":\"{phase}\"}}");
+    let _ = out.flush();
+}
+
 /// Resets VmHWM to the current RSS.
 fn reset_peak_rss() {
     let _ = std::fs::write("/proc/self/clear_refs", "5");
@@ -192,6 +201,7 @@ impl Recorder {
             (a, start)
         });
         reset_peak_rss();
+        announce_phase("loop");
         self.cpu_start = cpu_ns();
         self.loop_start = now_ns();
     }
@@ -209,6 +219,7 @@ impl Recorder {
     fn end(&mut self) {
         self.cpu_loop_ns = cpu_ns() - self.cpu_start;
         self.loop_ns = now_ns() - self.loop_start;
+        announce_phase("done");
         self.rss_peak_kb = proc_status_kb("VmHWM");
         if let Some((a, start)) = &self.alloc {
             let now = a.snapshot();
