@@ -93,6 +93,70 @@ namespace http = boost::beast::http;
 using tcp = boost::asio::ip::tcp;
 using boost_error = boost::system::error_code;
 using Clock = std::chrono::steady_clock;
+
+// The executor the transport was given, with its answer to `execution::blocking` kept. A
+// strand asks its executor that on every execute (to know whether the function may run at
+// once), and any_io_executor answers it through a heap-allocated result: four allocations per
+// pod of a large list. Requiring or preferring anything but a blocking property leaves the
+// answer as it was.
+class BaseExecutor {
+ public:
+  explicit BaseExecutor(asio::any_io_executor executor)
+      : executor_(std::move(executor)),
+        blocking_(asio::query(executor_, asio::execution::blocking)) {}
+  BaseExecutor(asio::any_io_executor executor, asio::execution::blocking_t answer) noexcept
+      : executor_(std::move(executor)), blocking_(answer) {}
+
+  template <class F>
+  void execute(F&& f) const {
+    executor_.execute(std::forward<F>(f));
+  }
+  [[nodiscard]] asio::execution::blocking_t query(asio::execution::blocking_t) const noexcept {
+    return blocking_;
+  }
+  template <class P>
+    requires asio::can_query<const asio::any_io_executor&, P>::value decltype(auto)
+  query(const P& p) const {
+    return asio::query(executor_, p);
+  }
+  template <class P>
+    requires asio::can_require<const asio::any_io_executor&, P>::value
+  BaseExecutor require(const P& p) const {
+    // A required blocking property is what the result has.
+    if constexpr (std::is_same_v<P, Blocking::never_t> || std::is_same_v<P, Blocking::always_t> ||
+                  std::is_same_v<P, Blocking::possibly_t>) {
+      return BaseExecutor(asio::require(executor_, p), Blocking(p));
+    } else {
+      return BaseExecutor(asio::require(executor_, p), blocking_);
+    }
+  }
+  template <class P>
+    requires asio::can_prefer<const asio::any_io_executor&, P>::value
+  BaseExecutor prefer(const P& p) const {
+    if constexpr (std::is_same_v<P, Blocking::never_t>) {
+      // Maybe not granted; answering `never` only keeps a strand from running inline.
+      return BaseExecutor(asio::prefer(executor_, p), Blocking::never);
+    } else if constexpr (std::is_same_v<P, Blocking::always_t> ||
+                         std::is_same_v<P, Blocking::possibly_t>) {
+      return BaseExecutor(asio::prefer(executor_, p));  // asks what was granted
+    } else {
+      return BaseExecutor(asio::prefer(executor_, p), blocking_);
+    }
+  }
+  friend bool operator==(const BaseExecutor& a, const BaseExecutor& b) noexcept {
+    return a.executor_ == b.executor_;
+  }
+  friend bool operator!=(const BaseExecutor& a, const BaseExecutor& b) noexcept {
+    return a.executor_ != b.executor_;
+  }
+
+ private:
+  using Blocking = asio::execution::blocking_t;
+
+  asio::any_io_executor executor_;
+  asio::execution::blocking_t blocking_;
+};
+
 // The transport's strand as the executor of every I/O object and coroutine, by its concrete
 // type: behind an any_io_executor, each asynchronous step would type-erase the strand again
 // to track work on a heap-allocated copy (thousands of allocations for one large list). It
@@ -100,7 +164,7 @@ using Clock = std::chrono::steady_clock;
 // older one, which Beast would pick and any_io_executor cannot serve.
 class Strand {
  public:
-  using Inner = asio::strand<asio::any_io_executor>;
+  using Inner = asio::strand<BaseExecutor>;
   explicit Strand(Inner inner) noexcept : inner_(std::move(inner)) {}
 
   template <class F>
@@ -544,7 +608,7 @@ class Http1Transport final : public Transport, public std::enable_shared_from_th
  public:
   Http1Transport(asio::any_io_executor executor, ClientConfig config, ClientOptions options)
       : executor_(std::move(executor)),
-        strand_(asio::make_strand(executor_)),
+        strand_(Strand::Inner(BaseExecutor(executor_))),
         watchdog_(std::make_shared<Watchdog>(strand_)),
         config_(std::move(config)),
         options_(std::move(options)) {
