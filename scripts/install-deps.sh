@@ -26,8 +26,10 @@ packages=(
   # asan, ubsan are in libclang-common-15-dev, which clang-15 depends on)
   clang-15 libclang-common-15-dev
 )
-# benchmarks/suite: the report's PNG charts; venvs for the Python peers.
+# benchmarks/suite: the report's PNG charts; venvs for the Python peers; npm for the
+# client-node peer's pinned packages (Debian's, unless an npm is on PATH already).
 ((bench)) && packages+=(python3-matplotlib python3-venv)
+if ((bench)) && ! command -v npm >/dev/null; then packages+=(npm); fi
 
 missing=()
 for p in "${packages[@]}"; do
