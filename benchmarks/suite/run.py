@@ -527,7 +527,11 @@ def environment(args, apiserver_version: str, pinning: str) -> dict[str, str]:
                 mem_kb = int(line.split()[1])
     except OSError:
         pass
-    dirty = out(["git", "status", "--porcelain", "--untracked-files=no"])
+    # The report's own files do not count: the primary pass has rewritten them when the
+    # library-defaults pass starts.
+    dirty = out(["git", "status", "--porcelain", "--untracked-files=no", "--", ".",
+                 ":(exclude)benchmarks/report.md", ":(exclude)benchmarks/report.csv",
+                 ":(exclude)benchmarks/charts", ":(exclude)benchmarks/defaults"])
     return {
         "date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "machine": f"{cpu}, {os.cpu_count()} cores, {mem_kb / 1048576:.0f} GiB, "
@@ -684,8 +688,10 @@ def write_report(records: list[Record], adapters: list[Adapter], scenarios: list
               "nearest-rank over the pooled samples; ×L1 and Δ L1 from the round medians; CPU "
               "is the client process's user+system time per operation; server CPU is the "
               "control plane's (kube-apiserver, and etcd with the simulated kubelets) over the "
-              "measured loop, less what it spends idle over as long, per operation (clock "
-              "ticks of 10 ms: short loops read coarsely); RSS is the peak during "
+              "measured loop, less what it spends idle over as long, per operation "
+              "(indicative only: the apiserver's garbage collection and the controllers' "
+              "periodic work land in whichever loop they fall in, and the ticks are 10 ms; "
+              "rounds differ by up to a third on the small requests); RSS is the peak during "
               "the measured loop and after set-up; bytes = response body bytes per request "
               "(L1 reads them); conns = connections opened during the loop (– where the "
               "library cannot count them).", ""]
@@ -996,7 +1002,8 @@ def main() -> int:
         results.write(json.dumps({"environment": env, "k8s_version": apiserver_version,
                                   "scenarios": [x.name for x in scenarios],
                                   "adapters": [{"name": a.name, "label": a.label,
-                                                "limit": a.limit} for a in adapters]}) + "\n")
+                                                "limit": a.limit, "reconnects": a.reconnects}
+                                               for a in adapters]}) + "\n")
         memory_records: list[Record] = []
 
         def one(a: Adapter, s: Scenario, round_no: int, memory: bool) -> None:
@@ -1090,7 +1097,8 @@ def report_only(args, path: Path) -> int:
     """Rebuilds the report from a results file of an earlier run (run.py --report-only)."""
     lines = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
     head = lines[0]
-    adapters = [Adapter(a["name"], a["label"], [], limit=a["limit"]) for a in head["adapters"]]
+    adapters = [Adapter(a["name"], a["label"], [], limit=a["limit"],
+                        reconnects=a.get("reconnects", "")) for a in head["adapters"]]
     scenarios = [SCENARIO_BY_NAME[n] for n in head["scenarios"]]
     records, memory_records = [], []
     for line in lines[1:]:
