@@ -22,7 +22,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from run import Pinning, alloc_shim, connection_target, cpp_adapters  # noqa: E402
+from run import Pinning, alloc_shim, connection_target, cpp_adapters, result_line  # noqa: E402
 
 SCENARIOS = {  # name: (measured iterations, list size, stream count)
     "single_get": (300, 10, 0),
@@ -42,9 +42,7 @@ def run_once(command, scenario, namespace, env=None):
                    "--warmup-seconds", "0", "--iters", str(iters), "--list-size", str(size),
                    "--stream-count", str(count)],
         capture_output=True, text=True, env=dict(os.environ, **(env or {})), check=True)
-    # The result is the last JSON line; the adapters also announce their loop's phases.
-    return json.loads([ln for ln in out.stdout.splitlines()
-                       if ln.startswith("{") and not ln.startswith('{"phase":')][-1])
+    return json.loads(result_line(out.stdout.splitlines()))
 
 
 def main() -> int:

@@ -218,6 +218,11 @@ def connection_target(kubeconfig: str, secrets_dir: Path) -> dict[str, str]:
             "token": user["token"]}
 
 
+def testenv_root(testenv_dir: str) -> int:
+    """The pid of testenv's own process (env.json), the root of the control plane's tree."""
+    return int(json.loads((Path(testenv_dir) / "env.json").read_text())["pid"])
+
+
 def process_tree(root: int) -> list[int]:
     """root and all its descendants (from /proc's parent links)."""
     children: dict[int, list[int]] = {}
@@ -269,8 +274,7 @@ class Pinning:
             self.text = f"off (one CPU: {cpus[0]})"
             return
         server, client = set(cpus[:len(cpus) // 2]), set(cpus[len(cpus) // 2:])
-        info = json.loads((Path(testenv_dir) / "env.json").read_text())
-        self.root = int(info["pid"])
+        self.root = testenv_root(testenv_dir)
         if not set_tree_affinity(self.root, server):
             sys.exit(f"run.py: found no control-plane thread to pin under pid {self.root}")
         os.sched_setaffinity(0, client)
@@ -342,6 +346,15 @@ def validate(rec: Record, scenario: Scenario, adapter: Adapter) -> None:
         rec.problems.append(f"{int(d['retries'])} retries in the loop")
 
 
+PHASE_LINE = '{"phase":'  # the adapters' loop markers; the result is the last other JSON line
+
+
+def result_line(lines: list[str]) -> str | None:
+    """An adapter's result among its output lines (None when it printed none)."""
+    results = [ln for ln in lines if ln.startswith("{") and not ln.startswith(PHASE_LINE)]
+    return results[-1] if results else None
+
+
 class ServerCpu:
     """CPU time of the control plane's serving processes, from /proc: kube-apiserver and
     testenv's root process, which runs etcd and the simulated kubelets (log follows are served
@@ -354,7 +367,7 @@ class ServerCpu:
         self.pids: list[int] = []
         self.idle_ns_per_s = 0.0
         if testenv_dir:
-            self.root = int(json.loads((Path(testenv_dir) / "env.json").read_text())["pid"])
+            self.root = testenv_root(testenv_dir)
             self.pids = self.serving()
 
     def serving(self) -> list[int]:
@@ -392,7 +405,6 @@ class ServerCpu:
             self.idle_ns_per_s = (end - start) / seconds
 
 
-
 def run_one(adapter: Adapter, scenario: Scenario, args, namespace: str, round_no: int,
             secrets: list[str], memory: bool = False) -> Record:
     # The memory pass needs fewer iterations: counts per operation barely vary.
@@ -421,10 +433,9 @@ def run_one(adapter: Adapter, scenario: Scenario, args, namespace: str, round_no
         try:
             assert proc.stdout is not None
             for line in proc.stdout:
-                if line.startswith('{"phase":'):
+                if line.startswith(PHASE_LINE):
                     server[json.loads(line)["phase"]] = server_cpu.ns()
-                elif line.startswith("{"):
-                    lines.append(line)
+                lines.append(line)
             returncode = proc.wait()
         finally:
             killed = not timer.is_alive()
@@ -437,10 +448,11 @@ def run_one(adapter: Adapter, scenario: Scenario, args, namespace: str, round_no
     if returncode != 0:
         rec.error = scrub(err.strip()[-600:] or f"exit {returncode}", secrets)
         return rec
-    if not lines:
+    result = result_line(lines)
+    if result is None:
         rec.error = "no result line"
         return rec
-    rec.data = json.loads(lines[-1])
+    rec.data = json.loads(result)
     rec.ok = True
     if server.get("loop") is not None and server.get("done") is not None:
         rec.data["server_cpu_ns"] = server["done"] - server["loop"]
@@ -695,10 +707,9 @@ def write_report(records: list[Record], adapters: list[Adapter], scenarios: list
               "the measured loop and after set-up; bytes = response body bytes per request "
               "(L1 reads them); conns = connections opened during the loop (– where the "
               "library cannot count them).", ""]
-    lines += [f"Opens connections within request loops as it comes (counted, not a validity "
-              f"failure): {a.label}: {a.reconnects}." for a in adapters if a.reconnects]
-    if any(a.reconnects for a in adapters):
-        lines.append("")
+    notes = [f"Opens connections within request loops as it comes (counted, not a validity "
+             f"failure): {a.label}: {a.reconnects}." for a in adapters if a.reconnects]
+    lines += notes + ([""] if notes else [])
     for s in scenarios:
         lines += [f"### `{s.name}`", "", f"> {s.description}", "",
                   "| adapter | n | p50 ms | p95 ms | p99 ms | ×L1 | Δ L1 ms | CPU ms/op | "

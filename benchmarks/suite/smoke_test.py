@@ -16,7 +16,7 @@ from pathlib import Path
 
 RUN = Path(__file__).with_name("run.py")
 sys.path.insert(0, str(RUN.parent))
-from run import process_tree  # noqa: E402
+from run import process_tree, testenv_root  # noqa: E402
 BUILD, OUT = Path(sys.argv[1]), Path(sys.argv[2])
 # Under ASan the sanitizer owns malloc, and the memory pass's preloaded counter cannot count.
 SANITIZED = "KUBEX_SANITIZE:BOOL=ON" in (BUILD / "CMakeCache.txt").read_text()
@@ -40,9 +40,8 @@ class Smoke(unittest.TestCase):
             self.assertIn(f"| pinning | control plane on CPU {cpus[0]}", report)
         # Every thread of the testenv process tree (env.json's apiserverPID may be stale: the
         # testenv tests restart the apiserver).
-        env = json.loads((Path(os.environ["KUBEX_TESTENV_DIR"]) / "env.json").read_text())
         threads = 0
-        for pid in process_tree(env["pid"]):
+        for pid in process_tree(testenv_root(os.environ["KUBEX_TESTENV_DIR"])):
             for task in Path(f"/proc/{pid}/task").glob("[0-9]*"):
                 try:
                     affinity = os.sched_getaffinity(int(task.name))
