@@ -17,7 +17,7 @@ done
 packages=(
   build-essential cmake ninja-build ccache pkg-config git
   libboost1.81-dev libboost-url1.81-dev
-  libssl-dev zlib1g-dev libsimdjson-dev libyaml-cpp-dev
+  libssl-dev zlib1g-dev libsimdjson-dev libyaml-cpp-dev libnghttp2-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   # tests/integration/proxy_test.cpp: real HTTP CONNECT and SOCKS5 proxies (no daemons started)
   tinyproxy-bin microsocks

@@ -108,6 +108,30 @@ TEST_F(https_fault_test, connection_close_is_honoured_and_the_next_get_reconnect
   EXPECT_EQ(server->request_targets(), (std::vector<std::string>{"/a", "/b"}));
 }
 
+// The apiserver always negotiates HTTP/2 when it is offered; a server (or a TLS-terminating
+// proxy in front of it) that does not must be spoken to in HTTP/1.1: FaultServer selects no
+// ALPN protocol. Its deadline must then hold too.
+TEST_F(https_fault_test, http2_offered_to_a_server_without_it_falls_back_to_http1) {
+  const auto server = start(Fault::close_after_reply);
+  BlockingClient connection(config_for(*server), ClientOptions{.http2 = true});
+  EXPECT_EQ(connection.get("/a").body, "/a");
+  EXPECT_EQ(connection.get("/b").body, "/b");
+  EXPECT_EQ(connection.stats().http2_streams, 0U);
+  EXPECT_EQ(connection.stats().connections_opened, 2U);
+  EXPECT_EQ(server->request_targets(), (std::vector<std::string>{"/a", "/b"}));
+
+  const auto stalled = start(Fault::stall);
+  BlockingClient late(config_for(*stalled),
+                      ClientOptions{.timeout = std::chrono::milliseconds(300), .http2 = true});
+  try {
+    (void)late.get("/hang");
+    ADD_FAILURE() << "no exception";
+  } catch (const kubex::Error& e) {
+    EXPECT_EQ(e.code(), std::errc::timed_out) << e.what();
+  }
+  EXPECT_EQ(late.stats().connections_open, 0U);
+}
+
 // The apiserver serves TLS only. A server that answers the TLS ClientHello in plain HTTP must
 // fail the handshake, and the request (with its token) must never be sent.
 TEST_F(https_fault_test, plain_http_server_fails_the_tls_handshake) {

@@ -83,11 +83,17 @@ class api_test : public kubex::testing::TestenvTest {
     if (HasFatalFailure()) {
       return;
     }
-    client_.emplace(config());
+    client_.emplace(config(), client_options());
     ns_ = own_namespace();
     // Tests watch and count what the namespace holds: let its one asynchronous arrival land
     // first.
     wait_for_root_ca();
+  }
+  void TearDown() override {
+    // The h2. run must really have spoken HTTP/2, and over HTTP/1.1 nothing may have.
+    if (client_ && client_->stats().connections_opened > 0) {
+      EXPECT_EQ(client_->stats().http2_streams > 0, client_options().http2);
+    }
   }
   BlockingClient& client() { return *client_; }
   template <class T>
@@ -661,7 +667,7 @@ TEST_F(api_test, status_is_replaced_through_the_subresource_only) {
 TEST_F(api_test, field_validation_warn_surfaces_the_server_warnings) {
   std::mutex mutex;
   std::vector<std::string> warnings;
-  kubex::client::ClientOptions options;
+  kubex::client::ClientOptions options = client_options();
   options.on_warning = [&](std::string_view w) {
     const std::lock_guard lock(mutex);
     warnings.emplace_back(w);
@@ -757,7 +763,9 @@ TEST_F(api_test, large_lists_are_decoded_while_they_arrive_as_kubectl_reads_them
   };
   // Uncompressed, the items are decoded during the transfer; gzip-compressed (the apiserver
   // compresses answers over 128 KiB), the whole body is decoded at the end. Both as kubectl.
-  BlockingClient plain(config(), {.compression = false});
+  auto uncompressed = client_options();
+  uncompressed.compression = false;
+  BlockingClient plain(config(), uncompressed);
   const auto streamed = BlockingApi<corev1::ConfigMap>::namespaced(plain, ns_).list();
   EXPECT_TRUE(streamed.metadata.resource_version);
   EXPECT_EQ(as_map(streamed), expected);

@@ -7,6 +7,7 @@
 #include <kubex/client/client.hpp>
 #include <kubex/core/error.hpp>
 #include <kubex/core/url.hpp>
+#include <kubex/testing/requests.hpp>
 #include <kubex/testing/sockets.hpp>
 #include <kubex/testing/testenv_fixture.hpp>
 #include <kubex/testing/whoami.hpp>
@@ -47,22 +48,8 @@ using Clock = std::chrono::steady_clock;
 
 class client_testenv_test : public kubex::testing::TestenvTest {};
 
-HttpRequest get(std::string target) {
-  HttpRequest request;
-  request.target = std::move(target);
-  return request;
-}
-
-// The kubex::Error inside an exception pointer, or a default one if it holds something else.
-kubex::Error error_of(const std::exception_ptr& error) {
-  try {
-    std::rethrow_exception(error);
-  } catch (const kubex::Error& e) {
-    return e;
-  } catch (...) {
-    return kubex::Error(std::make_error_code(std::errc::invalid_argument), "not a kubex::Error");
-  }
-}
+using kubex::testing::error_of;
+using kubex::testing::get;
 
 std::string resource_version_of(const std::string& list) {
   simdjson::dom::parser parser;

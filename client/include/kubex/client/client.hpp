@@ -36,11 +36,15 @@ struct TransportStats {
   std::size_t exec_plugin_runs = 0;
   /// Times the OIDC id-token was refreshed at the issuer.
   std::size_t oidc_refreshes = 0;
+  /// Requests and streams sent as HTTP/2 streams (ClientOptions::http2); each shares a
+  /// connection with others, and those after a connection's first count as reused.
+  std::size_t http2_streams = 0;
 };
 
 /// An open streaming response (watch, log follow): status and headers have arrived, the body
 /// is read piece by piece as the server sends it. Destroying or cancelling it closes the
-/// connection; a stream read to its end returns a reusable connection to the pool.
+/// connection (over HTTP/2: resets the stream, the connection carries on); a stream read to
+/// its end returns a reusable connection to the pool.
 class ResponseStream {
  public:
   /// The state a transport keeps for an open stream.
@@ -111,9 +115,9 @@ class ResponseStream {
 /// Completion signature of opening a stream.
 using StreamSignature = void(std::exception_ptr, ResponseStream);
 
-/// The transport interface: sends authenticated requests to one apiserver. The HTTP/1.1
-/// backend (make_http1_transport) is the default; other backends (HTTP/2) implement the same
-/// interface, so Client and everything above it does not change with the backend.
+/// The transport interface: sends authenticated requests to one apiserver. make_transport
+/// speaks HTTP/1.1 or HTTP/2; other backends implement the same interface, so Client and
+/// everything above it does not change with the backend.
 class Transport {
  public:
   virtual ~Transport() = default;
@@ -137,13 +141,22 @@ class Transport {
   virtual void recycle(std::string&& body) noexcept { std::string dropped(std::move(body)); }
 };
 
-/// The HTTP/1.1 over TLS transport (Boost.Beast, OpenSSL 3): keep-alive pool, gzip, timeouts,
+/// The HTTPS transport (Boost.Beast, OpenSSL 3, libnghttp2): keep-alive pool, gzip, timeouts,
 /// retries, rate limit, token files, exec plugins and impersonation, as `config` and `options`
-/// say. Handlers run on `executor` unless they carry their own; the transport is safe to use
-/// from several threads (its own work runs on a strand of `executor`).
+/// say; HTTP/1.1, or HTTP/2 when `options.http2` is set and the server agrees. Handlers run on
+/// `executor` unless they carry their own; the transport is safe to use from several threads
+/// (its own work runs on a strand of `executor`).
 /// @throws kubex::ConfigError if the configuration cannot be used (plain http server,
 ///         unusable certificate or key).
+std::shared_ptr<Transport> make_transport(boost::asio::any_io_executor executor,
+                                          ClientConfig config, ClientOptions options = {});
+
+/// make_transport with HTTP/1.1 only, whatever `options.http2` says.
 std::shared_ptr<Transport> make_http1_transport(boost::asio::any_io_executor executor,
+                                                ClientConfig config, ClientOptions options = {});
+
+/// make_transport with HTTP/2 offered, whatever `options.http2` says.
+std::shared_ptr<Transport> make_http2_transport(boost::asio::any_io_executor executor,
                                                 ClientConfig config, ClientOptions options = {});
 
 /// An asynchronous Kubernetes API client: a cheap, copyable handle to a shared transport.
@@ -153,11 +166,10 @@ std::shared_ptr<Transport> make_http1_transport(boost::asio::any_io_executor exe
 /// `boost::asio::as_tuple` to receive them as values instead.
 class Client {
  public:
-  /// A client over the default HTTP/1.1 transport.
-  /// @throws kubex::ConfigError as make_http1_transport does.
+  /// A client over the HTTPS transport (HTTP/1.1, or HTTP/2 if `options.http2`).
+  /// @throws kubex::ConfigError as make_transport does.
   Client(boost::asio::any_io_executor executor, ClientConfig config, ClientOptions options = {})
-      : transport_(
-            make_http1_transport(std::move(executor), std::move(config), std::move(options))) {}
+      : transport_(make_transport(std::move(executor), std::move(config), std::move(options))) {}
   /// A client over any transport.
   explicit Client(std::shared_ptr<Transport> transport) : transport_(std::move(transport)) {}
 

@@ -101,6 +101,12 @@ struct ClientOptions {
   bool trust_env = true;
   /// Keep connections open between requests and reuse them.
   bool keep_alive = true;
+  /// Offer HTTP/2 (ALPN "h2") and, when the server agrees, send every request and stream as
+  /// an HTTP/2 stream of a shared connection: abandoning a watch or log follow then resets
+  /// one stream instead of closing a connection and handshaking a new one, and many watches
+  /// need few sockets. A server that answers "http/1.1" is spoken to in HTTP/1.1. A new
+  /// connection opens when the others carry the server's limit of concurrent streams.
+  bool http2 = false;
   /// Resume the TLS session of an earlier connection (a session ticket) when a new one opens:
   /// the server then skips its certificate and key exchange signatures, which halves the
   /// handshake's CPU on both sides for every stream that cannot reuse a connection (log

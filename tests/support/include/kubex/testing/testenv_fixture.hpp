@@ -13,14 +13,17 @@
 //
 // Header-only: users link GTest and kubex::client themselves.
 
+#include <kubex/client/http.hpp>
 #include <kubex/client/kubeconfig.hpp>
 #include <kubex/testing/testenv.hpp>
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace kubex::testing {
 
@@ -40,6 +43,15 @@ class TestenvTest : public ::testing::Test {
   /// Loads `context` from the testenv kubeconfig; empty means current-context (admin).
   [[nodiscard]] client::ClientConfig config(const std::string& context = {}) const {
     return client::load_kubeconfig(testenv_->kubeconfig(), {.context = context});
+  }
+
+  /// Client options for suites that run over either protocol: HTTP/2 when the environment
+  /// sets KUBEX_TEST_HTTP2=1 (ctest's h2. copies of the Api<T> tests), else the defaults.
+  [[nodiscard]] static client::ClientOptions client_options() {
+    client::ClientOptions options;
+    const char* h2 = std::getenv("KUBEX_TEST_HTTP2");
+    options.http2 = h2 != nullptr && std::string_view(h2) == "1";
+    return options;
   }
 
   /// A fresh namespace for the running test, named after it; deleted when the test ends.

@@ -1,5 +1,6 @@
-// The HTTP/1.1 transport: Boost.Beast over OpenSSL, written as Asio coroutines that run on one
-// strand per transport, so the pool, the rate limiter and the credentials need no locks.
+// The HTTPS transport: HTTP/1.1 (Boost.Beast) or HTTP/2 (libnghttp2) over OpenSSL, written as
+// Asio coroutines that run on one strand per transport, so the pool, the rate limiter and the
+// credentials need no locks.
 
 #include <kubex/client/client.hpp>
 #include <kubex/client/exec_credential.hpp>
@@ -9,6 +10,8 @@
 #include <kubex/core/error.hpp>
 #include <kubex/core/time.hpp>
 
+#include "detail/h2.hpp"
+#include "detail/io.hpp"
 #include "detail/oidc.hpp"
 #include "detail/pem.hpp"
 #include "detail/text.hpp"
@@ -37,6 +40,7 @@
 #include <boost/beast/http/string_body.hpp>
 #include <boost/beast/http/write.hpp>
 #include <boost/beast/ssl/ssl_stream.hpp>
+#include <nghttp2/nghttp2.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <openssl/x509_vfy.h>
@@ -93,115 +97,19 @@ namespace http = boost::beast::http;
 using tcp = boost::asio::ip::tcp;
 using boost_error = boost::system::error_code;
 using Clock = std::chrono::steady_clock;
+using detail::awaitable;
+using detail::BaseExecutor;
+using detail::Connection;
+using detail::H2Session;
+using detail::H2Stream;
+using detail::Resolver;
+using detail::Strand;
+using detail::TcpSocket;
+using detail::Timer;
+using detail::use_tuple;
+using detail::Watchdog;
 
-// The executor the transport was given, with its answer to `execution::blocking` kept. A
-// strand asks its executor that on every execute (to know whether the function may run at
-// once), and any_io_executor answers it through a heap-allocated result: four allocations per
-// pod of a large list. Requiring or preferring anything but a blocking property leaves the
-// answer as it was.
-class BaseExecutor {
- public:
-  explicit BaseExecutor(asio::any_io_executor executor)
-      : executor_(std::move(executor)),
-        blocking_(asio::query(executor_, asio::execution::blocking)) {}
-  BaseExecutor(asio::any_io_executor executor, asio::execution::blocking_t answer) noexcept
-      : executor_(std::move(executor)), blocking_(answer) {}
-
-  template <class F>
-  void execute(F&& f) const {
-    executor_.execute(std::forward<F>(f));
-  }
-  [[nodiscard]] asio::execution::blocking_t query(asio::execution::blocking_t) const noexcept {
-    return blocking_;
-  }
-  template <class P>
-    requires asio::can_query<const asio::any_io_executor&, P>::value decltype(auto)
-  query(const P& p) const {
-    return asio::query(executor_, p);
-  }
-  template <class P>
-    requires asio::can_require<const asio::any_io_executor&, P>::value
-  BaseExecutor require(const P& p) const {
-    // A required blocking property is what the result has.
-    if constexpr (std::is_same_v<P, Blocking::never_t> || std::is_same_v<P, Blocking::always_t> ||
-                  std::is_same_v<P, Blocking::possibly_t>) {
-      return BaseExecutor(asio::require(executor_, p), Blocking(p));
-    } else {
-      return BaseExecutor(asio::require(executor_, p), blocking_);
-    }
-  }
-  template <class P>
-    requires asio::can_prefer<const asio::any_io_executor&, P>::value
-  BaseExecutor prefer(const P& p) const {
-    if constexpr (std::is_same_v<P, Blocking::never_t>) {
-      // Maybe not granted; answering `never` only keeps a strand from running inline.
-      return BaseExecutor(asio::prefer(executor_, p), Blocking::never);
-    } else if constexpr (std::is_same_v<P, Blocking::always_t> ||
-                         std::is_same_v<P, Blocking::possibly_t>) {
-      return BaseExecutor(asio::prefer(executor_, p));  // asks what was granted
-    } else {
-      return BaseExecutor(asio::prefer(executor_, p), blocking_);
-    }
-  }
-  friend bool operator==(const BaseExecutor& a, const BaseExecutor& b) noexcept {
-    return a.executor_ == b.executor_;
-  }
-  friend bool operator!=(const BaseExecutor& a, const BaseExecutor& b) noexcept {
-    return a.executor_ != b.executor_;
-  }
-
- private:
-  using Blocking = asio::execution::blocking_t;
-
-  asio::any_io_executor executor_;
-  asio::execution::blocking_t blocking_;
-};
-
-// The transport's strand as the executor of every I/O object and coroutine, by its concrete
-// type: behind an any_io_executor, each asynchronous step would type-erase the strand again
-// to track work on a heap-allocated copy (thousands of allocations for one large list). It
-// offers only the standard executor interface: strand<any_io_executor> also declares the
-// older one, which Beast would pick and any_io_executor cannot serve.
-class Strand {
- public:
-  using Inner = asio::strand<BaseExecutor>;
-  explicit Strand(Inner inner) noexcept : inner_(std::move(inner)) {}
-
-  template <class F>
-  void execute(F&& f) const {
-    inner_.execute(std::forward<F>(f));
-  }
-  template <class P>
-    requires asio::can_query<const Inner&, P>::value decltype(auto)
-  query(const P& p) const noexcept {
-    return asio::query(inner_, p);
-  }
-  template <class P>
-    requires asio::can_require<const Inner&, P>::value
-  Strand require(const P& p) const {
-    return Strand(asio::require(inner_, p));
-  }
-  template <class P>
-    requires asio::can_prefer<const Inner&, P>::value
-  Strand prefer(const P& p) const {
-    return Strand(asio::prefer(inner_, p));
-  }
-  friend bool operator==(const Strand& a, const Strand& b) noexcept { return a.inner_ == b.inner_; }
-  friend bool operator!=(const Strand& a, const Strand& b) noexcept { return a.inner_ != b.inner_; }
-
- private:
-  Inner inner_;
-};
-template <class T>
-using awaitable = asio::awaitable<T, Strand>;
-using TcpSocket = asio::basic_stream_socket<tcp, Strand>;
-// Beast's ssl_stream rather than Asio's: it gathers a message's buffers into one TLS record.
-using TlsStream = beast::ssl_stream<TcpSocket>;
-using Timer = asio::basic_waitable_timer<Clock, asio::wait_traits<Clock>, Strand>;
-using Resolver = asio::ip::basic_resolver<tcp, Strand>;
 using Parser = http::response_parser<http::string_body>;
-
-constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable_t<Strand>{});
 
 // Response headers from the apiserver are small, but Warning headers can add up.
 constexpr std::uint32_t max_header_size = 64U * 1024U;
@@ -212,6 +120,11 @@ constexpr std::size_t max_stream_error_body = std::size_t{1} << 20U;
 // response from pinning its memory for the client's life.
 constexpr std::size_t max_spare_bodies = 2;
 constexpr std::size_t max_spare_body = std::size_t{16} << 20U;
+// HTTP/2 receive window per stream, as Go's transport has it: whole responses are credited at
+// once, and a stream's reader may leave this much unread before the server waits for it.
+constexpr std::uint32_t h2_stream_window = std::uint32_t{4} << 20U;
+// Times a request the server refused unprocessed (HTTP/2 REFUSED_STREAM, GOAWAY) is re-sent.
+constexpr int max_refusals = 3;
 
 std::string default_user_agent() {
   return "kubex-cpp/" KUBEX_VERSION " (" KUBEX_OS "/" KUBEX_ARCH ")";
@@ -445,135 +358,6 @@ class SessionCache {
   SSL_SESSION* latest_ = nullptr;
 };
 
-struct Connection;
-
-// The deadlines of a transport's connections (connect, TLS handshake, request, a stream's idle
-// limit), watched by one timer. Beast's timed stream re-arms a timer around every read and
-// write: a timerfd_settime system call and a cancelled wait to dispatch, several times per
-// request. Here a deadline is a store; the timer wakes when the earliest one may have passed,
-// closes the connections that are late (their pending operations fail; `timed_out` says why)
-// and sleeps until the next. With nothing watched it is cancelled, so that an idle transport
-// does not keep its io_context running. Used on the transport's strand only.
-class Watchdog : public std::enable_shared_from_this<Watchdog> {
- public:
-  explicit Watchdog(const Strand& strand) : timer_(strand) {}
-  Watchdog(const Watchdog&) = delete;
-  Watchdog& operator=(const Watchdog&) = delete;
-
-  // Closes `connection` at `deadline` unless unwatched (or watched again) before.
-  void watch(Connection& connection, Clock::time_point deadline);
-  void unwatch(Connection& connection) noexcept;
-
- private:
-  void arm(Clock::time_point when);
-  void on_alarm();
-
-  Timer timer_;
-  std::vector<Connection*> watched_;
-  Clock::time_point alarm_ = Clock::time_point::max();  // of the pending wait; max: none
-};
-
-// One TLS connection and its receive buffer.
-struct Connection {
-  Connection(const Strand& strand, std::shared_ptr<ssl::context> context, std::uint64_t gen)
-      : tls(std::move(context)), stream(strand, *tls), generation(gen) {}
-  Connection(const Connection&) = delete;
-  Connection& operator=(const Connection&) = delete;
-  ~Connection() {
-    if (watchdog != nullptr) {
-      watchdog->unwatch(*this);
-    }
-  }
-
-  [[nodiscard]] TcpSocket& tcp() { return beast::get_lowest_layer(stream); }
-
-  // Closes the socket without TLS close_notify: waiting for the peer's reply could block, and
-  // the apiserver does not need it to release the connection.
-  void close() noexcept {
-    boost_error ignored;
-    tcp().close(ignored);
-  }
-
-  // The error an operation on this connection ended with, as the caller should see it: the
-  // watchdog closed the socket under it because a deadline passed.
-  [[nodiscard]] boost_error outcome(const boost_error& ec) const {
-    return timed_out ? boost_error(beast::error::timeout) : ec;
-  }
-
-  std::shared_ptr<ssl::context> tls;  // the stream refers to it
-  TlsStream stream;
-  beast::flat_buffer buffer;
-  Clock::time_point idle_since{};
-  std::size_t requests = 0;
-  std::uint64_t generation = 0;  // of the TLS settings it was made with
-  Watchdog* watchdog = nullptr;  // while a deadline is set
-  Clock::time_point deadline = Clock::time_point::max();
-  bool timed_out = false;  // the watchdog closed it (for good)
-};
-
-void Watchdog::watch(Connection& connection, Clock::time_point deadline) {
-  connection.deadline = deadline;
-  if (connection.watchdog == nullptr) {
-    watched_.push_back(&connection);
-    connection.watchdog = this;
-  }
-  if (deadline < alarm_) {
-    arm(deadline);
-  }
-}
-
-void Watchdog::unwatch(Connection& connection) noexcept {
-  if (connection.watchdog != this) {
-    return;
-  }
-  connection.watchdog = nullptr;
-  const auto it = std::find(watched_.begin(), watched_.end(), &connection);
-  *it = watched_.back();
-  watched_.pop_back();
-  if (watched_.empty() && alarm_ != Clock::time_point::max()) {
-    alarm_ = Clock::time_point::max();
-    try {
-      timer_.cancel();
-    } catch (...) {  // not seen in practice; the alarm would then wake once, for nothing
-    }
-  }
-}
-
-void Watchdog::arm(Clock::time_point when) {
-  alarm_ = when;
-  timer_.expires_at(when);  // cancels the pending wait, if any
-  timer_.async_wait([weak = weak_from_this()](const boost_error& ec) {
-    if (ec) {
-      return;  // cancelled or moved: a newer wait or unwatch took over
-    }
-    if (const auto self = weak.lock()) {
-      self->on_alarm();
-    }
-  });
-}
-
-void Watchdog::on_alarm() {
-  const auto now = Clock::now();
-  auto next = Clock::time_point::max();
-  for (std::size_t i = 0; i < watched_.size();) {
-    Connection& connection = *watched_[i];
-    if (connection.deadline <= now) {
-      connection.timed_out = true;
-      connection.watchdog = nullptr;
-      connection.close();
-      watched_[i] = watched_.back();
-      watched_.pop_back();
-    } else {
-      next = std::min(next, connection.deadline);
-      ++i;
-    }
-  }
-  alarm_ = Clock::time_point::max();
-  if (next != Clock::time_point::max()) {
-    arm(next);
-  }
-}
-
 // A request being performed.
 struct Call {
   http::request<http::string_body> message;
@@ -591,11 +375,11 @@ struct Attempt {
   bool timed_out = false;
 };
 
-class Http1Transport;
+class HttpsTransport;
 
 // State of an open stream; shared by the ResponseStream and its pending read.
 struct StreamState {
-  std::shared_ptr<Http1Transport> transport;
+  std::shared_ptr<HttpsTransport> transport;
   std::unique_ptr<Connection> connection;
   std::unique_ptr<Parser> parser;
   std::string location;
@@ -604,9 +388,9 @@ struct StreamState {
   ~StreamState();
 };
 
-class Http1Transport final : public Transport, public std::enable_shared_from_this<Http1Transport> {
+class HttpsTransport final : public Transport, public std::enable_shared_from_this<HttpsTransport> {
  public:
-  Http1Transport(asio::any_io_executor executor, ClientConfig config, ClientOptions options)
+  HttpsTransport(asio::any_io_executor executor, ClientConfig config, ClientOptions options)
       : executor_(std::move(executor)),
         strand_(Strand::Inner(BaseExecutor(executor_))),
         watchdog_(std::make_shared<Watchdog>(strand_)),
@@ -648,6 +432,25 @@ class Http1Transport final : public Transport, public std::enable_shared_from_th
     spare_bodies_.reserve(max_spare_bodies);
   }
 
+  HttpsTransport(const HttpsTransport&) = delete;
+  HttpsTransport& operator=(const HttpsTransport&) = delete;
+
+  // Idle HTTP/2 sessions are parked without pending reads, but their sockets stay open until
+  // closed; that happens on the strand, as any thread may drop the last reference.
+  ~HttpsTransport() override {
+    if (sessions_.empty()) {
+      return;
+    }
+    try {
+      asio::post(strand_, [sessions = std::move(sessions_)] {
+        for (const auto& session : sessions) {
+          session->close();
+        }
+      });
+    } catch (...) {  // posting allocates; the sessions then close as they are destroyed
+    }
+  }
+
   [[nodiscard]] asio::any_io_executor get_executor() const override { return executor_; }
 
   void async_send(HttpRequest request,
@@ -669,6 +472,7 @@ class Http1Transport final : public Transport, public std::enable_shared_from_th
     s.retries = retries_.load();
     s.exec_plugin_runs = exec_runs_.load();
     s.oidc_refreshes = oidc_refreshes_.load();
+    s.http2_streams = h2_streams_.load();
     return s;
   }
 
@@ -679,6 +483,14 @@ class Http1Transport final : public Transport, public std::enable_shared_from_th
         self->forget_connection();
       }
       self->idle_.clear();
+      std::erase_if(self->sessions_, [&](const std::shared_ptr<H2Session>& session) {
+        if (session->active() != 0) {
+          return false;
+        }
+        session->close();
+        self->forget_connection();
+        return true;
+      });
     });
   }
 
@@ -709,6 +521,13 @@ class Http1Transport final : public Transport, public std::enable_shared_from_th
     }
     if (options_.tls_session_resumption) {
       SessionCache::attach(ctx);
+    }
+    if (options_.http2) {
+      // Preference order; a server without HTTP/2 picks http/1.1 or ignores the extension.
+      static constexpr unsigned char protocols[] = "\x02h2\x08http/1.1";
+      if (SSL_CTX_set_alpn_protos(ctx, protocols, sizeof(protocols) - 1) != 0) {
+        throw ConfigError(config_.source + ": cannot offer HTTP/2 (ALPN)");
+      }
     }
     if (config_.insecure_skip_tls_verify) {
       tls->set_verify_mode(ssl::verify_none);
@@ -959,6 +778,12 @@ class Http1Transport final : public Transport, public std::enable_shared_from_th
     }
   }
 
+  void wake_all() {
+    while (!waiters_.empty()) {
+      wake_one();
+    }
+  }
+
   void release(std::unique_ptr<Connection> connection, bool reusable) {
     if (!connection) {
       return;
@@ -995,24 +820,29 @@ class Http1Transport final : public Transport, public std::enable_shared_from_th
           throw;
         }
       }
-      auto waiter = std::make_shared<Waiter>(strand_);
-      if (call.streaming) {
-        waiter->timer.expires_at(Clock::time_point::max());
-      } else {
-        waiter->timer.expires_at(call.deadline);
+      co_await wait_for_connection(call);
+    }
+  }
+
+  // Waits until a connection is released or forgotten (or, with HTTP/2, a session is made).
+  awaitable<void> wait_for_connection(const Call& call) {
+    auto waiter = std::make_shared<Waiter>(strand_);
+    if (call.streaming) {
+      waiter->timer.expires_at(Clock::time_point::max());
+    } else {
+      waiter->timer.expires_at(call.deadline);
+    }
+    waiters_.push_back(waiter);
+    const auto [ec] = co_await waiter->timer.async_wait(use_tuple);
+    if (!waiter->woken) {
+      std::erase(waiters_, waiter);
+      if (!ec) {
+        fail_timeout(
+            call,
+            "waiting for a free connection (pool limit " + std::to_string(connection_limit()) + ")",
+            options_.timeout);
       }
-      waiters_.push_back(waiter);
-      const auto [ec] = co_await waiter->timer.async_wait(use_tuple);
-      if (!waiter->woken) {
-        std::erase(waiters_, waiter);
-        if (!ec) {
-          fail_timeout(call,
-                       "waiting for a free connection (pool limit " +
-                           std::to_string(connection_limit()) + ")",
-                       options_.timeout);
-        }
-        fail(call, "waiting for a free connection", ec);
-      }
+      fail(call, "waiting for a free connection", ec);
     }
   }
 
@@ -1117,7 +947,16 @@ class Http1Transport final : public Transport, public std::enable_shared_from_th
       fail(call, "TLS handshake", ec);
     }
     watchdog_->unwatch(*connection);
-    connection->buffer.reserve(options_.read_buffer_size);
+    if (options_.http2) {
+      const unsigned char* protocol = nullptr;
+      unsigned int length = 0;
+      SSL_get0_alpn_selected(ssl, &protocol, &length);
+      connection->http2 =
+          length == 2 && protocol != nullptr && protocol[0] == 'h' && protocol[1] == '2';
+    }
+    if (!connection->http2) {
+      connection->buffer.reserve(options_.read_buffer_size);
+    }
     ++opened_;
     if (SSL_session_reused(ssl) == 1) {
       ++resumed_;
@@ -1491,7 +1330,7 @@ class Http1Transport final : public Transport, public std::enable_shared_from_th
   // Holds a checked-out connection; one still held when the scope ends (an exception: a
   // corrupt body, a throwing warning hook) is closed and its pool slot freed.
   struct Lease {
-    Lease(Http1Transport& t, std::unique_ptr<Connection> c)
+    Lease(HttpsTransport& t, std::unique_ptr<Connection> c)
         : transport(t), connection(std::move(c)) {}
     Lease(const Lease&) = delete;
     Lease& operator=(const Lease&) = delete;
@@ -1500,20 +1339,228 @@ class Http1Transport final : public Transport, public std::enable_shared_from_th
         transport.release(std::move(connection), false);
       }
     }
-    Http1Transport& transport;
+    HttpsTransport& transport;
     std::unique_ptr<Connection> connection;
+  };
+
+  // Holds an HTTP/2 stream; one still open when the scope ends is reset.
+  struct StreamLease {
+    StreamLease() = default;
+    StreamLease(const StreamLease&) = delete;
+    StreamLease& operator=(const StreamLease&) = delete;
+    StreamLease(StreamLease&&) noexcept = default;
+    StreamLease& operator=(StreamLease&&) noexcept = default;
+    ~StreamLease() { reset(); }
+    void reset() noexcept {
+      if (session && stream) {
+        session->cancel(*stream);
+      }
+      session.reset();
+      stream.reset();
+    }
+    std::shared_ptr<H2Session> session;
+    std::shared_ptr<H2Stream> stream;
   };
 
   struct Outcome {
     HttpResponse response;
-    std::unique_ptr<Connection> connection;  // a stream's, with its head read
+    std::unique_ptr<Connection> connection;  // an HTTP/1.1 stream's, with its head read
     std::unique_ptr<Parser> parser;
+    StreamLease h2;  // an HTTP/2 stream's, with its head read
   };
+
+  // Where a request goes: an HTTP/2 session, or an HTTP/1.1 connection of its own.
+  struct Route {
+    std::shared_ptr<H2Session> session;
+    std::unique_ptr<Connection> connection;
+  };
+
+  // Drops sessions that cannot take streams any more, and idle ones too old or made with
+  // older TLS settings.
+  void sweep_sessions() {
+    const auto now = Clock::now();
+    std::erase_if(sessions_, [&](const std::shared_ptr<H2Session>& session) {
+      const bool stale =
+          session->active() == 0 && (now - session->idle_since >= options_.keep_alive_timeout ||
+                                     session->connection().generation != generation_);
+      if (session->alive() && !stale) {
+        return false;
+      }
+      if (stale) {
+        session->close();
+      }
+      forget_connection();
+      return true;
+    });
+  }
+
+  // Makes an HTTP/2 session of a connection whose handshake selected h2; it keeps the
+  // connection's pool slot.
+  std::shared_ptr<H2Session> adopt(std::unique_ptr<Connection> connection) {
+    auto session = std::make_shared<H2Session>(std::move(connection), h2_stream_window);
+    session->idle_since = Clock::now();
+    try {
+      session->start();
+    } catch (...) {
+      session->close();
+      forget_connection();
+      throw;
+    }
+    sessions_.push_back(session);
+    return session;
+  }
+
+  awaitable<Route> route(const Call& call) {
+    // No co_await inside the braces of a Route: GCC 12 miscompiles that in a coroutine.
+    Route route;
+    if (!options_.http2 || h2_unsupported_) {
+      route.connection = co_await checkout(call);
+      if (route.connection->http2) {
+        h2_unsupported_ = false;  // the server (behind a balancer?) speaks HTTP/2 again
+        route.session = adopt(std::move(route.connection));
+      }
+      co_return route;
+    }
+    for (;;) {
+      sweep_sessions();
+      std::shared_ptr<H2Session> best;
+      for (const auto& session : sessions_) {
+        if (session->has_room() && (!best || session->active() < best->active())) {
+          best = session;
+        }
+      }
+      if (best) {
+        route.session = std::move(best);
+        co_return route;
+      }
+      if (!h2_connecting_ && open_ < connection_limit()) {
+        ++open_;
+        h2_connecting_ = true;
+        std::unique_ptr<Connection> connection;
+        try {
+          connection = co_await connect(call);
+        } catch (...) {
+          h2_connecting_ = false;
+          forget_connection();
+          wake_all();
+          throw;
+        }
+        h2_connecting_ = false;
+        wake_all();
+        if (!connection->http2) {
+          h2_unsupported_ = true;  // the server chose HTTP/1.1; so it will for the next ones
+          route.connection = std::move(connection);
+        } else {
+          route.session = adopt(std::move(connection));
+        }
+        co_return route;
+      }
+      // At the connection limit every session is full: the least busy queues the stream
+      // (libnghttp2 sends it when a slot frees).
+      if (!h2_connecting_) {
+        for (const auto& session : sessions_) {
+          if (session->alive() && (!best || session->active() < best->active())) {
+            best = session;
+          }
+        }
+        if (best) {
+          route.session = std::move(best);
+          co_return route;
+        }
+      }
+      co_await wait_for_connection(call);
+    }
+  }
+
+  // Sends the request as a stream of `session` and waits for its head (streaming) or its end.
+  awaitable<std::shared_ptr<H2Stream>> exchange_h2(H2Session& session, Call& call) {
+    auto stream = std::make_shared<H2Stream>(strand_);
+    stream->streaming = call.streaming;
+    stream->max_body =
+        call.streaming ? std::numeric_limits<std::size_t>::max() : options_.max_body_size;
+    stream->on_body = call.streaming ? nullptr : call.on_body;
+    if (!call.streaming) {
+      stream->body = take_spare_body();
+    }
+    session.submit(call.message, config_.server.authority(), stream);
+    // A stream's head must still come in time; only its body may take forever.
+    watchdog_->watch(*stream, call.streaming ? Clock::now() + options_.timeout : call.deadline);
+    const auto settled = [&] {
+      if (stream->closed || stream->ended) {
+        return true;
+      }
+      // An error answer to a stream request is a small Status; it is read whole.
+      return call.streaming && stream->head_done && stream->status / 100 == 2;
+    };
+    // Whatever ends this coroutine early (a cancellation, its destruction) resets the stream.
+    struct Abandon {
+      H2Session& session;
+      H2Stream& stream;
+      bool armed = true;
+      ~Abandon() {
+        if (armed) {
+          session.cancel(stream);
+        }
+      }
+    } abandon{session, *stream};
+    const auto cancellation = co_await asio::this_coro::cancellation_state;
+    while (!settled()) {
+      co_await stream->wait();
+      if (cancellation.cancelled() != asio::cancellation_type::none) {
+        fail(call, stream->received ? "read response" : "send request",
+             asio::error::operation_aborted);
+      }
+    }
+    abandon.armed = false;
+    watchdog_->unwatch(*stream);
+    co_return stream;
+  }
+
+  [[noreturn]] void fail_h2(const Call& call, const H2Stream& stream) const {
+    if (stream.timed_out) {
+      fail_timeout(call, "request", options_.timeout);
+    }
+    if (stream.too_large) {
+      fail(call, "read response", std::make_error_code(std::errc::message_size),
+           "the response body exceeds max_body_size (" + std::to_string(options_.max_body_size) +
+               " bytes)");
+    }
+    if (stream.connection_error) {
+      fail(call, stream.received ? "read response" : "send request", stream.connection_error);
+    }
+    fail(call, stream.received ? "read response" : "send request",
+         std::make_error_code(std::errc::connection_reset),
+         std::string("the server reset the HTTP/2 stream (") +
+             nghttp2_http2_strerror(stream.reset_code) + ")");
+  }
+
+  void fill_response_h2(const Call& call, H2Stream& stream, HttpResponse& response) {
+    response.status = stream.status;
+    response.content_type = stream.content_type;
+    response.content_encoding = stream.content_encoding;
+    response.retry_after = stream.retry_after;
+    response.warnings = stream.warnings;
+    if (!stream.ended) {
+      return;  // a stream's head; the body follows
+    }
+    if (response.content_encoding == "gzip") {
+      std::string problem;
+      auto inflated = gunzip(stream.body, options_.max_body_size, problem);
+      if (!inflated) {
+        fail(call, "decode response", std::make_error_code(std::errc::bad_message), problem);
+      }
+      response.body = std::move(*inflated);
+      recycle(std::move(stream.body));
+    } else {
+      response.body = std::move(stream.body);
+    }
+  }
 
   awaitable<Outcome> perform(const HttpRequest& request, bool streaming) {
     Call call = prepare(request, streaming);
     bool refreshed_after_401 = false;
     bool retried_stale = false;
+    int refusals = 0;
     int retries = 0;
     for (;;) {
       co_await take_rate_token(call);
@@ -1522,55 +1569,93 @@ class Http1Transport final : public Transport, public std::enable_shared_from_th
       refresh_oidc(false);
       set_authorization(call.message);
 
-      Lease lease{*this, co_await checkout(call)};
-      auto& connection = lease.connection;
-      const bool reused = connection->requests > 0;
-      if (reused) {
-        ++reused_;
-      }
-      auto parser = std::make_unique<Parser>();
-      if (!streaming) {
-        parser->get().body() = take_spare_body();
-      }
-      const Attempt attempt = co_await exchange(*connection, call, *parser);
-      if (attempt.ec) {
-        release(std::move(connection), false);
-        // An idle keep-alive connection may have been closed by the server just before we used
-        // it; that shows up as a failure before any response byte and deserves one more try.
-        if (reused && !attempt.received && !attempt.timed_out && call.idempotent &&
-            !retried_stale) {
-          retried_stale = true;
-          ++retries_;
-          continue;
-        }
-        if (attempt.timed_out) {
-          fail_timeout(call, "request", options_.timeout);
-        }
-        fail(call, attempt.received ? "read response" : "send request", attempt.ec);
-      }
-
+      Route route = co_await this->route(call);
       Outcome outcome;
-      fill_response(call, *parser, outcome.response);
-      const bool stream_open = streaming && !parser->is_done();
-      if (!stream_open) {
-        release(std::move(connection), parser->get().keep_alive());
+      bool stream_open = false;
+      Lease lease{*this, std::move(route.connection)};
+      if (route.session) {
+        const bool reused = route.session->requests > 0;
+        if (reused) {
+          ++reused_;
+        }
+        ++h2_streams_;
+        outcome.h2.session = std::move(route.session);
+        outcome.h2.stream = co_await exchange_h2(*outcome.h2.session, call);
+        const auto held = outcome.h2.stream;  // outlives the lease's reset below
+        auto& stream = *held;
+        if (stream.failed() || stream.too_large) {
+          outcome.h2.reset();
+          // REFUSED_STREAM and streams above a GOAWAY's last id were never processed.
+          if (stream.refused && !stream.timed_out && refusals < max_refusals) {
+            ++refusals;
+            ++retries_;
+            continue;
+          }
+          if (reused && stream.connection_error && !stream.received && !stream.timed_out &&
+              call.idempotent && !retried_stale) {
+            retried_stale = true;
+            ++retries_;
+            continue;
+          }
+          fail_h2(call, stream);
+        }
+        fill_response_h2(call, stream, outcome.response);
+        stream_open = streaming && !stream.ended;
+        if (!stream_open) {
+          outcome.h2.reset();
+        }
+      } else {
+        auto& connection = lease.connection;
+        const bool reused = connection->requests > 0;
+        if (reused) {
+          ++reused_;
+        }
+        auto parser = std::make_unique<Parser>();
+        if (!streaming) {
+          parser->get().body() = take_spare_body();
+        }
+        const Attempt attempt = co_await exchange(*connection, call, *parser);
+        if (attempt.ec) {
+          release(std::move(connection), false);
+          // An idle keep-alive connection may have been closed by the server just before we
+          // used it; that shows up as a failure before any response byte and deserves one
+          // more try.
+          if (reused && !attempt.received && !attempt.timed_out && call.idempotent &&
+              !retried_stale) {
+            retried_stale = true;
+            ++retries_;
+            continue;
+          }
+          if (attempt.timed_out) {
+            fail_timeout(call, "request", options_.timeout);
+          }
+          fail(call, attempt.received ? "read response" : "send request", attempt.ec);
+        }
+        fill_response(call, *parser, outcome.response);
+        stream_open = streaming && !parser->is_done();
+        if (!stream_open) {
+          release(std::move(connection), parser->get().keep_alive());
+        } else {
+          outcome.parser = std::move(parser);
+        }
       }
+      // An open stream that is not handed over (a retry, an exception) is closed.
+      const auto drop_stream = [&] {
+        outcome.h2.reset();
+        release(std::move(lease.connection), false);
+      };
       // A rotated token file or a re-run plugin may hold a new credential: the server refused
       // the request before acting on it, so sending it once more is safe.
       if (outcome.response.status == 401 && !refreshed_after_401 &&
           (refresh_token(true) || refresh_exec(true) || refresh_oidc(true))) {
         refreshed_after_401 = true;
-        if (stream_open) {
-          release(std::move(connection), false);
-        }
+        drop_stream();
         continue;
       }
       if (const auto delay = retry_delay(call, outcome.response, retries)) {
         ++retries;
         ++retries_;
-        if (stream_open) {
-          release(std::move(connection), false);
-        }
+        drop_stream();
         Timer timer(strand_);
         timer.expires_after(*delay);
         if (const auto [ec] = co_await timer.async_wait(use_tuple); ec) {
@@ -1579,20 +1664,17 @@ class Http1Transport final : public Transport, public std::enable_shared_from_th
         continue;
       }
       report_warnings(outcome.response);
-      if (stream_open) {
-        outcome.connection = std::move(connection);
-        outcome.parser = std::move(parser);
-      }
+      outcome.connection = std::move(lease.connection);
       co_return outcome;
     }
   }
 
-  static awaitable<HttpResponse> send(std::shared_ptr<Http1Transport> self, HttpRequest request) {
+  static awaitable<HttpResponse> send(std::shared_ptr<HttpsTransport> self, HttpRequest request) {
     auto outcome = co_await self->perform(request, false);
     co_return std::move(outcome.response);
   }
 
-  static awaitable<ResponseStream> open(std::shared_ptr<Http1Transport> self, HttpRequest request);
+  static awaitable<ResponseStream> open(std::shared_ptr<HttpsTransport> self, HttpRequest request);
 
   asio::any_io_executor executor_;
   Strand strand_;
@@ -1618,6 +1700,9 @@ class Http1Transport final : public Transport, public std::enable_shared_from_th
   std::optional<double> oidc_expiry_;               // `exp` of the OIDC id-token
 
   std::vector<std::unique_ptr<Connection>> idle_;
+  std::vector<std::shared_ptr<H2Session>> sessions_;  // each counts in open_
+  bool h2_connecting_ = false;        // a connection that may become a session is being made
+  bool h2_unsupported_ = false;       // the server chose HTTP/1.1
   std::atomic<std::size_t> open_{0};  // busy or idle; changed on the strand, read by stats()
   std::deque<std::shared_ptr<Waiter>> waiters_;
 
@@ -1631,6 +1716,7 @@ class Http1Transport final : public Transport, public std::enable_shared_from_th
   std::atomic<std::size_t> retries_{0};
   std::atomic<std::size_t> exec_runs_{0};
   std::atomic<std::size_t> oidc_refreshes_{0};
+  std::atomic<std::size_t> h2_streams_{0};
 };
 
 StreamState::~StreamState() {
@@ -1647,9 +1733,9 @@ StreamState::~StreamState() {
 }
 
 // Reads a stream's body on the transport's strand.
-class Http1Stream final : public ResponseStream::Impl {
+class Http1ResponseStream final : public ResponseStream::Impl {
  public:
-  explicit Http1Stream(std::shared_ptr<StreamState> state) : state_(std::move(state)) {}
+  explicit Http1ResponseStream(std::shared_ptr<StreamState> state) : state_(std::move(state)) {}
 
   void async_read_some(
       std::string& out,
@@ -1734,25 +1820,134 @@ class Http1Stream final : public ResponseStream::Impl {
   std::shared_ptr<StreamState> state_;
 };
 
-awaitable<ResponseStream> Http1Transport::open(std::shared_ptr<Http1Transport> self,
+// Reads an HTTP/2 stream's body on the transport's strand. The session buffers what arrives
+// (up to the stream's window) and the server may send more as this reader takes it.
+class H2ResponseStream final : public ResponseStream::Impl {
+ public:
+  struct State {
+    std::shared_ptr<HttpsTransport> transport;
+    std::shared_ptr<H2Session> session;
+    std::shared_ptr<H2Stream> stream;
+    std::string location;
+    bool cancelled = false;
+  };
+
+  explicit H2ResponseStream(std::shared_ptr<State> state) : state_(std::move(state)) {}
+
+  void async_read_some(
+      std::string& out,
+      asio::any_completion_handler<void(std::exception_ptr, std::size_t)> handler) override {
+    asio::co_spawn(state_->transport->strand(), read(state_, out), std::move(handler));
+  }
+
+  void cancel() noexcept override {
+    try {
+      asio::post(state_->transport->strand(), [state = state_] {
+        state->cancelled = true;
+        state->session->cancel(*state->stream);
+      });
+    } catch (...) {  // posting allocates; without memory the stream stays until the session ends
+    }
+  }
+
+ private:
+  // A read hands over at most this much, as an HTTP/1.1 read of Beast does.
+  static constexpr std::size_t max_read = std::size_t{64} * 1024;
+
+  static awaitable<std::size_t> read(std::shared_ptr<State> state, std::string& out) {
+    const auto& options = state->transport->options();
+    auto& stream = *state->stream;
+    const auto cancelled = [&] {
+      return Error(std::make_error_code(std::errc::operation_canceled),
+                   "GET " + state->location + ": stream cancelled");
+    };
+    const auto cancellation = co_await asio::this_coro::cancellation_state;
+    for (;;) {
+      if (state->cancelled) {
+        throw cancelled();
+      }
+      if (!stream.body.empty()) {
+        const std::size_t n = std::min(stream.body.size(), max_read);
+        out.append(stream.body, 0, n);
+        stream.body.erase(0, n);
+        state->session->consume(stream, n);
+        co_return n;
+      }
+      if (stream.ended) {
+        co_return 0;
+      }
+      if (stream.closed) {
+        if (stream.timed_out) {
+          throw Error(
+              std::make_error_code(std::errc::timed_out),
+              "GET " + state->location + ": no data for " + ms_text(options.stream_idle_timeout));
+        }
+        const std::error_code code = stream.connection_error
+                                         ? std::error_code(stream.connection_error)
+                                         : std::make_error_code(std::errc::connection_reset);
+        throw Error(code, "GET " + state->location + ": read stream: " +
+                              (stream.connection_error
+                                   ? stream.connection_error.message()
+                                   : std::string("the server reset the HTTP/2 stream (") +
+                                         nghttp2_http2_strerror(stream.reset_code) + ")"));
+      }
+      const bool idle_limit = options.stream_idle_timeout.count() > 0;
+      if (idle_limit) {
+        state->transport->watchdog().watch(stream, Clock::now() + options.stream_idle_timeout);
+      }
+      co_await stream.wait();
+      if (idle_limit) {
+        state->transport->watchdog().unwatch(stream);
+      }
+      if (cancellation.cancelled() != asio::cancellation_type::none) {
+        throw cancelled();  // this read only; the stream stays open
+      }
+    }
+  }
+
+  std::shared_ptr<State> state_;
+};
+
+awaitable<ResponseStream> HttpsTransport::open(std::shared_ptr<HttpsTransport> self,
                                                HttpRequest request) {
   auto outcome = co_await self->perform(request, true);
+  if (outcome.h2.stream) {
+    auto state = std::make_shared<H2ResponseStream::State>();
+    state->transport = self;
+    state->location = self->location_ + request.target;
+    state->session = std::move(outcome.h2.session);
+    state->stream = std::move(outcome.h2.stream);
+    co_return ResponseStream(std::make_unique<H2ResponseStream>(std::move(state)),
+                             std::move(outcome.response));
+  }
   // Without a connection (an error status, or an empty body) the stream is at its end.
   auto state = std::make_shared<StreamState>();
   state->transport = self;
   state->location = self->location_ + request.target;
   state->connection = std::move(outcome.connection);
   state->parser = std::move(outcome.parser);
-  co_return ResponseStream(std::make_unique<Http1Stream>(std::move(state)),
+  co_return ResponseStream(std::make_unique<Http1ResponseStream>(std::move(state)),
                            std::move(outcome.response));
 }
 
 }  // namespace
 
+std::shared_ptr<Transport> make_transport(asio::any_io_executor executor, ClientConfig config,
+                                          ClientOptions options) {
+  return std::make_shared<HttpsTransport>(std::move(executor), std::move(config),
+                                          std::move(options));
+}
+
 std::shared_ptr<Transport> make_http1_transport(asio::any_io_executor executor, ClientConfig config,
                                                 ClientOptions options) {
-  return std::make_shared<Http1Transport>(std::move(executor), std::move(config),
-                                          std::move(options));
+  options.http2 = false;
+  return make_transport(std::move(executor), std::move(config), std::move(options));
+}
+
+std::shared_ptr<Transport> make_http2_transport(asio::any_io_executor executor, ClientConfig config,
+                                                ClientOptions options) {
+  options.http2 = true;
+  return make_transport(std::move(executor), std::move(config), std::move(options));
 }
 
 }  // namespace kubex::client

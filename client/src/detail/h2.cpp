@@ -1,0 +1,464 @@
+#include "detail/h2.hpp"
+
+#include <kubex/client/http.hpp>
+#include <kubex/core/error.hpp>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/http/field.hpp>
+#include <nghttp2/nghttp2.h>
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <system_error>
+
+namespace kubex::client::detail {
+namespace {
+
+namespace http = boost::beast::http;
+
+// Connection-level receive window: large enough that the per-stream windows, not the
+// connection's, pace every stream.
+constexpr std::int32_t connection_window = std::int32_t{1} << 30U;
+// Outgoing bytes gathered before one TLS write.
+constexpr std::size_t write_batch = std::size_t{64} * 1024;
+
+// Fields that describe an HTTP/1.1 connection and must not appear in HTTP/2 (RFC 9113 §8.2.2).
+bool is_connection_specific(http::field name) {
+  return name == http::field::host || name == http::field::connection ||
+         name == http::field::keep_alive || name == http::field::proxy_connection ||
+         name == http::field::transfer_encoding || name == http::field::upgrade ||
+         name == http::field::te;
+}
+
+std::string lower(std::string_view name) {
+  std::string out(name);
+  std::transform(out.begin(), out.end(), out.begin(), [](char c) {
+    return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+  });
+  return out;
+}
+
+nghttp2_nv make_nv(std::string_view name, std::string_view value) {
+  // nghttp2 copies names and values during submission; it does not write through these.
+  return nghttp2_nv{const_cast<std::uint8_t*>(reinterpret_cast<const std::uint8_t*>(name.data())),
+                    const_cast<std::uint8_t*>(reinterpret_cast<const std::uint8_t*>(value.data())),
+                    name.size(), value.size(), NGHTTP2_NV_FLAG_NONE};
+}
+
+std::string_view view(const std::uint8_t* data, std::size_t size) {
+  return {reinterpret_cast<const char*>(data), size};
+}
+
+H2Stream* stream_of(nghttp2_session* session, std::int32_t id) {
+  return static_cast<H2Stream*>(nghttp2_session_get_stream_user_data(session, id));
+}
+
+}  // namespace
+
+// --- H2Stream ------------------------------------------------------------------------------
+
+void H2Stream::expire() noexcept {
+  timed_out = true;
+  if (session_ != nullptr) {
+    session_->cancel(*this);
+  }
+  notify();
+}
+
+awaitable<void> H2Stream::wait() {
+  waiting_ = true;
+  wake_.expires_at(Clock::time_point::max());
+  (void)co_await wake_.async_wait(use_tuple);  // ends when notify() cancels it
+  waiting_ = false;
+}
+
+void H2Stream::notify() noexcept {
+  if (waiting_) {
+    try {
+      wake_.cancel();
+    } catch (...) {  // not seen in practice; the reader would wait for the next event
+    }
+  }
+}
+
+// --- callbacks -----------------------------------------------------------------------------
+
+struct H2Session::Callbacks {
+  static int on_header(nghttp2_session* session, const nghttp2_frame* frame,
+                       const std::uint8_t* name, std::size_t namelen, const std::uint8_t* value,
+                       std::size_t valuelen, std::uint8_t /*flags*/, void* /*user_data*/) {
+    if (frame->hd.type != NGHTTP2_HEADERS) {
+      return 0;
+    }
+    H2Stream* s = stream_of(session, frame->hd.stream_id);
+    if (s == nullptr || s->head_done) {
+      return 0;  // trailers carry nothing the client uses
+    }
+    const auto n = view(name, namelen);
+    const auto v = view(value, valuelen);
+    if (n == ":status") {
+      unsigned status = 0;
+      for (const char c : v) {
+        status = status * 10 + static_cast<unsigned>(c - '0');  // nghttp2 checked: 3 digits
+      }
+      s->status = status;
+    } else if (n == "content-type") {
+      s->content_type.assign(v);
+    } else if (n == "content-encoding") {
+      s->content_encoding.assign(v);
+    } else if (n == "retry-after") {
+      s->retry_after.assign(v);
+    } else if (n == "warning") {
+      parse_warning_header(v, s->warnings);
+    }
+    return 0;
+  }
+
+  static int on_frame_recv(nghttp2_session* session, const nghttp2_frame* frame, void* user_data) {
+    auto* self = static_cast<H2Session*>(user_data);
+    if (frame->hd.type == NGHTTP2_GOAWAY) {
+      self->goaway_ = true;  // streams above its last id are closed as refused by nghttp2
+      return 0;
+    }
+    if (frame->hd.type != NGHTTP2_HEADERS && frame->hd.type != NGHTTP2_DATA) {
+      return 0;
+    }
+    H2Stream* s = stream_of(session, frame->hd.stream_id);
+    if (s == nullptr) {
+      return 0;
+    }
+    s->received = true;
+    if (frame->hd.type == NGHTTP2_HEADERS && !s->head_done) {
+      if (s->status / 100 == 1) {
+        s->status = 0;  // an interim answer; the final head follows
+        return 0;
+      }
+      s->head_done = true;
+      s->observed = s->on_body && s->status / 100 == 2 &&
+                    (s->content_encoding.empty() || s->content_encoding == "identity");
+      if (s->on_body) {
+        s->on_body(s->body, true);
+      }
+    }
+    if ((frame->hd.flags & NGHTTP2_FLAG_END_STREAM) != 0) {
+      s->ended = true;
+    }
+    s->notify();
+    return 0;
+  }
+
+  static int on_data_chunk(nghttp2_session* session, std::uint8_t /*flags*/, std::int32_t id,
+                           const std::uint8_t* data, std::size_t len, void* /*user_data*/) {
+    nghttp2_session_consume_connection(session, len);
+    H2Stream* s = stream_of(session, id);
+    if (s == nullptr) {
+      return 0;
+    }
+    s->received = true;
+    if (s->body.size() + len > s->max_body) {
+      s->too_large = true;
+      nghttp2_submit_rst_stream(session, NGHTTP2_FLAG_NONE, id, NGHTTP2_CANCEL);
+      s->notify();
+      return 0;
+    }
+    s->body.append(reinterpret_cast<const char*>(data), len);
+    if (!s->streaming) {
+      nghttp2_session_consume_stream(session, id, len);
+    }
+    if (s->observed) {
+      s->on_body(s->body, false);
+    }
+    s->notify();
+    return 0;
+  }
+
+  static int on_stream_close(nghttp2_session* session, std::int32_t id, std::uint32_t error_code,
+                             void* user_data) {
+    H2Stream* s = stream_of(session, id);
+    if (s == nullptr) {
+      return 0;
+    }
+    if (!s->ended) {
+      s->reset_code = error_code;
+      s->refused = s->refused || error_code == NGHTTP2_REFUSED_STREAM;
+    }
+    static_cast<H2Session*>(user_data)->forget(*s);
+    return 0;
+  }
+
+  static int on_frame_not_send(nghttp2_session* session, const nghttp2_frame* frame,
+                               int /*lib_error_code*/, void* /*user_data*/) {
+    if (frame->hd.type == NGHTTP2_HEADERS) {
+      if (H2Stream* s = stream_of(session, frame->hd.stream_id)) {
+        s->refused = true;  // never left the client
+      }
+    }
+    return 0;
+  }
+
+  static ssize_t read_body(nghttp2_session* /*session*/, std::int32_t /*id*/, std::uint8_t* buf,
+                           std::size_t length, std::uint32_t* data_flags,
+                           nghttp2_data_source* source, void* /*user_data*/) {
+    auto* s = static_cast<H2Stream*>(source->ptr);
+    const std::size_t n = std::min(length, s->request_body.size() - s->request_sent);
+    std::memcpy(buf, s->request_body.data() + s->request_sent, n);
+    s->request_sent += n;
+    if (s->request_sent == s->request_body.size()) {
+      *data_flags |= NGHTTP2_DATA_FLAG_EOF;
+    }
+    return static_cast<ssize_t>(n);
+  }
+};
+
+// --- H2Session -----------------------------------------------------------------------------
+
+H2Session::H2Session(std::unique_ptr<Connection> connection, std::uint32_t stream_window)
+    : connection_(std::move(connection)), stream_window_(stream_window) {
+  nghttp2_session_callbacks* callbacks = nullptr;
+  nghttp2_option* option = nullptr;
+  if (nghttp2_session_callbacks_new(&callbacks) != 0) {
+    throw std::bad_alloc();
+  }
+  nghttp2_session_callbacks_set_on_header_callback(callbacks, &Callbacks::on_header);
+  nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, &Callbacks::on_frame_recv);
+  nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, &Callbacks::on_data_chunk);
+  nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, &Callbacks::on_stream_close);
+  nghttp2_session_callbacks_set_on_frame_not_send_callback(callbacks,
+                                                           &Callbacks::on_frame_not_send);
+  int rv = nghttp2_option_new(&option);
+  if (rv == 0) {
+    // Credit goes back as the application takes data, so a slow stream reader holds back only
+    // its own stream.
+    nghttp2_option_set_no_auto_window_update(option, 1);
+    rv = nghttp2_session_client_new2(&session_, callbacks, this, option);
+    nghttp2_option_del(option);
+  }
+  nghttp2_session_callbacks_del(callbacks);
+  if (rv != 0) {
+    throw std::bad_alloc();
+  }
+}
+
+H2Session::~H2Session() {
+  for (auto& [id, stream] : streams_) {
+    stream->session_ = nullptr;
+  }
+  nghttp2_session_del(session_);
+}
+
+void H2Session::start() {
+  const std::array<nghttp2_settings_entry, 2> settings{{
+      {NGHTTP2_SETTINGS_ENABLE_PUSH, 0},
+      {NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, stream_window_},
+  }};
+  int rv = nghttp2_submit_settings(session_, NGHTTP2_FLAG_NONE, settings.data(), settings.size());
+  if (rv == 0) {
+    rv = nghttp2_session_set_local_window_size(session_, NGHTTP2_FLAG_NONE, 0, connection_window);
+  }
+  if (rv != 0) {
+    throw Error(std::make_error_code(std::errc::protocol_error),
+                std::string("HTTP/2 settings: ") + nghttp2_strerror(rv));
+  }
+  flush();
+}
+
+bool H2Session::has_room() const noexcept {
+  return alive() && streams_.size() < nghttp2_session_get_remote_settings(
+                                          session_, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS);
+}
+
+void H2Session::submit(const http::request<http::string_body>& message, std::string_view authority,
+                       const std::shared_ptr<H2Stream>& stream) {
+  // HTTP/2 field names are lower case; they are copied first, so that `nv` can point into a
+  // vector that no longer moves.
+  std::vector<std::string> names;
+  for (const auto& field : message) {
+    if (!is_connection_specific(field.name())) {
+      const auto name = field.name_string();
+      names.push_back(lower(std::string_view(name.data(), name.size())));
+    }
+  }
+  std::vector<nghttp2_nv> nv;
+  nv.reserve(names.size() + 4);
+  const auto method = message.method_string();
+  nv.push_back(make_nv(":method", std::string_view(method.data(), method.size())));
+  nv.push_back(make_nv(":scheme", "https"));
+  nv.push_back(make_nv(":authority", authority));
+  const auto target = message.target();
+  nv.push_back(make_nv(":path", std::string_view(target.data(), target.size())));
+  std::size_t next = 0;
+  for (const auto& field : message) {
+    if (!is_connection_specific(field.name())) {
+      const auto value = field.value();
+      nv.push_back(make_nv(names[next++], std::string_view(value.data(), value.size())));
+    }
+  }
+  stream->request_body = message.body();
+  stream->request_sent = 0;
+  const bool with_body = !message.body().empty() || message.method() == http::verb::post ||
+                         message.method() == http::verb::put ||
+                         message.method() == http::verb::patch;
+  nghttp2_data_provider provider{};
+  provider.source.ptr = stream.get();
+  provider.read_callback = &Callbacks::read_body;
+  const std::int32_t id = nghttp2_submit_request(session_, nullptr, nv.data(), nv.size(),
+                                                 with_body ? &provider : nullptr, stream.get());
+  if (id < 0) {
+    throw Error(std::make_error_code(std::errc::protocol_error),
+                std::string("HTTP/2 request: ") + nghttp2_strerror(id));
+  }
+  stream->session_ = this;
+  stream->id_ = id;
+  streams_.emplace(id, stream);
+  ++requests;
+  ensure_reading();
+  flush();
+}
+
+void H2Session::consume(H2Stream& stream, std::size_t n) {
+  if (stream.session_ == this && !failed_ && n > 0) {
+    nghttp2_session_consume_stream(session_, stream.id_, n);
+    flush();
+  }
+}
+
+void H2Session::cancel(H2Stream& stream) {
+  if (stream.session_ != this || failed_) {
+    return;
+  }
+  nghttp2_submit_rst_stream(session_, NGHTTP2_FLAG_NONE, stream.id_, NGHTTP2_CANCEL);
+  flush();
+}
+
+void H2Session::close() {
+  if (!failed_) {
+    fail(asio::error::operation_aborted);
+  }
+}
+
+void H2Session::forget(H2Stream& stream) {
+  stream.closed = true;
+  stream.session_ = nullptr;
+  stream.notify();
+  const auto it = streams_.find(stream.id_);
+  if (it != streams_.end()) {
+    // The map may hold the last reference: keep the stream alive past the erase.
+    const auto keep = std::move(it->second);
+    streams_.erase(it);
+  }
+  if (streams_.empty()) {
+    idle_since = Clock::now();
+  }
+}
+
+void H2Session::fail(const boost_error& ec) {
+  failed_ = true;
+  connection_->close();
+  auto streams = std::move(streams_);
+  streams_.clear();
+  for (auto& [id, stream] : streams) {
+    stream->connection_error = connection_->outcome(ec);
+    stream->timed_out = stream->timed_out || connection_->timed_out;
+    stream->closed = true;
+    stream->session_ = nullptr;
+    stream->notify();
+  }
+}
+
+void H2Session::flush() {
+  if (writing_ || failed_ || nghttp2_session_want_write(session_) == 0) {
+    return;
+  }
+  writing_ = true;
+  asio::co_spawn(connection_->stream.get_executor(), write_loop(shared_from_this()),
+                 asio::detached);
+}
+
+awaitable<void> H2Session::write_loop(std::shared_ptr<H2Session> self) {
+  for (;;) {
+    self->out_.clear();
+    while (self->out_.size() < write_batch) {
+      const std::uint8_t* data = nullptr;
+      const ssize_t n = nghttp2_session_mem_send(self->session_, &data);
+      if (n < 0) {
+        self->writing_ = false;
+        self->fail(make_error_code(boost::system::errc::protocol_error));
+        co_return;
+      }
+      if (n == 0) {
+        break;
+      }
+      self->out_.append(reinterpret_cast<const char*>(data), static_cast<std::size_t>(n));
+    }
+    if (self->out_.empty() || self->failed_) {
+      break;
+    }
+    const auto [ec, n] =
+        co_await asio::async_write(self->connection_->stream, asio::buffer(self->out_), use_tuple);
+    if (ec) {
+      self->writing_ = false;
+      if (!self->failed_) {
+        self->fail(ec);
+      }
+      co_return;
+    }
+  }
+  self->writing_ = false;
+  self->park_if_idle();
+}
+
+void H2Session::ensure_reading() {
+  if (reading_ || failed_) {
+    return;
+  }
+  reading_ = true;
+  asio::co_spawn(connection_->stream.get_executor(), read_loop(shared_from_this()), asio::detached);
+}
+
+// With no stream left the pending read is cancelled, so that the connection does not keep the
+// io_context busy while idle; the next stream reads on (and handles any GOAWAY that came).
+void H2Session::park_if_idle() {
+  if (reading_ && !parking_ && streams_.empty() && !writing_ && !failed_) {
+    parking_ = true;
+    boost_error ignored;
+    connection_->tcp().cancel(ignored);
+  }
+}
+
+awaitable<void> H2Session::read_loop(std::shared_ptr<H2Session> self) {
+  while (!self->failed_) {
+    if (self->streams_.empty()) {
+      break;  // parked
+    }
+    const auto [ec, n] =
+        co_await self->connection_->stream.async_read_some(asio::buffer(self->in_), use_tuple);
+    const bool parked = std::exchange(self->parking_, false);
+    if (self->failed_) {
+      break;
+    }
+    if (ec == asio::error::operation_aborted && parked && !self->connection_->timed_out) {
+      continue;  // cancelled for idleness; a stream may have come since
+    }
+    if (ec) {
+      self->fail(ec);
+      break;
+    }
+    const ssize_t rv = nghttp2_session_mem_recv(self->session_, self->in_.data(), n);
+    if (rv < 0) {
+      self->fail(make_error_code(boost::system::errc::protocol_error));
+      break;
+    }
+    self->flush();
+    if (self->goaway_ && self->streams_.empty()) {
+      self->fail(asio::error::eof);  // the server is done with this connection
+      break;
+    }
+  }
+  self->reading_ = false;
+  self->parking_ = false;
+}
+
+}  // namespace kubex::client::detail

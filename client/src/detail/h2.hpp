@@ -1,0 +1,143 @@
+#pragma once
+
+// HTTP/2 (RFC 9113) over one of the transport's TLS connections, framed by libnghttp2: many
+// requests and streams share the connection, and abandoning a stream resets only that stream,
+// where HTTP/1.1 must throw the whole connection (and its TLS session) away. Everything runs on
+// the transport's strand.
+
+#include "detail/io.hpp"
+
+#include <boost/beast/http/message.hpp>
+#include <boost/beast/http/string_body.hpp>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+struct nghttp2_session;
+
+namespace kubex::client::detail {
+
+class H2Session;
+
+// One request and its response on a session. The session fills the response fields as frames
+// arrive and wakes a waiting reader; the request's owner reads them between waits.
+class H2Stream final : public Watched {
+ public:
+  explicit H2Stream(const Strand& strand) : wake_(strand) {}
+
+  // Resets the stream (the request's or the stream's idle deadline passed).
+  void expire() noexcept override;
+
+  // Suspends until the session has changed something of this stream.
+  awaitable<void> wait();
+
+  // The response head is in, or the stream ended without one.
+  [[nodiscard]] bool head_settled() const noexcept { return head_done || closed; }
+  // The stream failed (reset, connection lost, deadline) before the body's end.
+  [[nodiscard]] bool failed() const noexcept { return closed && !ended; }
+
+  // --- response, filled by the session ---
+  unsigned status = 0;
+  std::string content_type;
+  std::string content_encoding;
+  std::string retry_after;
+  std::vector<std::string> warnings;
+  std::string body;  // received and not yet taken by the reader
+  bool head_done = false;
+  bool ended = false;     // END_STREAM arrived: `body` is complete
+  bool closed = false;    // the session is done with the stream
+  bool received = false;  // a response frame arrived
+  bool refused = false;   // the server did not process the request: any verb may be retried
+  bool timed_out = false;
+  bool too_large = false;          // the body passed max_body, the stream was reset
+  std::uint32_t reset_code = 0;    // HTTP/2 error code of a reset or GOAWAY, if any
+  boost_error connection_error{};  // the connection failed under the stream
+
+  // --- request, set before submission ---
+  std::string request_body;
+  std::size_t request_sent = 0;
+  bool streaming = false;  // flow control credit returns as the reader takes the body
+  std::size_t max_body = 0;
+  std::function<void(std::string&, bool)> on_body;  // HttpRequest::on_body
+  bool observed = false;  // on_body sees the body as it grows (2xx, no content encoding)
+
+ private:
+  friend class H2Session;
+  void notify() noexcept;
+
+  H2Session* session_ = nullptr;  // while the session knows the stream
+  std::int32_t id_ = 0;
+  Timer wake_;
+  bool waiting_ = false;
+};
+
+// An HTTP/2 client connection. The transport keeps sessions in its pool; every request is a
+// stream. The session reads only while it has streams, so an idle client leaves its
+// io_context free, as idle HTTP/1.1 connections do.
+class H2Session : public std::enable_shared_from_this<H2Session> {
+ public:
+  // Takes a connection whose TLS handshake selected "h2". `stream_window` is the receive
+  // window per stream: what a slow stream reader may leave buffered.
+  H2Session(std::unique_ptr<Connection> connection, std::uint32_t stream_window);
+  ~H2Session();
+  H2Session(const H2Session&) = delete;
+  H2Session& operator=(const H2Session&) = delete;
+
+  // Sends the connection preface and settings. Throws kubex::Error if libnghttp2 cannot.
+  void start();
+
+  // Submits `message` as `stream`, which then progresses on its own. `authority` fills the
+  // :authority pseudo-header; the message's Host, Connection and other HTTP/1-only fields are
+  // dropped. Throws kubex::Error if the session cannot take it.
+  void submit(const boost::beast::http::request<boost::beast::http::string_body>& message,
+              std::string_view authority, const std::shared_ptr<H2Stream>& stream);
+
+  // The reader took `n` bytes of a streaming response: the server may send that much more.
+  void consume(H2Stream& stream, std::size_t n);
+  // Resets the stream (RST_STREAM CANCEL) unless it has closed already.
+  void cancel(H2Stream& stream);
+  // Closes the connection; streams still open fail.
+  void close();
+
+  // New streams may be opened here: no failure, no GOAWAY.
+  [[nodiscard]] bool alive() const noexcept { return !failed_ && !goaway_; }
+  // Alive, with room below the server's limit of concurrent streams.
+  [[nodiscard]] bool has_room() const noexcept;
+  [[nodiscard]] std::size_t active() const noexcept { return streams_.size(); }
+  [[nodiscard]] Connection& connection() noexcept { return *connection_; }
+
+  Clock::time_point idle_since{};  // when the last stream ended
+  std::size_t requests = 0;        // streams opened so far
+
+ private:
+  struct Callbacks;
+
+  void flush();
+  void ensure_reading();
+  void park_if_idle();
+  void fail(const boost_error& ec);
+  void forget(H2Stream& stream);
+  static awaitable<void> read_loop(std::shared_ptr<H2Session> self);
+  static awaitable<void> write_loop(std::shared_ptr<H2Session> self);
+
+  std::unique_ptr<Connection> connection_;
+  std::uint32_t stream_window_;
+  nghttp2_session* session_ = nullptr;
+  std::unordered_map<std::int32_t, std::shared_ptr<H2Stream>> streams_;
+  std::array<std::uint8_t, 16384> in_{};
+  std::string out_;
+  bool reading_ = false;  // a read is pending (or its completion is queued)
+  bool parking_ = false;  // that read was cancelled because no stream is left
+  bool writing_ = false;
+  bool failed_ = false;
+  bool goaway_ = false;
+};
+
+}  // namespace kubex::client::detail
