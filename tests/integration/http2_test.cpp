@@ -6,8 +6,10 @@
 // whole Api<T> suite also runs over HTTP/2 (ctest's h2. tests, KUBEX_TEST_HTTP2=1).
 
 #include <kubex/client/blocking.hpp>
+#include <kubex/client/blocking_api.hpp>
 #include <kubex/client/client.hpp>
 #include <kubex/core/error.hpp>
+#include <kubex/k8s/v1_35/core/v1.hpp>
 #include <kubex/testing/requests.hpp>
 #include <kubex/testing/sockets.hpp>
 #include <kubex/testing/testenv_fixture.hpp>
@@ -32,6 +34,7 @@
 namespace {
 
 namespace asio = boost::asio;
+namespace corev1 = kubex::k8s::v1_35::core::v1;
 using kubex::client::BlockingClient;
 using kubex::client::Client;
 using kubex::client::ClientOptions;
@@ -256,6 +259,14 @@ TEST_F(http2_test, a_body_over_the_limit_fails_and_the_connection_carries_on) {
     EXPECT_EQ(e.code(), std::errc::message_size) << e.what();
     EXPECT_NE(std::string(e.what()).find("max_body_size (1000 bytes)"), std::string::npos)
         << e.what();
+  }
+  // A typed list decodes its items while they arrive, taking them out of the buffer: the
+  // limit still counts every byte received.
+  try {
+    (void)kubex::client::BlockingApi<corev1::ConfigMap>::namespaced(client, ns).list();
+    ADD_FAILURE() << "a typed list larger than max_body_size was accepted";
+  } catch (const kubex::Error& e) {
+    EXPECT_EQ(e.code(), std::errc::message_size) << e.what();
   }
   EXPECT_EQ(client.get("/version").status, 200U);
   EXPECT_EQ(client.stats().connections_opened, 1U);

@@ -22,6 +22,9 @@ namespace http = boost::beast::http;
 // Connection-level receive window: large enough that the per-stream windows, not the
 // connection's, pace every stream.
 constexpr std::int32_t connection_window = std::int32_t{1} << 30U;
+// Largest DATA frame the server may send: the 16 KiB default splits a large list into hundreds
+// of frames, each a separate write on the server's side.
+constexpr std::uint32_t max_frame_size = std::uint32_t{1} << 20U;
 // Outgoing bytes gathered before one TLS write.
 constexpr std::size_t write_batch = std::size_t{64} * 1024;
 
@@ -151,14 +154,15 @@ struct H2Session::Callbacks {
   }
 
   static int on_data_chunk(nghttp2_session* session, std::uint8_t /*flags*/, std::int32_t id,
-                           const std::uint8_t* data, std::size_t len, void* /*user_data*/) {
+                           const std::uint8_t* data, std::size_t len, void* user_data) {
     nghttp2_session_consume_connection(session, len);
     H2Stream* s = stream_of(session, id);
     if (s == nullptr) {
       return 0;
     }
     s->received = true;
-    if (s->body.size() + len > s->max_body) {
+    s->body_bytes += len;
+    if (s->body_bytes > s->max_body) {
       s->too_large = true;
       nghttp2_submit_rst_stream(session, NGHTTP2_FLAG_NONE, id, NGHTTP2_CANCEL);
       s->notify();
@@ -168,8 +172,11 @@ struct H2Session::Callbacks {
     if (!s->streaming) {
       nghttp2_session_consume_stream(session, id, len);
     }
-    if (s->observed) {
-      s->on_body(s->body, false);
+    // The reader sees the body once per read from the connection, not once per chunk: a
+    // TLS record often holds the end of one DATA frame and the start of the next.
+    if (s->observed && !s->grown_) {
+      s->grown_ = true;
+      static_cast<H2Session*>(user_data)->grown_.push_back(s->shared_from_this());
     }
     s->notify();
     return 0;
@@ -250,9 +257,10 @@ H2Session::~H2Session() {
 }
 
 void H2Session::start() {
-  const std::array<nghttp2_settings_entry, 2> settings{{
+  const std::array<nghttp2_settings_entry, 3> settings{{
       {NGHTTP2_SETTINGS_ENABLE_PUSH, 0},
       {NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, stream_window_},
+      {NGHTTP2_SETTINGS_MAX_FRAME_SIZE, max_frame_size},
   }};
   int rv = nghttp2_submit_settings(session_, NGHTTP2_FLAG_NONE, settings.data(), settings.size());
   if (rv == 0) {
@@ -447,6 +455,11 @@ awaitable<void> H2Session::read_loop(std::shared_ptr<H2Session> self) {
       break;
     }
     const ssize_t rv = nghttp2_session_mem_recv(self->session_, self->in_.data(), n);
+    for (const auto& stream : self->grown_) {
+      stream->grown_ = false;
+      stream->on_body(stream->body, false);
+    }
+    self->grown_.clear();
     if (rv < 0) {
       self->fail(make_error_code(boost::system::errc::protocol_error));
       break;

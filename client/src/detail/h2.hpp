@@ -28,7 +28,7 @@ class H2Session;
 
 // One request and its response on a session. The session fills the response fields as frames
 // arrive and wakes a waiting reader; the request's owner reads them between waits.
-class H2Stream final : public Watched {
+class H2Stream final : public Watched, public std::enable_shared_from_this<H2Stream> {
  public:
   explicit H2Stream(const Strand& strand) : wake_(strand) {}
 
@@ -49,7 +49,8 @@ class H2Stream final : public Watched {
   std::string content_encoding;
   std::string retry_after;
   std::vector<std::string> warnings;
-  std::string body;  // received and not yet taken by the reader
+  std::string body;            // received and not yet taken by the reader
+  std::size_t body_bytes = 0;  // received in all, taken or not (max_body counts these)
   bool head_done = false;
   bool ended = false;     // END_STREAM arrived: `body` is complete
   bool closed = false;    // the session is done with the stream
@@ -74,6 +75,7 @@ class H2Stream final : public Watched {
 
   H2Session* session_ = nullptr;  // while the session knows the stream
   std::int32_t id_ = 0;
+  bool grown_ = false;  // on_body is due after the current read
   Timer wake_;
   bool waiting_ = false;
 };
@@ -131,6 +133,7 @@ class H2Session : public std::enable_shared_from_this<H2Session> {
   std::uint32_t stream_window_;
   nghttp2_session* session_ = nullptr;
   std::unordered_map<std::int32_t, std::shared_ptr<H2Stream>> streams_;
+  std::vector<std::shared_ptr<H2Stream>> grown_;  // observed streams that received data
   std::array<std::uint8_t, 16384> in_{};
   std::string out_;
   bool reading_ = false;  // a read is pending (or its completion is queued)
