@@ -129,6 +129,9 @@ def cpp_adapters(build_dir: Path, kubeconfig: str, target: dict[str, str]) -> li
         Adapter("kubex", "kubex (C++, typed)",
                 [str(suite / "kubex-bench-kubex"), "--kubeconfig", kubeconfig],
                 memory_env=shim),
+        Adapter("kubex-h2", "kubex (C++, typed, HTTP/2)",
+                [str(suite / "kubex-bench-kubex"), "--kubeconfig", kubeconfig, "--http", "2"],
+                memory_env=shim),
     ]
 
 

@@ -24,6 +24,7 @@
 #include <exception>
 #include <map>
 #include <random>
+#include <stdexcept>
 #include <string>
 
 namespace {
@@ -260,9 +261,14 @@ int main(int argc, char** argv) {
     kubex_bench::Recorder rec(plan);
     rec.fact("adapter", "kubex");
     rec.fact("variant", "typed");
-    rec.fact("http", "1.1");
-
     kubex::client::ClientOptions options;
+    // --http 2 offers HTTP/2 (the apiserver agrees), as client-go does by default.
+    const auto http = args.get("http", "1.1");
+    if (http != "1.1" && http != "2") {
+      throw std::invalid_argument("--http must be 1.1 or 2, not \"" + http + "\"");
+    }
+    options.http2 = http == "2";
+    rec.fact("http", http);
     // Off for the primary pass (every client gets the same bytes); the library-defaults pass
     // keeps kubex's default, gzip on.
     options.compression = args.get("library-defaults", "off") == "on";
