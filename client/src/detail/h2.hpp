@@ -122,12 +122,13 @@ class H2Session : public std::enable_shared_from_this<H2Session> {
   struct Callbacks;
 
   void flush();
+  void write_next();
   void ensure_reading();
+  void read_next();
+  void on_read(const boost_error& ec, std::size_t n);
   void park_if_idle();
   void fail(const boost_error& ec);
   void forget(H2Stream& stream);
-  static awaitable<void> read_loop(std::shared_ptr<H2Session> self);
-  static awaitable<void> write_loop(std::shared_ptr<H2Session> self);
 
   std::unique_ptr<Connection> connection_;
   std::uint32_t stream_window_;
