@@ -40,6 +40,8 @@
 #include <boost/beast/http/string_body.hpp>
 #include <boost/beast/http/write.hpp>
 #include <boost/beast/ssl/ssl_stream.hpp>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <nghttp2/nghttp2.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
@@ -899,6 +901,13 @@ class HttpsTransport final : public Transport, public std::enable_shared_from_th
     }
     boost_error ignored;
     socket.set_option(asio::socket_base::keep_alive(true), ignored);
+#if defined(TCP_KEEPIDLE) && defined(TCP_KEEPINTVL)
+    // The kernel's default waits two hours before its first probe: a watch on a dead peer
+    // would hang that long. Go's dialer probes after 30 s, every 30 s; so does kubex.
+    socket.set_option(asio::detail::socket_option::integer<IPPROTO_TCP, TCP_KEEPIDLE>(30), ignored);
+    socket.set_option(asio::detail::socket_option::integer<IPPROTO_TCP, TCP_KEEPINTVL>(30),
+                      ignored);
+#endif
     socket.set_option(tcp::no_delay(true), ignored);
 
     SSL* ssl = connection->stream.native_handle();
@@ -1397,7 +1406,11 @@ class HttpsTransport final : public Transport, public std::enable_shared_from_th
   // Makes an HTTP/2 session of a connection whose handshake selected h2; it keeps the
   // connection's pool slot.
   std::shared_ptr<H2Session> adopt(std::unique_ptr<Connection> connection) {
-    auto session = std::make_shared<H2Session>(std::move(connection), h2_stream_window);
+    auto session = std::make_shared<H2Session>(
+        std::move(connection),
+        H2Session::Limits{h2_stream_window, options_.http2_read_idle_timeout,
+                          options_.http2_ping_timeout},
+        watchdog_);
     session->idle_since = Clock::now();
     try {
       session->start();
@@ -1517,6 +1530,10 @@ class HttpsTransport final : public Transport, public std::enable_shared_from_th
   }
 
   [[noreturn]] void fail_h2(const Call& call, const H2Stream& stream) const {
+    if (!stream.connection_problem.empty()) {
+      fail(call, "read response", std::make_error_code(std::errc::timed_out),
+           stream.connection_problem);
+    }
     if (stream.timed_out) {
       fail_timeout(call, "request", options_.timeout);
     }
@@ -1877,6 +1894,10 @@ class H2ResponseStream final : public ResponseStream::Impl {
         co_return 0;
       }
       if (stream.closed) {
+        if (!stream.connection_problem.empty()) {
+          throw Error(std::make_error_code(std::errc::timed_out),
+                      "GET " + state->location + ": read stream: " + stream.connection_problem);
+        }
         if (stream.timed_out) {
           throw Error(
               std::make_error_code(std::errc::timed_out),

@@ -132,6 +132,34 @@ TEST_F(https_fault_test, http2_offered_to_a_server_without_it_falls_back_to_http
   EXPECT_EQ(late.stats().connections_open, 0U);
 }
 
+// A peer that stops answering behind a live TCP path: over HTTP/2 a PING after
+// http2_read_idle_timeout that goes unanswered for http2_ping_timeout closes the connection,
+// long before the request's own deadline or TCP's keep-alive would.
+TEST_F(https_fault_test, http2_health_check_closes_a_silent_connection) {
+  const auto server = start(Fault::h2_silent);
+  ClientOptions options;
+  options.http2 = true;
+  options.timeout = std::chrono::seconds(20);
+  options.http2_read_idle_timeout = std::chrono::milliseconds(200);
+  options.http2_ping_timeout = std::chrono::milliseconds(300);
+  options.retry.max_retries = 0;
+  BlockingClient connection(config_for(*server), options);
+  const auto start_time = std::chrono::steady_clock::now();
+  try {
+    (void)connection.get("/api/v1/namespaces");
+    ADD_FAILURE() << "no exception";
+  } catch (const kubex::Error& e) {
+    EXPECT_EQ(e.code(), std::errc::timed_out) << e.what();
+    EXPECT_NE(std::string(e.what()).find("answered no PING for 300 ms after 200 ms of silence"),
+              std::string::npos)
+        << e.what();
+  }
+  const auto elapsed = std::chrono::steady_clock::now() - start_time;
+  EXPECT_GE(elapsed, std::chrono::milliseconds(450));
+  EXPECT_LT(elapsed, std::chrono::seconds(5));
+  EXPECT_EQ(connection.stats().http2_streams, 1U);
+}
+
 // The apiserver serves TLS only. A server that answers the TLS ClientHello in plain HTTP must
 // fail the handshake, and the request (with its token) must never be sent.
 TEST_F(https_fault_test, plain_http_server_fails_the_tls_handshake) {

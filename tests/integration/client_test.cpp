@@ -24,11 +24,15 @@
 #include <boost/asio/use_future.hpp>
 #include <boost/asio/write.hpp>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <simdjson.h>
+#include <sys/socket.h>
 
 #include <array>
 #include <chrono>
 #include <exception>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <system_error>
@@ -141,6 +145,38 @@ TEST_F(client_testenv_test, ipv6_loopback_server) {
   EXPECT_EQ(kubex::testing::whoami(client), "kubex-admin");
   EXPECT_EQ(client.get("/api/v1/namespaces/default").status, 200U);
   EXPECT_EQ(client.stats().connections_opened, 1U);
+}
+
+// A watch on a peer that died silently must not hang for the kernel's default two hours
+// before the first keep-alive probe. The options are read back from the socket itself.
+TEST_F(client_testenv_test, connections_probe_a_silent_peer_after_30_seconds) {
+  for (const bool h2 : {false, true}) {
+    BlockingClient client(config(), ClientOptions{.http2 = h2});
+    ASSERT_EQ(client.get("/version").status, 200U);
+    const auto port = config().server.port;
+    int checked = 0;
+    for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) {
+      std::error_code ec;
+      const auto link = std::filesystem::read_symlink(entry.path(), ec).string();
+      if (ec || !link.starts_with("socket:[") ||
+          !sockets_to(port).contains(std::stoul(link.substr(8)))) {
+        continue;
+      }
+      const int fd = std::stoi(entry.path().filename().string());
+      int on = 0;
+      int idle = 0;
+      int interval = 0;
+      socklen_t size = sizeof(int);
+      ASSERT_EQ(getsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, &size), 0);
+      ASSERT_EQ(getsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, &size), 0);
+      ASSERT_EQ(getsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &interval, &size), 0);
+      EXPECT_EQ(on, 1);
+      EXPECT_EQ(idle, 30);
+      EXPECT_EQ(interval, 30);
+      ++checked;
+    }
+    EXPECT_EQ(checked, 1) << (h2 ? "HTTP/2" : "HTTP/1.1");
+  }
 }
 
 TEST_F(client_testenv_test, every_completion_token_works) {

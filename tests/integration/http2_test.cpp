@@ -316,6 +316,53 @@ TEST_F(http2_test, a_quiet_stream_times_out_with_an_idle_limit) {
   EXPECT_EQ(client.stats().connections_opened, 1U);  // the idle limit reset one stream only
 }
 
+// The health check against a live server: a watch quiet for several read-idle periods is
+// pinged, kube-apiserver answers, and the watch goes on to deliver the next event.
+TEST_F(http2_test, a_quiet_watch_survives_health_checks_the_server_answers) {
+  const std::string& ns = own_namespace();
+  wait_for_root_ca();
+  BlockingClient admin(config());
+  const auto list = admin.get("/api/v1/namespaces/" + ns + "/configmaps");
+  const auto at = list.body.find(R"("resourceVersion":")");
+  ASSERT_NE(at, std::string::npos) << list.body;
+  const auto rv_start = at + 19;
+  const auto rv = list.body.substr(rv_start, list.body.find('"', rv_start) - rv_start);
+
+  asio::io_context ioc;
+  ClientOptions options;
+  options.http2_read_idle_timeout = std::chrono::milliseconds(200);
+  options.http2_ping_timeout = std::chrono::milliseconds(1000);
+  Client client(ioc.get_executor(), config(), h2(options));
+  std::string events;
+  std::exception_ptr failure;
+  asio::co_spawn(
+      ioc,
+      [&]() -> asio::awaitable<void> {
+        auto stream = co_await client.async_stream(
+            get("/api/v1/namespaces/" + ns + "/configmaps?watch=1&resourceVersion=" + rv),
+            asio::use_awaitable);
+        asio::steady_timer quiet(ioc, std::chrono::milliseconds(1500));
+        quiet.async_wait([&](const boost::system::error_code&) {
+          EXPECT_EQ(admin
+                        .request("POST", "/api/v1/namespaces/" + ns + "/configmaps",
+                                 config_map("after-pings"))
+                        .status,
+                    201U);
+        });
+        while (events.find(R"("name":"after-pings")") == std::string::npos) {
+          if (co_await stream.async_read_some(events, asio::use_awaitable) == 0) {
+            ADD_FAILURE() << "the watch ended early";
+            co_return;
+          }
+        }
+      },
+      [&](const std::exception_ptr& e) { failure = e; });
+  run_to_completion(ioc, std::chrono::seconds(30));
+  EXPECT_FALSE(failure) << (failure ? error_of(failure).what() : "");
+  EXPECT_NE(events.find(R"("name":"after-pings")"), std::string::npos) << events;
+  EXPECT_EQ(client.stats().connections_opened, 1U);
+}
+
 TEST_F(http2_test, identities_travel_over_http2) {
   BlockingClient token(config(), h2());
   BlockingClient certificate(config("admin-cert"), h2());

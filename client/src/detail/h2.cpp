@@ -220,8 +220,9 @@ struct H2Session::Callbacks {
 
 // --- H2Session -----------------------------------------------------------------------------
 
-H2Session::H2Session(std::unique_ptr<Connection> connection, std::uint32_t stream_window)
-    : connection_(std::move(connection)), stream_window_(stream_window) {
+H2Session::H2Session(std::unique_ptr<Connection> connection, Limits limits,
+                     std::shared_ptr<Watchdog> watchdog)
+    : connection_(std::move(connection)), limits_(limits), watchdog_(std::move(watchdog)) {
   nghttp2_session_callbacks* callbacks = nullptr;
   nghttp2_option* option = nullptr;
   if (nghttp2_session_callbacks_new(&callbacks) != 0) {
@@ -248,16 +249,65 @@ H2Session::H2Session(std::unique_ptr<Connection> connection, std::uint32_t strea
 }
 
 H2Session::~H2Session() {
+  if (watchdog_) {
+    watchdog_->unwatch(*this);
+  }
   for (auto& [id, stream] : streams_) {
     stream->session_ = nullptr;
   }
   nghttp2_session_del(session_);
 }
 
+// Any frame from the server proves the connection alive: the check starts over. Called on the
+// strand while streams are open; with none the session stops reading and is not watched.
+void H2Session::watch_health() {
+  pinging_ = false;
+  if (limits_.read_idle.count() > 0 && !failed_) {
+    watchdog_->watch(*this, Clock::now() + limits_.read_idle);
+  }
+}
+
+void H2Session::expire() noexcept {
+  if (failed_ || streams_.empty()) {
+    return;
+  }
+  if (!pinging_) {
+    pinging_ = true;
+    if (nghttp2_submit_ping(session_, NGHTTP2_FLAG_NONE, nullptr) == 0) {
+      try {
+        flush();
+        watchdog_->watch(*this, Clock::now() + limits_.ping_timeout);
+        return;
+      } catch (...) {  // without memory for the PING, give the connection up below
+      }
+    }
+  }
+  // The peer, or the path to it, is gone: the streams fail now rather than wait for TCP.
+  const std::string problem = "the HTTP/2 connection answered no PING for " +
+                              std::to_string(limits_.ping_timeout.count()) + " ms after " +
+                              std::to_string(limits_.read_idle.count()) + " ms of silence";
+  connection_->timed_out = true;
+  failed_ = true;
+  connection_->close();
+  auto streams = std::move(streams_);
+  streams_.clear();
+  for (auto& [id, stream] : streams) {
+    fail_stream(*stream, beast::error::timeout, problem);
+  }
+}
+
+void H2Session::fail_stream(H2Stream& stream, const boost_error& ec, const std::string& problem) {
+  stream.connection_error = ec;
+  stream.connection_problem = problem;
+  stream.closed = true;
+  stream.session_ = nullptr;
+  stream.notify();
+}
+
 void H2Session::start() {
   const std::array<nghttp2_settings_entry, 3> settings{{
       {NGHTTP2_SETTINGS_ENABLE_PUSH, 0},
-      {NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, stream_window_},
+      {NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, limits_.stream_window},
       {NGHTTP2_SETTINGS_MAX_FRAME_SIZE, max_frame_size},
   }};
   int rv = nghttp2_submit_settings(session_, NGHTTP2_FLAG_NONE, settings.data(), settings.size());
@@ -362,15 +412,12 @@ void H2Session::forget(H2Stream& stream) {
 
 void H2Session::fail(const boost_error& ec) {
   failed_ = true;
+  watchdog_->unwatch(*this);
   connection_->close();
   auto streams = std::move(streams_);
   streams_.clear();
   for (auto& [id, stream] : streams) {
-    stream->connection_error = connection_->outcome(ec);
-    stream->timed_out = stream->timed_out || connection_->timed_out;
-    stream->closed = true;
-    stream->session_ = nullptr;
-    stream->notify();
+    fail_stream(*stream, connection_->outcome(ec), {});
   }
 }
 
@@ -423,6 +470,7 @@ void H2Session::ensure_reading() {
     return;
   }
   reading_ = true;
+  watch_health();
   read_next();
 }
 
@@ -430,6 +478,7 @@ void H2Session::read_next() {
   if (failed_ || streams_.empty()) {
     reading_ = false;  // parked, or done
     parking_ = false;
+    watchdog_->unwatch(*this);
     return;
   }
   connection_->stream.async_read_some(
@@ -452,6 +501,7 @@ void H2Session::on_read(const boost_error& ec, std::size_t n) {
     fail(ec);
     return;
   }
+  watch_health();
   const ssize_t rv = nghttp2_session_mem_recv(session_, in_.data(), n);
   for (const auto& stream : grown_) {
     stream->grown_ = false;

@@ -60,6 +60,7 @@ class H2Stream final : public Watched, public std::enable_shared_from_this<H2Str
   bool too_large = false;          // the body passed max_body, the stream was reset
   std::uint32_t reset_code = 0;    // HTTP/2 error code of a reset or GOAWAY, if any
   boost_error connection_error{};  // the connection failed under the stream
+  std::string connection_problem;  // why the session closed the connection itself, if it did
 
   // --- request, set before submission ---
   std::string request_body;
@@ -83,11 +84,20 @@ class H2Stream final : public Watched, public std::enable_shared_from_this<H2Str
 // An HTTP/2 client connection. The transport keeps sessions in its pool; every request is a
 // stream. The session reads only while it has streams, so an idle client leaves its
 // io_context free, as idle HTTP/1.1 connections do.
-class H2Session : public std::enable_shared_from_this<H2Session> {
+class H2Session final : public Watched, public std::enable_shared_from_this<H2Session> {
  public:
-  // Takes a connection whose TLS handshake selected "h2". `stream_window` is the receive
-  // window per stream: what a slow stream reader may leave buffered.
-  H2Session(std::unique_ptr<Connection> connection, std::uint32_t stream_window);
+  struct Limits {
+    // Receive window per stream: what a slow stream reader may leave buffered.
+    std::uint32_t stream_window = 0;
+    // Silence with open streams before a PING, and how long the PING may go unanswered;
+    // zero `read_idle` turns the health check off.
+    std::chrono::milliseconds read_idle{};
+    std::chrono::milliseconds ping_timeout{};
+  };
+
+  // Takes a connection whose TLS handshake selected "h2"; `watchdog` runs its health check.
+  H2Session(std::unique_ptr<Connection> connection, Limits limits,
+            std::shared_ptr<Watchdog> watchdog);
   ~H2Session();
   H2Session(const H2Session&) = delete;
   H2Session& operator=(const H2Session&) = delete;
@@ -107,6 +117,9 @@ class H2Session : public std::enable_shared_from_this<H2Session> {
   void cancel(H2Stream& stream);
   // Closes the connection; streams still open fail.
   void close();
+
+  // The health check's deadline passed: sends a PING, or gives up on an unanswered one.
+  void expire() noexcept override;
 
   // New streams may be opened here: no failure, no GOAWAY.
   [[nodiscard]] bool alive() const noexcept { return !failed_ && !goaway_; }
@@ -130,8 +143,13 @@ class H2Session : public std::enable_shared_from_this<H2Session> {
   void fail(const boost_error& ec);
   void forget(H2Stream& stream);
 
+  void watch_health();
+  void fail_stream(H2Stream& stream, const boost_error& ec, const std::string& problem);
+
   std::unique_ptr<Connection> connection_;
-  std::uint32_t stream_window_;
+  Limits limits_;
+  std::shared_ptr<Watchdog> watchdog_;
+  bool pinging_ = false;  // a health-check PING is unanswered
   nghttp2_session* session_ = nullptr;
   std::unordered_map<std::int32_t, std::shared_ptr<H2Stream>> streams_;
   std::vector<std::shared_ptr<H2Stream>> grown_;  // observed streams that received data

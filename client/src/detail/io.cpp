@@ -5,16 +5,16 @@
 namespace kubex::client::detail {
 
 Watched::~Watched() {
-  if (watchdog_ != nullptr) {
-    watchdog_->unwatch(*this);
+  if (watched_by_ != nullptr) {
+    watched_by_->unwatch(*this);
   }
 }
 
 void Watchdog::watch(Watched& item, Clock::time_point deadline) {
   item.deadline_ = deadline;
-  if (item.watchdog_ == nullptr) {
+  if (item.watched_by_ == nullptr) {
     watched_.push_back(&item);
-    item.watchdog_ = this;
+    item.watched_by_ = this;
   }
   if (deadline < alarm_) {
     arm(deadline);
@@ -22,10 +22,10 @@ void Watchdog::watch(Watched& item, Clock::time_point deadline) {
 }
 
 void Watchdog::unwatch(Watched& item) noexcept {
-  if (item.watchdog_ != this) {
+  if (item.watched_by_ != this) {
     return;
   }
-  item.watchdog_ = nullptr;
+  item.watched_by_ = nullptr;
   const auto it = std::find(watched_.begin(), watched_.end(), &item);
   *it = watched_.back();
   watched_.pop_back();
@@ -60,7 +60,7 @@ void Watchdog::on_alarm() {
   for (std::size_t i = 0; i < watched_.size();) {
     Watched& item = *watched_[i];
     if (item.deadline_ <= now) {
-      item.watchdog_ = nullptr;
+      item.watched_by_ = nullptr;
       late.push_back(&item);
       watched_[i] = watched_.back();
       watched_.pop_back();

@@ -165,7 +165,7 @@ class Watched {
 
  private:
   friend class Watchdog;
-  Watchdog* watchdog_ = nullptr;  // while a deadline is set
+  Watchdog* watched_by_ = nullptr;  // while a deadline is set
   Clock::time_point deadline_ = Clock::time_point::max();
 };
 

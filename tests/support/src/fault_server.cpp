@@ -15,6 +15,7 @@
 #include <boost/beast/http/message.hpp>
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/string_body.hpp>
+#include <openssl/ssl.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 
@@ -58,6 +59,9 @@ struct FaultServer::State {
       tls.use_certificate_chain(asio::buffer(certificate.certificate_pem));
       tls.use_private_key(asio::buffer(certificate.key_pem), ssl::context::pem);
     }
+    if (fault == Fault::h2_silent) {
+      SSL_CTX_set_alpn_select_cb(tls.native_handle(), &select_h2, nullptr);
+    }
     loop.start([this](tcp::socket& socket) { serve(socket); });
   }
 
@@ -90,6 +94,19 @@ struct FaultServer::State {
     asio::write(socket, asio::buffer(reply), ec);
   }
 
+  // Picks "h2" when the client offers it; otherwise no protocol is selected.
+  static int select_h2(SSL* /*ssl*/, const unsigned char** out, unsigned char* outlen,
+                       const unsigned char* in, unsigned int inlen, void* /*arg*/) {
+    for (unsigned int i = 0; i < inlen; i += 1U + in[i]) {
+      if (in[i] == 2 && i + 2 < inlen && in[i + 1] == 'h' && in[i + 2] == '2') {
+        *out = in + i + 1;
+        *outlen = 2;
+        return SSL_TLSEXT_ERR_OK;
+      }
+    }
+    return SSL_TLSEXT_ERR_NOACK;
+  }
+
   void serve_tls(tcp::socket& socket) {
     ssl::stream<tcp::socket&> stream(socket, tls);
     boost_error ec;
@@ -98,6 +115,13 @@ struct FaultServer::State {
       return;
     }
     count_connection();
+    if (fault == Fault::h2_silent) {
+      std::array<char, 4096> ignored{};
+      while (!loop.stopping() && !ec) {
+        (void)stream.read_some(asio::buffer(ignored), ec);
+      }
+      return;
+    }
 
     boost::beast::flat_buffer buffer;
     while (!loop.stopping()) {

@@ -84,8 +84,9 @@ struct ClientOptions {
   /// Deadline for the TLS handshake.
   std::chrono::milliseconds tls_handshake_timeout = std::chrono::seconds(10);
   /// A stream with no byte for this long fails with std::errc::timed_out; zero (the default)
-  /// waits forever, as a quiet log or watch may legitimately be silent for hours. TCP
-  /// keep-alive is on, so a dead peer is still noticed by the operating system.
+  /// waits forever, as a quiet log or watch may legitimately be silent for hours. A dead peer
+  /// is still noticed: TCP keep-alive probes start after 30 s of silence, 30 s apart (as Go's
+  /// dialer sets them), and over HTTP/2 the PING health check below.
   std::chrono::milliseconds stream_idle_timeout = std::chrono::milliseconds(0);
   /// Largest response body accepted, compressed and decompressed; bigger responses fail
   /// instead of exhausting memory.
@@ -107,6 +108,12 @@ struct ClientOptions {
   /// need few sockets. A server that answers "http/1.1" is spoken to in HTTP/1.1. A new
   /// connection opens when the others carry the server's limit of concurrent streams.
   bool http2 = false;
+  /// HTTP/2 health check, as client-go's: an HTTP/2 connection with open streams that has
+  /// received nothing for this long is sent a PING; zero turns the check off.
+  std::chrono::milliseconds http2_read_idle_timeout = std::chrono::seconds(30);
+  /// A PING unanswered for this long closes its connection; its streams fail with
+  /// std::errc::timed_out and requests that were never answered may be retried.
+  std::chrono::milliseconds http2_ping_timeout = std::chrono::seconds(15);
   /// Resume the TLS session of an earlier connection (a session ticket) when a new one opens:
   /// the server then skips its certificate and key exchange signatures, which halves the
   /// handshake's CPU on both sides for every stream that cannot reuse a connection (log

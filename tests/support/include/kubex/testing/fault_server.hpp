@@ -44,6 +44,10 @@ enum class Fault {
   /// Answers every request with `503 Service Unavailable` without Retry-After, keeping the
   /// connection alive (an overloaded proxy in front of the apiserver).
   unavailable,
+  /// Selects HTTP/2 by ALPN, then reads and never writes a frame: a peer that died behind a
+  /// TCP path that still accepts bytes. The apiserver answers every HTTP/2 PING, so only this
+  /// shows the client's HTTP/2 health check.
+  h2_silent,
 };
 
 /// A loopback server on 127.0.0.1 that shows one Fault. It exists only for faults the real
