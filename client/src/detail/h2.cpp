@@ -283,9 +283,13 @@ void H2Session::expire() noexcept {
     }
   }
   // The peer, or the path to it, is gone: the streams fail now rather than wait for TCP.
-  const std::string problem = "the HTTP/2 connection answered no PING for " +
-                              std::to_string(limits_.ping_timeout.count()) + " ms after " +
-                              std::to_string(limits_.read_idle.count()) + " ms of silence";
+  std::string problem;
+  try {
+    problem = "the HTTP/2 connection answered no PING for " +
+              std::to_string(limits_.ping_timeout.count()) + " ms after " +
+              std::to_string(limits_.read_idle.count()) + " ms of silence";
+  } catch (...) {  // without memory the streams fail as timed out, unexplained
+  }
   connection_->timed_out = true;
   failed_ = true;
   connection_->close();
@@ -298,7 +302,10 @@ void H2Session::expire() noexcept {
 
 void H2Session::fail_stream(H2Stream& stream, const boost_error& ec, const std::string& problem) {
   stream.connection_error = ec;
-  stream.connection_problem = problem;
+  try {
+    stream.connection_problem = problem;
+  } catch (...) {  // the error code still says what happened
+  }
   stream.closed = true;
   stream.session_ = nullptr;
   stream.notify();
