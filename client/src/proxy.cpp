@@ -19,13 +19,6 @@ namespace {
 
 namespace ip = boost::asio::ip;
 
-std::string lower(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
-
 std::optional<std::string> percent_decode(std::string_view text) {
   std::string out;
   for (std::size_t i = 0; i < text.size(); ++i) {
@@ -131,7 +124,7 @@ ProxyConfig parse_proxy_url(std::string_view url, std::string_view source) {
   if (scheme_end == std::string_view::npos) {
     proxy.scheme = "http";  // Go reads "host:port" as an http proxy
   } else {
-    proxy.scheme = lower(url.substr(0, scheme_end));
+    proxy.scheme = detail::ascii_lower(url.substr(0, scheme_end));
     rest = url.substr(scheme_end + 3);
   }
   if (proxy.scheme == "socks5h") {
@@ -184,7 +177,7 @@ ProxyConfig parse_proxy_url(std::string_view url, std::string_view source) {
 }
 
 bool no_proxy_matches(std::string_view no_proxy, std::string_view host_in, std::uint16_t port) {
-  std::string host = lower(host_in);
+  std::string host = detail::ascii_lower(host_in);
   if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
     host = host.substr(1, host.size() - 2);
   }
@@ -195,7 +188,8 @@ bool no_proxy_matches(std::string_view no_proxy, std::string_view host_in, std::
     if (end == std::string_view::npos) {
       end = no_proxy.size();
     }
-    const std::string entry = lower(detail::trim_space(no_proxy.substr(start, end - start)));
+    const std::string entry =
+        detail::ascii_lower(detail::trim_space(no_proxy.substr(start, end - start)));
     start = end + 1;
     if (entry.empty()) {
       continue;
@@ -263,7 +257,7 @@ std::optional<ProxyConfig> select_proxy(const ClientConfig& config, const Client
   // Like Go: loopback servers are never proxied because of the environment.
   const auto& host = config.server.host;
   const auto ip = parse_ip(host);
-  if (lower(host) == "localhost" || (ip && ip->is_loopback())) {
+  if (detail::ascii_lower(host) == "localhost" || (ip && ip->is_loopback())) {
     return std::nullopt;
   }
   const bool https = config.server.scheme == "https";

@@ -1423,6 +1423,19 @@ class HttpsTransport final : public Transport, public std::enable_shared_from_th
     return session;
   }
 
+  // The alive session with the fewest streams (with room below the server's limit if
+  // `with_room`), or none.
+  std::shared_ptr<H2Session> least_busy_session(bool with_room) const {
+    std::shared_ptr<H2Session> best;
+    for (const auto& session : sessions_) {
+      if ((with_room ? session->has_room() : session->alive()) &&
+          (!best || session->active() < best->active())) {
+        best = session;
+      }
+    }
+    return best;
+  }
+
   awaitable<Route> route(const Call& call) {
     // No co_await inside the braces of a Route: GCC 12 miscompiles that in a coroutine.
     Route route;
@@ -1436,13 +1449,7 @@ class HttpsTransport final : public Transport, public std::enable_shared_from_th
     }
     for (;;) {
       sweep_sessions();
-      std::shared_ptr<H2Session> best;
-      for (const auto& session : sessions_) {
-        if (session->has_room() && (!best || session->active() < best->active())) {
-          best = session;
-        }
-      }
-      if (best) {
+      if (auto best = least_busy_session(true)) {
         route.session = std::move(best);
         co_return route;
       }
@@ -1471,12 +1478,7 @@ class HttpsTransport final : public Transport, public std::enable_shared_from_th
       // At the connection limit every session is full: the least busy queues the stream
       // (libnghttp2 sends it when a slot frees).
       if (!h2_connecting_) {
-        for (const auto& session : sessions_) {
-          if (session->alive() && (!best || session->active() < best->active())) {
-            best = session;
-          }
-        }
-        if (best) {
+        if (auto best = least_busy_session(false)) {
           route.session = std::move(best);
           co_return route;
         }
@@ -1485,48 +1487,38 @@ class HttpsTransport final : public Transport, public std::enable_shared_from_th
     }
   }
 
-  // Sends the request as a stream of `session` and waits for its head (streaming) or its end.
-  awaitable<std::shared_ptr<H2Stream>> exchange_h2(H2Session& session, Call& call) {
-    auto stream = std::make_shared<H2Stream>(strand_);
-    stream->streaming = call.streaming;
-    stream->max_body =
+  // Sends the request as a stream of `lease.session` and waits for its head (streaming) or its
+  // end. The stream goes into `lease` first, so whatever ends the exchange early (an error, a
+  // cancellation, the coroutine's destruction) resets it as the lease goes.
+  awaitable<void> exchange_h2(StreamLease& lease, Call& call) {
+    lease.stream = std::make_shared<H2Stream>(strand_);
+    auto& stream = *lease.stream;
+    stream.streaming = call.streaming;
+    stream.max_body =
         call.streaming ? std::numeric_limits<std::size_t>::max() : options_.max_body_size;
-    stream->on_body = call.streaming ? nullptr : call.on_body;
+    stream.on_body = call.streaming ? nullptr : call.on_body;
     if (!call.streaming) {
-      stream->body = take_spare_body();
+      stream.body = take_spare_body();
     }
-    session.submit(call.message, config_.server.authority(), stream);
+    lease.session->submit(call.message, config_.server.authority(), lease.stream);
     // A stream's head must still come in time; only its body may take forever.
-    watchdog_->watch(*stream, call.streaming ? Clock::now() + options_.timeout : call.deadline);
+    watchdog_->watch(stream, call.streaming ? Clock::now() + options_.timeout : call.deadline);
     const auto settled = [&] {
-      if (stream->closed || stream->ended) {
+      if (stream.closed || stream.ended) {
         return true;
       }
       // An error answer to a stream request is a small Status; it is read whole.
-      return call.streaming && stream->head_done && stream->status / 100 == 2;
+      return call.streaming && stream.head_done && stream.status / 100 == 2;
     };
-    // Whatever ends this coroutine early (a cancellation, its destruction) resets the stream.
-    struct Abandon {
-      H2Session& session;
-      H2Stream& stream;
-      bool armed = true;
-      ~Abandon() {
-        if (armed) {
-          session.cancel(stream);
-        }
-      }
-    } abandon{session, *stream};
     const auto cancellation = co_await asio::this_coro::cancellation_state;
     while (!settled()) {
-      co_await stream->wait();
+      co_await stream.wait();
       if (cancellation.cancelled() != asio::cancellation_type::none) {
-        fail(call, stream->received ? "read response" : "send request",
+        fail(call, stream.received ? "read response" : "send request",
              asio::error::operation_aborted);
       }
     }
-    abandon.armed = false;
-    watchdog_->unwatch(*stream);
-    co_return stream;
+    watchdog_->unwatch(stream);
   }
 
   [[noreturn]] void fail_h2(const Call& call, const H2Stream& stream) const {
@@ -1552,11 +1544,12 @@ class HttpsTransport final : public Transport, public std::enable_shared_from_th
   }
 
   void fill_response_h2(const Call& call, H2Stream& stream, HttpResponse& response) {
+    // The stream is done with its head: only its body is read from here on.
     response.status = stream.status;
-    response.content_type = stream.content_type;
-    response.content_encoding = stream.content_encoding;
-    response.retry_after = stream.retry_after;
-    response.warnings = stream.warnings;
+    response.content_type = std::move(stream.content_type);
+    response.content_encoding = std::move(stream.content_encoding);
+    response.retry_after = std::move(stream.retry_after);
+    response.warnings = std::move(stream.warnings);
     if (!stream.ended) {
       return;  // a stream's head; the body follows
     }
@@ -1597,10 +1590,10 @@ class HttpsTransport final : public Transport, public std::enable_shared_from_th
         }
         ++h2_streams_;
         outcome.h2.session = std::move(route.session);
-        outcome.h2.stream = co_await exchange_h2(*outcome.h2.session, call);
+        co_await exchange_h2(outcome.h2, call);
         const auto held = outcome.h2.stream;  // outlives the lease's reset below
         auto& stream = *held;
-        if (stream.failed() || stream.too_large) {
+        if (stream.failed()) {  // too_large included: the stream was reset
           outcome.h2.reset();
           // REFUSED_STREAM and streams above a GOAWAY's last id were never processed.
           if (stream.refused && !stream.timed_out && refusals < max_refusals) {

@@ -54,17 +54,7 @@ class client_testenv_test : public kubex::testing::TestenvTest {};
 
 using kubex::testing::error_of;
 using kubex::testing::get;
-
-std::string resource_version_of(const std::string& list) {
-  simdjson::dom::parser parser;
-  simdjson::dom::element doc;
-  std::string_view rv;
-  if (parser.parse(list).get(doc) != simdjson::SUCCESS ||
-      doc.at_pointer("/metadata/resourceVersion").get(rv) != simdjson::SUCCESS) {
-    return {};
-  }
-  return std::string(rv);
-}
+using kubex::testing::resource_version_of;
 
 // kube-apiserver listens on one address, 127.0.0.1 in testenv (binding it to every interface
 // only to reach ::1 is not worth exposing it). This relay copies bytes between [::1] and the

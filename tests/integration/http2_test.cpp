@@ -63,6 +63,7 @@ class http2_disruptive_test : public http2_test {};
 
 using kubex::testing::error_of;
 using kubex::testing::get;
+using kubex::testing::resource_version_of;
 
 std::string config_map(const std::string& name) {
   return R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":")" + name +
@@ -276,10 +277,8 @@ TEST_F(http2_test, a_quiet_stream_times_out_with_an_idle_limit) {
   const std::string& ns = own_namespace();
   BlockingClient admin(config());
   const auto list = admin.get("/api/v1/namespaces/" + ns + "/secrets");
-  const auto at = list.body.find(R"("resourceVersion":")");
-  ASSERT_NE(at, std::string::npos) << list.body;
-  const auto rv_start = at + 19;
-  const auto rv = list.body.substr(rv_start, list.body.find('"', rv_start) - rv_start);
+  const auto rv = resource_version_of(list.body);
+  ASSERT_FALSE(rv.empty()) << list.body;
 
   asio::io_context ioc;
   ClientOptions options;
@@ -323,10 +322,8 @@ TEST_F(http2_test, a_quiet_watch_survives_health_checks_the_server_answers) {
   wait_for_root_ca();
   BlockingClient admin(config());
   const auto list = admin.get("/api/v1/namespaces/" + ns + "/configmaps");
-  const auto at = list.body.find(R"("resourceVersion":")");
-  ASSERT_NE(at, std::string::npos) << list.body;
-  const auto rv_start = at + 19;
-  const auto rv = list.body.substr(rv_start, list.body.find('"', rv_start) - rv_start);
+  const auto rv = resource_version_of(list.body);
+  ASSERT_FALSE(rv.empty()) << list.body;
 
   asio::io_context ioc;
   ClientOptions options;

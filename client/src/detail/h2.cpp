@@ -3,6 +3,8 @@
 #include <kubex/client/http.hpp>
 #include <kubex/core/error.hpp>
 
+#include "detail/text.hpp"
+
 #include <boost/asio/write.hpp>
 #include <boost/beast/http/field.hpp>
 #include <nghttp2/nghttp2.h>
@@ -32,14 +34,6 @@ bool is_connection_specific(http::field name) {
          name == http::field::keep_alive || name == http::field::proxy_connection ||
          name == http::field::transfer_encoding || name == http::field::upgrade ||
          name == http::field::te;
-}
-
-std::string lower(std::string_view name) {
-  std::string out(name);
-  std::transform(out.begin(), out.end(), out.begin(), [](char c) {
-    return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
-  });
-  return out;
 }
 
 nghttp2_nv make_nv(std::string_view name, std::string_view value) {
@@ -290,14 +284,8 @@ void H2Session::expire() noexcept {
               std::to_string(limits_.read_idle.count()) + " ms of silence";
   } catch (...) {  // without memory the streams fail as timed out, unexplained
   }
-  connection_->timed_out = true;
-  failed_ = true;
-  connection_->close();
-  auto streams = std::move(streams_);
-  streams_.clear();
-  for (auto& [id, stream] : streams) {
-    fail_stream(*stream, beast::error::timeout, problem);
-  }
+  connection_->timed_out = true;  // so the streams see a timeout
+  fail(beast::error::timeout, problem);
 }
 
 void H2Session::fail_stream(H2Stream& stream, const boost_error& ec, const std::string& problem) {
@@ -341,7 +329,7 @@ void H2Session::submit(const http::request<http::string_body>& message, std::str
   for (const auto& field : message) {
     if (!is_connection_specific(field.name())) {
       const auto name = field.name_string();
-      names.push_back(lower(std::string_view(name.data(), name.size())));
+      names.push_back(ascii_lower(std::string_view(name.data(), name.size())));
     }
   }
   std::vector<nghttp2_nv> nv;
@@ -417,14 +405,14 @@ void H2Session::forget(H2Stream& stream) {
   }
 }
 
-void H2Session::fail(const boost_error& ec) {
+void H2Session::fail(const boost_error& ec, const std::string& problem) {
   failed_ = true;
   watchdog_->unwatch(*this);
   connection_->close();
   auto streams = std::move(streams_);
   streams_.clear();
   for (auto& [id, stream] : streams) {
-    fail_stream(*stream, connection_->outcome(ec), {});
+    fail_stream(*stream, connection_->outcome(ec), problem);
   }
 }
 

@@ -38,8 +38,6 @@ class H2Stream final : public Watched, public std::enable_shared_from_this<H2Str
   // Suspends until the session has changed something of this stream.
   awaitable<void> wait();
 
-  // The response head is in, or the stream ended without one.
-  [[nodiscard]] bool head_settled() const noexcept { return head_done || closed; }
   // The stream failed (reset, connection lost, deadline) before the body's end.
   [[nodiscard]] bool failed() const noexcept { return closed && !ended; }
 
@@ -57,7 +55,7 @@ class H2Stream final : public Watched, public std::enable_shared_from_this<H2Str
   bool received = false;  // a response frame arrived
   bool refused = false;   // the server did not process the request: any verb may be retried
   bool timed_out = false;
-  bool too_large = false;          // the body passed max_body, the stream was reset
+  bool too_large = false;          // the body passed max_body; the stream is reset (failed())
   std::uint32_t reset_code = 0;    // HTTP/2 error code of a reset or GOAWAY, if any
   boost_error connection_error{};  // the connection failed under the stream
   std::string connection_problem;  // why the session closed the connection itself, if it did
@@ -140,7 +138,9 @@ class H2Session final : public Watched, public std::enable_shared_from_this<H2Se
   void read_next();
   void on_read(const boost_error& ec, std::size_t n);
   void park_if_idle();
-  void fail(const boost_error& ec);
+  // Closes the connection and fails every open stream with `ec` (and `problem`, when the
+  // session gave up on the connection itself).
+  void fail(const boost_error& ec, const std::string& problem = {});
   void forget(H2Stream& stream);
 
   void watch_health();

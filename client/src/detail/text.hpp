@@ -1,11 +1,24 @@
 #pragma once
 
-// Internal: checks of secret-bearing text (tokens from files, kubeconfigs and exec plugins)
-// before it goes into a header. Never installed.
+// Internal: small text helpers of the client, among them the checks of secret-bearing text
+// (tokens from files, kubeconfigs and exec plugins) before it goes into a header. Never
+// installed.
 
+#include <string>
 #include <string_view>
 
 namespace kubex::client::detail {
+
+/// `text` with ASCII letters in lower case (host names, HTTP/2 field names); other bytes kept.
+[[nodiscard]] inline std::string ascii_lower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') {
+      c = static_cast<char>(c - 'A' + 'a');
+    }
+  }
+  return out;
+}
 
 /// `text` without leading and trailing ASCII white space.
 [[nodiscard]] inline std::string_view trim_space(std::string_view text) noexcept {

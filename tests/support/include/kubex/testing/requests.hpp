@@ -1,12 +1,16 @@
 #pragma once
 
-// Small helpers of the tests that drive kubex::client::Client directly. Header-only.
+// Small helpers of the tests that drive kubex::client::Client directly. Header-only: users
+// link kubex::client and simdjson themselves.
 
 #include <kubex/client/http.hpp>
 #include <kubex/core/error.hpp>
 
+#include <simdjson.h>
+
 #include <exception>
 #include <string>
+#include <string_view>
 #include <system_error>
 #include <utility>
 
@@ -29,6 +33,18 @@ inline kubex::Error error_of(const std::exception_ptr& error) {
   } catch (...) {
     return kubex::Error(std::make_error_code(std::errc::invalid_argument), "not a kubex::Error");
   }
+}
+
+/// metadata.resourceVersion of a list's JSON, for a watch to start from; empty if absent.
+inline std::string resource_version_of(const std::string& list) {
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  std::string_view rv;
+  if (parser.parse(list).get(doc) != simdjson::SUCCESS ||
+      doc.at_pointer("/metadata/resourceVersion").get(rv) != simdjson::SUCCESS) {
+    return {};
+  }
+  return std::string(rv);
 }
 
 }  // namespace kubex::testing
