@@ -64,9 +64,11 @@ class TestenvTest : public ::testing::Test {
   }
 
   /// Waits until the controller-manager has published kube-root-ca.crt into the test's
-  /// namespace, for tests that count every config map in it: it appears asynchronously.
+  /// namespace, for tests that count every config map in it: it appears asynchronously. After
+  /// a disruptive test restarted the apiserver, the controller-manager's informers re-list
+  /// with client-go's backoff (up to 30 s, doubled by jitter), hence the long limit.
   void wait_for_root_ca() {
-    (void)testenv_->kubectl("wait --for=create configmap/kube-root-ca.crt --timeout=60s -n " +
+    (void)testenv_->kubectl("wait --for=create configmap/kube-root-ca.crt --timeout=120s -n " +
                             shell_quote(own_namespace()));
   }
 
