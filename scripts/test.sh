@@ -36,7 +36,9 @@ step "model generator: tests, committed models match the committed specs and com
 python3 -m unittest discover -s tools/codegen/tests
 tools/codegen/generate --check
 scripts/check-models-clang.sh
-(cd tools/testenv && GOTOOLCHAIN=local GOFLAGS=-mod=readonly go vet ./...)
+
+step "testenv: go vet and unit tests"
+(cd tools/testenv && export GOTOOLCHAIN=local GOFLAGS=-mod=readonly && go vet ./... && go test -count=1 ./...)
 
 step "testenv binary"
 scripts/build-testenv.sh >/dev/null

@@ -114,16 +114,21 @@ func (l *containerLog) stream(ctx context.Context, w io.Writer, flush func(), op
 	} else {
 		pos = l.size
 	}
+	// A one-shot read is the log as it was when the request arrived: the first batch ends
+	// where tailLines was counted, so lines appended meanwhile cannot exceed the tail.
+	end, stopped, changed := l.size, l.stopped, l.changed
 	l.mu.Unlock()
 
 	written := int64(0)
 	buf := make([]byte, 64<<10)
 	var partial []byte
 	out := bufio.NewWriterSize(w, 32<<10)
-	for {
-		l.mu.Lock()
-		end, stopped, changed := l.size, l.stopped, l.changed
-		l.mu.Unlock()
+	for first := true; ; first = false {
+		if !first {
+			l.mu.Lock()
+			end, stopped, changed = l.size, l.stopped, l.changed
+			l.mu.Unlock()
+		}
 		for pos < end {
 			n := int64(len(buf))
 			if end-pos < n {
