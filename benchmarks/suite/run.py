@@ -129,6 +129,9 @@ def cpp_adapters(build_dir: Path, kubeconfig: str, target: dict[str, str]) -> li
         Adapter("kubex", "kubex (C++, typed)",
                 [str(suite / "kubex-bench-kubex"), "--kubeconfig", kubeconfig],
                 memory_env=shim),
+        Adapter("kubex-h1", "kubex (C++, typed, HTTP/1.1 only)",
+                [str(suite / "kubex-bench-kubex"), "--kubeconfig", kubeconfig, "--http", "1.1"],
+                memory_env=shim),
         Adapter("kubex-h2", "kubex (C++, typed, HTTP/2)",
                 [str(suite / "kubex-bench-kubex"), "--kubeconfig", kubeconfig, "--http", "2"],
                 memory_env=shim),
@@ -593,8 +596,9 @@ def targets(records: list[Record], memory_records: list[Record], names: list[str
                 rows.append((f"kubex CPU/op ≥ {factor}× below {peer} on list_large",
                              f"{c:.0f}× (L1, reading the bytes without decoding, is "
                              f"{bound:.0f}× below)", c >= factor))
-    # Each transport of kubex on its own: a user picks one (HTTP/1.1 is the default).
-    for ours in ("kubex", "kubex-h2"):
+    # Each configuration of kubex on its own: the default (streams over HTTP/2, requests over
+    # HTTP/1.1), HTTP/1.1 only and HTTP/2 only.
+    for ours in ("kubex", "kubex-h1", "kubex-h2"):
         if ours not in names:
             continue
         for peer in ("client-go", "client-go-h1", "kube-rs"):

@@ -524,13 +524,6 @@ class HttpsTransport final : public Transport, public std::enable_shared_from_th
     if (options_.tls_session_resumption) {
       SessionCache::attach(ctx);
     }
-    if (options_.http2) {
-      // Preference order; a server without HTTP/2 picks http/1.1 or ignores the extension.
-      static constexpr unsigned char protocols[] = "\x02h2\x08http/1.1";
-      if (SSL_CTX_set_alpn_protos(ctx, protocols, sizeof(protocols) - 1) != 0) {
-        throw ConfigError(config_.source + ": cannot offer HTTP/2 (ALPN)");
-      }
-    }
     if (config_.insecure_skip_tls_verify) {
       tls->set_verify_mode(ssl::verify_none);
     } else {
@@ -936,6 +929,17 @@ class HttpsTransport final : public Transport, public std::enable_shared_from_th
       }
     }
 
+    // ALPN per connection: with http2_for_streams, requests' connections offer no h2.
+    const bool offer_h2 = wants_http2(call);
+    if (offer_h2) {
+      // Preference order; a server without HTTP/2 picks http/1.1 or ignores the extension.
+      static constexpr unsigned char protocols[] = "\x02h2\x08http/1.1";
+      if (SSL_set_alpn_protos(ssl, protocols, sizeof(protocols) - 1) != 0) {
+        ERR_clear_error();
+        fail(call, "TLS setup", make_error_code(errc::invalid_config),
+             "cannot offer HTTP/2 (ALPN)");
+      }
+    }
     SessionCache::offer(ssl);
     const auto [handshake_deadline, handshake_limit] =
         phase_deadline(options_.tls_handshake_timeout);
@@ -956,7 +960,7 @@ class HttpsTransport final : public Transport, public std::enable_shared_from_th
       fail(call, "TLS handshake", ec);
     }
     watchdog_->unwatch(*connection);
-    if (options_.http2) {
+    if (offer_h2) {
       const unsigned char* protocol = nullptr;
       unsigned int length = 0;
       SSL_get0_alpn_selected(ssl, &protocol, &length);
@@ -1436,10 +1440,15 @@ class HttpsTransport final : public Transport, public std::enable_shared_from_th
     return best;
   }
 
+  // Whether `call` goes to an HTTP/2 session when the server speaks HTTP/2.
+  bool wants_http2(const Call& call) const noexcept {
+    return options_.http2 || (options_.http2_for_streams && call.streaming);
+  }
+
   awaitable<Route> route(const Call& call) {
     // No co_await inside the braces of a Route: GCC 12 miscompiles that in a coroutine.
     Route route;
-    if (!options_.http2 || h2_unsupported_) {
+    if (!wants_http2(call) || h2_unsupported_) {
       route.connection = co_await checkout(call);
       if (route.connection->http2) {
         h2_unsupported_ = false;  // the server (behind a balancer?) speaks HTTP/2 again
@@ -1955,6 +1964,7 @@ std::shared_ptr<Transport> make_transport(asio::any_io_executor executor, Client
 std::shared_ptr<Transport> make_http1_transport(asio::any_io_executor executor, ClientConfig config,
                                                 ClientOptions options) {
   options.http2 = false;
+  options.http2_for_streams = false;
   return make_transport(std::move(executor), std::move(config), std::move(options));
 }
 

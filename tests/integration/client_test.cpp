@@ -335,7 +335,10 @@ TEST_F(client_testenv_test, watch_stream_delivers_events_as_they_happen_and_canc
   ASSERT_FALSE(rv.empty());
 
   asio::io_context ioc;
-  Client client(ioc.get_executor(), cfg);
+  // HTTP/1.1's stream mechanics (http2_test has HTTP/2's): the watch owns its connection.
+  ClientOptions options;
+  options.http2_for_streams = false;
+  Client client(ioc.get_executor(), cfg, options);
   unsigned status = 0;
   std::string events;
   std::error_code cancel_code;
@@ -394,9 +397,11 @@ TEST_F(client_testenv_test, watch_stream_delivers_events_as_they_happen_and_canc
 TEST_F(client_testenv_test, stream_ends_cleanly_and_its_connection_is_reused) {
   const std::string& ns = own_namespace();
   asio::io_context ioc;
-  // The request timeout bounds the head only: this one-second watch outlives it.
+  // The request timeout bounds the head only: this one-second watch outlives it. Over
+  // HTTP/1.1, whose connection the stream hands back (HTTP/2 streams share theirs).
   ClientOptions options;
   options.timeout = std::chrono::milliseconds(400);
+  options.http2_for_streams = false;
   Client client(ioc.get_executor(), config(), options);
   std::string body;
   std::size_t reads = 0;

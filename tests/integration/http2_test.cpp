@@ -3,7 +3,7 @@
 // one connection (checked against the kernel's socket table), abandoned streams and late
 // requests resetting only their own stream, body limits, idle limits, an idle client leaving
 // its io_context, identities over h2, and the apiserver going away under open sessions. The
-// whole Api<T> suite also runs over HTTP/2 (ctest's h2. tests, KUBEX_TEST_HTTP2=1).
+// whole Api<T> suite also runs over HTTP/2 (ctest's h2. tests, KUBEX_TEST_PROTOCOL=http2).
 
 #include <kubex/client/blocking.hpp>
 #include <kubex/client/blocking_api.hpp>
@@ -124,6 +124,54 @@ TEST_F(http2_test, requests_lists_and_streams_share_one_connection) {
   EXPECT_EQ(stats.connections_open, 1U);
   // kubectl, a second client, sees what went over HTTP/2.
   EXPECT_EQ(testenv().kubectl("get configmap h2-a -n " + ns + " -o jsonpath={.data.k}"), "v");
+}
+
+// The defaults (ClientOptions::http2_for_streams): watches and log follows are streams of one
+// HTTP/2 connection, so restarting one opens nothing; every other request keeps HTTP/1.1.
+TEST_F(http2_test, by_default_streams_use_http2_and_requests_http1) {
+  const std::string& ns = own_namespace();
+  wait_for_root_ca();  // its arrival would be the first watch's only event
+  BlockingClient client(config());
+  auto cms = kubex::client::BlockingApi<corev1::ConfigMap>::namespaced(client, ns);
+  const auto list = cms.list();
+  const auto rv = list.metadata.resource_version.value_or("");
+  ASSERT_FALSE(rv.empty());
+  EXPECT_EQ(client.stats().http2_streams, 0U);
+  EXPECT_EQ(client.stats().connections_opened, 1U);
+
+  for (int round = 1; round <= 3; ++round) {
+    auto watch = cms.watch({.resource_version = rv, .timeout_seconds = 30});
+    corev1::ConfigMap cm;
+    cm.metadata.name = "mixed-" + std::to_string(round);
+    cms.create(cm);  // over HTTP/1.1 while the watch is open on HTTP/2
+    for (;;) {
+      const auto event = watch.next();
+      ASSERT_TRUE(event);
+      if (event->object.metadata.name == cm.metadata.name) {
+        break;
+      }
+    }
+    EXPECT_EQ(sockets_to(port()).size(), 2U) << "round " << round;
+    watch.cancel();  // abandoned: its stream is reset, its connection stays
+  }
+  const auto stats = client.stats();
+  EXPECT_EQ(stats.http2_streams, 3U);
+  EXPECT_EQ(stats.connections_opened, 2U);  // one HTTP/1.1, one HTTP/2
+  EXPECT_EQ(stats.connections_reused, 5U);  // three creates, the second and third watch
+}
+
+// make_http1_transport (and http2_for_streams = false) keep streams on HTTP/1.1 too.
+TEST_F(http2_test, http1_only_keeps_streams_off_http2) {
+  const std::string& ns = own_namespace();
+  ClientOptions options;
+  options.http2_for_streams = false;
+  BlockingClient client(config(), options);
+  auto cms = kubex::client::BlockingApi<corev1::ConfigMap>::namespaced(client, ns);
+  auto watch = cms.watch({.timeout_seconds = 30});
+  watch.cancel();
+  (void)cms.list();
+  EXPECT_EQ(client.stats().http2_streams, 0U);
+  EXPECT_EQ(client.stats().connections_opened, 2U);  // the abandoned watch took its own
 }
 
 TEST_F(http2_test, abandoned_streams_reset_only_themselves) {

@@ -262,13 +262,16 @@ int main(int argc, char** argv) {
     rec.fact("adapter", "kubex");
     rec.fact("variant", "typed");
     kubex::client::ClientOptions options;
-    // --http 2 offers HTTP/2 (the apiserver agrees), as client-go does by default.
-    const auto http = args.get("http", "1.1");
-    if (http != "1.1" && http != "2") {
-      throw std::invalid_argument("--http must be 1.1 or 2, not \"" + http + "\"");
+    // kubex's default sends watches and log follows over HTTP/2 and other requests over
+    // HTTP/1.1; --http 1.1 keeps everything on HTTP/1.1, --http 2 sends everything over
+    // HTTP/2 (the apiserver agrees), as client-go does by default.
+    const auto http = args.get("http", "default");
+    if (http != "default" && http != "1.1" && http != "2") {
+      throw std::invalid_argument("--http must be default, 1.1 or 2, not \"" + http + "\"");
     }
     options.http2 = http == "2";
-    rec.fact("http", http);
+    options.http2_for_streams = http != "1.1";
+    rec.fact("http", http == "default" ? "1.1, streams 2" : http);
     // Off for the primary pass (every client gets the same bytes); the library-defaults pass
     // keeps kubex's default, gzip on.
     options.compression = args.get("library-defaults", "off") == "on";

@@ -143,7 +143,8 @@ class Transport {
 
 /// The HTTPS transport (Boost.Beast, OpenSSL 3, libnghttp2): keep-alive pool, gzip, timeouts,
 /// retries, rate limit, token files, exec plugins and impersonation, as `config` and `options`
-/// say; HTTP/1.1, or HTTP/2 when `options.http2` is set and the server agrees. Handlers run on
+/// say; HTTP/1.1, or HTTP/2 when the server agrees and `options.http2` is set (every request)
+/// or `options.http2_for_streams` (watches and log follows, the default). Handlers run on
 /// `executor` unless they carry their own; the transport is safe to use from several threads
 /// (its own work runs on a strand of `executor`).
 /// @throws kubex::ConfigError if the configuration cannot be used (plain http server,
@@ -151,11 +152,12 @@ class Transport {
 std::shared_ptr<Transport> make_transport(boost::asio::any_io_executor executor,
                                           ClientConfig config, ClientOptions options = {});
 
-/// make_transport with HTTP/1.1 only, whatever `options.http2` says.
+/// make_transport with HTTP/1.1 only, whatever `options.http2` and
+/// `options.http2_for_streams` say.
 std::shared_ptr<Transport> make_http1_transport(boost::asio::any_io_executor executor,
                                                 ClientConfig config, ClientOptions options = {});
 
-/// make_transport with HTTP/2 offered, whatever `options.http2` says.
+/// make_transport with HTTP/2 offered for every request, whatever `options.http2` says.
 std::shared_ptr<Transport> make_http2_transport(boost::asio::any_io_executor executor,
                                                 ClientConfig config, ClientOptions options = {});
 

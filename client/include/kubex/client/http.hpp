@@ -108,6 +108,13 @@ struct ClientOptions {
   /// need few sockets. A server that answers "http/1.1" is spoken to in HTTP/1.1. A new
   /// connection opens when the others carry the server's limit of concurrent streams.
   bool http2 = false;
+  /// Offer HTTP/2 for streams only (watches, log follows) while other requests keep
+  /// HTTP/1.1 connections; ignored when `http2` is set. A stream ended early (a watch
+  /// restarted, a follow abandoned) then resets one HTTP/2 stream instead of closing a
+  /// connection and handshaking the next, and many watches share one socket; a small
+  /// request stays on HTTP/1.1, whose round trip through kube-apiserver is shorter
+  /// (benchmarks/results/kubex-targets.md has the figures).
+  bool http2_for_streams = true;
   /// HTTP/2 health check, as client-go's: an HTTP/2 connection with open streams that has
   /// received nothing for this long is sent a PING; zero turns the check off.
   std::chrono::milliseconds http2_read_idle_timeout = std::chrono::seconds(30);

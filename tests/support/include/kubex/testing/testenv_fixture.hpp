@@ -45,12 +45,20 @@ class TestenvTest : public ::testing::Test {
     return client::load_kubeconfig(testenv_->kubeconfig(), {.context = context});
   }
 
-  /// Client options for suites that run over either protocol: HTTP/2 when the environment
-  /// sets KUBEX_TEST_HTTP2=1 (ctest's h2. copies of the Api<T> tests), else the defaults.
+  /// Client options for suites that run over several protocols: KUBEX_TEST_PROTOCOL=http2
+  /// sends everything over HTTP/2 (ctest's h2. copies of the Api<T> tests), =http1 nothing
+  /// (the h1. copies of its streaming tests); otherwise the defaults: streams over HTTP/2,
+  /// other requests over HTTP/1.1.
   [[nodiscard]] static client::ClientOptions client_options() {
     client::ClientOptions options;
-    const char* h2 = std::getenv("KUBEX_TEST_HTTP2");
-    options.http2 = h2 != nullptr && std::string_view(h2) == "1";
+    const char* protocol = std::getenv("KUBEX_TEST_PROTOCOL");
+    const std::string_view chosen = protocol != nullptr ? protocol : "";
+    if (chosen == "http2") {
+      options.http2 = true;
+    } else if (chosen == "http1") {
+      options.http2 = false;
+      options.http2_for_streams = false;
+    }
     return options;
   }
 
