@@ -1449,6 +1449,15 @@ class HttpsTransport final : public Transport, public std::enable_shared_from_th
     // No co_await inside the braces of a Route: GCC 12 miscompiles that in a coroutine.
     Route route;
     if (!wants_http2(call) || h2_unsupported_) {
+      if (idle_.empty() && open_ >= connection_limit() && !sessions_.empty()) {
+        // At the pool limit with the streams' HTTP/2 connections holding slots
+        // (http2_for_streams): a request shares one that has room rather than wait.
+        sweep_sessions();
+        if (auto best = least_busy_session(true)) {
+          route.session = std::move(best);
+          co_return route;
+        }
+      }
       route.connection = co_await checkout(call);
       if (route.connection->http2) {
         h2_unsupported_ = false;  // the server (behind a balancer?) speaks HTTP/2 again
@@ -1483,6 +1492,14 @@ class HttpsTransport final : public Transport, public std::enable_shared_from_th
           route.session = adopt(std::move(connection));
         }
         co_return route;
+      }
+      // At the connection limit with HTTP/1.1 connections idle (http2_for_streams): the
+      // oldest gives its slot up for the stream's HTTP/2 connection.
+      if (!h2_connecting_ && !idle_.empty()) {
+        auto oldest = std::move(idle_.front());
+        idle_.erase(idle_.begin());
+        release(std::move(oldest), false);
+        continue;
       }
       // At the connection limit every session is full: the least busy queues the stream
       // (libnghttp2 sends it when a slot frees).

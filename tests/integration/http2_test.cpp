@@ -160,6 +160,40 @@ TEST_F(http2_test, by_default_streams_use_http2_and_requests_http1) {
   EXPECT_EQ(stats.connections_reused, 5U);  // three creates, the second and third watch
 }
 
+// With one connection slot, requests (HTTP/1.1) and streams (HTTP/2) must not wait for each
+// other's idle connection: a stream takes an idle HTTP/1.1 connection's slot, and a request
+// rides the HTTP/2 connection when it holds the slot.
+TEST_F(http2_test, one_connection_slot_serves_requests_and_streams) {
+  const std::string& ns = own_namespace();
+  asio::io_context ioc;
+  ClientOptions options;
+  options.max_connections_per_host = 1;
+  Client client(ioc.get_executor(), config(), options);
+  int rounds = 0;
+  asio::co_spawn(
+      ioc,
+      [&]() -> asio::awaitable<void> {
+        for (int round = 0; round < 2; ++round) {
+          const auto list = co_await client.async_request(
+              get("/api/v1/namespaces/" + ns + "/configmaps"), asio::use_awaitable);
+          EXPECT_EQ(list.status, 200U);
+          auto watch = co_await client.async_stream(
+              get("/api/v1/namespaces/" + ns + "/configmaps?watch=1&timeoutSeconds=30"),
+              asio::use_awaitable);
+          EXPECT_EQ(watch.head().status, 200U);
+          EXPECT_LE(sockets_to(port()).size(), 1U);
+          watch.cancel();
+          ++rounds;
+        }
+      },
+      asio::detached);
+  ioc.run_for(std::chrono::seconds(30));
+  EXPECT_EQ(rounds, 2) << "a request or stream waited for a slot an idle connection held";
+  const auto stats = client.stats();
+  EXPECT_EQ(stats.connections_opened, 2U);  // the first list's, then the first watch's
+  EXPECT_EQ(stats.http2_streams, 3U);       // two watches and the second list
+}
+
 // make_http1_transport (and http2_for_streams = false) keep streams on HTTP/1.1 too.
 TEST_F(http2_test, http1_only_keeps_streams_off_http2) {
   const std::string& ns = own_namespace();

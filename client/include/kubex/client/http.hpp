@@ -113,7 +113,9 @@ struct ClientOptions {
   /// restarted, a follow abandoned) then resets one HTTP/2 stream instead of closing a
   /// connection and handshaking the next, and many watches share one socket; a small
   /// request stays on HTTP/1.1, whose round trip through kube-apiserver is shorter
-  /// (benchmarks/results/kubex-targets.md has the figures).
+  /// (benchmarks/results/kubex-targets.md has the figures). Both share the connection limit:
+  /// at the limit, a stream takes the slot of an idle HTTP/1.1 connection and a request
+  /// rides an HTTP/2 connection that has room.
   bool http2_for_streams = true;
   /// HTTP/2 health check, as client-go's: an HTTP/2 connection with open streams that has
   /// received nothing for this long is sent a PING; zero turns the check off.
