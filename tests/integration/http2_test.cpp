@@ -157,6 +157,9 @@ TEST_F(http2_test, by_default_streams_use_http2_and_requests_http1) {
   const auto stats = client.stats();
   EXPECT_EQ(stats.http2_streams, 3U);
   EXPECT_EQ(stats.connections_opened, 2U);  // one HTTP/1.1, one HTTP/2
+  // The HTTP/2 connection resumed the HTTP/1.1 one's TLS session: ALPN differs, the
+  // session is the same server's.
+  EXPECT_EQ(stats.tls_sessions_resumed, 1U);
   EXPECT_EQ(stats.connections_reused, 5U);  // three creates, the second and third watch
 }
 
