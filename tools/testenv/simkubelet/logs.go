@@ -123,12 +123,7 @@ func (l *containerLog) stream(ctx context.Context, w io.Writer, flush func(), op
 	buf := make([]byte, 64<<10)
 	var partial []byte
 	out := bufio.NewWriterSize(w, 32<<10)
-	for first := true; ; first = false {
-		if !first {
-			l.mu.Lock()
-			end, stopped, changed = l.size, l.stopped, l.changed
-			l.mu.Unlock()
-		}
+	for {
 		for pos < end {
 			n := int64(len(buf))
 			if end-pos < n {
@@ -178,6 +173,9 @@ func (l *containerLog) stream(ctx context.Context, w io.Writer, flush func(), op
 		case <-ctx.Done():
 			return nil
 		}
+		l.mu.Lock()
+		end, stopped, changed = l.size, l.stopped, l.changed
+		l.mu.Unlock()
 	}
 }
 
