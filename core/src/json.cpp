@@ -565,6 +565,7 @@ bool Reader::is_null() {
   if (val(value_).type().get(t) == simdjson::SUCCESS && t != od::json_type::null) {
     return false;
   }
+  read_ = true;
   bool null = false;
   if (auto e = val(value_).is_null().get(null); e != simdjson::SUCCESS) {
     fail_read(val(value_), e, "null", od::json_type::null);
@@ -573,6 +574,7 @@ bool Reader::is_null() {
 }
 
 bool Reader::get_bool() {
+  read_ = true;
   bool b = false;
   if (auto e = val(value_).get_bool().get(b); e != simdjson::SUCCESS) {
     fail_read(val(value_), e, "a boolean", od::json_type::boolean);
@@ -581,6 +583,7 @@ bool Reader::get_bool() {
 }
 
 std::int64_t Reader::get_int64() {
+  read_ = true;
   std::int64_t i = 0;
   if (auto e = val(value_).get_int64().get(i); e != simdjson::SUCCESS) {
     fail_number(val(value_), e, "an integer", true);
@@ -589,6 +592,7 @@ std::int64_t Reader::get_int64() {
 }
 
 double Reader::get_double() {
+  read_ = true;
   double d = 0;
   if (auto e = val(value_).get_double().get(d); e != simdjson::SUCCESS) {
     fail_number(val(value_), e, "a number", false);
@@ -597,6 +601,7 @@ double Reader::get_double() {
 }
 
 std::string_view Reader::get_string() {
+  read_ = true;
   od::value& v = val(value_);
   if (t_state.flaw_at != nullptr) {
     const std::string_view token = v.raw_json_token();
@@ -610,6 +615,17 @@ std::string_view Reader::get_string() {
 }
 
 std::string Reader::get_raw() {
+  return std::string(raw_view());
+}
+
+void Reader::skip() {
+  if (!read_) {
+    (void)raw_view();
+  }
+}
+
+std::string_view Reader::raw_view() {
+  read_ = true;
   od::value& v = val(value_);
   od::json_type t{};
   if (auto e = v.type().get(t); e != simdjson::SUCCESS) {
@@ -637,6 +653,12 @@ std::string Reader::get_raw() {
       fail_end();  // `1` may be the start of `12`: a cut document is never valid
     }
     raw = v.raw_json_token();
+    if (t == od::json_type::string) {
+      // Consume the string: left for the enclosing object to skip, a string followed by ':'
+      // would be taken for a key and `{"a":"b":"c"}}` accepted.
+      od::raw_json_string consumed;
+      (void)v.get_raw_json_string().get(consumed);
+    }
   }
   if (e != simdjson::SUCCESS) {
     fail(std::string("invalid JSON: ") + simdjson::error_message(e));
@@ -648,10 +670,11 @@ std::string Reader::get_raw() {
   if (const char* err = check_json(raw, kMaxDepth - t_state.depth, true)) {
     fail(std::string("invalid JSON: ") + err);
   }
-  return std::string(raw);
+  return raw;
 }
 
 void Reader::each_field(void* ctx, FieldFn fn) {
+  read_ = true;
   od::object obj;
   if (auto e = val(value_).get_object().get(obj); e != simdjson::SUCCESS) {
     fail_read(val(value_), e, "an object", od::json_type::object);
@@ -674,6 +697,7 @@ void Reader::each_field(void* ctx, FieldFn fn) {
     Reader child(&field.value());
     try {
       fn(ctx, key, child);
+      child.skip();
     } catch (DecodeError& err) {
       err.prepend_field(key);
       throw;
@@ -682,6 +706,7 @@ void Reader::each_field(void* ctx, FieldFn fn) {
 }
 
 void Reader::each_element(void* ctx, ElementFn fn) {
+  read_ = true;
   od::array arr;
   if (auto e = val(value_).get_array().get(arr); e != simdjson::SUCCESS) {
     fail_read(val(value_), e, "an array", od::json_type::array);
@@ -698,6 +723,7 @@ void Reader::each_element(void* ctx, ElementFn fn) {
     Reader child(&v);
     try {
       fn(ctx, child);
+      child.skip();
     } catch (DecodeError& err) {
       err.prepend_index(index);
       throw;

@@ -151,6 +151,33 @@ TEST(JsonObject, HandWrittenFieldList) {
   EXPECT_EQ(encode(r), R"({"maxSurge":3,"dryRun":true})");
 }
 
+TEST(JsonObject, DroppedFieldsMustStillBeValidJson) {
+  // Renamed keeps no unknown fields: what it drops is skipped, and checked as it goes. Without
+  // the check simdjson skipped such values by counting brackets and accepted these documents.
+  const auto reason = [](std::string_view json) -> std::string {
+    try {
+      (void)decode<shop::Renamed>(json);
+    } catch (const kubex::json::DecodeError& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  EXPECT_EQ(reason(R"({"other":{"a" "b" ]},"dryRun":true})"),
+            "other: invalid JSON: The JSON document has an improper structure: missing or "
+            "superfluous commas, braces, missing keys, etc.");
+  EXPECT_EQ(reason(R"({"other":[1 2],"dryRun":true})"),
+            "other: invalid JSON: expected ',' or ']' in an array");
+  EXPECT_EQ(reason(R"({"other":tru,"dryRun":true})"), "other: invalid JSON: invalid literal");
+  // A dropped string followed by ':' was taken for a key, with the value after it.
+  EXPECT_EQ(reason(R"({"other":"a":"b"}})").substr(0, 50),
+            "invalid JSON: The JSON document has an improper st");
+  EXPECT_EQ(reason(R"({"other":"\x"})"),
+            "other: invalid JSON: invalid escape sequence in a string");
+  const auto r =
+      decode<shop::Renamed>(R"({"other":{"a":["b",{"c":null}]},"o2":"x:y","dryRun":true})");
+  EXPECT_TRUE(r.dry_run);
+}
+
 TEST(Nullable, ThreeStates) {
   kubex::Nullable<int> n;
   EXPECT_TRUE(n.is_absent());

@@ -637,6 +637,28 @@ TEST(bad_input, duplicate_keys_last_one_wins) {
             "metadata.name: expected a string, got a number");
 }
 
+TEST(bad_input, a_string_followed_by_a_colon_is_an_error) {
+  // simdjson, skipping a value nobody read, took `"n"` for a key, ate `:"b"` and one closing
+  // brace too many, so these documents used to decode (found by fuzzing, as a list whose
+  // broken items array was then replaced by a second "items" key).
+  const std::string improper =
+      "invalid JSON: The JSON document has an improper structure: missing or superfluous "
+      "commas, braces, missing keys, etc.";
+  EXPECT_EQ(message<core::Pod>(R"({"metadata":{"future":"n":"b"}}})"), "metadata: " + improper);
+  EXPECT_EQ(message<core::Pod>(R"({"future":"n":"b"}})"), improper);
+  EXPECT_EQ(message<core::Pod>(R"({"metadata":{"name":"n":"b"}}})"), "metadata: " + improper);
+  EXPECT_EQ(message<core::Pod>(R"({"metadata":{"labels":{"a":"n":"b"}}}})"),
+            "metadata.labels: " + improper);
+  EXPECT_EQ(message<core::Pod>(R"({"future":["n":"b"]})"),
+            "future: invalid JSON: expected ',' or ']' in an array");
+  EXPECT_EQ(message<core::Pod>(R"({"spec":{"containers":[{"args":["n":"b"]}]}})"),
+            "spec.containers[0].args: " + improper);
+  EXPECT_EQ(message<core::PodList>(R"({"items":[{"2requests":"name":"a\"]}"}}],"it\u0065ms":[]})"),
+            "items[0]: " + improper);
+  // A colon inside a string is just text.
+  EXPECT_EQ(*decode<core::Pod>(R"({"metadata":{"name":"n:b"}})").metadata.name, "n:b");
+}
+
 TEST(bad_input, trailing_content_after_the_document) {
   const std::string pod = fixture("pod.json");
   for (std::string_view tail : {" x", "}", "]", "{}", ",", " 1", " null", "\"", " {\"a\":1}"}) {

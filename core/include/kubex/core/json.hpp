@@ -47,7 +47,8 @@ class DecodeError : public Error {
 };
 
 /// One JSON value being read. Each value may be read once, with one of the accessors; fields
-/// and elements not read are skipped. Readers exist only during a decode call.
+/// and elements not read are skipped, and checked to be valid JSON as raw values are. Readers
+/// exist only during a decode call.
 class Reader {
  public:
   /// The JSON type of a value.
@@ -95,7 +96,13 @@ class Reader {
   using ElementFn = void (*)(void*, Reader&);
   void each_field(void* ctx, FieldFn fn);
   void each_element(void* ctx, ElementFn fn);
+  // The value's text, checked to be valid JSON; valid until the document is released.
+  std::string_view raw_view();
+  // Checks and consumes the value if no accessor read it: simdjson would skip it by counting
+  // brackets, accepting anything between them.
+  void skip();
   void* value_;
+  bool read_ = false;  // an accessor consumed the value, or took it to be read
 };
 
 /// Appends compact JSON to a string. Keys and values are written in call order; commas are
