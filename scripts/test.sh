@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The test command (README, .ci/run): installs what is missing, builds kubex and testenv,
 # checks formatting and layering, runs unit and fault tests, fuzzes the model decoder for a
-# minute, starts a real control plane and runs the integration tests against it, then does the
+# minute and the kubeconfig reader for half a minute, starts a real control plane and runs the integration tests against it, then does the
 # same under ASan+UBSan.
 # Exits non-zero on any failure; testenv is stopped whatever happens.
 #
@@ -57,9 +57,12 @@ for p in "${presets[@]}"; do
   scripts/check-no-secrets.sh "build/$p/Testing/Temporary/LastTest.log"
 done
 
-# About 80 s with a warm ccache (build ~20 s): the clang build of the target and its models.
+# About 2 min with a warm ccache: the clang build of the targets (with their models and the
+# client), then the fuzzing itself.
 step "fuzz the model decoder for 60 s (libFuzzer, ASan+UBSan)"
-scripts/fuzz.sh 60
+scripts/fuzz.sh --target decode 60
+step "fuzz the kubeconfig reader for 30 s (libFuzzer, ASan+UBSan)"
+scripts/fuzz.sh --target kubeconfig 30
 
 step "integration tests against a real control plane"
 integration() {
