@@ -7,12 +7,15 @@
 // For list types, json::ListDecoder fed the input in pieces (as a transport feeds a body
 // while it arrives) must agree with decode: the same list, or an error where decode fails
 // (a second "items" key, which decode accepts, is the one error of its own).
+// As a watch event line, the input must either throw a well-formed DecodeError or give an
+// event that survives being written as a line again.
 // Any other exception, crash, leak or sanitizer report is a finding. Built with libFuzzer by
 // the `fuzz` preset (scripts/fuzz.sh), and with any compiler as kubex_fuzz_replay, which runs
 // the seed and regression corpora as a unit test.
 #include <kubex/api.hpp>
 #include <kubex/core/json.hpp>
 #include <kubex/core/json_list.hpp>
+#include <kubex/core/watch.hpp>
 #include <kubex/k8s/v1_35/apps/v1.hpp>
 #include <kubex/k8s/v1_35/core/v1.hpp>
 #include <kubex/k8s/v1_35/meta/v1.hpp>
@@ -194,6 +197,34 @@ void check_list(std::string_view input, std::size_t piece) {
   }
 }
 
+// Decodes `input` as a line of a watch on pods, into an event that held another one before,
+// as a watch reuses its event.
+void check_watch_event(std::string_view input) {
+  kubex::WatchEvent<core::Pod> event;
+  event.object.metadata.name = "previous";
+  try {
+    kubex::decode_watch_event(input, event);
+  } catch (const kubex::json::DecodeError& e) {
+    require_well_formed(e);
+    return;
+  }
+  if (event.type == kubex::WatchEventType::error) {
+    return;
+  }
+  std::string line = R"({"type":")";
+  line.append(kubex::to_string(event.type)).append(R"(","object":)");
+  line.append(kubex::json::encode(event.object)).append("}");
+  kubex::WatchEvent<core::Pod> again;
+  try {
+    kubex::decode_watch_event(line, again);
+  } catch (const kubex::json::DecodeError& e) {
+    finding(e.what(), "a watch event written again is rejected:\n" + line);
+  }
+  if (again.type != event.type || !(again.object == event.object)) {
+    finding("a watch event written again differs", line);
+  }
+}
+
 }  // namespace kubex_fuzz
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -202,6 +233,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   kubex_fuzz::check<kubex_fuzz::core::PodList>(input);
   kubex_fuzz::check<kubex_fuzz::apps::Deployment>(input);
   kubex_fuzz::check<kubex_fuzz::meta::PartialObjectMetadataList>(input);
+  kubex_fuzz::check_watch_event(input);
   // Pieces of a size taken from the input, so that the fuzzer varies where they split.
   const std::size_t piece = size == 0 ? 1 : 1 + data[0] % 97;
   kubex_fuzz::check_list<kubex_fuzz::core::PodList>(input, piece);
