@@ -45,6 +45,27 @@ TEST(watch_event_test, object_before_type_is_decoded_too) {
   EXPECT_EQ(e.object.metadata.name, "b");
 }
 
+TEST(watch_event_test, repeated_keys) {
+  // The apiserver never repeats a key; a line that does is read as any document is (the last
+  // "object" wins, wherever "type" is), except that a second "type" is an error: the object
+  // may already have been read as the first one's kind of object.
+  WatchEvent<Thing> e;
+  kubex::decode_watch_event(
+      R"({"object":{"metadata":{"name":"first"}},"type":"ADDED","object":{"metadata":{"name":"last"}}})",
+      e);
+  EXPECT_EQ(e.object.metadata.name, "last");
+  kubex::decode_watch_event(
+      R"({"type":"ADDED","object":{"metadata":{"name":"first"}},"object":{"metadata":{"name":"last"}}})",
+      e);
+  EXPECT_EQ(e.object.metadata.name, "last");
+  try {
+    kubex::decode_watch_event(R"({"type":"ADDED","object":{},"type":"ERROR"})", e);
+    ADD_FAILURE() << "no error";
+  } catch (const kubex::json::DecodeError& err) {
+    EXPECT_STREQ(err.what(), "type: watch event with a second \"type\"");
+  }
+}
+
 TEST(watch_event_test, bookmark_and_every_type_name) {
   WatchEvent<Thing> e;
   for (const auto t : {WatchEventType::added, WatchEventType::modified, WatchEventType::deleted,

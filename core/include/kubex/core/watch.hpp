@@ -80,6 +80,10 @@ template <class T>
 void kubex_read(json::Reader& r, WatchEventSink<T>& sink) {
   r.for_each_field([&sink](std::string_view key, json::Reader& v) {
     if (key == "type") {
+      if (sink.typed) {
+        // Last-wins would give an object already read as one type the other's meaning.
+        json::Reader::fail("watch event with a second \"type\"");
+      }
       const std::string_view name = v.get_string();
       if (!parse_watch_event_type(name, sink.event->type)) {
         std::string reason = "unknown watch event type \"";
@@ -91,6 +95,7 @@ void kubex_read(json::Reader& r, WatchEventSink<T>& sink) {
       sink.has_object = true;
       if (sink.typed) {
         read_event_object(v, *sink.event);  // the reader adds "object." to error paths
+        sink.deferred.clear();              // a second "object" replaces the first, as elsewhere
       } else {
         sink.deferred = v.get_raw();
       }
