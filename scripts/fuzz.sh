@@ -39,9 +39,9 @@ run=build/fuzz/run-$target
 corpus=$run/corpus   # what the fuzzer learns; kept between runs, never committed
 seeds=$run/seeds
 mkdir -p "$corpus" "$seeds" "$run/findings"
-max_len=65536
 rm -f "$seeds"/*
 if [ "$target" = decode ]; then
+  max_len=65536
   # Seeds: the API fixtures up to max_len (the 2 MB pod list would only be cut short).
   for f in tests/fixtures/v1.35.4/*.json; do
     [ "$(stat -c %s "$f")" -le "$max_len" ] && cp "$f" "$seeds/"

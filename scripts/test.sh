@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The test command (README, .ci/run): installs what is missing, builds kubex and testenv,
 # checks formatting and layering, runs unit and fault tests, fuzzes the model decoder for a
-# minute and the kubeconfig reader for half a minute, starts a real control plane and runs the integration tests against it, then does the
-# same under ASan+UBSan.
+# minute and the kubeconfig reader for half a minute, starts a real control plane and runs the
+# integration tests against it, then does the same under ASan+UBSan.
 # Exits non-zero on any failure; testenv is stopped whatever happens.
 #
 #   scripts/test.sh            everything

@@ -125,7 +125,7 @@ void check(const std::string& text) {
   if (!message) {
     return;
   }
-  if (message->rfind(kSource, 0) != 0) {
+  if (!message->starts_with(kSource)) {
     finding("the message does not name the document", *message);
   }
   for (const std::string& secret : secrets(text)) {
