@@ -28,7 +28,10 @@ packages=(
 )
 # benchmarks/suite: the report's PNG charts; venvs for the Python peers; npm for the
 # client-node peer's pinned packages (Debian's, unless an npm is on PATH already).
-((bench)) && packages+=(python3-matplotlib python3-venv)
+# python3-munkres answers python3-fonttools' "python3-scipy | python3-munkres": without it,
+# and without recommends, apt picks scipy, whose python3-pythran needs libboost-dev (1.74),
+# which conflicts with libboost1.81-dev above, in either order of installation.
+((bench)) && packages+=(python3-matplotlib python3-munkres python3-venv)
 if ((bench)) && ! command -v npm >/dev/null; then packages+=(npm); fi
 
 missing=()
@@ -42,8 +45,20 @@ if ((${#missing[@]})); then
   [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
   export DEBIAN_FRONTEND=noninteractive
   "${sudo_cmd[@]}" apt-get update -qq
-  "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  log=$(mktemp)
+  if ! "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >"$log" 2>&1; then
+    cat "$log" >&2
+    rm -f "$log"
+    echo "install-deps: apt-get could not install ${missing[*]} (its output is above)" >&2
+    exit 1
+  fi
+  rm -f "$log"
 fi
+# What apt said it installed is checked, so a package that resolved to something else fails here.
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+    { echo "install-deps: $p is still not installed" >&2; exit 1; }
+done
 
 command -v go >/dev/null || { echo "install-deps: Go >= 1.25 is required for tools/testenv (not found on PATH)" >&2; exit 1; }
 command -v kubectl >/dev/null || { echo "install-deps: kubectl is required on PATH (the tests use it as an independent second client)" >&2; exit 1; }

@@ -9,20 +9,32 @@
 #
 #   scripts/run.sh [--no-defaults-pass] [run.py options]
 #       e.g. --full, --rounds 3, --adapters kubex,L1,client-go, --scenarios list_large
+#   scripts/run.sh --setup-only [--adapters ...]
+#       only the set-up: system packages and the peers (scripts/test.sh runs this, so CI
+#       exercises the main job's set-up on every run)
 # See benchmarks/suite/run.py --help.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
 defaults_pass=1
+setup_only=0
 args=()
 for a in "$@"; do
-  if [ "$a" = --no-defaults-pass ]; then defaults_pass=0; else args+=("$a"); fi
+  case "$a" in
+    --no-defaults-pass) defaults_pass=0 ;;
+    --setup-only) setup_only=1 ;;
+    *) args+=("$a") ;;
+  esac
 done
 
 export CCACHE_BASEDIR="$root" CCACHE_NOHASHDIR=true  # cache hits across clones
 echo "==> dependencies"
 scripts/install-deps.sh --bench
+if [ "$setup_only" = 1 ]; then
+  echo "==> peers' set-up"
+  exec python3 benchmarks/suite/run.py --setup-only "${args[@]}"
+fi
 echo "==> build (Release, build/bench)"
 cmake --preset bench >/dev/null
 cmake --build build/bench -j "$(nproc)" --target kubex_bench_suite

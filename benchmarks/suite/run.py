@@ -198,6 +198,23 @@ def set_up_peers(peers: list[Peer]) -> None:
         subprocess.run(p.setup, cwd=p.folder, env=env, check=True)
 
 
+def setup_only(args, ap: argparse.ArgumentParser) -> int:
+    """Runs every selected peer's set-up, as a full run would before measuring."""
+    peers = peer_adapters("", args.build_dir.resolve())
+    if args.adapters:
+        wanted = set(args.adapters.split(","))
+        ours = cpp_adapters(args.build_dir.resolve(), "",
+                            {"server": "", "ca_file": "", "token_file": ""})
+        known = {p.adapter.name for p in peers} | {a.name for a in ours}
+        if wanted - known:
+            ap.error(f"unknown adapters: {', '.join(sorted(wanted - known))}")
+        peers = [p for p in peers if p.adapter.name in wanted]
+    started = time.monotonic()
+    set_up_peers(peers)
+    print(f"==> peers set up in {time.monotonic() - started:.0f} s", flush=True)
+    return 0
+
+
 def connection_target(kubeconfig: str, secrets_dir: Path) -> dict[str, str]:
     """Server, CA file and a token file for the raw programs, from the kubeconfig's current
     context (kubectl reads it, so no YAML parser is needed). The token goes to a 0600 file."""
@@ -931,6 +948,9 @@ def main() -> int:
     ap.add_argument("--no-pin", action="store_true",
                     help="leave the control plane and the clients on every CPU (default: the "
                          "control plane on the first half of the CPUs, clients on the rest)")
+    ap.add_argument("--setup-only", action="store_true",
+                    help="install and build the peers (those of --adapters, default all) "
+                         "and stop: no control plane needed (scripts/test.sh runs this)")
     ap.add_argument("--report-only", type=Path, metavar="RESULTS",
                     help="rebuild report.md/csv/charts in --out from an earlier results file")
     args = ap.parse_args()
@@ -951,6 +971,8 @@ def main() -> int:
         args.scenarios = "list_medium,list_large,watch_n_events"
     if args.report_only:
         return report_only(args, args.report_only)
+    if args.setup_only:
+        return setup_only(args, ap)
     kubeconfig = os.environ.get("KUBEX_TESTENV_KUBECONFIG")
     testenv_bin = os.environ.get("KUBEX_TESTENV_BIN")
     if not kubeconfig or not testenv_bin:
