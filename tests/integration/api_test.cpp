@@ -1257,6 +1257,7 @@ TEST_F(api_test, service_account_token_request) {
       client().wait(sas.async().async_create_subresource<"token", authnv1::TokenRequest>(
           "robot", request, {}, boost::asio::use_future));
   ASSERT_TRUE(issued.status);
+  kubex::testing::record_secret(issued.status->token);
   EXPECT_EQ(std::count(issued.status->token.begin(), issued.status->token.end(), '.'), 2)
       << "not a JWT";  // the token itself is never printed
   // The server accepts the token for the service account (TokenReview through kubectl). The

@@ -95,10 +95,7 @@ TEST_F(config_testenv_test, kubeconfig_list_written_by_kubectl) {
 TEST_F(config_testenv_test, in_cluster_with_a_real_service_account) {
   const std::string ns = own_namespace();
   (void)testenv().kubectl("create serviceaccount kubex-pod -n " + ns);
-  std::string token = testenv().kubectl("create token kubex-pod -n " + ns + " --duration 10m");
-  while (!token.empty() && (token.back() == '\n' || token.back() == '\r')) {
-    token.pop_back();
-  }
+  const std::string token = testenv().create_token("kubex-pod", ns);
   const auto admin = config("admin");
   TempDir dir;
   dir.write("sa/token", token);

@@ -49,10 +49,7 @@ class oidc_testenv_test : public kubex::testing::TestenvTest {
     TestenvTest::SetUp();
     ns_ = own_namespace();
     (void)testenv().kubectl("create serviceaccount oidc-user -n " + ns_);
-    sa_token_ = testenv().kubectl("create token oidc-user -n " + ns_ + " --duration 10m");
-    while (!sa_token_.empty() && (sa_token_.back() == '\n' || sa_token_.back() == '\r')) {
-      sa_token_.pop_back();
-    }
+    sa_token_ = testenv().create_token("oidc-user", ns_);
     issuer_ = std::make_unique<OidcIssuer>(certificate_, "kubex", client_secret);
   }
 

@@ -1,5 +1,6 @@
 #include <kubex/testing/testenv.hpp>
 
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -24,18 +25,48 @@ std::string environment(const char* name) {
 }  // namespace
 
 CommandResult run_command(const std::string& command) {
+  return run_command(command, [](std::string_view) {});
+}
+
+CommandResult run_command(const std::string& command,
+                          const std::function<void(std::string_view line)>& on_line) {
   CommandResult result;
   FILE* pipe = ::popen(command.c_str(), "r");
   if (pipe == nullptr) {
     return result;
   }
   char buffer[4096];
-  while (const std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) {
-    result.output.append(buffer, n);
+  std::size_t line_start = 0;
+  // fgets returns as soon as a line (or a full buffer) is in, unlike fread.
+  while (std::fgets(buffer, sizeof buffer, pipe) != nullptr) {
+    result.output += buffer;
+    std::size_t newline;
+    while ((newline = result.output.find('\n', line_start)) != std::string::npos) {
+      on_line(std::string_view(result.output).substr(line_start, newline - line_start));
+      line_start = newline + 1;
+    }
   }
   const int status = ::pclose(pipe);
   result.exit_code = status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return result;
+}
+
+void record_secret(std::string_view secret) {
+  const std::string file = environment("KUBEX_TEST_SECRETS_FILE");
+  if (file.empty() || secret.empty()) {
+    return;
+  }
+  // One write of the whole line to an O_APPEND file: tests running in parallel do not interleave.
+  const int fd = ::open(file.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    throw std::runtime_error("record_secret: cannot open KUBEX_TEST_SECRETS_FILE " + file);
+  }
+  const std::string line = std::string(secret) + "\n";
+  const auto written = ::write(fd, line.data(), line.size());
+  ::close(fd);
+  if (written != static_cast<ssize_t>(line.size())) {
+    throw std::runtime_error("record_secret: cannot write KUBEX_TEST_SECRETS_FILE " + file);
+  }
 }
 
 std::string shell_quote(std::string_view text) {
@@ -70,6 +101,17 @@ std::string Testenv::kubectl(const std::string& arguments) const {
                              "; output: " + result.output);
   }
   return std::move(result.output);
+}
+
+std::string Testenv::create_token(const std::string& service_account,
+                                  const std::string& namespace_name) const {
+  std::string token = kubectl("create token " + shell_quote(service_account) + " -n " +
+                              shell_quote(namespace_name) + " --duration 10m");
+  while (!token.empty() && (token.back() == '\n' || token.back() == '\r')) {
+    token.pop_back();
+  }
+  record_secret(token);
+  return token;
 }
 
 void Testenv::run_testenv(const std::string& arguments) const {

@@ -5,6 +5,7 @@
 // namespaces that belong to one test.
 
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -22,8 +23,17 @@ struct CommandResult {
 /// Runs `command` with /bin/sh -c and waits for it.
 CommandResult run_command(const std::string& command);
 
+/// Runs `command` as above and calls `on_line` with each line of its stdout (without the
+/// newline) as soon as it is read, so a test can act on what the program has reached.
+CommandResult run_command(const std::string& command,
+                          const std::function<void(std::string_view line)>& on_line);
+
 /// `text` in single quotes, safe to paste into a /bin/sh command line.
 std::string shell_quote(std::string_view text);
+
+/// Appends `secret` (a token a test minted) to the file named by KUBEX_TEST_SECRETS_FILE, if
+/// set, so scripts/check-no-secrets.sh can look for it in the logs; a no-op otherwise.
+void record_secret(std::string_view secret);
 
 /// The testenv of the current run, described by the environment variables that
 /// scripts/with-testenv.sh sets.
@@ -42,6 +52,11 @@ class Testenv {
   /// command line as is) and returns its stdout.
   /// @throws std::runtime_error with the command and exit status if kubectl fails.
   std::string kubectl(const std::string& arguments) const;
+
+  /// `kubectl create token <service_account> -n <namespace_name> --duration 10m`: the token,
+  /// without its newline, recorded with record_secret().
+  [[nodiscard]] std::string create_token(const std::string& service_account,
+                                         const std::string& namespace_name) const;
 
   /// Runs `testenv seed`: creates `namespace_name` if needed and `pods` pods seed-0...,
   /// without the log-emitter pod, and waits until they are all Running.
