@@ -49,6 +49,8 @@ boost::asio::awaitable<void> run(kubex::client::Api<core::Pod> pods, std::int64_
 }
 
 int main(int argc, char** argv) {
+  // Each change is printed as it happens, into a pipe too.
+  std::setvbuf(stdout, nullptr, _IOLBF, BUFSIZ);
   try {
     boost::asio::io_context ioc;
     kubex::client::Client client(ioc.get_executor(), kubex::client::infer_config());

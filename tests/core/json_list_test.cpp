@@ -145,6 +145,10 @@ TEST(ListDecoder, FailsWhereDecodeFails) {
       "{\"items\":[{\"n\":1}\x01]}",        // a control character between items
   };
   for (const auto& json : documents) {
+    List whole;
+    EXPECT_FALSE(decode_whole(json, whole).empty()) << "json::decode accepted " << json;
+    List fed;
+    EXPECT_FALSE(decode_fed(json, json.size(), fed).empty()) << "ListDecoder accepted " << json;
     expect_same_as_decode(json);
   }
 }
@@ -260,9 +264,25 @@ TEST(ListDecoder, DecodesTheWholeBodyWhenNothingWasFed) {
 }
 
 TEST(ListDecoder, LimitsNestingAsDecodeDoes) {
+  // Within the limit both decode; past it both fail, whichever way the body arrives.
   for (const std::size_t levels : {std::size_t{1020}, std::size_t{1030}}) {
     std::string json = R"({"items":[{"name":"a","x":)";
     json += std::string(levels, '[') + std::string(levels, ']') + "}]}";
+    const bool within = levels < 1024;
+    List whole;
+    const std::string whole_error = decode_whole(json, whole);
+    EXPECT_EQ(whole_error.empty(), within) << levels << " levels: " << whole_error;
+    List fed;
+    const std::string fed_error = decode_fed(json, 7, fed);
+    EXPECT_EQ(fed_error.empty(), within) << levels << " levels: " << fed_error;
+    if (within) {
+      ASSERT_EQ(fed.items.size(), 1U);
+      EXPECT_EQ(fed.items[0].name, "a");
+    } else {
+      EXPECT_NE(whole_error.find("nesting deeper than 1024 levels"), std::string::npos)
+          << whole_error;
+      EXPECT_NE(fed_error.find("nesting deeper than 1024 levels"), std::string::npos) << fed_error;
+    }
     expect_same_as_decode(json);
   }
 }

@@ -7,9 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <chrono>
 #include <string>
-#include <thread>
+#include <string_view>
 
 namespace {
 
@@ -32,12 +31,18 @@ bool contains(const std::string& text, const std::string& part) {
 TEST_F(api_examples_test, watch_pods) {
   const auto& ns = own_namespace();
   testenv().kubectl("-n " + ns + " run existing --image=registry.k8s.io/pause:3.10");
-  std::thread creator([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
-    testenv().kubectl("-n " + ns + " run later --image=registry.k8s.io/pause:3.10");
-  });
-  const auto r = run(KUBEX_EXAMPLE_WATCH_PODS, shell_quote(ns) + " 4");
-  creator.join();
+  // "later" is created once the example has printed its list, so the watch must report it.
+  bool created = false;
+  const auto r = run_command(
+      "KUBECONFIG=" + shell_quote(testenv().kubeconfig()) + " " +
+          shell_quote(KUBEX_EXAMPLE_WATCH_PODS) + " " + shell_quote(ns) + " 4 2>&1",
+      [&](std::string_view line) {
+        if (!created && line.starts_with("first: ")) {
+          created = true;
+          testenv().kubectl("-n " + ns + " run later --image=registry.k8s.io/pause:3.10");
+        }
+      });
+  EXPECT_TRUE(created) << r.output;
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_TRUE(contains(r.output, "1 pods in " + ns)) << r.output;
   EXPECT_TRUE(contains(r.output, "first: existing")) << r.output;

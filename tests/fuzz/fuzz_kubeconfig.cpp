@@ -3,7 +3,7 @@
 // so for any document the reader must either resolve a configuration or throw a kubex::Error whose
 // message names the document, and never print a secret: a value under a key that holds one
 // (token, password, client-key-data, client-secret, id-token, refresh-token, a proxy URL's
-// user information) must not appear in the message. Any other exception, crash, hang, leak or
+// password) must not appear in the message. Any other exception, crash, hang, leak or
 // sanitizer report is a finding. Built with libFuzzer by the `fuzz` preset (scripts/fuzz.sh
 // kubeconfig), and with any compiler as kubex_fuzz_kubeconfig_replay, which runs the seed and
 // regression corpus (kubeconfig-corpus/) as a unit test.
@@ -50,14 +50,20 @@ bool secret_key(const std::string& key) {
          key == "client-secret" || key == "id-token" || key == "refresh-token";
 }
 
-// The user information of a proxy URL (`http://user:pass@host`), or "".
-std::string userinfo(const std::string& url) {
+// The password of a proxy URL (`http://user:pass@host`), or its whole user information when
+// it has no ':'; "" without any.
+std::string proxy_secret(const std::string& url) {
   const auto scheme = url.find("://");
   if (scheme == std::string::npos) {
     return "";
   }
   const auto at = url.find('@', scheme + 3);
-  return at == std::string::npos ? "" : url.substr(scheme + 3, at - scheme - 3);
+  if (at == std::string::npos) {
+    return "";
+  }
+  const std::string userinfo = url.substr(scheme + 3, at - scheme - 3);
+  const auto colon = userinfo.find(':');
+  return colon == std::string::npos ? userinfo : userinfo.substr(colon + 1);
 }
 
 // Collects the scalars under secret keys anywhere in the document. Bounded, because aliases
@@ -80,7 +86,7 @@ void collect(const YAML::Node& node, std::vector<std::string>& out, int& budget)
         if (secret_key(key)) {
           out.push_back(entry.second.Scalar());
         } else if (key == "proxy-url") {
-          out.push_back(userinfo(entry.second.Scalar()));
+          out.push_back(proxy_secret(entry.second.Scalar()));
         }
       }
       collect(entry.second, out, budget);

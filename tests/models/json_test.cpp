@@ -207,9 +207,19 @@ TEST(json, errors_name_the_path) {
   EXPECT_EQ(error_of(R"([1])"), "expected an object, got an array");
 }
 
+// The literal's bytes, NULs included (a const char* would end at the first one).
+template <std::size_t N>
+constexpr std::string_view bytes(const char (&literal)[N]) {
+  return {literal, N - 1};
+}
+static_assert(bytes("\0").size() == 1 && bytes("a\0b").size() == 3);
+
 TEST(json, malformed_input_is_an_error_not_a_crash) {
-  for (std::string_view bad : {"", "{", R"({"kind":)", R"({"kind":"x)", R"({"items":[{"port":1},)",
-                               "nul", "{\"kind\":\"\xff\xfe\"}", "{\"a\" 1}", "\x00"}) {
+  for (std::string_view bad :
+       {std::string_view(""), bytes("{"), bytes(R"({"kind":)"), bytes(R"({"kind":"x)"),
+        bytes(R"({"items":[{"port":1},)"), bytes("nul"), bytes("{\"kind\":\"\xff\xfe\"}"),
+        bytes("{\"a\" 1}"), bytes("\0"), bytes("{\"kind\":\"a\0b\"}"),
+        bytes("{\"kind\":\"a\"}\0")}) {
     EXPECT_THROW((void)decode<demo::Outer>(bad), DecodeError) << bad;
   }
   std::string deep(5000, '[');
