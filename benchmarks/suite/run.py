@@ -188,14 +188,20 @@ def peer_adapters(kubeconfig: str, build_dir: Path) -> list[Peer]:
 
 
 def set_up_peers(peers: list[Peer]) -> None:
-    done: set[tuple[str, ...]] = set()
-    for p in peers:
-        if not p.setup or tuple(p.setup) in done:
-            continue
-        done.add(tuple(p.setup))
-        print(f"==> setting up {p.folder.name} ({' '.join(p.setup)})", flush=True)
-        env = dict(os.environ, KUBEX_BENCH_CACHE=str(cache_dir()))
-        subprocess.run(p.setup, cwd=p.folder, env=env, check=True)
+    import fcntl
+    cache_dir().mkdir(parents=True, exist_ok=True)
+    # Runs from two clones at once (a test run beside a benchmark) would build the same venvs
+    # and binaries in the shared cache: one sets up at a time.
+    with open(cache_dir() / ".setup.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        done: set[tuple[str, ...]] = set()
+        for p in peers:
+            if not p.setup or tuple(p.setup) in done:
+                continue
+            done.add(tuple(p.setup))
+            print(f"==> setting up {p.folder.name} ({' '.join(p.setup)})", flush=True)
+            env = dict(os.environ, KUBEX_BENCH_CACHE=str(cache_dir()))
+            subprocess.run(p.setup, cwd=p.folder, env=env, check=True)
 
 
 def setup_only(args, ap: argparse.ArgumentParser) -> int:

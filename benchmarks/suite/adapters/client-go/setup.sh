@@ -1,19 +1,22 @@
 #!/usr/bin/env bash
 # Builds the client-go adapters (one binary, --variant picks the row) into the bench cache,
-# from the versions pinned in go.mod/go.sum. Quiet and quick when the binary is up to date.
+# from the versions pinned in go.mod/go.sum. Quiet and quick when the binary is up to date: its
+# stamp (the sources' and the Go version's hash) matches, in any clone of the repository.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cache="${KUBEX_BENCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kubex-bench}"
 bin="$cache/client-go/bench-client-go"
+stamp="$bin.stamp"
 
-if [[ -x "$bin" ]] && [[ -z "$(find "$here" -maxdepth 1 \( -name '*.go' -o -name go.mod \
-      -o -name go.sum \) -newer "$bin" -print -quit)" ]]; then
+command -v go >/dev/null || { echo "setup.sh: Go is needed to build the client-go adapters" >&2; exit 1; }
+want="$( { go version; cd "$here" && cat ./*.go go.mod go.sum; } | sha256sum | cut -d' ' -f1)"
+if [[ -x "$bin" ]] && [[ -f "$stamp" ]] && [[ "$(cat "$stamp")" = "$want" ]]; then
   exit 0
 fi
-command -v go >/dev/null || { echo "setup.sh: Go is needed to build the client-go adapters" >&2; exit 1; }
 mkdir -p "$cache/client-go"
 cd "$here"
 echo "building $bin ($(go version | awk '{print $3}'))"
 # -mod=readonly: go.mod/go.sum are the pins and are never rewritten; -p 1: a shared machine.
 GOFLAGS="-mod=readonly -buildvcs=false" go build -trimpath -p 1 -o "$bin.tmp" .
 mv "$bin.tmp" "$bin"
+echo "$want" >"$stamp"
