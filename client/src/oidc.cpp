@@ -5,6 +5,7 @@
 #include <kubex/core/error.hpp>
 #include <kubex/core/json.hpp>
 #include <kubex/core/json_object.hpp>
+#include <kubex/core/percent.hpp>
 #include <kubex/core/url.hpp>
 
 #include "detail/text.hpp"
@@ -49,25 +50,6 @@ constexpr auto kubex_fields(const TokenResponse*) noexcept {
                     json::field("error_description", &TokenResponse::error_description)};
 }
 
-// application/x-www-form-urlencoded (and RFC 6749 §2.3.1 client credentials): everything but
-// unreserved characters percent-encoded.
-std::string form_encode(std::string_view text) {
-  static constexpr char hex[] = "0123456789ABCDEF";
-  std::string out;
-  for (const char c : text) {
-    const auto u = static_cast<unsigned char>(c);
-    if ((u >= '0' && u <= '9') || (u >= 'a' && u <= 'z') || (u >= 'A' && u <= 'Z') || c == '-' ||
-        c == '.' || c == '_' || c == '~') {
-      out += c;
-    } else {
-      out += '%';
-      out += hex[u >> 4U];
-      out += hex[u & 0xFU];
-    }
-  }
-  return out;
-}
-
 // Text from the issuer for an error message: printable, and short.
 std::string quote(std::string_view text) {
   std::string out;
@@ -92,8 +74,8 @@ BlockingClient client_for(const ServerUrl& url, const OidcConfig& oidc,
   config.server.base_path.clear();
   config.certificate_authority_pem = oidc.certificate_authority_pem;
   if (with_client_credentials) {
-    config.username = form_encode(oidc.client_id);
-    config.password = form_encode(oidc.client_secret);
+    config.username = percent_encode(oidc.client_id);
+    config.password = percent_encode(oidc.client_secret);
   }
   ClientOptions options;
   options.timeout = timeout;
@@ -159,14 +141,14 @@ OidcTokens refresh_oidc_tokens(const OidcConfig& oidc, std::chrono::milliseconds
   }
   const std::string where = "https://" + endpoint.authority() + endpoint.base_path;
 
-  std::string form = "grant_type=refresh_token&refresh_token=" + form_encode(oidc.refresh_token);
+  std::string form = "grant_type=refresh_token&refresh_token=" + percent_encode(oidc.refresh_token);
   if (!oidc.extra_scopes.empty()) {
     std::string scope = "openid";
     for (const auto& extra : oidc.extra_scopes) {
       scope += ' ';
       scope += extra;
     }
-    form += "&scope=" + form_encode(scope);
+    form += "&scope=" + percent_encode(scope);
   }
   auto client = client_for(endpoint, oidc, timeout, true);
   const auto response =

@@ -1,5 +1,6 @@
 #include <kubex/client/proxy.hpp>
 #include <kubex/core/error.hpp>
+#include <kubex/core/percent.hpp>
 
 #include "detail/text.hpp"
 
@@ -18,25 +19,6 @@ namespace kubex::client {
 namespace {
 
 namespace ip = boost::asio::ip;
-
-std::optional<std::string> percent_decode(std::string_view text) {
-  std::string out;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text[i] != '%') {
-      out += text[i];
-      continue;
-    }
-    unsigned value = 0;
-    if (i + 2 >= text.size() ||
-        std::from_chars(text.data() + i + 1, text.data() + i + 3, value, 16).ptr !=
-            text.data() + i + 3) {
-      return std::nullopt;
-    }
-    out += static_cast<char>(value);
-    i += 2;
-  }
-  return out;
-}
 
 std::optional<std::uint16_t> parse_port(std::string_view text) {
   unsigned value = 0;
@@ -146,9 +128,10 @@ ProxyConfig parse_proxy_url(std::string_view url, std::string_view source) {
     const auto userinfo = rest.substr(0, at);
     rest = rest.substr(at + 1);
     const auto colon = userinfo.find(':');
-    auto user = percent_decode(userinfo.substr(0, colon));
-    auto password = colon == std::string_view::npos ? std::optional<std::string>("")
-                                                    : percent_decode(userinfo.substr(colon + 1));
+    auto user = kubex::percent_decode(userinfo.substr(0, colon));
+    auto password = colon == std::string_view::npos
+                        ? std::optional<std::string>("")
+                        : kubex::percent_decode(userinfo.substr(colon + 1));
     if (!user || !password) {
       return fail("bad percent-encoding in the user information");
     }

@@ -1,4 +1,5 @@
 #include <kubex/core/json.hpp>
+#include <kubex/core/percent.hpp>
 
 #include <simdjson.h>
 
@@ -18,14 +19,13 @@ namespace {
 // time, a quantity), which may hold any character: a NUL would cut what() short and a newline
 // break a log line.
 std::string escape_controls(std::string text) {
-  static constexpr char hex[] = "0123456789abcdef";
   std::string out;
   for (char c : text) {
     const auto b = static_cast<unsigned char>(c);
     if (b < 0x20) {
       out += "\\u00";
-      out.push_back(hex[b >> 4]);
-      out.push_back(hex[b & 0xf]);
+      out.push_back(hex_lower[b >> 4]);
+      out.push_back(hex_lower[b & 0xf]);
     } else {
       out.push_back(c);
     }
@@ -59,10 +59,9 @@ void DecodeError::prepend_field(std::string_view name) {
         head.push_back('\\');
       } else if (static_cast<unsigned char>(c) < 0x20) {
         // Escaped as JSON does: a NUL would cut what() short, a newline break a log line.
-        static constexpr char hex[] = "0123456789abcdef";
         head += "\\u00";
-        head.push_back(hex[(c >> 4) & 0xf]);
-        head.push_back(hex[c & 0xf]);
+        head.push_back(hex_lower[(c >> 4) & 0xf]);
+        head.push_back(hex_lower[c & 0xf]);
         continue;
       }
       head.push_back(c);
@@ -156,14 +155,13 @@ std::string_view trim(std::string_view s) {
 std::string excerpt(std::string_view token) {
   token = trim(token);
   constexpr std::size_t kMax = 40;
-  static constexpr char hex[] = "0123456789abcdef";
   std::string out;
   for (char c : token.substr(0, kMax)) {
     const auto b = static_cast<unsigned char>(c);
     if (b < 0x20 || b >= 0x7f) {
       out += "\\x";
-      out.push_back(hex[b >> 4]);
-      out.push_back(hex[b & 0xf]);
+      out.push_back(hex_lower[b >> 4]);
+      out.push_back(hex_lower[b & 0xf]);
     } else {
       out.push_back(c);
     }
@@ -745,7 +743,6 @@ void Writer::string(std::string_view value) {
   separate();
   out_.reserve(out_.size() + value.size() + 2);
   out_.push_back('"');
-  static constexpr char hex[] = "0123456789abcdef";
   std::size_t run = 0;  // start of the pending run of bytes that need no escaping
   for (std::size_t i = 0; i < value.size(); ++i) {
     const auto c = static_cast<unsigned char>(value[i]);
@@ -785,7 +782,7 @@ void Writer::string(std::string_view value) {
         out_.append("\\t");
         break;
       default: {
-        const char esc[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 0xf]};
+        const char esc[6] = {'\\', 'u', '0', '0', hex_lower[c >> 4], hex_lower[c & 0xf]};
         out_.append(esc, 6);
       }
     }

@@ -1,5 +1,6 @@
 #include <kubex/core/error.hpp>
 #include <kubex/core/path.hpp>
+#include <kubex/core/percent.hpp>
 
 #include <string>
 #include <string_view>
@@ -7,9 +8,9 @@
 namespace kubex {
 namespace {
 
+// Unreserved, and the two sub-delimiters Go's url package leaves in a path segment.
 bool is_unescaped(char c) noexcept {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
-         c == '.' || c == '_' || c == '~' || c == ':' || c == '@';
+  return is_unreserved(c) || c == ':' || c == '@';
 }
 
 // Returns why `segment` cannot be a path segment, or an empty view if it can.
@@ -52,19 +53,9 @@ bool is_valid_path_segment(std::string_view segment) noexcept {
 }
 
 std::string escape_path_segment(std::string_view segment) {
-  static constexpr char hex[] = "0123456789ABCDEF";
   std::string out;
   out.reserve(segment.size());
-  for (const char c : segment) {
-    if (is_unescaped(c)) {
-      out.push_back(c);
-    } else {
-      const auto byte = static_cast<unsigned char>(c);
-      out.push_back('%');
-      out.push_back(hex[byte >> 4U]);
-      out.push_back(hex[byte & 0x0FU]);
-    }
-  }
+  append_percent_encoded(out, segment, is_unescaped);
   return out;
 }
 

@@ -1,6 +1,7 @@
 #include <kubex/core/error.hpp>
 #include <kubex/core/json.hpp>
 #include <kubex/core/path.hpp>
+#include <kubex/core/percent.hpp>
 #include <kubex/core/request.hpp>
 
 #include <charconv>
@@ -112,21 +113,10 @@ ApiRequest make(std::string_view method, std::string target, std::string body = 
 }  // namespace
 
 void append_query(std::string& target, std::string_view key, std::string_view value) {
-  static constexpr char hex[] = "0123456789ABCDEF";
   target.push_back(target.find('?') == std::string::npos ? '?' : '&');
   target.append(key);
   target.push_back('=');
-  for (const char c : value) {
-    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
-        c == '.' || c == '_' || c == '~') {
-      target.push_back(c);
-    } else {
-      const auto byte = static_cast<unsigned char>(c);
-      target.push_back('%');
-      target.push_back(hex[byte >> 4U]);
-      target.push_back(hex[byte & 0x0FU]);
-    }
-  }
+  append_percent_encoded(target, value, is_unreserved);
 }
 
 std::string delete_options_json(const DeleteParams& params) {

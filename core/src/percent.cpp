@@ -1,0 +1,50 @@
+#include <kubex/core/percent.hpp>
+
+namespace kubex {
+namespace {
+
+int hex_value(char c) noexcept {
+  if (c >= '0' && c <= '9') {
+    return c - '0';
+  }
+  if (c >= 'a' && c <= 'f') {
+    return c - 'a' + 10;
+  }
+  if (c >= 'A' && c <= 'F') {
+    return c - 'A' + 10;
+  }
+  return -1;
+}
+
+}  // namespace
+
+std::string percent_encode(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  append_percent_encoded(out, text, is_unreserved);
+  return out;
+}
+
+std::optional<std::string> percent_decode(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '%') {
+      out.push_back(text[i]);
+      continue;
+    }
+    if (i + 2 >= text.size()) {
+      return std::nullopt;
+    }
+    const int high = hex_value(text[i + 1]);
+    const int low = hex_value(text[i + 2]);
+    if (high < 0 || low < 0) {
+      return std::nullopt;
+    }
+    out.push_back(static_cast<char>(high * 16 + low));
+    i += 2;
+  }
+  return out;
+}
+
+}  // namespace kubex
