@@ -10,16 +10,23 @@
 #include <kubex/core/error.hpp>
 #include <kubex/core/time.hpp>
 
+#include "detail/gzip.hpp"
 #include "detail/h2.hpp"
+#include "detail/headers.hpp"
 #include "detail/io.hpp"
 #include "detail/oidc.hpp"
 #include "detail/pem.hpp"
+#include "detail/rate_limiter.hpp"
+#include "detail/retry.hpp"
 #include "detail/text.hpp"
+#include "detail/tls.hpp"
+#include "detail/tunnel.hpp"
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/buffer.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/connect.hpp>
+#include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/ip/address.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
@@ -46,12 +53,10 @@
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <openssl/x509_vfy.h>
-#include <zlib.h>
 
 #include <algorithm>
 #include <array>
 #include <atomic>
-#include <charconv>
 #include <chrono>
 #include <deque>
 #include <fstream>
@@ -63,6 +68,7 @@
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <thread>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -132,112 +138,6 @@ std::string default_user_agent() {
   return "kubex-cpp/" KUBEX_VERSION " (" KUBEX_OS "/" KUBEX_ARCH ")";
 }
 
-// Impersonate-Extra-<key>: the key goes into a header name, so every byte that is not a
-// token character (RFC 9110), and '%' itself, is percent-encoded, as client-go does.
-std::string extra_header_name(std::string_view key) {
-  static constexpr std::string_view token_chars = "!#$&'*+-.^_`|~";
-  std::string name = "Impersonate-Extra-";
-  for (const char c : key) {
-    const auto u = static_cast<unsigned char>(c);
-    if ((u >= '0' && u <= '9') || (u >= 'a' && u <= 'z') || (u >= 'A' && u <= 'Z') ||
-        token_chars.find(c) != std::string_view::npos) {
-      name += c;
-    } else {
-      static constexpr char hex[] = "0123456789ABCDEF";
-      name += '%';
-      name += hex[u >> 4U];
-      name += hex[u & 0xFU];
-    }
-  }
-  return name;
-}
-
-void add_impersonation_headers(http::request<http::string_body>& request, const Impersonation& as) {
-  if (as.user.empty()) {
-    return;
-  }
-  request.set("Impersonate-User", as.user);
-  if (!as.uid.empty()) {
-    request.set("Impersonate-Uid", as.uid);
-  }
-  for (const auto& group : as.groups) {
-    request.insert("Impersonate-Group", group);
-  }
-  for (const auto& [key, values] : as.extra) {
-    const std::string name = extra_header_name(key);
-    for (const auto& value : values) {
-      request.insert(name, value);
-    }
-  }
-}
-
-// Inflates a gzip body; std::nullopt (with `problem` set) if it is corrupt or would exceed
-// `limit` bytes, which also stops decompression bombs.
-std::optional<std::string> gunzip(std::string_view in, std::size_t limit, std::string& problem) {
-  z_stream z{};
-  if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) {  // 16: gzip framing only
-    problem = "cannot start zlib";
-    return std::nullopt;
-  }
-  std::string out;
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));  // zlib's API is not const
-  z.avail_in = static_cast<uInt>(in.size());
-  int rc = Z_OK;
-  while (rc == Z_OK) {
-    const std::size_t before = out.size();
-    out.resize(before + 65536);
-    z.next_out = reinterpret_cast<Bytef*>(out.data() + before);
-    z.avail_out = 65536;
-    rc = inflate(&z, Z_NO_FLUSH);
-    out.resize(before + (65536 - z.avail_out));
-    if (out.size() > limit) {
-      problem = "decompressed body exceeds the limit of " + std::to_string(limit) + " bytes";
-      inflateEnd(&z);
-      return std::nullopt;
-    }
-    if (rc == Z_BUF_ERROR && z.avail_in == 0) {
-      break;  // input ended before the gzip trailer
-    }
-  }
-  const bool complete = rc == Z_STREAM_END && z.avail_in == 0;
-  inflateEnd(&z);
-  if (!complete) {
-    problem = "corrupt gzip body";
-    return std::nullopt;
-  }
-  return out;
-}
-
-bool is_valid_target(std::string_view target) noexcept {
-  if (target.empty() || target.front() != '/') {
-    return false;
-  }
-  for (const char c : target) {
-    // Anything at or below space would let a caller inject headers or break the request line.
-    if (static_cast<unsigned char>(c) <= 0x20 || c == 0x7f) {
-      return false;
-    }
-  }
-  return true;
-}
-
-bool is_valid_header(std::string_view name, std::string_view value) noexcept {
-  if (name.empty()) {
-    return false;
-  }
-  for (const char c : name) {
-    if (static_cast<unsigned char>(c) <= 0x20 || c == 0x7f || c == ':') {
-      return false;
-    }
-  }
-  for (const char c : value) {
-    if ((static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == 0x7f) {
-      return false;
-    }
-  }
-  return true;
-}
-
 bool is_ip_address(const std::string& host) {
   boost_error ec;
   asio::ip::make_address(host, ec);
@@ -248,123 +148,11 @@ std::string ms_text(std::chrono::milliseconds d) {
   return std::to_string(d.count()) + " ms";
 }
 
-// Retry-After as delay-seconds (the apiserver never sends an HTTP date); nullopt otherwise.
-std::optional<std::chrono::milliseconds> parse_retry_after(std::string_view value) {
-  value = detail::trim_space(value);
-  unsigned long seconds = 0;
-  const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), seconds);
-  if (ec != std::errc{} || end != value.data() + value.size() || value.empty()) {
-    return std::nullopt;
-  }
-  return std::chrono::milliseconds(std::min<unsigned long>(seconds, 86400UL) * 1000UL);
-}
-
-// The latest resumable TLS session of one SSL_CTX, for the next connection to resume. The
-// SSL_CTX owns it (ex_data, freed with the context), and a transport makes a new context
-// whenever its credentials or trust change, so a session never outlives what it was
-// established with. Every connection may resume the same ticket: the apiserver (Go's
-// crypto/tls) accepts that, and a client talks to one server, so linkability is moot.
-class SessionCache {
- public:
-  SessionCache(const SessionCache&) = delete;
-  SessionCache& operator=(const SessionCache&) = delete;
-
-  // Turns on client-side session caching into a new cache owned by ctx.
-  static void attach(SSL_CTX* ctx) {
-    auto* cache = new SessionCache;  // NOLINT(cppcoreguidelines-owning-memory): ctx owns it
-    if (SSL_CTX_set_ex_data(ctx, index(), cache) != 1) {
-      delete cache;  // NOLINT(cppcoreguidelines-owning-memory)
-      ERR_clear_error();
-      return;  // no resumption; connections still work
-    }
-    SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL_STORE);
-    SSL_CTX_sess_set_new_cb(ctx, &SessionCache::on_new_session);
-  }
-
-  // Offers the cached session, if any, for ssl's handshake.
-  static void offer(SSL* ssl) {
-    auto* cache = of(SSL_get_SSL_CTX(ssl));
-    if (cache == nullptr) {
-      return;
-    }
-    SSL_SESSION* session = nullptr;
-    {
-      const std::lock_guard lock(cache->mutex_);
-      session = cache->latest_;
-      if (session != nullptr) {
-        SSL_SESSION_up_ref(session);
-      }
-    }
-    if (session != nullptr) {
-      if (SSL_set_session(ssl, session) != 1) {
-        ERR_clear_error();  // a full handshake follows
-      }
-      SSL_SESSION_free(session);
-    }
-  }
-
- private:
-  SessionCache() = default;
-  ~SessionCache() {
-    if (latest_ != nullptr) {
-      SSL_SESSION_free(latest_);
-    }
-  }
-
-  static int index() {
-    static const int i = SSL_CTX_get_ex_new_index(0, nullptr, nullptr, nullptr, &on_free);
-    return i;
-  }
-
-  static SessionCache* of(SSL_CTX* ctx) {
-    return static_cast<SessionCache*>(SSL_CTX_get_ex_data(ctx, index()));
-  }
-
-  // OpenSSL's new-session callback: TLS 1.3 tickets arrive after the handshake, during a read.
-  // Returning 1 keeps the reference OpenSSL passes.
-  static int on_new_session(SSL* ssl, SSL_SESSION* session) {
-    auto* cache = of(SSL_get_SSL_CTX(ssl));
-    if (cache == nullptr || SSL_SESSION_is_resumable(session) != 1) {
-      return 0;
-    }
-    int kept = 1;
-    if (SSL_SESSION_get_protocol_version(session) == TLS1_3_VERSION) {
-      // Connections close without close_notify (Connection::close), and OpenSSL then marks
-      // the connection's session unresumable, as TLS 1.2 requires (RFC 5246 §7.2.1). TLS 1.3
-      // drops that rule and a ticket stands on its own, so the cache keeps a copy. A TLS 1.2
-      // session stays shared, and an abrupt close still invalidates it.
-      session = SSL_SESSION_dup(session);
-      if (session == nullptr) {
-        ERR_clear_error();
-        return 0;
-      }
-      kept = 0;  // OpenSSL keeps its reference; the copy is ours
-    }
-    SSL_SESSION* old = nullptr;
-    {
-      const std::lock_guard lock(cache->mutex_);
-      old = std::exchange(cache->latest_, session);
-    }
-    if (old != nullptr) {
-      SSL_SESSION_free(old);
-    }
-    return kept;
-  }
-
-  static void on_free(void* /*parent*/, void* ptr, CRYPTO_EX_DATA* /*ad*/, int /*idx*/,
-                      long /*argl*/, void* /*argp*/) {
-    delete static_cast<SessionCache*>(ptr);  // NOLINT(cppcoreguidelines-owning-memory)
-  }
-
-  std::mutex mutex_;
-  SSL_SESSION* latest_ = nullptr;
-};
-
 // A request being performed.
 struct Call {
   http::request<http::string_body> message;
   std::string_view origin;  // https://host:port, for messages
-  bool idempotent = false;
+  bool read = false;        // GET or HEAD: may be sent again after a transport failure
   bool streaming = false;
   Clock::time_point deadline{};
   std::function<void(std::string&, bool)> on_body;  // HttpRequest::on_body
@@ -406,7 +194,7 @@ class HttpsTransport final : public Transport, public std::enable_shared_from_th
                         "].server: kubex sends credentials over https:// only");
     }
     for (const auto& [name, value] : options_.default_headers) {
-      if (!is_valid_header(name, value)) {
+      if (!detail::is_valid_header(name, value)) {
         throw ConfigError("ClientOptions::default_headers: header \"" + name +
                           "\" has an invalid name or control characters in its value");
       }
@@ -418,8 +206,9 @@ class HttpsTransport final : public Transport, public std::enable_shared_from_th
     // As in client-go, credentials written in the kubeconfig win over a plugin.
     uses_exec_ =
         config_.exec.has_value() && config_.token.empty() && config_.client_certificate_pem.empty();
-    tls_ = make_tls_context(config_.client_certificate_pem, config_.client_key_pem,
-                            config_.source + ": users[" + config_.user_name + "]");
+    tls_ = detail::make_tls_context(config_, options_.tls_session_resumption,
+                                    config_.client_certificate_pem, config_.client_key_pem,
+                                    config_.source + ": users[" + config_.user_name + "]");
     proxy_ = select_proxy(config_, options_);
     if (config_.oidc) {
       config_.token = config_.oidc->id_token;
@@ -429,8 +218,9 @@ class HttpsTransport final : public Transport, public std::enable_shared_from_th
     if (!config_.token_file.empty()) {
       token_read_at_ = Clock::now();
     }
-    tokens_ = static_cast<double>(options_.burst);
-    refilled_at_ = Clock::now();
+    if (options_.qps > 0.0) {
+      rate_limit_.emplace(options_.qps, options_.burst, Clock::now());
+    }
     spare_bodies_.reserve(max_spare_bodies);
   }
 
@@ -511,67 +301,6 @@ class HttpsTransport final : public Transport, public std::enable_shared_from_th
   [[nodiscard]] const ClientOptions& options() const noexcept { return options_; }
 
  private:
-  // --- TLS -----------------------------------------------------------------------------------
-
-  std::shared_ptr<ssl::context> make_tls_context(const std::string& certificate_pem,
-                                                 const std::string& key_pem,
-                                                 const std::string& field) const {
-    auto tls = std::make_shared<ssl::context>(ssl::context::tls_client);
-    SSL_CTX* ctx = tls->native_handle();
-    if (SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION) != 1) {
-      throw ConfigError(config_.source + ": cannot restrict TLS to version 1.2 or newer");
-    }
-    if (options_.tls_session_resumption) {
-      SessionCache::attach(ctx);
-    }
-    if (config_.insecure_skip_tls_verify) {
-      tls->set_verify_mode(ssl::verify_none);
-    } else {
-      tls->set_verify_mode(ssl::verify_peer);
-      if (config_.certificate_authority_pem.empty()) {
-        // No CA configured means the system roots, never "trust anything" (CVE-2022-0759).
-        boost_error ec;
-        tls->set_default_verify_paths(ec);
-        if (ec) {
-          throw ConfigError(config_.source +
-                            ": cannot load the system trust store: " + ec.message());
-        }
-      } else {
-        const auto cas = detail::read_pem_certificates(config_.certificate_authority_pem);
-        if (cas.empty()) {
-          throw ConfigError(config_.source + ": clusters[" + config_.cluster_name +
-                            "]: certificate authority is not valid PEM");
-        }
-        X509_STORE* store = SSL_CTX_get_cert_store(ctx);
-        for (const auto& ca : cas) {
-          if (X509_STORE_add_cert(store, ca.get()) != 1) {
-            ERR_clear_error();  // a CA listed twice is harmless
-          }
-        }
-      }
-    }
-    if (!certificate_pem.empty() || !key_pem.empty()) {
-      const auto chain = detail::read_pem_certificates(certificate_pem);
-      if (chain.empty()) {
-        throw ConfigError(field + ": client certificate is not valid PEM");
-      }
-      const auto key = detail::read_pem_private_key(key_pem);
-      if (!key) {
-        throw ConfigError(field + ": client key is not a valid, unencrypted PEM private key");
-      }
-      bool ok = SSL_CTX_use_certificate(ctx, chain.front().get()) == 1;
-      for (std::size_t i = 1; ok && i < chain.size(); ++i) {
-        ok = SSL_CTX_add1_chain_cert(ctx, chain[i].get()) == 1;
-      }
-      ok = ok && SSL_CTX_use_PrivateKey(ctx, key.get()) == 1 && SSL_CTX_check_private_key(ctx) == 1;
-      ERR_clear_error();
-      if (!ok) {
-        throw ConfigError(field + ": client certificate and key cannot be used together");
-      }
-    }
-    return tls;
-  }
-
   // --- errors --------------------------------------------------------------------------------
 
   [[noreturn]] static void fail(const Call& call, std::string_view step, std::error_code code,
@@ -609,6 +338,14 @@ class HttpsTransport final : public Transport, public std::enable_shared_from_th
 
   // --- credentials ---------------------------------------------------------------------------
 
+  // A request waiting for something the strand will hand it (a pooled connection, a fetched
+  // credential): woken by cancelling its timer, or timed out by it.
+  struct Waiter {
+    explicit Waiter(const Strand& strand) : timer(strand) {}
+    Timer timer;
+    bool woken = false;
+  };
+
   // Re-reads the token file (user `tokenFile`, or a service account token) when it is older
   // than options.token_file_refresh, or always if `force`. Returns true if the token changed.
   // A file that cannot be read keeps the current token: rotation replaces files atomically, so
@@ -636,27 +373,25 @@ class HttpsTransport final : public Transport, public std::enable_shared_from_th
     return true;
   }
 
-  // Runs the exec plugin when there is no credential yet, when it has expired, or if `force`
-  // (after a 401). Returns true if the credential changed. A new client certificate makes a
-  // new TLS context; pooled connections of the old one are not reused.
-  bool refresh_exec(bool force) {
-    if (!uses_exec_) {
-      return false;
-    }
-    if (!force && exec_credential_ &&
-        (!exec_credential_->expiration || Time::now() < *exec_credential_->expiration)) {
-      return false;
-    }
-    // The plugin is a short local process; it runs on this strand, at most once per expiry.
-    auto fresh = run_exec_plugin(config_);
+  // Whether the exec plugin must run: no credential yet, it has expired, or `force` (a 401).
+  [[nodiscard]] bool exec_due(bool force) const {
+    return uses_exec_ &&
+           (force || !exec_credential_ ||
+            (exec_credential_->expiration && Time::now() >= *exec_credential_->expiration));
+  }
+
+  // Takes the plugin's answer. Returns true if the credential changed. A new client
+  // certificate makes a new TLS context; pooled connections of the old one are not reused.
+  bool apply_exec(ExecCredential fresh) {
     ++exec_runs_;
     const bool changed = !exec_credential_ || fresh.token != exec_credential_->token ||
                          fresh.client_certificate_pem != exec_credential_->client_certificate_pem;
     if (!fresh.client_certificate_pem.empty() &&
         (!exec_credential_ ||
          fresh.client_certificate_pem != exec_credential_->client_certificate_pem)) {
-      tls_ = make_tls_context(fresh.client_certificate_pem, fresh.client_key_pem,
-                              "exec plugin \"" + config_.exec->command + "\"");
+      tls_ = detail::make_tls_context(config_, options_.tls_session_resumption,
+                                      fresh.client_certificate_pem, fresh.client_key_pem,
+                                      "exec plugin \"" + config_.exec->command + "\"");
       ++generation_;
     }
     {
@@ -667,14 +402,14 @@ class HttpsTransport final : public Transport, public std::enable_shared_from_th
     return changed;
   }
 
-  // Uses the OIDC id-token until 10 s before its `exp`, then (or if `force`, after a 401) buys a
-  // new one with the refresh-token. Returns true if the token changed. A token that is not a
-  // JWT is used as it is: the server decides.
-  bool refresh_oidc(bool force) {
+  // Whether the OIDC id-token must be bought anew: it is missing, within 10 s of its `exp`, or
+  // `force` (a 401). A token that is not a JWT is used as it is: the server decides.
+  // @throws Error when it is due and there is no refresh-token to buy it with.
+  [[nodiscard]] bool oidc_due(bool force) const {
     if (!config_.oidc) {
       return false;
     }
-    auto& oidc = *config_.oidc;
+    const auto& oidc = *config_.oidc;
     const double now =
         std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
     if (!force && !oidc.id_token.empty() && (!oidc_expiry_ || now + 10.0 < *oidc_expiry_)) {
@@ -689,9 +424,13 @@ class HttpsTransport final : public Transport, public std::enable_shared_from_th
                       (oidc.id_token.empty() ? "missing" : "expired") +
                       " and there is no refresh-token");
     }
-    // The issuer is asked on this strand; refreshes are rare (once per token lifetime).
-    auto tokens = detail::refresh_oidc_tokens(oidc, options_.timeout);
+    return true;
+  }
+
+  // Takes the issuer's answer. Returns true (the token changed).
+  bool apply_oidc(detail::OidcTokens tokens) {
     ++oidc_refreshes_;
+    auto& oidc = *config_.oidc;
     const std::lock_guard lock(config_mutex_);
     oidc.id_token = std::move(tokens.id_token);
     if (!tokens.refresh_token.empty()) {
@@ -700,6 +439,97 @@ class HttpsTransport final : public Transport, public std::enable_shared_from_th
     oidc_expiry_ = detail::jwt_expiry(oidc.id_token);
     config_.token = oidc.id_token;
     return true;
+  }
+
+  // A credential being fetched off the strand (an exec plugin run, an OIDC refresh), and the
+  // requests waiting for it: one fetch serves them all.
+  struct Fetch {
+    std::vector<std::shared_ptr<Waiter>> waiters;
+    bool changed = false;
+    std::exception_ptr error;
+  };
+
+  // Brings the credentials up to date before `call` is sent (or, with `force`, after a 401):
+  // the token file is re-read when due, here; the exec plugin and the OIDC issuer, which may
+  // take seconds, are asked on a worker thread while this strand goes on serving other
+  // requests and open streams. Concurrent callers share one fetch; a failed fetch fails each
+  // of them with its error. Returns true if the credential changed.
+  awaitable<bool> refresh_credentials(const Call& call, bool force) {
+    bool changed = refresh_token(force);
+    if (changed) {
+      ++credential_generation_;
+    }
+    if (exec_due(force) || oidc_due(force)) {
+      if (!fetch_) {
+        start_fetch();
+      }
+      const auto fetch = fetch_;
+      auto waiter = std::make_shared<Waiter>(strand_);
+      waiter->timer.expires_at(call.streaming ? Clock::time_point::max() : call.deadline);
+      fetch->waiters.push_back(waiter);
+      const auto [ec] = co_await waiter->timer.async_wait(use_tuple);
+      if (!waiter->woken) {
+        std::erase(fetch->waiters, waiter);
+        if (!ec) {
+          fail_timeout(call, "waiting for credentials", options_.timeout);
+        }
+        fail(call, "waiting for credentials", ec);
+      }
+      if (fetch->error) {
+        std::rethrow_exception(fetch->error);
+      }
+      changed = changed || fetch->changed;
+    }
+    co_return changed;
+  }
+
+  // Runs the exec plugin or the OIDC refresh on a thread of its own and hands the answer to
+  // the strand. The work guard keeps the executor running meanwhile; the thread holds the
+  // transport, which therefore outlives it.
+  void start_fetch() {
+    fetch_ = std::make_shared<Fetch>();
+    const bool exec = uses_exec_;
+    std::thread([self = shared_from_this(), fetch = fetch_, exec, config = config_,
+                 timeout = options_.timeout, guard = asio::make_work_guard(executor_)] {
+      std::optional<ExecCredential> credential;
+      std::optional<detail::OidcTokens> tokens;
+      std::exception_ptr error;
+      try {
+        if (exec) {
+          credential = run_exec_plugin(config);
+        } else {
+          tokens = detail::refresh_oidc_tokens(*config.oidc, timeout);
+        }
+      } catch (...) {
+        error = std::current_exception();
+      }
+      asio::post(self->strand_, [self, fetch, credential = std::move(credential),
+                                 tokens = std::move(tokens), error]() mutable {
+        self->finish_fetch(*fetch, std::move(credential), std::move(tokens), error);
+      });
+    }).detach();
+  }
+
+  void finish_fetch(Fetch& fetch, std::optional<ExecCredential> credential,
+                    std::optional<detail::OidcTokens> tokens, std::exception_ptr error) {
+    if (!error) {
+      try {
+        fetch.changed =
+            credential ? apply_exec(std::move(*credential)) : apply_oidc(std::move(*tokens));
+      } catch (...) {
+        error = std::current_exception();  // an unusable client certificate, say
+      }
+    }
+    if (fetch.changed) {
+      ++credential_generation_;
+    }
+    fetch.error = error;
+    fetch_.reset();
+    for (const auto& waiter : fetch.waiters) {
+      waiter->woken = true;
+      waiter->timer.cancel();
+    }
+    fetch.waiters.clear();
   }
 
   void set_authorization(http::request<http::string_body>& message) const {
@@ -718,22 +548,16 @@ class HttpsTransport final : public Transport, public std::enable_shared_from_th
   // A token bucket: `burst` tokens, refilled at `qps` per second. Waits for a token unless
   // that would pass the call's deadline.
   awaitable<void> take_rate_token(const Call& call) {
-    if (options_.qps <= 0.0) {
+    if (!rate_limit_) {
       co_return;
     }
     const auto now = Clock::now();
-    const double elapsed = std::chrono::duration<double>(now - refilled_at_).count();
-    tokens_ = std::min(static_cast<double>(std::max<std::size_t>(options_.burst, 1)),
-                       tokens_ + elapsed * options_.qps);
-    refilled_at_ = now;
-    tokens_ -= 1.0;
-    if (tokens_ >= 0.0) {
+    const auto wait = rate_limit_->take(now);
+    if (wait == Clock::duration::zero()) {
       co_return;
     }
-    const auto wait = std::chrono::duration_cast<Clock::duration>(
-        std::chrono::duration<double>(-tokens_ / options_.qps));
     if (!call.streaming && now + wait > call.deadline) {
-      tokens_ += 1.0;
+      rate_limit_->give_back();
       fail(call, "client rate limit", std::make_error_code(std::errc::timed_out),
            "the next slot is after the deadline of " + ms_text(options_.timeout));
     }
@@ -746,12 +570,6 @@ class HttpsTransport final : public Transport, public std::enable_shared_from_th
   }
 
   // --- pool ----------------------------------------------------------------------------------
-
-  struct Waiter {
-    explicit Waiter(const Strand& strand) : timer(strand) {}
-    Timer timer;
-    bool woken = false;
-  };
 
   [[nodiscard]] std::size_t connection_limit() const noexcept {
     // A transport talks to one apiserver, so both limits bound the same set.
@@ -887,10 +705,14 @@ class HttpsTransport final : public Transport, public std::enable_shared_from_th
         ec || connection->timed_out) {
       fail(call, peer_step, connection->outcome(ec), connect_limit);
     }
-    if (proxy_ && proxy_->scheme == "http") {
-      co_await connect_tunnel(call, *connection, connect_limit);
-    } else if (proxy_) {
-      co_await socks5_tunnel(call, *connection, connect_limit);
+    if (proxy_) {
+      if (const auto failed = co_await detail::open_tunnel(*connection, *proxy_, config_.server,
+                                                           options_.user_agent)) {
+        if (failed->io_error) {
+          fail(call, failed->step, connection->outcome(failed->io_error), connect_limit);
+        }
+        fail(call, failed->step, failed->code, failed->detail);
+      }
     }
     boost_error ignored;
     socket.set_option(asio::socket_base::keep_alive(true), ignored);
@@ -940,7 +762,7 @@ class HttpsTransport final : public Transport, public std::enable_shared_from_th
              "cannot offer HTTP/2 (ALPN)");
       }
     }
-    SessionCache::offer(ssl);
+    detail::offer_cached_session(ssl);
     const auto [handshake_deadline, handshake_limit] =
         phase_deadline(options_.tls_handshake_timeout);
     watchdog_->watch(*connection, handshake_deadline);
@@ -977,142 +799,6 @@ class HttpsTransport final : public Transport, public std::enable_shared_from_th
     co_return connection;
   }
 
-  // HTTP CONNECT through proxy_ (RFC 9110 §9.3.6); the socket then carries TLS end to end.
-  awaitable<void> connect_tunnel(const Call& call, Connection& connection,
-                                 std::chrono::milliseconds limit) {
-    const std::string step = "CONNECT through proxy " + proxy_->source;
-    const std::string authority =
-        (config_.server.is_ipv6() ? "[" + config_.server.host + "]" : config_.server.host) + ":" +
-        std::to_string(config_.server.port);
-    http::request<http::empty_body> request{http::verb::connect, authority, 11};
-    request.set(http::field::host, authority);
-    request.set(http::field::user_agent, options_.user_agent);
-    if (!proxy_->username.empty() || !proxy_->password.empty()) {
-      request.set(http::field::proxy_authorization,
-                  "Basic " + base64_encode(proxy_->username + ":" + proxy_->password));
-    }
-    auto& socket = connection.tcp();
-    if (auto [ec, n] = co_await http::async_write(socket, request, use_tuple); ec) {
-      fail(call, step, connection.outcome(ec), limit);
-    }
-    http::response_parser<http::empty_body> parser;
-    parser.skip(true);  // a CONNECT answer has no body; the tunnel follows
-    parser.header_limit(max_header_size);
-    if (auto [ec, n] =
-            co_await http::async_read_header(socket, connection.buffer, parser, use_tuple);
-        ec) {
-      fail(call, step, connection.outcome(ec), limit);
-    }
-    const auto status = parser.get().result_int();
-    if (status / 100 != 2) {
-      fail(call, step, std::make_error_code(std::errc::connection_refused),
-           "the proxy answered " + std::to_string(status) + " " +
-               std::string(parser.get().reason()));
-    }
-    if (connection.buffer.size() != 0) {
-      fail(call, step, std::make_error_code(std::errc::protocol_error),
-           "the proxy sent data before the TLS handshake");
-    }
-  }
-
-  // SOCKS5 (RFC 1928, username/password per RFC 1929); the proxy resolves the server's name.
-  awaitable<void> socks5_tunnel(const Call& call, Connection& connection,
-                                std::chrono::milliseconds limit) {
-    const std::string step = "SOCKS5 through proxy " + proxy_->source;
-    auto& socket = connection.tcp();
-    const auto refuse = [&](const std::string& why) {
-      fail(call, step, std::make_error_code(std::errc::connection_refused), why);
-    };
-    const bool with_password = !proxy_->username.empty() || !proxy_->password.empty();
-    std::string out =
-        with_password ? std::string("\x05\x01\x02", 3) : std::string("\x05\x01\x00", 3);
-    std::array<unsigned char, 262> in{};
-    if (auto [ec, n] = co_await asio::async_write(socket, asio::buffer(out), use_tuple); ec) {
-      fail(call, step, connection.outcome(ec), limit);
-    }
-    if (auto [ec, n] = co_await asio::async_read(socket, asio::buffer(in.data(), 2), use_tuple);
-        ec) {
-      fail(call, step, connection.outcome(ec), limit);
-    }
-    if (in[0] != 5 || in[1] != (with_password ? 2 : 0)) {
-      refuse(in[1] == 0xFF ? "the proxy accepts none of the offered authentication methods"
-                           : "the proxy is not a SOCKS5 proxy");
-    }
-    if (with_password) {
-      out.assign("\x01", 1);
-      out += static_cast<char>(proxy_->username.size());
-      out += proxy_->username;
-      out += static_cast<char>(proxy_->password.size());
-      out += proxy_->password;
-      if (auto [ec, n] = co_await asio::async_write(socket, asio::buffer(out), use_tuple); ec) {
-        fail(call, step, connection.outcome(ec), limit);
-      }
-      if (auto [ec, n] = co_await asio::async_read(socket, asio::buffer(in.data(), 2), use_tuple);
-          ec) {
-        fail(call, step, connection.outcome(ec), limit);
-      }
-      if (in[1] != 0) {
-        refuse("the proxy rejected the user name or password");
-      }
-    }
-    // CONNECT to the server: IPv4, IPv6 or a domain name for the proxy to resolve.
-    out.assign("\x05\x01\x00", 3);
-    boost_error address_ec;
-    const auto address = asio::ip::make_address(config_.server.host, address_ec);
-    if (!address_ec && address.is_v4()) {
-      out += '\x01';
-      const auto bytes = address.to_v4().to_bytes();
-      out.append(reinterpret_cast<const char*>(bytes.data()), bytes.size());
-    } else if (!address_ec) {
-      out += '\x04';
-      const auto bytes = address.to_v6().to_bytes();
-      out.append(reinterpret_cast<const char*>(bytes.data()), bytes.size());
-    } else {
-      if (config_.server.host.size() > 255) {
-        refuse("the server name is too long for SOCKS5");
-      }
-      out += '\x03';
-      out += static_cast<char>(config_.server.host.size());
-      out += config_.server.host;
-    }
-    out += static_cast<char>(config_.server.port >> 8U);
-    out += static_cast<char>(config_.server.port & 0xFFU);
-    if (auto [ec, n] = co_await asio::async_write(socket, asio::buffer(out), use_tuple); ec) {
-      fail(call, step, connection.outcome(ec), limit);
-    }
-    // Reply: VER REP RSV ATYP, then the bound address (whose length ATYP gives) and port.
-    if (auto [ec, n] = co_await asio::async_read(socket, asio::buffer(in.data(), 5), use_tuple);
-        ec) {
-      fail(call, step, connection.outcome(ec), limit);
-    }
-    if (in[0] != 5 || in[1] != 0) {
-      static constexpr std::array<const char*, 9> reasons{
-          "succeeded",           "general failure",       "not allowed by ruleset",
-          "network unreachable", "host unreachable",      "connection refused",
-          "TTL expired",         "command not supported", "address type not supported"};
-      refuse(std::string("the proxy could not connect: ") +
-             (in[1] < reasons.size() ? reasons[in[1]] : "unknown reply"));
-    }
-    std::size_t rest = 0;
-    switch (in[3]) {
-      case 1:
-        rest = 4 - 1 + 2;
-        break;
-      case 4:
-        rest = 16 - 1 + 2;
-        break;
-      case 3:
-        rest = std::size_t{in[4]} + 2;
-        break;
-      default:
-        refuse("the proxy sent a malformed reply");
-    }
-    if (auto [ec, n] = co_await asio::async_read(socket, asio::buffer(in.data(), rest), use_tuple);
-        ec) {
-      fail(call, step, connection.outcome(ec), limit);
-    }
-  }
-
   // --- requests ------------------------------------------------------------------------------
 
   Call prepare(const HttpRequest& request, bool streaming) const {
@@ -1126,7 +812,7 @@ class HttpsTransport final : public Transport, public std::enable_shared_from_th
       throw Error(errc::invalid_path, "unsupported HTTP method \"" + request.method +
                                           "\" (use GET, HEAD, POST, PUT, PATCH or DELETE)");
     }
-    if (!is_valid_target(request.target)) {
+    if (!detail::is_valid_target(request.target)) {
       throw Error(errc::invalid_path, request.method + " " + location_ +
                                           ": request target must be an absolute path without "
                                           "spaces or control characters");
@@ -1144,12 +830,14 @@ class HttpsTransport final : public Transport, public std::enable_shared_from_th
     if (!options_.keep_alive) {
       message.keep_alive(false);
     }
-    add_impersonation_headers(message, config_.impersonate);
+    for (auto& [name, value] : detail::impersonation_headers(config_.impersonate)) {
+      message.insert(name, value);
+    }
     for (const auto& [name, value] : options_.default_headers) {
       message.insert(name, value);
     }
     for (const auto& [name, value] : request.headers) {
-      if (!is_valid_header(name, value)) {
+      if (!detail::is_valid_header(name, value)) {
         throw Error(errc::invalid_path, describe(call) + ": header \"" + name +
                                             "\" has an invalid name or control characters");
       }
@@ -1161,10 +849,9 @@ class HttpsTransport final : public Transport, public std::enable_shared_from_th
       message.body() = request.body;
       message.prepare_payload();
     }
-    // A request the server may have received must not be sent twice unless repeating it is
-    // harmless.
-    call.idempotent = verb == http::verb::get || verb == http::verb::head ||
-                      verb == http::verb::put || verb == http::verb::delete_;
+    // A request the server may have received is sent twice only if it is a read: a write
+    // (even an idempotent PUT or DELETE) the server acted on would then answer differently.
+    call.read = verb == http::verb::get || verb == http::verb::head;
     call.deadline = Clock::now() + options_.timeout;
     return call;
   }
@@ -1260,7 +947,7 @@ class HttpsTransport final : public Transport, public std::enable_shared_from_th
     }
     if (response.content_encoding == "gzip") {
       std::string problem;
-      auto inflated = gunzip(message.body(), options_.max_body_size, problem);
+      auto inflated = detail::gunzip(message.body(), options_.max_body_size, problem);
       if (!inflated) {
         fail(call, "decode response", std::make_error_code(std::errc::bad_message), problem);
       }
@@ -1315,29 +1002,43 @@ class HttpsTransport final : public Transport, public std::enable_shared_from_th
   // How long to wait before retrying `response`, or nullopt if it is not to be retried.
   std::optional<Clock::duration> retry_delay(const Call& call, const HttpResponse& response,
                                              int retries) {
-    const bool busy = response.status == 429;
-    const auto retry_after = parse_retry_after(response.retry_after);
-    const bool unavailable = (response.status == 503 || response.status == 504) && retry_after;
-    if ((!busy && !unavailable) || retries >= options_.retry.max_retries) {
-      return std::nullopt;
-    }
-    // Capped exponential backoff with full jitter in its upper half, and never less than the
-    // server asked for (within max_retry_after).
-    const long long cap = options_.retry.max_backoff.count();
-    long long backoff = options_.retry.initial_backoff.count();
-    for (int i = 0; i < retries && backoff < cap; ++i) {
-      backoff *= 2;
-    }
-    backoff = std::min(backoff, cap);
-    std::uniform_int_distribution<long long> jitter(backoff / 2, std::max(backoff, 1LL));
-    auto delay = std::chrono::milliseconds(jitter(random_));
-    if (retry_after) {
-      delay = std::max(delay, std::min(*retry_after, options_.retry.max_retry_after));
-    }
-    if (!call.streaming && Clock::now() + delay > call.deadline) {
+    const auto delay = detail::response_retry_delay(options_.retry, backoff_, response.status,
+                                                    response.retry_after, retries);
+    if (!delay || !time_left(call, *delay)) {
       return std::nullopt;  // the caller gets the server's answer while there is time to act
     }
+    return *delay;
+  }
+
+  // Whether a read that failed with `code` before any response byte is tried again (after a
+  // backoff) rather than failed: the connection was refused, reset or closed early.
+  std::optional<Clock::duration> transport_retry_delay(const Call& call,
+                                                       const std::error_code& code, int retries) {
+    if (!call.read || retries >= options_.retry.max_transport_retries ||
+        !detail::is_transient_transport_error(code)) {
+      return std::nullopt;
+    }
+    const auto delay = backoff_.delay(retries);
+    if (!time_left(call, delay)) {
+      return std::nullopt;
+    }
     return delay;
+  }
+
+  // Waits `delay` before the next attempt of `call`, counting it.
+  awaitable<void> wait_to_retry(const Call& call, Clock::duration delay, int& retries) {
+    ++retries;
+    ++retries_;
+    Timer timer(strand_);
+    timer.expires_after(delay);
+    if (const auto [ec] = co_await timer.async_wait(use_tuple); ec) {
+      fail(call, "waiting to retry", ec);
+    }
+  }
+
+  // Streams have no total deadline; a request must have time left after `delay`.
+  static bool time_left(const Call& call, Clock::duration delay) {
+    return call.streaming || Clock::now() + delay <= call.deadline;
   }
 
   // Holds a checked-out connection; one still held when the scope ends (an exception: a
@@ -1581,7 +1282,7 @@ class HttpsTransport final : public Transport, public std::enable_shared_from_th
     }
     if (response.content_encoding == "gzip") {
       std::string problem;
-      auto inflated = gunzip(stream.body, options_.max_body_size, problem);
+      auto inflated = detail::gunzip(stream.body, options_.max_body_size, problem);
       if (!inflated) {
         fail(call, "decode response", std::make_error_code(std::errc::bad_message), problem);
       }
@@ -1598,14 +1299,29 @@ class HttpsTransport final : public Transport, public std::enable_shared_from_th
     bool retried_stale = false;
     int refusals = 0;
     int retries = 0;
+    int transport_retries = 0;
     for (;;) {
       co_await take_rate_token(call);
-      refresh_token(false);
-      refresh_exec(false);
-      refresh_oidc(false);
+      co_await refresh_credentials(call, false);
       set_authorization(call.message);
+      const std::uint64_t sent_with = credential_generation_;
 
-      Route route = co_await this->route(call);
+      // A connection that could not be made (refused, reset in the handshake) for a read is
+      // tried again after a backoff; the wait cannot be in the handler (no co_await there).
+      Route route;
+      std::optional<Clock::duration> connect_wait;
+      try {
+        route = co_await this->route(call);
+      } catch (const Error& e) {
+        connect_wait = transport_retry_delay(call, e.code(), transport_retries);
+        if (!connect_wait) {
+          throw;
+        }
+      }
+      if (connect_wait) {
+        co_await wait_to_retry(call, *connect_wait, transport_retries);
+        continue;
+      }
       Outcome outcome;
       bool stream_open = false;
       Lease lease{*this, std::move(route.connection)};
@@ -1628,10 +1344,20 @@ class HttpsTransport final : public Transport, public std::enable_shared_from_th
             continue;
           }
           if (reused && stream.connection_error && !stream.received && !stream.timed_out &&
-              call.idempotent && !retried_stale) {
+              call.read && !retried_stale) {
             retried_stale = true;
             ++retries_;
             continue;
+          }
+          // The connection failed before the caller saw any of the answer (not a health-check
+          // timeout): a whole response is delivered only complete, a stream once its head is in.
+          if (stream.connection_error && (!stream.received || !call.streaming) &&
+              !stream.timed_out && stream.connection_problem.empty()) {
+            if (const auto wait = transport_retry_delay(
+                    call, std::error_code(stream.connection_error), transport_retries)) {
+              co_await wait_to_retry(call, *wait, transport_retries);
+              continue;
+            }
           }
           fail_h2(call, stream);
         }
@@ -1656,14 +1382,21 @@ class HttpsTransport final : public Transport, public std::enable_shared_from_th
           // An idle keep-alive connection may have been closed by the server just before we
           // used it; that shows up as a failure before any response byte and deserves one
           // more try.
-          if (reused && !attempt.received && !attempt.timed_out && call.idempotent &&
-              !retried_stale) {
+          if (reused && !attempt.received && !attempt.timed_out && call.read && !retried_stale) {
             retried_stale = true;
             ++retries_;
             continue;
           }
           if (attempt.timed_out) {
             fail_timeout(call, "request", options_.timeout);
+          }
+          // As over HTTP/2: nothing of the answer has reached the caller yet.
+          if (!attempt.received || !call.streaming) {
+            if (const auto wait =
+                    transport_retry_delay(call, std::error_code(attempt.ec), transport_retries)) {
+              co_await wait_to_retry(call, *wait, transport_retries);
+              continue;
+            }
           }
           fail(call, attempt.received ? "read response" : "send request", attempt.ec);
         }
@@ -1682,21 +1415,21 @@ class HttpsTransport final : public Transport, public std::enable_shared_from_th
       };
       // A rotated token file or a re-run plugin may hold a new credential: the server refused
       // the request before acting on it, so sending it once more is safe.
-      if (outcome.response.status == 401 && !refreshed_after_401 &&
-          (refresh_token(true) || refresh_exec(true) || refresh_oidc(true))) {
-        refreshed_after_401 = true;
-        drop_stream();
-        continue;
+      if (outcome.response.status == 401 && !refreshed_after_401) {
+        // Another request may have brought a new credential meanwhile; then none is forced.
+        bool renewed = sent_with != credential_generation_;
+        if (!renewed) {
+          renewed = co_await refresh_credentials(call, true);
+        }
+        if (renewed) {
+          refreshed_after_401 = true;
+          drop_stream();
+          continue;
+        }
       }
       if (const auto delay = retry_delay(call, outcome.response, retries)) {
-        ++retries;
-        ++retries_;
         drop_stream();
-        Timer timer(strand_);
-        timer.expires_after(*delay);
-        if (const auto [ec] = co_await timer.async_wait(use_tuple); ec) {
-          fail(call, "waiting to retry", ec);
-        }
+        co_await wait_to_retry(call, *delay, retries);
         continue;
       }
       report_warnings(outcome.response);
@@ -1734,6 +1467,8 @@ class HttpsTransport final : public Transport, public std::enable_shared_from_th
   bool uses_exec_ = false;                          // the exec plugin supplies credentials
   std::optional<ExecCredential> exec_credential_;   // its last answer
   std::optional<double> oidc_expiry_;               // `exp` of the OIDC id-token
+  std::shared_ptr<Fetch> fetch_;                    // the credential being fetched, if any
+  std::uint64_t credential_generation_ = 0;         // bumped by each change of credential
 
   std::vector<std::unique_ptr<Connection>> idle_;
   std::vector<std::shared_ptr<H2Session>> sessions_;  // each counts in open_
@@ -1742,9 +1477,9 @@ class HttpsTransport final : public Transport, public std::enable_shared_from_th
   std::atomic<std::size_t> open_{0};  // busy or idle; changed on the strand, read by stats()
   std::deque<std::shared_ptr<Waiter>> waiters_;
 
-  double tokens_ = 0.0;
-  Clock::time_point refilled_at_{};
-  std::minstd_rand random_{std::random_device{}()};
+  std::optional<detail::TokenBucket> rate_limit_;  // none: ClientOptions::qps is zero
+  detail::Backoff backoff_{options_.retry.initial_backoff, options_.retry.max_backoff,
+                           std::random_device{}()};
 
   std::atomic<std::size_t> opened_{0};
   std::atomic<std::size_t> resumed_{0};

@@ -30,7 +30,8 @@ struct TransportStats {
   std::size_t connections_reused = 0;
   /// Connections open now, busy or idle.
   std::size_t connections_open = 0;
-  /// Requests repeated after a 429/503/504 or a stale keep-alive connection.
+  /// Requests repeated: after a 429, or a 503/504 with Retry-After; reads after a refused,
+  /// reset or stale connection; HTTP/2 streams the server refused unprocessed.
   std::size_t retries = 0;
   /// Times the exec credential plugin ran.
   std::size_t exec_plugin_runs = 0;
@@ -168,7 +169,8 @@ std::shared_ptr<Transport> make_http2_transport(boost::asio::any_io_executor exe
 /// `boost::asio::as_tuple` to receive them as values instead.
 class Client {
  public:
-  /// A client over the HTTPS transport (HTTP/1.1, or HTTP/2 if `options.http2`).
+  /// A client over the HTTPS transport (make_transport: by default streams over HTTP/2 and
+  /// other requests over HTTP/1.1; see ClientOptions::http2 and http2_for_streams).
   /// @throws kubex::ConfigError as make_transport does.
   Client(boost::asio::any_io_executor executor, ClientConfig config, ClientOptions options = {})
       : transport_(make_transport(std::move(executor), std::move(config), std::move(options))) {}

@@ -57,15 +57,19 @@ struct HttpResponse {
 /// to `out`, unescaped. Malformed values are skipped, as client-go skips them.
 void parse_warning_header(std::string_view value, std::vector<std::string>& out);
 
-/// When and how requests are repeated after the server asked the client to come back later.
-/// A request is retried when the apiserver answers 429 (API Priority and Fairness rejected it
-/// before doing anything) or 503/504 with a Retry-After header; the server has not acted on
-/// such a request, so every verb is retried. Idempotent verbs are in addition retried once on
-/// a fresh connection when a reused keep-alive connection fails before any response byte.
+/// When and how requests are repeated. A request is retried when the apiserver answers 429
+/// (API Priority and Fairness rejected it before doing anything) or 503/504 with a Retry-After
+/// header; the server has not acted on such a request, so every verb is retried. Reads (GET,
+/// HEAD) are in addition retried when their connection is refused, reset or closed before
+/// the caller has seen any of the answer (a whole response before its end, a stream before
+/// its head), as when an apiserver restarts or a load balancer fails over, within the
+/// request's timeout; writes never are, since the server may have acted on them.
 struct RetryPolicy {
-  /// Retries after the first attempt; 0 turns retrying off.
+  /// Retries after the first attempt for the server's answers above; 0 turns them off.
   int max_retries = 3;
-  /// Wait before the first retry when the server gave no Retry-After; doubles per retry.
+  /// Retries of a read after a transport failure (client-go: 10); 0 turns them off.
+  int max_transport_retries = 10;
+  /// Wait before the first retry (when the server gave no Retry-After); doubles per retry.
   std::chrono::milliseconds initial_backoff = std::chrono::milliseconds(200);
   /// Cap of the exponential backoff.
   std::chrono::milliseconds max_backoff = std::chrono::seconds(5);
