@@ -54,6 +54,15 @@ int main(int argc, char** argv) {
         crontabs.patch("kubex-nightly", kubex::Patch::merge(R"({"spec":{"replicas":null}})"));
     std::printf("replicas after merge patch with null: %s\n",
                 patched.spec->replicas ? "set" : "unset");
+    // Server-side apply, taking the fields over from the creator (force); apiVersion and kind
+    // are filled in when left empty.
+    shop::CronTab desired;
+    desired.apiVersion.clear();
+    desired.metadata.name = "kubex-nightly";
+    desired.spec = shop::CronTabSpec{"30 4 * * *", "backup:2", 3};
+    const auto applied = crontabs.apply(desired, "kubex-example", /*force=*/true);
+    std::printf("applied: %s replicas=%d\n", applied.spec->cronSpec.c_str(),
+                applied.spec->replicas.value_or(-1));
     for (const auto& item : crontabs.list().items) {
       std::printf("crontab %s: %s\n", item.metadata.name->c_str(), item.spec->cronSpec.c_str());
     }

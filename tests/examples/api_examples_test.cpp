@@ -73,7 +73,8 @@ TEST_F(api_examples_test, custom_resource) {
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_TRUE(contains(r.output, "created kubex-nightly")) << r.output;
   EXPECT_TRUE(contains(r.output, "replicas after merge patch with null: unset")) << r.output;
-  EXPECT_TRUE(contains(r.output, "crontab kubex-nightly: 0 3 * * *")) << r.output;
+  EXPECT_TRUE(contains(r.output, "applied: 30 4 * * * replicas=3")) << r.output;
+  EXPECT_TRUE(contains(r.output, "crontab kubex-nightly: 30 4 * * *")) << r.output;
 }
 
 TEST_F(api_examples_test, metadata_list) {

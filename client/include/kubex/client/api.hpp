@@ -6,7 +6,7 @@
 // takes an Asio completion token.
 //
 //     namespace core = kubex::api::core::v1;
-//     kubex::client::Client client(ioc.get_executor(), kubex::client::load_default_config());
+//     kubex::client::Client client(ioc.get_executor(), kubex::client::infer_config());
 //     auto pods = kubex::client::Api<core::Pod>::default_namespaced(client);
 //     core::Pod pod = co_await pods.async_get("web-0", boost::asio::use_awaitable);
 //     auto list = co_await pods.async_list({.label_selector = "app=web"}, use_awaitable);
@@ -23,6 +23,7 @@
 #include <kubex/core/watch.hpp>
 
 #include <boost/asio/compose.hpp>
+#include <boost/asio/post.hpp>
 
 #include <cstddef>
 #include <exception>
@@ -62,6 +63,40 @@ R decode_body(std::string& body) {
   return out;
 }
 
+/// A request an initiating function built, or what building it threw (an invalid name, a
+/// namespace missing): such errors reach the handler like any other failure, so initiating
+/// functions never throw.
+struct Prepared {
+  /// A request built without error.
+  Prepared(ApiRequest built) : request(std::move(built)) {}  // NOLINT(google-explicit-constructor)
+  /// What building a request threw.
+  explicit Prepared(std::exception_ptr failure) : error(std::move(failure)) {}
+  ApiRequest request{};
+  std::exception_ptr error{};
+};
+
+/// Runs `make` (which returns an ApiRequest) at once, catching what it throws.
+template <class Make>
+Prepared prepare(Make&& make) noexcept {
+  try {
+    return Prepared(std::forward<Make>(make)());
+  } catch (...) {
+    return Prepared(std::current_exception());
+  }
+}
+
+// The first step of a composed operation whose request could not be built: the error
+// completes it from the handler's executor, never inside the initiating function.
+template <class R, class Self>
+void complete_early(Self& self, std::exception_ptr& error, bool& posted) {
+  if (!posted) {
+    posted = true;
+    boost::asio::post(std::move(self));
+    return;
+  }
+  self.complete(std::move(error), R{});
+}
+
 // One request and the decoding of its response, as an Asio composed operation: the handler
 // runs on its associated executor, cancellation reaches the transport.
 template <class R, class Decode>
@@ -69,11 +104,17 @@ struct CallOp {
   Client client;
   HttpRequest request;
   Decode decode;
+  std::exception_ptr early{};  // building the request failed
+  bool posted = false;
   std::string method{};
   std::string target{};
 
   template <class Self>
   void operator()(Self& self) {
+    if (early) {
+      complete_early<R>(self, early, posted);
+      return;
+    }
     method = request.method;
     target = request.target;
     client.async_request(std::move(request), std::move(self));
@@ -108,10 +149,11 @@ struct CallOp {
 /// Sends `request` and completes with decode(response): an R, or std::nullopt to fail with
 /// the response's ApiError.
 template <class R, class Decode, class CompletionToken>
-auto async_call(const Client& client, ApiRequest request, Decode decode, CompletionToken&& token) {
+auto async_call(const Client& client, Prepared prepared, Decode decode, CompletionToken&& token) {
   return boost::asio::async_compose<CompletionToken, void(std::exception_ptr, R)>(
-      CallOp<R, Decode>{client, to_http(std::move(request)), std::move(decode)}, token,
-      client.get_executor());
+      CallOp<R, Decode>{client, to_http(std::move(prepared.request)), std::move(decode),
+                        std::move(prepared.error)},
+      token, client.get_executor());
 }
 
 /// Does nothing to a decoded list.
@@ -124,10 +166,10 @@ struct KeepList {
 /// (json::ListDecoder): decoding overlaps the transfer, and neither the body nor the parser
 /// ever holds the whole list. `complete(L&)` runs on the decoded list before it is delivered.
 template <class L, class CompletionToken, class Complete = KeepList>
-auto async_list_call(const Client& client, ApiRequest request, CompletionToken&& token,
+auto async_list_call(const Client& client, Prepared prepared, CompletionToken&& token,
                      Complete complete = {}) {
   auto decoder = std::make_shared<json::ListDecoder<L>>();
-  HttpRequest http = to_http(std::move(request));
+  HttpRequest http = to_http(std::move(prepared.request));
   http.on_body = [decoder](std::string& body, bool start) {
     if (start) {
       decoder->restart();
@@ -144,8 +186,9 @@ auto async_list_call(const Client& client, ApiRequest request, CompletionToken&&
     return list;
   };
   return boost::asio::async_compose<CompletionToken, void(std::exception_ptr, L)>(
-      CallOp<L, decltype(decode)>{client, std::move(http), std::move(decode)}, token,
-      client.get_executor());
+      CallOp<L, decltype(decode)>{client, std::move(http), std::move(decode),
+                                  std::move(prepared.error)},
+      token, client.get_executor());
 }
 
 /// Decodes 2xx responses as R; fails on everything else.
@@ -159,15 +202,26 @@ auto decode_success() {
   };
 }
 
+/// The apiVersion member of `object`: `api_version` in generated models, or `apiVersion` in a
+/// hand-written custom resource that names its members after the JSON fields.
+template <class O>
+decltype(auto) api_version_member(O& object) {
+  if constexpr (requires { object.api_version; }) {
+    return (object.api_version);
+  } else {
+    return (object.apiVersion);
+  }
+}
+
 /// `object` as JSON that names `api_version` and `kind` even if the caller cleared them
 /// (server-side apply requires both).
 template <class O>
 std::string encode_typed(const O& object, std::string_view api_version, std::string_view kind) {
-  if (object.api_version == api_version && object.kind == kind) {
+  if (api_version_member(object) == api_version && object.kind == kind) {
     return json::encode(object);
   }
   O copy = object;
-  copy.api_version.assign(api_version);
+  api_version_member(copy).assign(api_version);
   copy.kind.assign(kind);
   return json::encode(copy);
 }
@@ -337,11 +391,22 @@ template <class S>
 struct OpenOp {
   Client client;
   HttpRequest request;
+  std::exception_ptr early{};  // building the request failed
+  bool posted = false;
   std::string method{};
   std::string target{};
 
   template <class Self>
   void operator()(Self& self) {
+    if (early) {
+      if (!posted) {
+        posted = true;
+        boost::asio::post(std::move(self));
+        return;
+      }
+      self.complete(std::move(early), S(ResponseStream{}));
+      return;
+    }
     method = request.method;
     target = request.target;
     client.async_stream(std::move(request), std::move(self));
@@ -361,9 +426,10 @@ struct OpenOp {
 };
 
 template <class S, class CompletionToken>
-auto async_open(const Client& client, ApiRequest request, CompletionToken&& token) {
+auto async_open(const Client& client, Prepared prepared, CompletionToken&& token) {
   return boost::asio::async_compose<CompletionToken, void(std::exception_ptr, S)>(
-      OpenOp<S>{client, to_http(std::move(request))}, token, client.get_executor());
+      OpenOp<S>{client, to_http(std::move(prepared.request)), std::move(prepared.error)}, token,
+      client.get_executor());
 }
 
 }  // namespace detail
@@ -419,7 +485,8 @@ class Api {
   template <class CompletionToken>
   auto async_get(std::string_view name, const GetParams& params, CompletionToken&& token) const {
     static_assert(supports<T>(Verb::get), "the server does not serve get for this kind");
-    return call<T>(named().get(name, params), std::forward<CompletionToken>(token));
+    return call<T>(detail::prepare([&] { return named().get(name, params); }),
+                   std::forward<CompletionToken>(token));
   }
   /// Reads object `name`. Completes with T.
   template <class CompletionToken>
@@ -432,7 +499,7 @@ class Api {
   auto async_get_opt(std::string_view name, CompletionToken&& token) const {
     static_assert(supports<T>(Verb::get), "the server does not serve get for this kind");
     return detail::async_call<std::optional<T>>(
-        client_, named().get(name),
+        client_, detail::prepare([&] { return named().get(name); }),
         [](HttpResponse& r) -> std::optional<std::optional<T>> {
           if (r.status == 404) {
             return std::optional<T>{};
@@ -449,8 +516,9 @@ class Api {
   template <class CompletionToken>
   auto async_list(const ListParams& params, CompletionToken&& token) const {
     static_assert(supports<T>(Verb::list), "the server does not serve list for this kind");
-    return detail::async_list_call<list_type>(client_, requests_.list(params),
-                                              std::forward<CompletionToken>(token));
+    return detail::async_list_call<list_type>(
+        client_, detail::prepare([&] { return requests_.list(params); }),
+        std::forward<CompletionToken>(token));
   }
   /// Lists all objects.
   template <class CompletionToken>
@@ -464,7 +532,7 @@ class Api {
   template <class CompletionToken>
   auto async_create(const T& object, const PostParams& params, CompletionToken&& token) const {
     static_assert(supports<T>(Verb::create), "the server does not serve create for this kind");
-    return call<T>(named().create(json::encode(object), params),
+    return call<T>(detail::prepare([&] { return named().create(json::encode(object), params); }),
                    std::forward<CompletionToken>(token));
   }
   /// Creates `object`.
@@ -477,7 +545,9 @@ class Api {
   template <class CompletionToken>
   auto async_replace(const T& object, const PostParams& params, CompletionToken&& token) const {
     static_assert(supports<T>(Verb::update), "the server does not serve update for this kind");
-    return call<T>(named().replace(name_of(object), json::encode(object), params),
+    return call<T>(detail::prepare([&] {
+                     return named().replace(name_of(object), json::encode(object), params);
+                   }),
                    std::forward<CompletionToken>(token));
   }
   /// Replaces object `object.metadata.name`.
@@ -490,7 +560,8 @@ class Api {
   auto async_patch(std::string_view name, const Patch& patch, const PatchParams& params,
                    CompletionToken&& token) const {
     static_assert(supports<T>(Verb::patch), "the server does not serve patch for this kind");
-    return call<T>(named().patch(name, patch, params), std::forward<CompletionToken>(token));
+    return call<T>(detail::prepare([&] { return named().patch(name, patch, params); }),
+                   std::forward<CompletionToken>(token));
   }
   /// Patches object `name`.
   template <class CompletionToken>
@@ -511,7 +582,10 @@ class Api {
   template <class CompletionToken>
   auto async_apply(const T& object, const PatchParams& params, CompletionToken&& token) const {
     static_assert(supports<T>(Verb::patch), "the server does not serve patch for this kind");
-    return call<T>(named().patch(name_of(object), Patch::apply(apply_body(object)), params),
+    return call<T>(detail::prepare([&] {
+                     return named().patch(name_of(object), Patch::apply(apply_body(object)),
+                                          params);
+                   }),
                    std::forward<CompletionToken>(token));
   }
   /// Deletes object `name`. Completes with a DeleteResult<T>.
@@ -519,9 +593,9 @@ class Api {
   auto async_delete(std::string_view name, const DeleteParams& params,
                     CompletionToken&& token) const {
     static_assert(supports<T>(Verb::delete_), "the server does not serve delete for this kind");
-    return detail::async_call<DeleteResult<T>>(client_, named().delete_(name, params),
-                                               detail::decode_object_or_status<T>(),
-                                               std::forward<CompletionToken>(token));
+    return detail::async_call<DeleteResult<T>>(
+        client_, detail::prepare([&] { return named().delete_(name, params); }),
+        detail::decode_object_or_status<T>(), std::forward<CompletionToken>(token));
   }
   /// Deletes object `name`.
   template <class CompletionToken>
@@ -536,7 +610,7 @@ class Api {
     static_assert(supports<T>(Verb::delete_collection),
                   "the server does not serve deletecollection for this kind");
     return detail::async_call<std::variant<list_type, Status>>(
-        client_, requests_.delete_collection(params, list),
+        client_, detail::prepare([&] { return requests_.delete_collection(params, list); }),
         detail::decode_object_or_status<list_type>(), std::forward<CompletionToken>(token));
   }
 
@@ -546,15 +620,17 @@ class Api {
   template <class CompletionToken>
   auto async_get_metadata(std::string_view name, CompletionToken&& token) const {
     static_assert(supports<T>(Verb::get), "the server does not serve get for this kind");
-    return call<metadata_type>(with_accept(named().get(name), accept_metadata),
-                               std::forward<CompletionToken>(token));
+    return call<metadata_type>(
+        detail::prepare([&] { return with_accept(named().get(name), accept_metadata); }),
+        std::forward<CompletionToken>(token));
   }
   /// Lists only the metadata of objects (PartialObjectMetadataList).
   template <class CompletionToken>
   auto async_list_metadata(const ListParams& params, CompletionToken&& token) const {
     static_assert(supports<T>(Verb::list), "the server does not serve list for this kind");
     return detail::async_list_call<metadata_list_type>(
-        client_, with_accept(requests_.list(params), accept_metadata_list),
+        client_,
+        detail::prepare([&] { return with_accept(requests_.list(params), accept_metadata_list); }),
         std::forward<CompletionToken>(token));
   }
   /// Patches object `name` and completes with only its metadata.
@@ -562,16 +638,19 @@ class Api {
   auto async_patch_metadata(std::string_view name, const Patch& patch, const PatchParams& params,
                             CompletionToken&& token) const {
     static_assert(supports<T>(Verb::patch), "the server does not serve patch for this kind");
-    return call<metadata_type>(with_accept(named().patch(name, patch, params), accept_metadata),
-                               std::forward<CompletionToken>(token));
+    return call<metadata_type>(
+        detail::prepare(
+            [&] { return with_accept(named().patch(name, patch, params), accept_metadata); }),
+        std::forward<CompletionToken>(token));
   }
 
   /// Lists the objects as a server-side printed meta/v1 Table (the columns kubectl get shows).
   template <class CompletionToken>
   auto async_list_table(const ListParams& params, CompletionToken&& token) const {
     static_assert(supports<T>(Verb::list), "the server does not serve list for this kind");
-    return call<Table>(with_accept(requests_.list(params), accept_table),
-                       std::forward<CompletionToken>(token));
+    return call<Table>(
+        detail::prepare([&] { return with_accept(requests_.list(params), accept_table); }),
+        std::forward<CompletionToken>(token));
   }
 
   // --- watch --------------------------------------------------------------------------------
@@ -581,15 +660,17 @@ class Api {
   template <class CompletionToken>
   auto async_watch(const WatchParams& params, CompletionToken&& token) const {
     static_assert(supports<T>(Verb::watch), "the server does not serve watch for this kind");
-    return detail::async_open<WatchStream<T>>(client_, requests_.watch(params),
-                                              std::forward<CompletionToken>(token));
+    return detail::async_open<WatchStream<T>>(
+        client_, detail::prepare([&] { return requests_.watch(params); }),
+        std::forward<CompletionToken>(token));
   }
   /// Starts a metadata-only watch (events carry PartialObjectMetadata).
   template <class CompletionToken>
   auto async_watch_metadata(const WatchParams& params, CompletionToken&& token) const {
     static_assert(supports<T>(Verb::watch), "the server does not serve watch for this kind");
     return detail::async_open<WatchStream<metadata_type>>(
-        client_, with_accept(requests_.watch(params), accept_metadata),
+        client_,
+        detail::prepare([&] { return with_accept(requests_.watch(params), accept_metadata); }),
         std::forward<CompletionToken>(token));
   }
 
@@ -600,14 +681,18 @@ class Api {
   template <FixedString Sub, class R, class CompletionToken>
     requires(subresource_supports<T>(Sub.view(), Verb::get))
   auto async_get_subresource(std::string_view name, CompletionToken&& token) const {
-    return call<R>(named().get_subresource(Sub.view(), name), std::forward<CompletionToken>(token));
+    return call<R>(detail::prepare([&] { return named().get_subresource(Sub.view(), name); }),
+                   std::forward<CompletionToken>(token));
   }
   /// Replaces subresource `Sub` of object `name` with `body`; completes with an R.
   template <FixedString Sub, class R, class Body, class CompletionToken>
     requires(subresource_supports<T>(Sub.view(), Verb::update))
   auto async_replace_subresource(std::string_view name, const Body& body, const PostParams& params,
                                  CompletionToken&& token) const {
-    return call<R>(named().replace_subresource(Sub.view(), name, json::encode(body), params),
+    return call<R>(detail::prepare([&] {
+                     return named().replace_subresource(Sub.view(), name, json::encode(body),
+                                                        params);
+                   }),
                    std::forward<CompletionToken>(token));
   }
   /// Patches subresource `Sub` of object `name`; completes with an R.
@@ -615,17 +700,20 @@ class Api {
     requires(subresource_supports<T>(Sub.view(), Verb::patch))
   auto async_patch_subresource(std::string_view name, const Patch& patch, const PatchParams& params,
                                CompletionToken&& token) const {
-    return call<R>(named().patch_subresource(Sub.view(), name, patch, params),
-                   std::forward<CompletionToken>(token));
+    return call<R>(
+        detail::prepare([&] { return named().patch_subresource(Sub.view(), name, patch, params); }),
+        std::forward<CompletionToken>(token));
   }
-  /// Posts `body` to subresource `Sub` of object `name` (eviction, binding,
-  /// std::forward<CompletionToken>(token)); completes with an R (Status for eviction and binding;
-  /// the TokenRequest for token).
+  /// Posts `body` to subresource `Sub` of object `name` (eviction, binding, token); completes
+  /// with an R (Status for eviction and binding; the TokenRequest for token).
   template <FixedString Sub, class R, class Body, class CompletionToken>
     requires(subresource_supports<T>(Sub.view(), Verb::create))
   auto async_create_subresource(std::string_view name, const Body& body, const PostParams& params,
                                 CompletionToken&& token) const {
-    return call<R>(named().create_subresource(Sub.view(), name, json::encode(body), params),
+    return call<R>(detail::prepare([&] {
+                     return named().create_subresource(Sub.view(), name, json::encode(body),
+                                                       params);
+                   }),
                    std::forward<CompletionToken>(token));
   }
 
@@ -657,7 +745,7 @@ class Api {
     requires(subresource_supports<T>("log", Verb::get))
   auto async_logs(std::string_view name, const LogParams& params, CompletionToken&& token) const {
     return detail::async_call<std::string>(
-        client_, named().logs(name, params, false),
+        client_, detail::prepare([&] { return named().logs(name, params, false); }),
         [](HttpResponse& r) -> std::optional<std::string> {
           if (r.status / 100 != 2) {
             return std::nullopt;
@@ -671,8 +759,9 @@ class Api {
     requires(subresource_supports<T>("log", Verb::get))
   auto async_log_stream(std::string_view name, const LogParams& params,
                         CompletionToken&& token) const {
-    return detail::async_open<LogStream>(client_, named().logs(name, params, true),
-                                         std::forward<CompletionToken>(token));
+    return detail::async_open<LogStream>(
+        client_, detail::prepare([&] { return named().logs(name, params, true); }),
+        std::forward<CompletionToken>(token));
   }
 
  private:
@@ -697,7 +786,7 @@ class Api {
   }
 
   template <class R, class CompletionToken>
-  auto call(ApiRequest request, CompletionToken&& token) const {
+  auto call(detail::Prepared request, CompletionToken&& token) const {
     return detail::async_call<R>(client_, std::move(request), detail::decode_success<R>(),
                                  std::forward<CompletionToken>(token));
   }

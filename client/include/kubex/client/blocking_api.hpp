@@ -3,7 +3,7 @@
 // The blocking facade of Api<T>: the same verbs as plain function calls that return results
 // and throw kubex::ApiError / kubex::Error, for tools and simple programs.
 //
-//     kubex::client::BlockingClient bc(kubex::client::load_default_config());
+//     kubex::client::BlockingClient bc(kubex::client::infer_config());
 //     auto pods = kubex::client::BlockingApi<core::Pod>::default_namespaced(bc);
 //     for (const auto& pod : pods.list({.label_selector = "app=web"}).items) { ... }
 

@@ -57,14 +57,19 @@ class DynamicApi {
   /// Reads object `name`.
   template <class CompletionToken>
   auto async_get(std::string_view name, CompletionToken&& token) const {
-    require(Verb::get, "get");
-    return call<object_type>(named().get(name), std::forward<CompletionToken>(token));
+    return call<object_type>(detail::prepare([&] {
+                               require(Verb::get, "get");
+                               return named().get(name);
+                             }),
+                             std::forward<CompletionToken>(token));
   }
   /// Lists objects.
   template <class CompletionToken>
   auto async_list(const ListParams& params, CompletionToken&& token) const {
-    require(Verb::list, "list");
-    return detail::async_list_call<list_type>(client_, requests_.list(params),
+    return detail::async_list_call<list_type>(client_, detail::prepare([&] {
+                                                require(Verb::list, "list");
+                                                return requests_.list(params);
+                                              }),
                                               std::forward<CompletionToken>(token),
                                               [resource = resource_](list_type& list) {
                                                 // Items of built-in lists come without apiVersion
@@ -82,59 +87,74 @@ class DynamicApi {
   /// Lists the objects as a server-side printed Table (what kubectl get shows).
   template <class CompletionToken>
   auto async_list_table(const ListParams& params, CompletionToken&& token) const {
-    require(Verb::list, "list");
-    ApiRequest request = requests_.list(params);
-    request.accept.assign(accept_table);
-    return call<Table>(std::move(request), std::forward<CompletionToken>(token));
+    return call<Table>(detail::prepare([&] {
+                         require(Verb::list, "list");
+                         ApiRequest request = requests_.list(params);
+                         request.accept.assign(accept_table);
+                         return request;
+                       }),
+                       std::forward<CompletionToken>(token));
   }
   /// Creates `object`.
   template <class CompletionToken>
   auto async_create(const object_type& object, const PostParams& params,
                     CompletionToken&& token) const {
-    require(Verb::create, "create");
-    return call<object_type>(named().create(body(object), params),
+    return call<object_type>(detail::prepare([&] {
+                               require(Verb::create, "create");
+                               return named().create(body(object), params);
+                             }),
                              std::forward<CompletionToken>(token));
   }
   /// Replaces object `object.metadata.name`.
   template <class CompletionToken>
   auto async_replace(const object_type& object, const PostParams& params,
                      CompletionToken&& token) const {
-    require(Verb::update, "update");
-    return call<object_type>(named().replace(name_of(object), body(object), params),
+    return call<object_type>(detail::prepare([&] {
+                               require(Verb::update, "update");
+                               return named().replace(name_of(object), body(object), params);
+                             }),
                              std::forward<CompletionToken>(token));
   }
   /// Patches object `name`.
   template <class CompletionToken>
   auto async_patch(std::string_view name, const Patch& patch, const PatchParams& params,
                    CompletionToken&& token) const {
-    require(Verb::patch, "patch");
-    return call<object_type>(named().patch(name, patch, params),
+    return call<object_type>(detail::prepare([&] {
+                               require(Verb::patch, "patch");
+                               return named().patch(name, patch, params);
+                             }),
                              std::forward<CompletionToken>(token));
   }
   /// Server-side apply of `object` by `field_manager`.
   template <class CompletionToken>
   auto async_apply(const object_type& object, std::string_view field_manager, bool force,
                    CompletionToken&& token) const {
-    require(Verb::patch, "patch");
     return call<object_type>(
-        named().patch(name_of(object), Patch::apply(body(object)),
-                      {.field_manager = std::string(field_manager), .force = force}),
+        detail::prepare([&] {
+          require(Verb::patch, "patch");
+          const PatchParams params{.field_manager = std::string(field_manager), .force = force};
+          return named().patch(name_of(object), Patch::apply(body(object)), params);
+        }),
         std::forward<CompletionToken>(token));
   }
   /// Deletes object `name`: completes with the object (still terminating) or the Status.
   template <class CompletionToken>
   auto async_delete(std::string_view name, const DeleteParams& params,
                     CompletionToken&& token) const {
-    require(Verb::delete_, "delete");
     return detail::async_call<std::variant<object_type, Status>>(
-        client_, named().delete_(name, params), detail::decode_object_or_status<object_type>(),
-        std::forward<CompletionToken>(token));
+        client_, detail::prepare([&] {
+          require(Verb::delete_, "delete");
+          return named().delete_(name, params);
+        }),
+        detail::decode_object_or_status<object_type>(), std::forward<CompletionToken>(token));
   }
   /// Starts a watch.
   template <class CompletionToken>
   auto async_watch(const WatchParams& params, CompletionToken&& token) const {
-    require(Verb::watch, "watch");
-    return detail::async_open<WatchStream<object_type>>(client_, requests_.watch(params),
+    return detail::async_open<WatchStream<object_type>>(client_, detail::prepare([&] {
+                                                          require(Verb::watch, "watch");
+                                                          return requests_.watch(params);
+                                                        }),
                                                         std::forward<CompletionToken>(token));
   }
 
@@ -162,7 +182,7 @@ class DynamicApi {
     return requests_;
   }
   template <class R, class CompletionToken>
-  auto call(ApiRequest request, CompletionToken&& token) const {
+  auto call(detail::Prepared request, CompletionToken&& token) const {
     return detail::async_call<R>(client_, std::move(request), detail::decode_success<R>(),
                                  std::forward<CompletionToken>(token));
   }
