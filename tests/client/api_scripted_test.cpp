@@ -1,0 +1,268 @@
+// Api<T>, Pager and WatchStream through kubex::testing::ScriptedTransport: fast unit tests of
+// what the layer above the transport does with answers (decoding across reads, error mapping,
+// the pager's restart after 410). The script is a test double; the same behaviour is tested
+// against the real apiserver in tests/integration/api_test.cpp.
+
+#include <kubex/api.hpp>
+#include <kubex/client/api.hpp>
+#include <kubex/core/api_error.hpp>
+#include <kubex/core/json.hpp>
+#include <kubex/k8s/v1_35/core/v1.hpp>
+#include <kubex/testing/scripted_transport.hpp>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/use_future.hpp>
+#include <gtest/gtest.h>
+
+#include <future>
+#include <memory>
+#include <string>
+#include <system_error>
+
+namespace {
+
+namespace core = kubex::k8s::v1_35::core::v1;
+using kubex::client::Api;
+using kubex::client::Client;
+using kubex::testing::ScriptedTransport;
+using kubex::testing::Step;
+using kubex::testing::StreamPiece;
+
+const std::string ns_pods = "/api/v1/namespaces/ns/pods";
+
+std::string pod_json(const std::string& name, const std::string& rv = "1") {
+  return R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" + name +
+         R"(","namespace":"ns","resourceVersion":")" + rv +
+         R"("},"spec":{"containers":[{"name":"c","image":"busybox:1.36"}]}})";
+}
+
+std::string pod_list(const std::vector<std::string>& names, const std::string& continue_token = "",
+                     const std::string& rv = "100") {
+  std::string items;
+  for (const auto& name : names) {
+    items += (items.empty() ? "" : ",") + pod_json(name);
+  }
+  std::string meta = R"({"resourceVersion":")" + rv + "\"";
+  if (!continue_token.empty()) {
+    meta += R"(,"continue":")" + continue_token + "\"";
+  }
+  return R"({"apiVersion":"v1","kind":"PodList","metadata":)" + meta + R"(},"items":[)" + items +
+         "]}";
+}
+
+std::string status_json(int code, const std::string& reason, const std::string& message) {
+  return R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":")" +
+         message + R"(","reason":")" + reason + R"(","code":)" + std::to_string(code) + "}";
+}
+
+class api_scripted_test : public ::testing::Test {
+ protected:
+  api_scripted_test()
+      : transport_(std::make_shared<ScriptedTransport>(ioc_.get_executor())),
+        client_(transport_),
+        pods_(Api<core::Pod>::namespaced(client_, "ns")) {}
+
+  void TearDown() override {
+    if (check_script_) {
+      EXPECT_EQ(transport_->verify(), "");
+    }
+  }
+
+  // Runs the io_context until `future` is ready and returns its value.
+  template <class R>
+  R wait(std::future<R> future) {
+    while (future.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+      if (ioc_.run_one() == 0) {
+        ioc_.restart();  // it ran out of work earlier and stopped
+      }
+    }
+    return future.get();
+  }
+
+  boost::asio::io_context ioc_;
+  bool check_script_ = true;  // TearDown: every step played, every request matched
+  std::shared_ptr<ScriptedTransport> transport_;
+  Client client_;
+  Api<core::Pod> pods_;
+};
+
+TEST_F(api_scripted_test, get_decodes_the_model) {
+  transport_->respond("GET", ns_pods + "/web-0", 200, pod_json("web-0", "42"));
+  const core::Pod pod = wait(pods_.async_get("web-0", boost::asio::use_future));
+  EXPECT_EQ(pod.metadata.name, "web-0");
+  EXPECT_EQ(pod.metadata.resource_version, "42");
+  ASSERT_EQ(pod.spec->containers.size(), 1U);
+  EXPECT_EQ(pod.spec->containers[0].image, "busybox:1.36");
+}
+
+TEST_F(api_scripted_test, a_status_answer_is_an_api_error_with_the_status) {
+  transport_->respond("GET", ns_pods + "/gone", 404,
+                      status_json(404, "NotFound", R"(pods \"gone\" not found)"));
+  try {
+    (void)wait(pods_.async_get("gone", boost::asio::use_future));
+    FAIL() << "a 404 decoded as a pod";
+  } catch (const kubex::ApiError& e) {
+    EXPECT_TRUE(kubex::is_not_found(e));
+    EXPECT_EQ(e.status().reason, "NotFound");
+    EXPECT_EQ(e.status().message, R"(pods "gone" not found)");
+    EXPECT_NE(std::string(e.what()).find("404"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(api_scripted_test, get_opt_is_empty_on_404_only) {
+  transport_->respond("GET", ns_pods + "/gone", 404, status_json(404, "NotFound", "nope"));
+  transport_->respond("GET", ns_pods + "/locked", 403, status_json(403, "Forbidden", "no"));
+  EXPECT_FALSE(wait(pods_.async_get_opt("gone", boost::asio::use_future)));
+  try {
+    (void)wait(pods_.async_get_opt("locked", boost::asio::use_future));
+    FAIL() << "a 403 read as absent";
+  } catch (const kubex::ApiError& e) {
+    EXPECT_TRUE(kubex::is_forbidden(e));
+  }
+}
+
+TEST_F(api_scripted_test, a_body_that_does_not_fit_names_the_field) {
+  transport_->respond("GET", ns_pods + "/bad", 200, R"({"kind":"Pod","metadata":{"name":7}})");
+  try {
+    (void)wait(pods_.async_get("bad", boost::asio::use_future));
+    FAIL() << "a bad body decoded";
+  } catch (const kubex::json::DecodeError& e) {
+    EXPECT_NE(std::string(e.what()).find("metadata.name"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(api_scripted_test, a_transport_failure_keeps_its_code) {
+  Step step;
+  step.target = ns_pods + "/web-0";
+  step.fault = std::make_error_code(std::errc::connection_refused);
+  transport_->expect(step);
+  try {
+    (void)wait(pods_.async_get("web-0", boost::asio::use_future));
+    FAIL() << "no error";
+  } catch (const kubex::Error& e) {
+    EXPECT_EQ(e.code(), std::errc::connection_refused);
+  }
+}
+
+TEST_F(api_scripted_test, a_list_read_in_small_pieces_decodes_every_item) {
+  std::vector<std::string> names;
+  for (int i = 0; i < 200; ++i) {
+    names.push_back("pod-" + std::to_string(i));  // well above the decoder's 16 KiB threshold
+  }
+  Step step;
+  step.target = ns_pods;
+  step.response.body = pod_list(names);
+  step.piece_size = 7;
+  transport_->expect(step);
+  const auto list = wait(pods_.async_list(boost::asio::use_future));
+  ASSERT_EQ(list.items.size(), names.size());
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    EXPECT_EQ(list.items[i].metadata.name, names[i]);
+  }
+  EXPECT_EQ(list.metadata.resource_version, "100");
+}
+
+TEST_F(api_scripted_test, the_pager_starts_over_when_its_continue_token_expires) {
+  transport_->respond("GET", ns_pods + "?limit=2", 200, pod_list({"a", "b"}, "t1"));
+  transport_->respond("GET", ns_pods + "?limit=2&continue=t1", 410,
+                      status_json(410, "Expired", "The provided continue parameter is too old"));
+  transport_->respond("GET", ns_pods + "?limit=2", 200, pod_list({"a", "b"}, "t2"));
+  transport_->respond("GET", ns_pods + "?limit=2&continue=t2", 200, pod_list({"c"}));
+  kubex::client::Pager<core::Pod> pager(pods_, {.limit = 2});
+  std::vector<std::string> seen;
+  while (auto page = wait(pager.async_next(boost::asio::use_future))) {
+    for (const auto& pod : page->items) {
+      seen.push_back(*pod.metadata.name);
+    }
+  }
+  EXPECT_EQ(pager.restarts(), 1U);
+  // The restart delivers the first page again: a caller that keeps pages must start over too.
+  EXPECT_EQ(seen, (std::vector<std::string>{"a", "b", "a", "b", "c"}));
+}
+
+TEST_F(api_scripted_test, watch_events_split_across_reads_decode_and_end_cleanly) {
+  const std::string added = R"({"type":"ADDED","object":)" + pod_json("a", "5") + "}\n";
+  const std::string gone = R"({"type":"ERROR","object":)" +
+                           status_json(410, "Expired", "too old resource version: 5 (9)") + "}\n";
+  Step step;
+  step.target = ns_pods + "?watch=true&resourceVersion=4";
+  const std::string both = added + gone;
+  for (std::size_t at = 0; at < both.size(); at += 13) {  // pieces cut through lines and keys
+    step.stream.push_back(StreamPiece{.bytes = both.substr(at, 13)});
+  }
+  transport_->expect(step);
+  const kubex::WatchParams from{.resource_version = "4"};
+  auto watch = wait(pods_.async_watch(from, boost::asio::use_future));
+  auto first = wait(watch.async_next(boost::asio::use_future));
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->type, kubex::WatchEventType::added);
+  EXPECT_EQ(first->object.metadata.name, "a");
+  auto second = wait(watch.async_next(boost::asio::use_future));
+  ASSERT_TRUE(second);
+  EXPECT_EQ(second->type, kubex::WatchEventType::error);
+  EXPECT_EQ(second->status.code, 410);
+  EXPECT_EQ(second->status.reason, "Expired");
+  EXPECT_FALSE(wait(watch.async_next(boost::asio::use_future)));  // the server ended it
+}
+
+TEST_F(api_scripted_test, a_watch_stream_cut_by_the_network_is_an_error_not_an_end) {
+  Step step;
+  step.target = ns_pods + "?watch=true";
+  step.stream = {StreamPiece{.bytes = R"({"type":"ADDED","object":)" + pod_json("a") + "}\n"},
+                 StreamPiece{.error = std::make_error_code(std::errc::connection_reset)}};
+  transport_->expect(step);
+  auto watch = wait(pods_.async_watch({}, boost::asio::use_future));
+  EXPECT_TRUE(wait(watch.async_next(boost::asio::use_future)));
+  try {
+    (void)wait(watch.async_next(boost::asio::use_future));
+    FAIL() << "a reset stream ended cleanly";
+  } catch (const kubex::Error& e) {
+    EXPECT_EQ(e.code(), std::errc::connection_reset);
+  }
+}
+
+TEST_F(api_scripted_test, bad_arguments_reach_the_handler_never_the_caller) {
+  // Neither call throws; each handler runs later, from the io_context, with the error.
+  std::vector<std::string> errors;
+  const auto note = [&](std::exception_ptr error, const auto& /*result*/) {
+    try {
+      std::rethrow_exception(error);
+    } catch (const kubex::Error& e) {
+      EXPECT_EQ(e.code(), kubex::errc::invalid_argument);
+      errors.emplace_back(e.what());
+    }
+  };
+  const auto everywhere = Api<core::Pod>::all(client_);
+  EXPECT_NO_THROW(everywhere.async_get("web-0", note));
+  EXPECT_NO_THROW(everywhere.async_log_stream("web-0", {}, note));
+  core::Pod nameless;
+  EXPECT_NO_THROW(pods_.async_replace(nameless, {}, note));
+  EXPECT_TRUE(errors.empty()) << "a handler ran inside its initiating function";
+  ioc_.run();
+  ASSERT_EQ(errors.size(), 3U);
+  EXPECT_NE(errors[0].find("Api<Pod>::all addresses every namespace"), std::string::npos)
+      << errors[0];
+  EXPECT_NE(errors[2].find("metadata.name is required"), std::string::npos) << errors[2];
+  EXPECT_TRUE(transport_->requests().empty());
+}
+
+TEST_F(api_scripted_test, an_unexpected_request_fails_and_is_reported) {
+  transport_->respond("GET", ns_pods + "/expected", 200, pod_json("expected"));
+  try {
+    (void)wait(pods_.async_get("other", boost::asio::use_future));
+    FAIL() << "an unscripted request got an answer";
+  } catch (const kubex::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("GET " + ns_pods + "/other, but step 1 expects GET " +
+                                         ns_pods + "/expected"),
+              std::string::npos)
+        << e.what();
+  }
+  const auto report = transport_->verify();
+  EXPECT_NE(report.find("GET " + ns_pods + "/other, but step 1"), std::string::npos) << report;
+  EXPECT_NE(report.find("1 step(s) never played, the first GET " + ns_pods + "/expected"),
+            std::string::npos)
+      << report;
+  check_script_ = false;  // the report above is this test's subject
+}
+
+}  // namespace
