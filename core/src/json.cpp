@@ -202,19 +202,6 @@ std::size_t utf8_length(const unsigned char* p, std::size_t n) {
   return 0;
 }
 
-int hex_digit(char c) {
-  if (c >= '0' && c <= '9') {
-    return c - '0';
-  }
-  if (c >= 'a' && c <= 'f') {
-    return c - 'a' + 10;
-  }
-  if (c >= 'A' && c <= 'F') {
-    return c - 'A' + 10;
-  }
-  return -1;
-}
-
 // Checks that `s` is exactly one JSON value (RFC 8259) with strings of well-formed UTF-8 and
 // \u escapes that pair their surrogates, nested at most `max_depth` levels. Returns what is
 // wrong, or nullptr. Raw values need it: simdjson's On-Demand parser skips them by counting
@@ -246,7 +233,7 @@ const char* check_json(std::string_view s, std::size_t max_depth, bool text_chec
   auto hex4 = [&](std::size_t k) {
     int v = 0;
     for (std::size_t j = 0; j < 4; ++j) {
-      const int d = hex_digit(at(k + j));
+      const int d = hex_value(at(k + j));
       if (d < 0) {
         return -1;
       }

@@ -1,23 +1,6 @@
 #include <kubex/core/percent.hpp>
 
 namespace kubex {
-namespace {
-
-int hex_value(char c) noexcept {
-  if (c >= '0' && c <= '9') {
-    return c - '0';
-  }
-  if (c >= 'a' && c <= 'f') {
-    return c - 'a' + 10;
-  }
-  if (c >= 'A' && c <= 'F') {
-    return c - 'A' + 10;
-  }
-  return -1;
-}
-
-}  // namespace
-
 std::string percent_encode(std::string_view text) {
   std::string out;
   out.reserve(text.size());

@@ -146,10 +146,10 @@ asio::awaitable<void> pause(std::chrono::milliseconds delay) {
   }
 }
 
-asio::awaitable<client::HttpResponse> send(std::shared_ptr<ScriptedTransport::State> state,
-                                           client::HttpRequest request) {
+// The step `request` plays, after its delay; a mismatch or the step's fault is thrown.
+asio::awaitable<Step> play(ScriptedTransport::State& state, const client::HttpRequest& request) {
   std::string problem;
-  auto step = take_step(*state, request, problem);
+  auto step = take_step(state, request, problem);
   if (!step) {
     throw Error(std::make_error_code(std::errc::protocol_error), problem);
   }
@@ -157,7 +157,13 @@ asio::awaitable<client::HttpResponse> send(std::shared_ptr<ScriptedTransport::St
   if (step->fault) {
     fail(request, *step->fault, "send request: " + step->fault->message());
   }
-  client::HttpResponse response = std::move(step->response);
+  co_return std::move(*step);
+}
+
+asio::awaitable<client::HttpResponse> send(std::shared_ptr<ScriptedTransport::State> state,
+                                           client::HttpRequest request) {
+  Step step = co_await play(*state, request);
+  client::HttpResponse response = std::move(step.response);
   if (request.on_body) {
     // As the real transport: the head first, then the body as it arrives, shown to the reader
     // for a 2xx answer without content encoding; the reader may consume from the front.
@@ -165,7 +171,7 @@ asio::awaitable<client::HttpResponse> send(std::shared_ptr<ScriptedTransport::St
     request.on_body(body, true);
     const bool shown = response.status / 100 == 2 && response.content_encoding.empty();
     const std::string whole = std::move(response.body);
-    const std::size_t piece = step->piece_size == 0 ? whole.size() : step->piece_size;
+    const std::size_t piece = step.piece_size == 0 ? whole.size() : step.piece_size;
     for (std::size_t at = 0; at < whole.size(); at += piece) {
       body.append(whole, at, piece);
       if (shown) {
@@ -179,24 +185,16 @@ asio::awaitable<client::HttpResponse> send(std::shared_ptr<ScriptedTransport::St
 
 asio::awaitable<client::ResponseStream> open(std::shared_ptr<ScriptedTransport::State> state,
                                              client::HttpRequest request) {
-  std::string problem;
-  auto step = take_step(*state, request, problem);
-  if (!step) {
-    throw Error(std::make_error_code(std::errc::protocol_error), problem);
-  }
-  co_await pause(step->delay);
-  if (step->fault) {
-    fail(request, *step->fault, "send request: " + step->fault->message());
-  }
-  client::HttpResponse head = std::move(step->response);
+  Step step = co_await play(*state, request);
+  client::HttpResponse head = std::move(step.response);
   if (head.status / 100 != 2) {
     // As the real transport: an error's whole (small) body is in the head, and no stream.
-    step->stream.clear();
-    step->hold_open = false;
+    step.stream.clear();
+    step.hold_open = false;
   } else {
     head.body.clear();
   }
-  auto impl = std::make_unique<ScriptedStream>(state->executor, request, std::move(*step));
+  auto impl = std::make_unique<ScriptedStream>(state->executor, request, std::move(step));
   co_return client::ResponseStream(std::move(impl), std::move(head));
 }
 

@@ -14,6 +14,20 @@ namespace kubex {
 inline constexpr std::string_view hex_upper = "0123456789ABCDEF";
 inline constexpr std::string_view hex_lower = "0123456789abcdef";
 
+/// The value of hex digit `c` (either case), or -1 if it is not one.
+[[nodiscard]] constexpr int hex_value(char c) noexcept {
+  if (c >= '0' && c <= '9') {
+    return c - '0';
+  }
+  if (c >= 'a' && c <= 'f') {
+    return c - 'a' + 10;
+  }
+  if (c >= 'A' && c <= 'F') {
+    return c - 'A' + 10;
+  }
+  return -1;
+}
+
 /// Whether `c` is an RFC 3986 unreserved character: ALPHA, DIGIT, '-', '.', '_' or '~'.
 [[nodiscard]] constexpr bool is_unreserved(char c) noexcept {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
