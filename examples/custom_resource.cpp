@@ -4,9 +4,9 @@
 //
 //   kubex-custom-resource [NAMESPACE]
 
-#include <kubex/api.hpp>
 #include <kubex/client/blocking_api.hpp>
 #include <kubex/core/custom_resource.hpp>
+#include <kubex/k8s/default.hpp>
 #include <kubex/k8s/v1_35/meta/v1.hpp>
 
 #include <cstdint>

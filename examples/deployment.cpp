@@ -3,8 +3,8 @@
 //
 //   kubex-deployment [NAMESPACE]
 
-#include <kubex/api.hpp>
 #include <kubex/client/blocking_api.hpp>
+#include <kubex/k8s/default.hpp>
 #include <kubex/k8s/v1_35/apps/v1.hpp>
 #include <kubex/k8s/v1_35/core/v1.hpp>
 

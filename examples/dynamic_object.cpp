@@ -4,9 +4,9 @@
 //
 //   kubex-dynamic RESOURCE [NAMESPACE]
 
-#include <kubex/api.hpp>
 #include <kubex/client/discovery.hpp>
 #include <kubex/client/dynamic.hpp>
+#include <kubex/k8s/default.hpp>
 #include <kubex/k8s/v1_35/meta/v1.hpp>
 
 #include <boost/asio/co_spawn.hpp>

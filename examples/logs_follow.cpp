@@ -5,8 +5,8 @@
 // Prints the last line already written and then new ones, and stops after LINES lines
 // (default 10) or when the container ends.
 
-#include <kubex/api.hpp>
 #include <kubex/client/blocking_api.hpp>
+#include <kubex/k8s/default.hpp>
 #include <kubex/k8s/v1_35/core/v1.hpp>
 
 #include <cstdio>

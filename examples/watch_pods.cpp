@@ -7,8 +7,8 @@
 // at the list's resourceVersion, so it reports only what changes afterwards, and stops after
 // SECONDS (default 10) when the server ends it.
 
-#include <kubex/api.hpp>
 #include <kubex/client/api.hpp>
+#include <kubex/k8s/default.hpp>
 #include <kubex/k8s/v1_35/core/v1.hpp>
 
 #include <boost/asio/co_spawn.hpp>

@@ -26,9 +26,9 @@
 // items_per_second (pods or objects), allocs/item and alloc_bytes/item (operator new calls counted
 // by the replacement below; simdjson's own aligned buffers are allocated once per thread and are
 // not in the loop).
-#include <kubex/api.hpp>
 #include <kubex/core/json.hpp>
 #include <kubex/core/json_types.hpp>
+#include <kubex/k8s/default.hpp>
 #include <kubex/k8s/v1_35/core/v1.hpp>
 #include <kubex/k8s/v1_35/meta/v1.hpp>
 

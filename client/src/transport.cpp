@@ -16,7 +16,9 @@
 #include "detail/io.hpp"
 #include "detail/oidc.hpp"
 #include "detail/pem.hpp"
+#include "detail/pool.hpp"
 #include "detail/rate_limiter.hpp"
+#include "detail/response_stream.hpp"
 #include "detail/retry.hpp"
 #include "detail/text.hpp"
 #include "detail/tls.hpp"
@@ -26,7 +28,6 @@
 #include <boost/asio/buffer.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/connect.hpp>
-#include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/ip/address.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
@@ -117,7 +118,7 @@ using detail::Timer;
 using detail::use_tuple;
 using detail::Watchdog;
 
-using Parser = http::response_parser<http::string_body>;
+using Parser = detail::ResponseParser;
 
 // Response headers from the apiserver are small, but Warning headers can add up.
 constexpr std::uint32_t max_header_size = 64U * 1024U;
@@ -165,20 +166,9 @@ struct Attempt {
   bool timed_out = false;
 };
 
-class HttpsTransport;
-
-// State of an open stream; shared by the ResponseStream and its pending read.
-struct StreamState {
-  std::shared_ptr<HttpsTransport> transport;
-  std::unique_ptr<Connection> connection;
-  std::unique_ptr<Parser> parser;
-  std::string location;
-  bool cancelled = false;
-  bool reading = false;
-  ~StreamState();
-};
-
-class HttpsTransport final : public Transport, public std::enable_shared_from_this<HttpsTransport> {
+class HttpsTransport final : public Transport,
+                             public detail::StreamHost,
+                             public std::enable_shared_from_this<HttpsTransport> {
  public:
   HttpsTransport(asio::any_io_executor executor, ClientConfig config, ClientOptions options)
       : executor_(std::move(executor)),
@@ -222,6 +212,7 @@ class HttpsTransport final : public Transport, public std::enable_shared_from_th
       rate_limit_.emplace(options_.qps, options_.burst, Clock::now());
     }
     spare_bodies_.reserve(max_spare_bodies);
+    fetch_link_->transport = this;
   }
 
   HttpsTransport(const HttpsTransport&) = delete;
@@ -230,6 +221,10 @@ class HttpsTransport final : public Transport, public std::enable_shared_from_th
   // Idle HTTP/2 sessions are parked without pending reads, but their sockets stay open until
   // closed; that happens on the strand, as any thread may drop the last reference.
   ~HttpsTransport() override {
+    {
+      const std::lock_guard lock(fetch_link_->mutex);  // waits for a fetch thread posting
+      fetch_link_->transport = nullptr;
+    }
     if (sessions_.empty()) {
       return;
     }
@@ -260,7 +255,7 @@ class HttpsTransport final : public Transport, public std::enable_shared_from_th
     s.connections_opened = opened_.load();
     s.tls_sessions_resumed = resumed_.load();
     s.connections_reused = reused_.load();
-    s.connections_open = open_.load();
+    s.connections_open = pool_.open();
     s.retries = retries_.load();
     s.exec_plugin_runs = exec_runs_.load();
     s.oidc_refreshes = oidc_refreshes_.load();
@@ -270,17 +265,13 @@ class HttpsTransport final : public Transport, public std::enable_shared_from_th
 
   void close_idle() override {
     asio::post(strand_, [self = shared_from_this()] {
-      for (auto& connection : self->idle_) {
-        connection->close();
-        self->forget_connection();
-      }
-      self->idle_.clear();
+      self->pool_.close_idle();
       std::erase_if(self->sessions_, [&](const std::shared_ptr<H2Session>& session) {
         if (session->active() != 0) {
           return false;
         }
         session->close();
-        self->forget_connection();
+        self->pool_.forget();
         return true;
       });
     });
@@ -291,14 +282,13 @@ class HttpsTransport final : public Transport, public std::enable_shared_from_th
     return config_;
   }
 
-  // Called on the strand when a stream's connection is no longer needed.
-  void finish_stream(std::unique_ptr<Connection> connection, bool reusable) {
+  // detail::StreamHost: what the open streams use.
+  void finish_stream(std::unique_ptr<Connection> connection, bool reusable) override {
     release(std::move(connection), reusable);
   }
-
-  [[nodiscard]] const Strand& strand() const noexcept { return strand_; }
-  [[nodiscard]] Watchdog& watchdog() const noexcept { return *watchdog_; }
-  [[nodiscard]] const ClientOptions& options() const noexcept { return options_; }
+  [[nodiscard]] const Strand& strand() const noexcept override { return strand_; }
+  [[nodiscard]] Watchdog& watchdog() const noexcept override { return *watchdog_; }
+  [[nodiscard]] const ClientOptions& options() const noexcept override { return options_; }
 
  private:
   // --- errors --------------------------------------------------------------------------------
@@ -342,9 +332,20 @@ class HttpsTransport final : public Transport, public std::enable_shared_from_th
   // credential): woken by cancelling its timer, or timed out by it.
   struct Waiter {
     explicit Waiter(const Strand& strand) : timer(strand) {}
+    void wake() {
+      woken = true;
+      timer.cancel();
+    }
     Timer timer;
     bool woken = false;
   };
+  using Pool = detail::SlotPool<Connection, Waiter>;
+
+  // A transport talks to one apiserver, so both connection limits bound the same set.
+  static Pool::Limits pool_limits(const ClientOptions& options) {
+    return {std::min(options.max_connections, options.max_connections_per_host),
+            options.keep_alive_timeout, options.keep_alive};
+  }
 
   // Re-reads the token file (user `tokenFile`, or a service account token) when it is older
   // than options.token_file_refresh, or always if `force`. Returns true if the token changed.
@@ -484,13 +485,17 @@ class HttpsTransport final : public Transport, public std::enable_shared_from_th
   }
 
   // Runs the exec plugin or the OIDC refresh on a thread of its own and hands the answer to
-  // the strand. The work guard keeps the executor running meanwhile; the thread holds the
-  // transport, which therefore outlives it.
+  // the strand. The thread holds no executor, timer or strong reference to the transport: it
+  // may outlive both the transport and the io_context (a plugin that is slow to answer when
+  // the client goes away). It posts the answer through fetch_link_ under its mutex, which the
+  // transport's destructor takes to cut the link, so the strand is alive while it posts.
+  // Meanwhile the waiting requests' timers keep the io_context running.
   void start_fetch() {
     fetch_ = std::make_shared<Fetch>();
+    const std::uint64_t id = ++fetches_started_;
     const bool exec = uses_exec_;
-    std::thread([self = shared_from_this(), fetch = fetch_, exec, config = config_,
-                 timeout = options_.timeout, guard = asio::make_work_guard(executor_)] {
+    std::thread([link = fetch_link_, weak = weak_from_this(), id, exec, config = config_,
+                 timeout = options_.timeout] {
       std::optional<ExecCredential> credential;
       std::optional<detail::OidcTokens> tokens;
       std::exception_ptr error;
@@ -503,10 +508,19 @@ class HttpsTransport final : public Transport, public std::enable_shared_from_th
       } catch (...) {
         error = std::current_exception();
       }
-      asio::post(self->strand_, [self, fetch, credential = std::move(credential),
-                                 tokens = std::move(tokens), error]() mutable {
-        self->finish_fetch(*fetch, std::move(credential), std::move(tokens), error);
-      });
+      try {
+        const std::lock_guard lock(link->mutex);
+        if (link->transport != nullptr) {
+          asio::post(link->transport->strand_, [weak, id, credential = std::move(credential),
+                                                tokens = std::move(tokens), error]() mutable {
+            const auto self = weak.lock();
+            if (self && self->fetch_ && self->fetches_started_ == id) {
+              self->finish_fetch(*self->fetch_, std::move(credential), std::move(tokens), error);
+            }
+          });
+        }
+      } catch (...) {  // posting allocates; without memory the waiters time out
+      }
     }).detach();
   }
 
@@ -526,8 +540,7 @@ class HttpsTransport final : public Transport, public std::enable_shared_from_th
     fetch.error = error;
     fetch_.reset();
     for (const auto& waiter : fetch.waiters) {
-      waiter->woken = true;
-      waiter->timer.cancel();
+      waiter->wake();
     }
     fetch.waiters.clear();
   }
@@ -571,65 +584,21 @@ class HttpsTransport final : public Transport, public std::enable_shared_from_th
 
   // --- pool ----------------------------------------------------------------------------------
 
-  [[nodiscard]] std::size_t connection_limit() const noexcept {
-    // A transport talks to one apiserver, so both limits bound the same set.
-    return std::max<std::size_t>(
-        1, std::min(options_.max_connections, options_.max_connections_per_host));
-  }
-
-  void forget_connection() noexcept {
-    --open_;
-    wake_one();
-  }
-
-  void wake_one() {
-    if (!waiters_.empty()) {
-      auto waiter = waiters_.front();
-      waiters_.pop_front();
-      waiter->woken = true;
-      waiter->timer.cancel();
-    }
-  }
-
-  void wake_all() {
-    while (!waiters_.empty()) {
-      wake_one();
-    }
-  }
-
   void release(std::unique_ptr<Connection> connection, bool reusable) {
-    if (!connection) {
-      return;
-    }
-    if (reusable && options_.keep_alive && connection->generation == generation_ &&
-        !connection->timed_out) {
-      connection->idle_since = Clock::now();
-      idle_.push_back(std::move(connection));
-      wake_one();
-      return;
-    }
-    connection->close();
-    forget_connection();
+    pool_.release(std::move(connection), reusable, Clock::now(), generation_);
   }
 
   // A pooled connection, or a new one when the pool has room; otherwise waits for one.
   awaitable<std::unique_ptr<Connection>> checkout(const Call& call) {
     for (;;) {
-      while (!idle_.empty()) {
-        auto connection = std::move(idle_.back());
-        idle_.pop_back();
-        if (Clock::now() - connection->idle_since < options_.keep_alive_timeout &&
-            connection->generation == generation_) {
-          co_return connection;
-        }
-        release(std::move(connection), false);
+      if (auto connection = pool_.take_idle(Clock::now(), generation_)) {
+        co_return connection;
       }
-      if (open_ < connection_limit()) {
-        ++open_;
+      if (pool_.reserve()) {
         try {
           co_return co_await connect(call);
         } catch (...) {
-          forget_connection();
+          pool_.forget();
           throw;
         }
       }
@@ -645,14 +614,14 @@ class HttpsTransport final : public Transport, public std::enable_shared_from_th
     } else {
       waiter->timer.expires_at(call.deadline);
     }
-    waiters_.push_back(waiter);
+    pool_.wait(waiter);
     const auto [ec] = co_await waiter->timer.async_wait(use_tuple);
     if (!waiter->woken) {
-      std::erase(waiters_, waiter);
+      pool_.stop_waiting(waiter);
       if (!ec) {
         fail_timeout(
             call,
-            "waiting for a free connection (pool limit " + std::to_string(connection_limit()) + ")",
+            "waiting for a free connection (pool limit " + std::to_string(pool_.limit()) + ")",
             options_.timeout);
       }
       fail(call, "waiting for a free connection", ec);
@@ -1103,7 +1072,7 @@ class HttpsTransport final : public Transport, public std::enable_shared_from_th
       if (stale) {
         session->close();
       }
-      forget_connection();
+      pool_.forget();
       return true;
     });
   }
@@ -1121,7 +1090,7 @@ class HttpsTransport final : public Transport, public std::enable_shared_from_th
       session->start();
     } catch (...) {
       session->close();
-      forget_connection();
+      pool_.forget();
       throw;
     }
     sessions_.push_back(session);
@@ -1150,7 +1119,7 @@ class HttpsTransport final : public Transport, public std::enable_shared_from_th
     // No co_await inside the braces of a Route: GCC 12 miscompiles that in a coroutine.
     Route route;
     if (!wants_http2(call) || h2_unsupported_) {
-      if (idle_.empty() && open_ >= connection_limit() && !sessions_.empty()) {
+      if (!pool_.has_idle() && pool_.full() && !sessions_.empty()) {
         // At the pool limit with the streams' HTTP/2 connections holding slots
         // (http2_for_streams): a request shares one that has room rather than wait.
         sweep_sessions();
@@ -1172,20 +1141,19 @@ class HttpsTransport final : public Transport, public std::enable_shared_from_th
         route.session = std::move(best);
         co_return route;
       }
-      if (!h2_connecting_ && open_ < connection_limit()) {
-        ++open_;
+      if (!h2_connecting_ && pool_.reserve()) {
         h2_connecting_ = true;
         std::unique_ptr<Connection> connection;
         try {
           connection = co_await connect(call);
         } catch (...) {
           h2_connecting_ = false;
-          forget_connection();
-          wake_all();
+          pool_.forget();
+          pool_.wake_all();
           throw;
         }
         h2_connecting_ = false;
-        wake_all();
+        pool_.wake_all();
         if (!connection->http2) {
           h2_unsupported_ = true;  // the server chose HTTP/1.1; so it will for the next ones
           route.connection = std::move(connection);
@@ -1196,10 +1164,7 @@ class HttpsTransport final : public Transport, public std::enable_shared_from_th
       }
       // At the connection limit with HTTP/1.1 connections idle (http2_for_streams): the
       // oldest gives its slot up for the stream's HTTP/2 connection.
-      if (!h2_connecting_ && !idle_.empty()) {
-        auto oldest = std::move(idle_.front());
-        idle_.erase(idle_.begin());
-        release(std::move(oldest), false);
+      if (!h2_connecting_ && pool_.evict_oldest_idle()) {
         continue;
       }
       // At the connection limit every session is full: the least busy queues the stream
@@ -1468,14 +1433,19 @@ class HttpsTransport final : public Transport, public std::enable_shared_from_th
   std::optional<ExecCredential> exec_credential_;   // its last answer
   std::optional<double> oidc_expiry_;               // `exp` of the OIDC id-token
   std::shared_ptr<Fetch> fetch_;                    // the credential being fetched, if any
-  std::uint64_t credential_generation_ = 0;         // bumped by each change of credential
+  std::uint64_t fetches_started_ = 0;               // the id of fetch_
+  // How a fetch's worker thread reaches this transport; cut by the destructor.
+  struct FetchLink {
+    std::mutex mutex;
+    HttpsTransport* transport = nullptr;
+  };
+  std::shared_ptr<FetchLink> fetch_link_ = std::make_shared<FetchLink>();
+  std::uint64_t credential_generation_ = 0;  // bumped by each change of credential
 
-  std::vector<std::unique_ptr<Connection>> idle_;
-  std::vector<std::shared_ptr<H2Session>> sessions_;  // each counts in open_
-  bool h2_connecting_ = false;        // a connection that may become a session is being made
-  bool h2_unsupported_ = false;       // the server chose HTTP/1.1
-  std::atomic<std::size_t> open_{0};  // busy or idle; changed on the strand, read by stats()
-  std::deque<std::shared_ptr<Waiter>> waiters_;
+  Pool pool_{pool_limits(options_)};                  // HTTP/1.1 connections and sessions
+  std::vector<std::shared_ptr<H2Session>> sessions_;  // each holds a slot of pool_
+  bool h2_connecting_ = false;   // a connection that may become a session is being made
+  bool h2_unsupported_ = false;  // the server chose HTTP/1.1
 
   std::optional<detail::TokenBucket> rate_limit_;  // none: ClientOptions::qps is zero
   detail::Backoff backoff_{options_.retry.initial_backoff, options_.retry.max_backoff,
@@ -1490,219 +1460,21 @@ class HttpsTransport final : public Transport, public std::enable_shared_from_th
   std::atomic<std::size_t> h2_streams_{0};
 };
 
-StreamState::~StreamState() {
-  if (connection && transport) {
-    // The last holder may be on any thread; the pool and the watchdog belong to the strand.
-    connection->close();
-    try {
-      asio::post(transport->strand(), [t = transport, c = std::move(connection)]() mutable {
-        t->finish_stream(std::move(c), false);
-      });
-    } catch (...) {  // posting allocates; without memory the slot stays counted as open
-    }
-  }
-}
-
-// Reads a stream's body on the transport's strand.
-class Http1ResponseStream final : public ResponseStream::Impl {
- public:
-  explicit Http1ResponseStream(std::shared_ptr<StreamState> state) : state_(std::move(state)) {}
-
-  void async_read_some(
-      std::string& out,
-      asio::any_completion_handler<void(std::exception_ptr, std::size_t)> handler) override {
-    asio::co_spawn(state_->transport->strand(), read(state_, out), std::move(handler));
-  }
-
-  void cancel() noexcept override {
-    try {
-      const auto& strand = state_->transport->strand();
-      asio::post(strand, [state = state_] {
-        state->cancelled = true;
-        if (state->connection) {
-          state->connection->close();
-          if (!state->reading) {
-            state->transport->finish_stream(std::move(state->connection), false);
-          }
-        }
-      });
-    } catch (...) {  // posting allocates; without memory the destructor closes the socket
-      if (state_->connection) {
-        state_->connection->close();
-      }
-    }
-  }
-
- private:
-  static awaitable<std::size_t> read(std::shared_ptr<StreamState> state, std::string& out) {
-    const auto& options = state->transport->options();
-    if (state->cancelled) {
-      throw Error(std::make_error_code(std::errc::operation_canceled),
-                  "GET " + state->location + ": stream cancelled");
-    }
-    if (!state->connection) {
-      co_return 0;  // ended before
-    }
-    auto& connection = *state->connection;
-    auto& parser = *state->parser;
-    state->reading = true;
-    std::size_t appended = 0;
-    while (appended == 0 && !parser.is_done()) {
-      const bool idle_limit = options.stream_idle_timeout.count() > 0;
-      if (idle_limit) {
-        state->transport->watchdog().watch(connection, Clock::now() + options.stream_idle_timeout);
-      }
-      auto [ec, n] =
-          co_await http::async_read_some(connection.stream, connection.buffer, parser, use_tuple);
-      if (idle_limit) {
-        state->transport->watchdog().unwatch(connection);
-      }
-      if (ec) {
-        ec = connection.outcome(ec);
-      }
-      auto& body = parser.get().body();
-      out.append(body);
-      appended += body.size();
-      body.clear();
-      if (ec) {
-        state->reading = false;
-        state->transport->finish_stream(std::move(state->connection), false);
-        if (state->cancelled || ec == asio::error::operation_aborted) {
-          throw Error(std::make_error_code(std::errc::operation_canceled),
-                      "GET " + state->location + ": stream cancelled");
-        }
-        if (ec == beast::error::timeout) {
-          throw Error(
-              std::make_error_code(std::errc::timed_out),
-              "GET " + state->location + ": no data for " + ms_text(options.stream_idle_timeout));
-        }
-        throw Error(std::error_code(ec),
-                    "GET " + state->location + ": read stream: " + ec.message());
-      }
-    }
-    state->reading = false;
-    if (parser.is_done()) {
-      state->transport->finish_stream(std::move(state->connection),
-                                      parser.get().keep_alive() && !state->cancelled);
-    }
-    co_return appended;
-  }
-
-  std::shared_ptr<StreamState> state_;
-};
-
-// Reads an HTTP/2 stream's body on the transport's strand. The session buffers what arrives
-// (up to the stream's window) and the server may send more as this reader takes it.
-class H2ResponseStream final : public ResponseStream::Impl {
- public:
-  struct State {
-    std::shared_ptr<HttpsTransport> transport;
-    std::shared_ptr<H2Session> session;
-    std::shared_ptr<H2Stream> stream;
-    std::string location;
-    bool cancelled = false;
-  };
-
-  explicit H2ResponseStream(std::shared_ptr<State> state) : state_(std::move(state)) {}
-
-  void async_read_some(
-      std::string& out,
-      asio::any_completion_handler<void(std::exception_ptr, std::size_t)> handler) override {
-    asio::co_spawn(state_->transport->strand(), read(state_, out), std::move(handler));
-  }
-
-  void cancel() noexcept override {
-    try {
-      asio::post(state_->transport->strand(), [state = state_] {
-        state->cancelled = true;
-        state->session->cancel(*state->stream);
-      });
-    } catch (...) {  // posting allocates; without memory the stream stays until the session ends
-    }
-  }
-
- private:
-  // A read hands over at most this much, as an HTTP/1.1 read of Beast does.
-  static constexpr std::size_t max_read = std::size_t{64} * 1024;
-
-  static awaitable<std::size_t> read(std::shared_ptr<State> state, std::string& out) {
-    const auto& options = state->transport->options();
-    auto& stream = *state->stream;
-    const auto cancelled = [&] {
-      return Error(std::make_error_code(std::errc::operation_canceled),
-                   "GET " + state->location + ": stream cancelled");
-    };
-    const auto cancellation = co_await asio::this_coro::cancellation_state;
-    for (;;) {
-      if (state->cancelled) {
-        throw cancelled();
-      }
-      if (!stream.body.empty()) {
-        const std::size_t n = std::min(stream.body.size(), max_read);
-        out.append(stream.body, 0, n);
-        stream.body.erase(0, n);
-        state->session->consume(stream, n);
-        co_return n;
-      }
-      if (stream.ended) {
-        co_return 0;
-      }
-      if (stream.closed) {
-        if (!stream.connection_problem.empty()) {
-          throw Error(std::make_error_code(std::errc::timed_out),
-                      "GET " + state->location + ": read stream: " + stream.connection_problem);
-        }
-        if (stream.timed_out) {
-          throw Error(
-              std::make_error_code(std::errc::timed_out),
-              "GET " + state->location + ": no data for " + ms_text(options.stream_idle_timeout));
-        }
-        const std::error_code code = stream.connection_error
-                                         ? std::error_code(stream.connection_error)
-                                         : std::make_error_code(std::errc::connection_reset);
-        throw Error(code, "GET " + state->location + ": read stream: " +
-                              (stream.connection_error
-                                   ? stream.connection_error.message()
-                                   : std::string("the server reset the HTTP/2 stream (") +
-                                         nghttp2_http2_strerror(stream.reset_code) + ")"));
-      }
-      const bool idle_limit = options.stream_idle_timeout.count() > 0;
-      if (idle_limit) {
-        state->transport->watchdog().watch(stream, Clock::now() + options.stream_idle_timeout);
-      }
-      co_await stream.wait();
-      if (idle_limit) {
-        state->transport->watchdog().unwatch(stream);
-      }
-      if (cancellation.cancelled() != asio::cancellation_type::none) {
-        throw cancelled();  // this read only; the stream stays open
-      }
-    }
-  }
-
-  std::shared_ptr<State> state_;
-};
-
 awaitable<ResponseStream> HttpsTransport::open(std::shared_ptr<HttpsTransport> self,
                                                HttpRequest request) {
   auto outcome = co_await self->perform(request, true);
+  std::string location = self->location_ + request.target;
   if (outcome.h2.stream) {
-    auto state = std::make_shared<H2ResponseStream::State>();
-    state->transport = self;
-    state->location = self->location_ + request.target;
-    state->session = std::move(outcome.h2.session);
-    state->stream = std::move(outcome.h2.stream);
-    co_return ResponseStream(std::make_unique<H2ResponseStream>(std::move(state)),
-                             std::move(outcome.response));
+    co_return ResponseStream(
+        detail::make_h2_stream(self, std::move(outcome.h2.session), std::move(outcome.h2.stream),
+                               std::move(location)),
+        std::move(outcome.response));
   }
   // Without a connection (an error status, or an empty body) the stream is at its end.
-  auto state = std::make_shared<StreamState>();
-  state->transport = self;
-  state->location = self->location_ + request.target;
-  state->connection = std::move(outcome.connection);
-  state->parser = std::move(outcome.parser);
-  co_return ResponseStream(std::make_unique<Http1ResponseStream>(std::move(state)),
-                           std::move(outcome.response));
+  co_return ResponseStream(
+      detail::make_http1_stream(self, std::move(outcome.connection), std::move(outcome.parser),
+                                std::move(location)),
+      std::move(outcome.response));
 }
 
 }  // namespace

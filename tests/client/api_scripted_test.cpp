@@ -3,19 +3,22 @@
 // the pager's restart after 410). The script is a test double; the same behaviour is tested
 // against the real apiserver in tests/integration/api_test.cpp.
 
-#include <kubex/api.hpp>
 #include <kubex/client/api.hpp>
 #include <kubex/core/api_error.hpp>
+#include <kubex/core/failure.hpp>
 #include <kubex/core/json.hpp>
+#include <kubex/k8s/default.hpp>
 #include <kubex/k8s/v1_35/core/v1.hpp>
 #include <kubex/testing/scripted_transport.hpp>
 
+#include <boost/asio/bind_executor.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/use_future.hpp>
 #include <gtest/gtest.h>
 
 #include <future>
 #include <memory>
+#include <optional>
 #include <string>
 #include <system_error>
 
@@ -77,6 +80,20 @@ class api_scripted_test : public ::testing::Test {
       }
     }
     return future.get();
+  }
+
+  // The exception pointer an operation completes with, through a plain callback that
+  // `start` passes as the token (Boost 1.81's as_tuple does not compose with use_future).
+  template <class Start>
+  std::exception_ptr error_of(Start&& start) {
+    std::optional<std::exception_ptr> error;
+    start([&error](std::exception_ptr e, auto&&... /*result*/) { error = std::move(e); });
+    while (!error) {
+      if (ioc_.run_one() == 0) {
+        ioc_.restart();
+      }
+    }
+    return *error;
   }
 
   boost::asio::io_context ioc_;
@@ -205,6 +222,26 @@ TEST_F(api_scripted_test, watch_events_split_across_reads_decode_and_end_cleanly
   EXPECT_FALSE(wait(watch.async_next(boost::asio::use_future)));  // the server ended it
 }
 
+TEST_F(api_scripted_test, watch_next_takes_a_callback_passed_as_a_temporary) {
+  Step step;
+  step.target = ns_pods + "?watch=true";
+  step.stream = {StreamPiece{.bytes = R"({"type":"ADDED","object":)" + pod_json("a") + "}\n"}};
+  transport_->expect(step);
+  auto watch = wait(pods_.async_watch({}, boost::asio::use_future));
+  std::optional<std::string> name;
+  watch.async_next([&name](std::exception_ptr error, auto event) {
+    EXPECT_FALSE(error);
+    name = event ? event->object.metadata.name.value_or("") : "(end)";
+  });
+  while (!name) {
+    if (ioc_.run_one() == 0) {
+      ioc_.restart();
+    }
+  }
+  EXPECT_EQ(*name, "a");
+  EXPECT_FALSE(wait(watch.async_next(boost::asio::use_future)));
+}
+
 TEST_F(api_scripted_test, a_watch_stream_cut_by_the_network_is_an_error_not_an_end) {
   Step step;
   step.target = ns_pods + "?watch=true";
@@ -225,25 +262,59 @@ TEST_F(api_scripted_test, bad_arguments_reach_the_handler_never_the_caller) {
   // Neither call throws; each handler runs later, from the io_context, with the error.
   std::vector<std::string> errors;
   const auto note = [&](std::exception_ptr error, const auto& /*result*/) {
-    try {
-      std::rethrow_exception(error);
-    } catch (const kubex::Error& e) {
-      EXPECT_EQ(e.code(), kubex::errc::invalid_argument);
-      errors.emplace_back(e.what());
-    }
+    const kubex::Failure failure(error);
+    EXPECT_EQ(failure.kind(), kubex::failure_kind::invalid_argument) << failure.message();
+    EXPECT_FALSE(failure.retryable());
+    errors.push_back(failure.message());
   };
   const auto everywhere = Api<core::Pod>::all(client_);
   EXPECT_NO_THROW(everywhere.async_get("web-0", note));
   EXPECT_NO_THROW(everywhere.async_log_stream("web-0", {}, note));
   core::Pod nameless;
   EXPECT_NO_THROW(pods_.async_replace(nameless, {}, note));
+  EXPECT_NO_THROW(pods_.async_replace_status(nameless, {}, note));
   EXPECT_TRUE(errors.empty()) << "a handler ran inside its initiating function";
   ioc_.run();
-  ASSERT_EQ(errors.size(), 3U);
+  ASSERT_EQ(errors.size(), 4U);
   EXPECT_NE(errors[0].find("Api<Pod>::all addresses every namespace"), std::string::npos)
       << errors[0];
   EXPECT_NE(errors[2].find("metadata.name is required"), std::string::npos) << errors[2];
+  EXPECT_NE(errors[3].find("metadata.name is required"), std::string::npos) << errors[3];
   EXPECT_TRUE(transport_->requests().empty());
+}
+
+TEST_F(api_scripted_test, an_empty_response_stream_reports_instead_of_crashing) {
+  kubex::client::ResponseStream empty;
+  std::string out;
+  auto read = empty.async_read_some(out, boost::asio::bind_executor(ioc_, boost::asio::use_future));
+  try {
+    (void)wait(std::move(read));
+    FAIL() << "an empty stream read something";
+  } catch (const kubex::Error& e) {
+    EXPECT_EQ(e.code(), kubex::errc::invalid_argument);
+    EXPECT_NE(std::string(e.what()).find("the stream is empty"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(api_scripted_test, failures_from_the_api_classify_without_a_catch) {
+  transport_->respond("GET", ns_pods + "/web-0", 404,
+                      status_json(404, "NotFound", R"(pods \"web-0\" not found)"));
+  Step reset;
+  reset.target = ns_pods + "/web-1";
+  reset.fault = std::make_error_code(std::errc::connection_reset);
+  transport_->expect(reset);
+  const kubex::Failure not_found(
+      error_of([&](auto handler) { pods_.async_get("web-0", handler); }));
+  EXPECT_EQ(not_found.kind(), kubex::failure_kind::api);
+  EXPECT_EQ(not_found.http_status(), 404U);
+  ASSERT_NE(not_found.api_error(), nullptr);
+  EXPECT_TRUE(kubex::is_not_found(*not_found.api_error()));
+  EXPECT_FALSE(not_found.retryable());
+  const kubex::Failure transport(
+      error_of([&](auto handler) { pods_.async_get("web-1", handler); }));
+  EXPECT_EQ(transport.kind(), kubex::failure_kind::transport);
+  EXPECT_EQ(transport.code(), std::errc::connection_reset);
+  EXPECT_TRUE(transport.retryable());
 }
 
 TEST_F(api_scripted_test, an_unexpected_request_fails_and_is_reported) {

@@ -12,10 +12,10 @@
 // Any other exception, crash, leak or sanitizer report is a finding. Built with libFuzzer by
 // the `fuzz` preset (scripts/fuzz.sh), and with any compiler as kubex_fuzz_replay, which runs
 // the seed and regression corpora as a unit test.
-#include <kubex/api.hpp>
 #include <kubex/core/json.hpp>
 #include <kubex/core/json_list.hpp>
 #include <kubex/core/watch.hpp>
+#include <kubex/k8s/default.hpp>
 #include <kubex/k8s/v1_35/apps/v1.hpp>
 #include <kubex/k8s/v1_35/core/v1.hpp>
 #include <kubex/k8s/v1_35/meta/v1.hpp>

@@ -2,7 +2,6 @@
 // apply, metadata-only calls, watch streams, pagination, subresources and logs. kubectl is the
 // independent second client where what kubex wrote must be read identically.
 
-#include <kubex/api.hpp>
 #include <kubex/client/api.hpp>
 #include <kubex/client/blocking_api.hpp>
 #include <kubex/client/discovery.hpp>
@@ -10,6 +9,7 @@
 #include <kubex/core/merge_patch.hpp>
 #include <kubex/core/selector.hpp>
 #include <kubex/core/time.hpp>
+#include <kubex/k8s/default.hpp>
 #include <kubex/k8s/v1_35/apps/v1.hpp>
 #include <kubex/k8s/v1_35/authentication/v1.hpp>
 #include <kubex/k8s/v1_35/autoscaling/v1.hpp>

@@ -2,6 +2,7 @@
 // standing for a cloud CLI) that answers after 5 s must not hold up a watch already open on the
 // same client, and requests that all need the new credential share one run of it.
 
+#include <kubex/client/blocking.hpp>
 #include <kubex/client/client.hpp>
 #include <kubex/client/kubeconfig.hpp>
 #include <kubex/core/error.hpp>
@@ -22,6 +23,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -169,6 +171,36 @@ TEST_F(credentials_test, a_failing_plugin_fails_every_waiting_request_with_its_e
     }
   }
   EXPECT_EQ(client_->stats().exec_plugin_runs, 1U);  // failed runs give no credential
+}
+
+// The plugin answers after the request gave up and the client, with its io_context, is gone:
+// the worker thread must touch neither (before the fix it posted to the freed strand, which
+// ASan reports as a use after free).
+TEST_F(credentials_test, a_client_gone_before_its_plugin_answers_is_left_alone) {
+  const auto plugin =
+      dir_.write("late.sh",
+                 "#!/bin/sh\nsleep 1\nprintf '{\"apiVersion\":\"client.authentication.k8s.io/v1\","
+                 "\"kind\":\"ExecCredential\",\"status\":{\"token\":\"late\"}}'\n");
+  ::chmod(plugin.c_str(), 0700);
+  auto cfg = config("admin");
+  cfg.token.clear();
+  cfg.exec = kubex::client::ExecConfig{.command = plugin.string(),
+                                       .api_version = "client.authentication.k8s.io/v1",
+                                       .interactive_mode = "Never"};
+  kubex::client::ClientOptions options;
+  options.timeout = 200ms;
+  {
+    kubex::client::BlockingClient client(cfg, options);
+    try {
+      (void)client.get("/api");
+      ADD_FAILURE() << "the request did not wait for the plugin";
+    } catch (const kubex::Error& e) {
+      EXPECT_EQ(e.code(), std::errc::timed_out) << e.what();
+      EXPECT_NE(std::string(e.what()).find("waiting for credentials"), std::string::npos)
+          << e.what();
+    }
+  }
+  std::this_thread::sleep_for(1500ms);  // the plugin answers; its thread finds no client
 }
 
 }  // namespace

@@ -1,8 +1,8 @@
 // The model decoder on bad input: every document either decodes correctly or throws a
 // DecodeError whose path names the offending value; nothing crashes, hangs or gets through
 // that would not encode back to valid JSON. Each case checks the exact path.
-#include <kubex/api.hpp>
 #include <kubex/core/json.hpp>
+#include <kubex/k8s/default.hpp>
 #include <kubex/k8s/v1_35/apiextensions/v1.hpp>
 #include <kubex/k8s/v1_35/apps/v1.hpp>
 #include <kubex/k8s/v1_35/core/v1.hpp>

@@ -2,8 +2,8 @@
 // (tests/fixtures/v1.35.4): typed access, decode -> encode -> decode equality, and a
 // semantic comparison of the re-encoded JSON with what the server sent.
 // <csignal> first: its SIG* macros must not reach the generated enum constants.
-#include <kubex/api.hpp>
 #include <kubex/core/json.hpp>
+#include <kubex/k8s/default.hpp>
 #include <kubex/k8s/v1_35/apps/v1.hpp>
 #include <kubex/k8s/v1_35/core/v1.hpp>
 #include <kubex/k8s/v1_35/events/v1.hpp>

@@ -2,8 +2,8 @@
 // build URLs and to reject, at compile time, calls the server would refuse. The live server's
 // discovery documents are compared with every trait in
 // tests/integration/resource_traits_test.cpp; these tests pin well-known kinds.
-#include <kubex/api.hpp>
 #include <kubex/core/resource.hpp>
+#include <kubex/k8s/default.hpp>
 #include <kubex/k8s/v1_35/resources.hpp>
 
 #include <gtest/gtest.h>

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <kubex/client/http.hpp>
+#include <kubex/client/options.hpp>
 
 #include <chrono>
 #include <cstdint>

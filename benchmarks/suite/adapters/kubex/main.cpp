@@ -7,9 +7,9 @@
 //
 // Prints one JSON line (benchmarks/suite/run.py reads it).
 
-#include <kubex/api.hpp>
 #include <kubex/client/api.hpp>
 #include <kubex/client/kubeconfig.hpp>
+#include <kubex/k8s/default.hpp>
 #include <kubex/k8s/v1_35/core/v1.hpp>
 
 #include "../../common/measure.hpp"

@@ -14,6 +14,7 @@
 #include <kubex/client/client.hpp>
 #include <kubex/core/api_error.hpp>
 #include <kubex/core/custom_resource.hpp>
+#include <kubex/core/failure.hpp>
 #include <kubex/core/json.hpp>
 #include <kubex/core/json_list.hpp>
 #include <kubex/core/metadata.hpp>
@@ -289,8 +290,9 @@ class LineStream {
   /// transport's error (std::errc::operation_canceled after cancel()).
   template <class CompletionToken>
   auto async_next(CompletionToken&& token) {
-    return boost::asio::async_compose<CompletionToken, Signature>(
-        NextOp{this}, std::forward<CompletionToken>(token));
+    // The token as an lvalue: async_compose takes `CompletionToken&`, so forwarding a
+    // callback passed as a temporary would not compile.
+    return boost::asio::async_compose<CompletionToken, Signature>(NextOp{this}, token);
   }
 
   /// Ends the stream from any thread; a pending read fails with operation_canceled.
@@ -728,8 +730,11 @@ class Api {
     requires(subresource_supports<T>("status", Verb::update))
   auto async_replace_status(const T& object, const PostParams& params,
                             CompletionToken&& token) const {
-    return async_replace_subresource<"status", T>(name_of(object), object, params,
-                                                  std::forward<CompletionToken>(token));
+    return call<T>(detail::prepare([&] {
+                     return named().replace_subresource("status", name_of(object),
+                                                        json::encode(object), params);
+                   }),
+                   std::forward<CompletionToken>(token));
   }
   /// Patches the status of `name`.
   template <class CompletionToken>
@@ -870,15 +875,7 @@ class Pager {
       }
       self.complete(nullptr, std::move(page));
     }
-    static bool expired(const std::exception_ptr& error) {
-      try {
-        std::rethrow_exception(error);
-      } catch (const ApiError& e) {
-        return is_gone(e);
-      } catch (...) {
-        return false;
-      }
-    }
+    static bool expired(const std::exception_ptr& error) { return Failure(error).gone(); }
   };
 
   Api<T> api_;

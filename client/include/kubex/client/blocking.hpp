@@ -3,6 +3,7 @@
 #include <kubex/client/client.hpp>
 #include <kubex/client/http.hpp>
 #include <kubex/client/kubeconfig.hpp>
+#include <kubex/client/options.hpp>
 
 #include <chrono>
 #include <functional>

@@ -2,10 +2,15 @@
 
 #include <kubex/client/http.hpp>
 #include <kubex/client/kubeconfig.hpp>
+#include <kubex/client/options.hpp>
+#include <kubex/core/error.hpp>
 
 #include <boost/asio/any_completion_handler.hpp>
 #include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/associated_executor.hpp>
 #include <boost/asio/async_result.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/system_executor.hpp>
 
 #include <cstddef>
 #include <exception>
@@ -92,12 +97,29 @@ class ResponseStream {
   [[nodiscard]] const HttpResponse& head() const noexcept { return head_; }
 
   /// Appends the next piece of the body to `out` as soon as the server has sent it, and
-  /// completes with the number of bytes appended; 0 means the body has ended cleanly.
+  /// completes with the number of bytes appended; 0 means the body has ended cleanly. On an
+  /// empty stream it fails with errc::invalid_argument.
   /// Completion signature: void(std::exception_ptr, std::size_t).
   template <class CompletionToken>
   auto async_read_some(std::string& out, CompletionToken&& token) {
     return boost::asio::async_initiate<CompletionToken, void(std::exception_ptr, std::size_t)>(
-        [this, &out](auto handler) { impl_->async_read_some(out, std::move(handler)); }, token);
+        [this, &out](auto handler) {
+          if (!impl_) {
+            // Reported like any failure: from the handler's executor, never by throwing here.
+            auto executor =
+                boost::asio::get_associated_executor(handler, boost::asio::system_executor());
+            boost::asio::post(executor, [h = std::move(handler)]() mutable {
+              std::move(h)(std::make_exception_ptr(
+                               Error(errc::invalid_argument,
+                                     "ResponseStream::async_read_some: the stream is empty "
+                                     "(default-constructed or moved from)")),
+                           std::size_t{0});
+            });
+            return;
+          }
+          impl_->async_read_some(out, std::move(handler));
+        },
+        token);
   }
 
   /// Closes the stream at once (any thread); a pending read completes with an error carrying

@@ -1,7 +1,7 @@
 #pragma once
 
-#include <kubex/client/http.hpp>
 #include <kubex/client/kubeconfig.hpp>
+#include <kubex/client/options.hpp>
 
 #include <cstdint>
 #include <functional>

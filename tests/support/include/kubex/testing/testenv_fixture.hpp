@@ -13,8 +13,8 @@
 //
 // Header-only: users link GTest and kubex::client themselves.
 
-#include <kubex/client/http.hpp>
 #include <kubex/client/kubeconfig.hpp>
+#include <kubex/client/options.hpp>
 #include <kubex/testing/testenv.hpp>
 
 #include <gtest/gtest.h>
