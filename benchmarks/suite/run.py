@@ -188,20 +188,45 @@ def peer_adapters(kubeconfig: str, build_dir: Path) -> list[Peer]:
 
 
 def set_up_peers(peers: list[Peer]) -> None:
+    """Runs each distinct set-up once, all at the same time: each builds with one job (Go -p 1,
+    cargo -j 1) or mostly downloads, so side by side they fill the machine's cores instead of
+    leaving one idle. Each one's output is printed when it ends; any failure fails the call."""
     import fcntl
     cache_dir().mkdir(parents=True, exist_ok=True)
     # Runs from two clones at once (a test run beside a benchmark) would build the same venvs
     # and binaries in the shared cache: one sets up at a time.
     with open(cache_dir() / ".setup.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        done: set[tuple[str, ...]] = set()
+        unique: dict[tuple[str, ...], Peer] = {}
         for p in peers:
-            if not p.setup or tuple(p.setup) in done:
-                continue
-            done.add(tuple(p.setup))
+            if p.setup:
+                unique.setdefault(tuple(p.setup), p)
+        env = dict(os.environ, KUBEX_BENCH_CACHE=str(cache_dir()))
+        running = []
+        for p in unique.values():
             print(f"==> setting up {p.folder.name} ({' '.join(p.setup)})", flush=True)
-            env = dict(os.environ, KUBEX_BENCH_CACHE=str(cache_dir()))
-            subprocess.run(p.setup, cwd=p.folder, env=env, check=True)
+            out = tempfile.TemporaryFile(mode="w+")
+            proc = subprocess.Popen(p.setup, cwd=p.folder, env=env, stdout=out,
+                                    stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+            running.append((p, proc, out, time.monotonic()))
+        failed = []
+        while running:
+            time.sleep(0.2)
+            for entry in [e for e in running if e[1].poll() is not None]:
+                running.remove(entry)
+                p, proc, out, started = entry
+                out.seek(0)
+                text = out.read()
+                out.close()
+                status = "done" if proc.returncode == 0 else f"FAILED (exit {proc.returncode})"
+                print(f"==> {p.folder.name} set-up {status} in {time.monotonic() - started:.0f} s",
+                      flush=True)
+                if text:
+                    print(text, end="" if text.endswith("\n") else "\n", flush=True)
+                if proc.returncode != 0:
+                    failed.append(p.folder.name)
+        if failed:
+            sys.exit(f"run.py: the set-up of {', '.join(failed)} failed (its output is above)")
 
 
 def setup_only(args, ap: argparse.ArgumentParser) -> int:

@@ -14,6 +14,7 @@ fi
 if [ ! -x "$bin" ]; then
   echo "kube-rs adapter: first build into $target (several minutes)" >&2
 fi
-# -j 1: the benchmark machine is small and shared. --locked: exactly Cargo.lock's versions.
-CARGO_TARGET_DIR="$target" cargo build --release --locked -j 1 --quiet \
+# Every core: beside it, the other peers' set-ups (run.py runs them at once) mostly download.
+# --locked: exactly Cargo.lock's versions.
+CARGO_TARGET_DIR="$target" cargo build --release --locked -j "$(nproc)" --quiet \
   --manifest-path "$here/Cargo.toml"
