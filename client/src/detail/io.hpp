@@ -2,7 +2,7 @@
 
 // The transport's I/O building blocks, shared by its HTTP/1.1 connections and HTTP/2 sessions:
 // the concrete strand executor every I/O object and coroutine runs on, the TLS connection,
-// and the watchdog that enforces deadlines with one timer.
+// the watchdog that enforces deadlines with one timer, and the waiter a coroutine parks in.
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/as_tuple.hpp>
@@ -146,6 +146,18 @@ using Timer = asio::basic_waitable_timer<Clock, asio::wait_traits<Clock>, Strand
 using Resolver = asio::ip::basic_resolver<tcp, Strand>;
 
 constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable_t<Strand>{});
+
+// A coroutine waiting for something the strand will hand it (a pooled connection, a fetched
+// credential): woken by cancelling its timer, or timed out by it.
+struct Waiter {
+  explicit Waiter(const Strand& strand) : timer(strand) {}
+  void wake() {
+    woken = true;
+    timer.cancel();
+  }
+  Timer timer;
+  bool woken = false;
+};
 
 class Watchdog;
 

@@ -2,6 +2,8 @@
 
 #include <kubex/core/error.hpp>
 
+#include "text.hpp"
+
 #include <boost/asio/any_completion_handler.hpp>
 #include <boost/asio/cancellation_type.hpp>
 #include <boost/asio/co_spawn.hpp>
@@ -25,10 +27,6 @@ namespace kubex::client::detail {
 namespace {
 
 namespace http = boost::beast::http;
-
-std::string ms_text(std::chrono::milliseconds d) {
-  return std::to_string(d.count()) + " ms";
-}
 
 // State of an open stream; shared by the ResponseStream and its pending read.
 struct StreamState {

@@ -21,7 +21,7 @@ namespace kubex::client::detail {
 /// The parser of an HTTP/1.1 response with its body in a string.
 using ResponseParser = boost::beast::http::response_parser<boost::beast::http::string_body>;
 
-/// What an open stream needs from the transport that opened it.
+/// What an exchange, and the stream it may open, need from the transport.
 class StreamHost {
  public:
   virtual ~StreamHost() = default;

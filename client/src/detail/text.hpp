@@ -4,6 +4,7 @@
 // (tokens from files, kubeconfigs and exec plugins) before it goes into a header. Never
 // installed.
 
+#include <chrono>
 #include <string>
 #include <string_view>
 
@@ -18,6 +19,11 @@ namespace kubex::client::detail {
     }
   }
   return out;
+}
+
+/// A duration as messages write it: "1500 ms".
+[[nodiscard]] inline std::string ms_text(std::chrono::milliseconds d) {
+  return std::to_string(d.count()) + " ms";
 }
 
 /// `text` without leading and trailing ASCII white space.
