@@ -1,4 +1,7 @@
 #include <kubex/client/blocking.hpp>
+#include <kubex/client/blocking_api.hpp>
+#include <kubex/client/client.hpp>
+#include <kubex/core/error.hpp>
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/use_future.hpp>
@@ -24,10 +27,47 @@ struct BlockingClient::Impl {
     }
   }
 
+  // Runs the io_context until `future` is ready; returns its value or throws its error.
+  template <class R>
+  R wait(std::future<R> future) {
+    run_until([&future] {
+      return future.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+    });
+    return future.get();
+  }
+
   // Destruction order: the client's pending work belongs to the io_context.
   boost::asio::io_context ioc{1};
   Client client;
 };
+
+struct BlockingStream::Impl {
+  BlockingClient::Impl* client;  // the BlockingClient outlives its streams
+  ResponseStream stream;
+};
+
+BlockingStream::BlockingStream(std::unique_ptr<Impl> impl) noexcept : impl_(std::move(impl)) {}
+BlockingStream::~BlockingStream() = default;
+BlockingStream::BlockingStream(BlockingStream&& other) noexcept = default;
+BlockingStream& BlockingStream::operator=(BlockingStream&& other) noexcept = default;
+
+const HttpResponse& BlockingStream::head() const noexcept {
+  static const HttpResponse none{};
+  return impl_ ? impl_->stream.head() : none;
+}
+
+std::size_t BlockingStream::read_some(std::string& out) {
+  if (!impl_) {
+    throw Error(errc::invalid_argument, "BlockingStream::read_some: the stream was moved from");
+  }
+  return impl_->client->wait(impl_->stream.async_read_some(out, boost::asio::use_future));
+}
+
+void BlockingStream::cancel() noexcept {
+  if (impl_) {
+    impl_->stream.cancel();
+  }
+}
 
 BlockingClient::BlockingClient(ClientConfig config, ClientOptions options)
     : impl_(std::make_unique<Impl>(std::move(config), std::move(options))) {}
@@ -38,6 +78,17 @@ BlockingClient& BlockingClient::operator=(BlockingClient&& other) noexcept = def
 
 HttpResponse BlockingClient::send(HttpRequest request) {
   return wait(impl_->client.async_request(std::move(request), boost::asio::use_future));
+}
+
+BlockingStream BlockingClient::open(HttpRequest request) {
+  auto stream =
+      impl_->wait(impl_->client.async_stream(std::move(request), boost::asio::use_future));
+  return BlockingStream(
+      std::make_unique<BlockingStream::Impl>(BlockingStream::Impl{impl_.get(), std::move(stream)}));
+}
+
+void BlockingClient::recycle(std::string&& body) noexcept {
+  impl_->client.recycle(std::move(body));
 }
 
 const Client& BlockingClient::async_client() const noexcept {
@@ -77,5 +128,20 @@ TransportStats BlockingClient::stats() const {
 ClientConfig BlockingClient::config() const {
   return impl_->client.config();
 }
+
+namespace detail {
+
+BlockingStream blocking_open(BlockingClient& client, ApiRequest request) {
+  HttpRequest http = to_http(std::move(request));
+  const std::string method = http.method;  // for the error's message
+  const std::string target = http.target;
+  BlockingStream stream = client.open(std::move(http));
+  if (stream.head().status / 100 != 2) {
+    std::rethrow_exception(api_error(method, target, stream.head()));
+  }
+  return stream;
+}
+
+}  // namespace detail
 
 }  // namespace kubex::client

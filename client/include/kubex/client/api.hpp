@@ -12,11 +12,11 @@
 //     auto list = co_await pods.async_list({.label_selector = "app=web"}, use_awaitable);
 
 #include <kubex/client/client.hpp>
+#include <kubex/client/resource_calls.hpp>
 #include <kubex/core/api_error.hpp>
 #include <kubex/core/custom_resource.hpp>
 #include <kubex/core/failure.hpp>
 #include <kubex/core/json.hpp>
-#include <kubex/core/json_list.hpp>
 #include <kubex/core/metadata.hpp>
 #include <kubex/core/request.hpp>
 #include <kubex/core/resource.hpp>
@@ -37,54 +37,7 @@
 
 namespace kubex::client {
 
-/// What a delete answers: the object while its deletion is still in progress (finalizers,
-/// graceful pod termination; metadata.deletionTimestamp is set), or, for kinds that return
-/// it, its final state; or the server's Status (status "Success") when it is gone.
-template <class T>
-using DeleteResult = std::variant<T, Status>;
-
 namespace detail {
-
-/// The HTTP form of an API request.
-HttpRequest to_http(ApiRequest request);
-
-/// The ApiError for a non-2xx response to `method` `target`, as an exception pointer.
-std::exception_ptr api_error(std::string_view method, std::string_view target,
-                             const HttpResponse& response);
-
-/// True when a JSON body is a meta/v1 Status (kind "Status").
-bool is_status_body(const std::string& body);
-
-/// Decodes a successful response body into an R, or fails with a DecodeError that names the
-/// request.
-template <class R>
-R decode_body(std::string& body) {
-  R out{};
-  json::decode_padded(body, out);
-  return out;
-}
-
-/// A request an initiating function built, or what building it threw (an invalid name, a
-/// namespace missing): such errors reach the handler like any other failure, so initiating
-/// functions never throw.
-struct Prepared {
-  /// A request built without error.
-  Prepared(ApiRequest built) : request(std::move(built)) {}  // NOLINT(google-explicit-constructor)
-  /// What building a request threw.
-  explicit Prepared(std::exception_ptr failure) : error(std::move(failure)) {}
-  ApiRequest request{};
-  std::exception_ptr error{};
-};
-
-/// Runs `make` (which returns an ApiRequest) at once, catching what it throws.
-template <class Make>
-Prepared prepare(Make&& make) noexcept {
-  try {
-    return Prepared(std::forward<Make>(make)());
-  } catch (...) {
-    return Prepared(std::current_exception());
-  }
-}
 
 // The first step of a composed operation whose request could not be built: the error
 // completes it from the handler's executor, never inside the initiating function.
@@ -157,123 +110,20 @@ auto async_call(const Client& client, Prepared prepared, Decode decode, Completi
       token, client.get_executor());
 }
 
-/// Does nothing to a decoded list.
-struct KeepList {
-  template <class L>
-  void operator()(L& /*list*/) const noexcept {}
-};
-
-/// Sends a list request and decodes the list's items while its body arrives
-/// (json::ListDecoder): decoding overlaps the transfer, and neither the body nor the parser
-/// ever holds the whole list. `complete(L&)` runs on the decoded list before it is delivered.
+/// Sends a list request and decodes the list's items while its body arrives (ListBody).
+/// `complete(L&)` runs on the decoded list before it is delivered.
 template <class L, class CompletionToken, class Complete = KeepList>
 auto async_list_call(const Client& client, Prepared prepared, CompletionToken&& token,
                      Complete complete = {}) {
-  auto decoder = std::make_shared<json::ListDecoder<L>>();
+  ListBody<L> body;
   HttpRequest http = to_http(std::move(prepared.request));
-  http.on_body = [decoder](std::string& body, bool start) {
-    if (start) {
-      decoder->restart();
-    } else {
-      decoder->feed(body);
-    }
-  };
-  auto decode = [decoder, complete](HttpResponse& response) -> std::optional<L> {
-    if (response.status / 100 != 2) {
-      return std::nullopt;
-    }
-    L list = decoder->finish(response.body);
-    complete(list);
-    return list;
-  };
+  http.on_body = body.observer();
+  auto decode = body.decoder(std::move(complete));
   return boost::asio::async_compose<CompletionToken, void(std::exception_ptr, L)>(
       CallOp<L, decltype(decode)>{client, std::move(http), std::move(decode),
                                   std::move(prepared.error)},
       token, client.get_executor());
 }
-
-/// Decodes 2xx responses as R; fails on everything else.
-template <class R>
-auto decode_success() {
-  return [](HttpResponse& response) -> std::optional<R> {
-    if (response.status / 100 != 2) {
-      return std::nullopt;
-    }
-    return decode_body<R>(response.body);
-  };
-}
-
-/// The apiVersion member of `object`: `api_version` in generated models, or `apiVersion` in a
-/// hand-written custom resource that names its members after the JSON fields.
-template <class O>
-decltype(auto) api_version_member(O& object) {
-  if constexpr (requires { object.api_version; }) {
-    return (object.api_version);
-  } else {
-    return (object.apiVersion);
-  }
-}
-
-/// `object` as JSON that names `api_version` and `kind` even if the caller cleared them
-/// (server-side apply requires both).
-template <class O>
-std::string encode_typed(const O& object, std::string_view api_version, std::string_view kind) {
-  if (api_version_member(object) == api_version && object.kind == kind) {
-    return json::encode(object);
-  }
-  O copy = object;
-  api_version_member(copy).assign(api_version);
-  copy.kind.assign(kind);
-  return json::encode(copy);
-}
-
-/// metadata.name of `object`, which a write addressed to one object needs.
-/// @throws kubex::Error (errc::invalid_argument) naming `kind` when it is unset.
-template <class O>
-std::string_view name_of(const O& object, std::string_view kind) {
-  const auto& name = object.metadata.name;
-  if (!name || name->empty()) {
-    std::string message(kind);
-    message.append(": metadata.name is required");
-    throw Error(errc::invalid_argument, message);
-  }
-  return *name;
-}
-
-/// Decodes a 2xx answer that is either an O or a meta/v1 Status (deletes); fails otherwise.
-template <class O>
-auto decode_object_or_status() {
-  return [](HttpResponse& r) -> std::optional<std::variant<O, Status>> {
-    if (r.status / 100 != 2) {
-      return std::nullopt;
-    }
-    if (is_status_body(r.body)) {
-      return std::variant<O, Status>(std::in_place_index<1>, decode_body<Status>(r.body));
-    }
-    return std::variant<O, Status>(std::in_place_index<0>, decode_body<O>(r.body));
-  };
-}
-
-/// Finds complete lines in a growing buffer without scanning any byte twice.
-class LineBuffer {
- public:
-  /// Where new bytes are appended.
-  std::string& data() noexcept { return data_; }
-  /// The next complete line (without "\n" or "\r\n"), or std::nullopt. The view is valid
-  /// until the next call.
-  std::optional<std::string_view> next_line();
-  /// What is left after the last newline, once the stream has ended; empty if nothing.
-  std::string_view rest();
-
- private:
-  std::string data_;
-  std::size_t start_ = 0;
-  std::size_t scanned_ = 0;
-};
-
-}  // namespace detail
-
-namespace detail {
 
 /// The items of a streamed body, one per line, as the server sends them: `Parse` turns a line
 /// into a Result (std::nullopt skips it). Shared by WatchStream and LogStream.
@@ -312,7 +162,7 @@ class LineStream {
         return;
       }
       if (read == 0) {
-        self_->ended_ = true;
+        self_->items_.end();
       }
       (*this)(self);
     }
@@ -320,47 +170,22 @@ class LineStream {
     template <class Self>
     void operator()(Self& self) {
       LineStream& s = *self_;
+      std::optional<Result> item;
       try {
-        while (auto line = s.lines_.next_line()) {
-          if (auto item = Parse{}(*line)) {
-            self.complete(nullptr, std::move(item));
-            return;
-          }
-        }
-        if (s.ended_) {
-          const std::string_view rest = s.lines_.rest();
-          self.complete(nullptr, rest.empty() ? std::nullopt : Parse{}(rest));
+        if (s.items_.take(item)) {
+          self.complete(nullptr, std::move(item));
           return;
         }
       } catch (...) {
         self.complete(std::current_exception(), std::nullopt);
         return;
       }
-      s.stream_.async_read_some(s.lines_.data(), std::move(self));
+      s.stream_.async_read_some(s.items_.buffer(), std::move(self));
     }
   };
 
   ResponseStream stream_;
-  LineBuffer lines_;
-  bool ended_ = false;
-};
-
-/// A watch line as a WatchEvent; blank lines are skipped.
-template <class Object>
-struct ParseWatchEvent {
-  std::optional<WatchEvent<Object>> operator()(std::string_view line) const {
-    if (line.find_first_not_of(" \t\r") == std::string_view::npos) {
-      return std::nullopt;
-    }
-    std::optional<WatchEvent<Object>> event(std::in_place);
-    decode_watch_event(line, *event);
-    return event;
-  }
-};
-
-/// A log line as it is (empty lines included).
-struct ParseLogLine {
-  std::optional<std::string> operator()(std::string_view line) const { return std::string(line); }
+  LineItems<Result, Parse> items_;
 };
 
 }  // namespace detail
@@ -475,19 +300,22 @@ class Api {
   static Api all(Client client) { return Api(std::move(client), {}); }
 
   /// The namespace this Api addresses; empty for all namespaces or a cluster-scoped kind.
-  [[nodiscard]] const std::string& namespace_name() const noexcept { return namespace_; }
+  [[nodiscard]] const std::string& namespace_name() const noexcept {
+    return calls_.namespace_name();
+  }
   /// The client.
   [[nodiscard]] const Client& client() const noexcept { return client_; }
   /// The request builder (for requests Api has no verb for).
-  [[nodiscard]] const RequestBuilder& requests() const noexcept { return requests_; }
+  [[nodiscard]] const RequestBuilder& requests() const noexcept { return calls_.requests(); }
+  /// The requests of each verb, as ResourceCalls builds them.
+  [[nodiscard]] const ResourceCalls<T>& calls() const noexcept { return calls_; }
 
   // --- reads ------------------------------------------------------------------------------
 
   /// Reads object `name`. Completes with T.
   template <class CompletionToken>
   auto async_get(std::string_view name, const GetParams& params, CompletionToken&& token) const {
-    static_assert(supports<T>(Verb::get), "the server does not serve get for this kind");
-    return call<T>(detail::prepare([&] { return named().get(name, params); }),
+    return call<T>(detail::prepare([&] { return calls_.get(name, params); }),
                    std::forward<CompletionToken>(token));
   }
   /// Reads object `name`. Completes with T.
@@ -499,28 +327,17 @@ class Api {
   /// exist (404 NotFound).
   template <class CompletionToken>
   auto async_get_opt(std::string_view name, CompletionToken&& token) const {
-    static_assert(supports<T>(Verb::get), "the server does not serve get for this kind");
     return detail::async_call<std::optional<T>>(
-        client_, detail::prepare([&] { return named().get(name); }),
-        [](HttpResponse& r) -> std::optional<std::optional<T>> {
-          if (r.status == 404) {
-            return std::optional<T>{};
-          }
-          if (r.status / 100 != 2) {
-            return std::nullopt;
-          }
-          return std::optional<T>(detail::decode_body<T>(r.body));
-        },
+        client_, detail::prepare([&] { return calls_.get(name); }), detail::decode_optional<T>(),
         std::forward<CompletionToken>(token));
   }
   /// Lists objects (one page when params.limit is set; see Pager for all pages). Completes
   /// with list_type, whose metadata carries resourceVersion, continue and remainingItemCount.
   template <class CompletionToken>
   auto async_list(const ListParams& params, CompletionToken&& token) const {
-    static_assert(supports<T>(Verb::list), "the server does not serve list for this kind");
-    return detail::async_list_call<list_type>(
-        client_, detail::prepare([&] { return requests_.list(params); }),
-        std::forward<CompletionToken>(token));
+    return detail::async_list_call<list_type>(client_,
+                                              detail::prepare([&] { return calls_.list(params); }),
+                                              std::forward<CompletionToken>(token));
   }
   /// Lists all objects.
   template <class CompletionToken>
@@ -533,8 +350,7 @@ class Api {
   /// Creates `object` (its metadata.name, or generateName). Completes with the stored object.
   template <class CompletionToken>
   auto async_create(const T& object, const PostParams& params, CompletionToken&& token) const {
-    static_assert(supports<T>(Verb::create), "the server does not serve create for this kind");
-    return call<T>(detail::prepare([&] { return named().create(json::encode(object), params); }),
+    return call<T>(detail::prepare([&] { return calls_.create(object, params); }),
                    std::forward<CompletionToken>(token));
   }
   /// Creates `object`.
@@ -546,10 +362,7 @@ class Api {
   /// it fails with 409 Conflict if the object changed since it was read.
   template <class CompletionToken>
   auto async_replace(const T& object, const PostParams& params, CompletionToken&& token) const {
-    static_assert(supports<T>(Verb::update), "the server does not serve update for this kind");
-    return call<T>(detail::prepare([&] {
-                     return named().replace(name_of(object), json::encode(object), params);
-                   }),
+    return call<T>(detail::prepare([&] { return calls_.replace(object, params); }),
                    std::forward<CompletionToken>(token));
   }
   /// Replaces object `object.metadata.name`.
@@ -561,8 +374,7 @@ class Api {
   template <class CompletionToken>
   auto async_patch(std::string_view name, const Patch& patch, const PatchParams& params,
                    CompletionToken&& token) const {
-    static_assert(supports<T>(Verb::patch), "the server does not serve patch for this kind");
-    return call<T>(detail::prepare([&] { return named().patch(name, patch, params); }),
+    return call<T>(detail::prepare([&] { return calls_.patch(name, patch, params); }),
                    std::forward<CompletionToken>(token));
   }
   /// Patches object `name`.
@@ -583,20 +395,15 @@ class Api {
   /// Server-side apply with all patch options (dry_run, field_validation).
   template <class CompletionToken>
   auto async_apply(const T& object, const PatchParams& params, CompletionToken&& token) const {
-    static_assert(supports<T>(Verb::patch), "the server does not serve patch for this kind");
-    return call<T>(detail::prepare([&] {
-                     return named().patch(name_of(object), Patch::apply(apply_body(object)),
-                                          params);
-                   }),
+    return call<T>(detail::prepare([&] { return calls_.apply(object, params); }),
                    std::forward<CompletionToken>(token));
   }
   /// Deletes object `name`. Completes with a DeleteResult<T>.
   template <class CompletionToken>
   auto async_delete(std::string_view name, const DeleteParams& params,
                     CompletionToken&& token) const {
-    static_assert(supports<T>(Verb::delete_), "the server does not serve delete for this kind");
     return detail::async_call<DeleteResult<T>>(
-        client_, detail::prepare([&] { return named().delete_(name, params); }),
+        client_, detail::prepare([&] { return calls_.delete_(name, params); }),
         detail::decode_object_or_status<T>(), std::forward<CompletionToken>(token));
   }
   /// Deletes object `name`.
@@ -609,10 +416,8 @@ class Api {
   template <class CompletionToken>
   auto async_delete_collection(const DeleteParams& params, const ListParams& list,
                                CompletionToken&& token) const {
-    static_assert(supports<T>(Verb::delete_collection),
-                  "the server does not serve deletecollection for this kind");
     return detail::async_call<std::variant<list_type, Status>>(
-        client_, detail::prepare([&] { return requests_.delete_collection(params, list); }),
+        client_, detail::prepare([&] { return calls_.delete_collection(params, list); }),
         detail::decode_object_or_status<list_type>(), std::forward<CompletionToken>(token));
   }
 
@@ -621,38 +426,30 @@ class Api {
   /// Reads only the metadata of object `name` (PartialObjectMetadata).
   template <class CompletionToken>
   auto async_get_metadata(std::string_view name, CompletionToken&& token) const {
-    static_assert(supports<T>(Verb::get), "the server does not serve get for this kind");
-    return call<metadata_type>(
-        detail::prepare([&] { return with_accept(named().get(name), accept_metadata); }),
-        std::forward<CompletionToken>(token));
+    return call<metadata_type>(detail::prepare([&] { return calls_.get_metadata(name); }),
+                               std::forward<CompletionToken>(token));
   }
   /// Lists only the metadata of objects (PartialObjectMetadataList).
   template <class CompletionToken>
   auto async_list_metadata(const ListParams& params, CompletionToken&& token) const {
-    static_assert(supports<T>(Verb::list), "the server does not serve list for this kind");
     return detail::async_list_call<metadata_list_type>(
-        client_,
-        detail::prepare([&] { return with_accept(requests_.list(params), accept_metadata_list); }),
+        client_, detail::prepare([&] { return calls_.list_metadata(params); }),
         std::forward<CompletionToken>(token));
   }
   /// Patches object `name` and completes with only its metadata.
   template <class CompletionToken>
   auto async_patch_metadata(std::string_view name, const Patch& patch, const PatchParams& params,
                             CompletionToken&& token) const {
-    static_assert(supports<T>(Verb::patch), "the server does not serve patch for this kind");
     return call<metadata_type>(
-        detail::prepare(
-            [&] { return with_accept(named().patch(name, patch, params), accept_metadata); }),
+        detail::prepare([&] { return calls_.patch_metadata(name, patch, params); }),
         std::forward<CompletionToken>(token));
   }
 
   /// Lists the objects as a server-side printed meta/v1 Table (the columns kubectl get shows).
   template <class CompletionToken>
   auto async_list_table(const ListParams& params, CompletionToken&& token) const {
-    static_assert(supports<T>(Verb::list), "the server does not serve list for this kind");
-    return call<Table>(
-        detail::prepare([&] { return with_accept(requests_.list(params), accept_table); }),
-        std::forward<CompletionToken>(token));
+    return call<Table>(detail::prepare([&] { return calls_.list_table(params); }),
+                       std::forward<CompletionToken>(token));
   }
 
   // --- watch --------------------------------------------------------------------------------
@@ -661,18 +458,15 @@ class Api {
   /// non-2xx answer fails with its ApiError).
   template <class CompletionToken>
   auto async_watch(const WatchParams& params, CompletionToken&& token) const {
-    static_assert(supports<T>(Verb::watch), "the server does not serve watch for this kind");
-    return detail::async_open<WatchStream<T>>(
-        client_, detail::prepare([&] { return requests_.watch(params); }),
-        std::forward<CompletionToken>(token));
+    return detail::async_open<WatchStream<T>>(client_,
+                                              detail::prepare([&] { return calls_.watch(params); }),
+                                              std::forward<CompletionToken>(token));
   }
   /// Starts a metadata-only watch (events carry PartialObjectMetadata).
   template <class CompletionToken>
   auto async_watch_metadata(const WatchParams& params, CompletionToken&& token) const {
-    static_assert(supports<T>(Verb::watch), "the server does not serve watch for this kind");
     return detail::async_open<WatchStream<metadata_type>>(
-        client_,
-        detail::prepare([&] { return with_accept(requests_.watch(params), accept_metadata); }),
+        client_, detail::prepare([&] { return calls_.watch_metadata(params); }),
         std::forward<CompletionToken>(token));
   }
 
@@ -683,7 +477,7 @@ class Api {
   template <FixedString Sub, class R, class CompletionToken>
     requires(subresource_supports<T>(Sub.view(), Verb::get))
   auto async_get_subresource(std::string_view name, CompletionToken&& token) const {
-    return call<R>(detail::prepare([&] { return named().get_subresource(Sub.view(), name); }),
+    return call<R>(detail::prepare([&] { return calls_.get_subresource(Sub.view(), name); }),
                    std::forward<CompletionToken>(token));
   }
   /// Replaces subresource `Sub` of object `name` with `body`; completes with an R.
@@ -692,8 +486,8 @@ class Api {
   auto async_replace_subresource(std::string_view name, const Body& body, const PostParams& params,
                                  CompletionToken&& token) const {
     return call<R>(detail::prepare([&] {
-                     return named().replace_subresource(Sub.view(), name, json::encode(body),
-                                                        params);
+                     return calls_.replace_subresource(Sub.view(), name, json::encode(body),
+                                                       params);
                    }),
                    std::forward<CompletionToken>(token));
   }
@@ -703,7 +497,7 @@ class Api {
   auto async_patch_subresource(std::string_view name, const Patch& patch, const PatchParams& params,
                                CompletionToken&& token) const {
     return call<R>(
-        detail::prepare([&] { return named().patch_subresource(Sub.view(), name, patch, params); }),
+        detail::prepare([&] { return calls_.patch_subresource(Sub.view(), name, patch, params); }),
         std::forward<CompletionToken>(token));
   }
   /// Posts `body` to subresource `Sub` of object `name` (eviction, binding, token); completes
@@ -713,8 +507,7 @@ class Api {
   auto async_create_subresource(std::string_view name, const Body& body, const PostParams& params,
                                 CompletionToken&& token) const {
     return call<R>(detail::prepare([&] {
-                     return named().create_subresource(Sub.view(), name, json::encode(body),
-                                                       params);
+                     return calls_.create_subresource(Sub.view(), name, json::encode(body), params);
                    }),
                    std::forward<CompletionToken>(token));
   }
@@ -730,10 +523,7 @@ class Api {
     requires(subresource_supports<T>("status", Verb::update))
   auto async_replace_status(const T& object, const PostParams& params,
                             CompletionToken&& token) const {
-    return call<T>(detail::prepare([&] {
-                     return named().replace_subresource("status", name_of(object),
-                                                        json::encode(object), params);
-                   }),
+    return call<T>(detail::prepare([&] { return calls_.replace_status(object, params); }),
                    std::forward<CompletionToken>(token));
   }
   /// Patches the status of `name`.
@@ -750,14 +540,8 @@ class Api {
     requires(subresource_supports<T>("log", Verb::get))
   auto async_logs(std::string_view name, const LogParams& params, CompletionToken&& token) const {
     return detail::async_call<std::string>(
-        client_, detail::prepare([&] { return named().logs(name, params, false); }),
-        [](HttpResponse& r) -> std::optional<std::string> {
-          if (r.status / 100 != 2) {
-            return std::nullopt;
-          }
-          return std::move(r.body);
-        },
-        std::forward<CompletionToken>(token));
+        client_, detail::prepare([&] { return calls_.logs(name, params, false); }),
+        detail::decode_text(), std::forward<CompletionToken>(token));
   }
   /// Follows the log of pod `name`: completes with a LogStream of its lines.
   template <class CompletionToken>
@@ -765,30 +549,13 @@ class Api {
   auto async_log_stream(std::string_view name, const LogParams& params,
                         CompletionToken&& token) const {
     return detail::async_open<LogStream>(
-        client_, detail::prepare([&] { return named().logs(name, params, true); }),
+        client_, detail::prepare([&] { return calls_.logs(name, params, true); }),
         std::forward<CompletionToken>(token));
   }
 
  private:
   Api(Client client, std::string_view namespace_name)
-      : client_(std::move(client)),
-        namespace_(namespace_name),
-        requests_(traits::group, traits::version, traits::plural, namespace_name) {}
-
-  // Object requests of a namespaced kind need a namespace.
-  const RequestBuilder& named() const {
-    if constexpr (namespace_scoped<T>) {
-      if (namespace_.empty()) {
-        std::string message = "Api<";
-        message.append(traits::kind)
-            .append(
-                ">::all addresses every namespace; reading or writing one object needs "
-                "Api::namespaced");
-        throw Error(errc::invalid_argument, message);
-      }
-    }
-    return requests_;
-  }
+      : client_(std::move(client)), calls_(namespace_name) {}
 
   template <class R, class CompletionToken>
   auto call(detail::Prepared request, CompletionToken&& token) const {
@@ -796,20 +563,8 @@ class Api {
                                  std::forward<CompletionToken>(token));
   }
 
-  static ApiRequest with_accept(ApiRequest request, std::string_view accept) {
-    request.accept.assign(accept);
-    return request;
-  }
-
-  static std::string_view name_of(const T& object) { return detail::name_of(object, traits::kind); }
-
-  static std::string apply_body(const T& object) {
-    return detail::encode_typed(object, traits::api_version, traits::kind);
-  }
-
   Client client_;
-  std::string namespace_;
-  RequestBuilder requests_;
+  ResourceCalls<T> calls_;
 };
 
 /// The pages of a list, following `continue` tokens. If a continue token expires (410 Gone:

@@ -1,17 +1,56 @@
 #pragma once
 
-#include <kubex/client/client.hpp>
+// The blocking client. This header and blocking_api.hpp include nothing of Asio: a program
+// that uses only the blocking API compiles none of the completion-token machinery.
+
 #include <kubex/client/http.hpp>
 #include <kubex/client/kubeconfig.hpp>
 #include <kubex/client/options.hpp>
+#include <kubex/client/stats.hpp>
 
 #include <chrono>
+#include <cstddef>
 #include <functional>
 #include <future>
 #include <memory>
+#include <string>
 #include <string_view>
 
 namespace kubex::client {
+
+class Client;
+class BlockingClient;
+
+/// An open streaming response (a watch, a log follow) of a BlockingClient, read with blocking
+/// calls. Destroying or cancelling it closes the stream.
+class BlockingStream {
+ public:
+  /// Closes the stream if it is still open.
+  ~BlockingStream();
+  /// Takes over `other`'s stream.
+  BlockingStream(BlockingStream&& other) noexcept;
+  /// Closes this stream and takes over `other`'s.
+  BlockingStream& operator=(BlockingStream&& other) noexcept;
+  BlockingStream(const BlockingStream&) = delete;
+  BlockingStream& operator=(const BlockingStream&) = delete;
+
+  /// Status, content type and warnings; for a non-2xx status the whole (small) error body is
+  /// in `head().body` and the stream is at its end.
+  [[nodiscard]] const HttpResponse& head() const noexcept;
+  /// Waits for the next piece of the body and appends it to `out`; returns its size, 0 once
+  /// the body has ended cleanly.
+  /// @throws kubex::Error for transport failures (std::errc::operation_canceled after
+  ///         cancel()).
+  std::size_t read_some(std::string& out);
+  /// Closes the stream (from any thread); a read in progress fails with operation_canceled.
+  void cancel() noexcept;
+
+ private:
+  friend class BlockingClient;
+  struct Impl;
+  explicit BlockingStream(std::unique_ptr<Impl> impl) noexcept;
+  std::unique_ptr<Impl> impl_;
+};
 
 /// The blocking facade over Client for simple programs and tools: each call runs a private
 /// io_context on the calling thread until the request has completed. It shares the transport's
@@ -42,6 +81,12 @@ class BlockingClient {
   /// `method target` with `body` of type `content_type`; see send().
   HttpResponse request(std::string_view method, std::string_view target, std::string_view body,
                        std::string_view content_type = "application/json");
+  /// Sends `request` and returns once the response head has arrived; the body is read from
+  /// the stream. Throws as send() does.
+  BlockingStream open(HttpRequest request);
+  /// Gives a response body that has been read back to the transport, for a later response to
+  /// be read into its memory.
+  void recycle(std::string&& body) noexcept;
 
   /// Closes the idle pooled connections; the next request opens a new one.
   void close();
@@ -50,8 +95,9 @@ class BlockingClient {
   /// The configuration in use, with credentials refreshed so far.
   [[nodiscard]] ClientConfig config() const;
 
-  /// The asynchronous client behind this facade. Its operations make progress only while
-  /// this object waits (wait(), or any blocking call).
+  /// The asynchronous client behind this facade (include <kubex/client/client.hpp> to use
+  /// it). Its operations make progress only while this object waits (wait(), or any blocking
+  /// call).
   [[nodiscard]] const Client& async_client() const noexcept;
   /// Runs this client's I/O on the calling thread until `future` is ready, then returns its
   /// value (or throws its exception): `bc.wait(api.async_get("x", boost::asio::use_future))`.
@@ -64,6 +110,7 @@ class BlockingClient {
   }
 
  private:
+  friend class BlockingStream;
   void run_until(const std::function<bool()>& ready);
   struct Impl;
   std::unique_ptr<Impl> impl_;

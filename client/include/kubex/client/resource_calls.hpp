@@ -1,0 +1,419 @@
+#pragma once
+
+// What Api<T> and BlockingApi<T> send for each verb of resource T and how they read the
+// answers, without any I/O: the request (path, query, body, Accept) and the decoding of the
+// response, of a list while it arrives, and of a stream line by line. The asynchronous and the
+// blocking API do their I/O differently over the same calls, so they cannot disagree on what
+// a verb means; and a program that uses only the blocking API compiles none of Asio's
+// completion machinery.
+
+#include <kubex/client/http.hpp>
+#include <kubex/core/api_error.hpp>
+#include <kubex/core/error.hpp>
+#include <kubex/core/json.hpp>
+#include <kubex/core/json_list.hpp>
+#include <kubex/core/metadata.hpp>
+#include <kubex/core/request.hpp>
+#include <kubex/core/resource.hpp>
+#include <kubex/core/watch.hpp>
+
+#include <exception>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+
+namespace kubex::client {
+
+/// What a delete answers: the object while its deletion is still in progress (finalizers,
+/// graceful pod termination; metadata.deletionTimestamp is set), or, for kinds that return
+/// it, its final state; or the server's Status (status "Success") when it is gone.
+template <class T>
+using DeleteResult = std::variant<T, Status>;
+
+namespace detail {
+
+/// The HTTP form of an API request.
+HttpRequest to_http(ApiRequest request);
+
+/// The ApiError for a non-2xx response to `method` `target`, as an exception pointer.
+std::exception_ptr api_error(std::string_view method, std::string_view target,
+                             const HttpResponse& response);
+
+/// True when a JSON body is a meta/v1 Status (kind "Status").
+bool is_status_body(const std::string& body);
+
+/// Decodes a successful response body into an R, or fails with a DecodeError that names the
+/// request.
+template <class R>
+R decode_body(std::string& body) {
+  R out{};
+  json::decode_padded(body, out);
+  return out;
+}
+
+/// Decodes 2xx responses as R; std::nullopt (the response's ApiError) for anything else.
+template <class R>
+auto decode_success() {
+  return [](HttpResponse& response) -> std::optional<R> {
+    if (response.status / 100 != 2) {
+      return std::nullopt;
+    }
+    return decode_body<R>(response.body);
+  };
+}
+
+/// Decodes a 2xx answer as R, a 404 as an empty optional (get_opt); fails otherwise.
+template <class R>
+auto decode_optional() {
+  return [](HttpResponse& r) -> std::optional<std::optional<R>> {
+    if (r.status == 404) {
+      return std::optional<R>{};
+    }
+    if (r.status / 100 != 2) {
+      return std::nullopt;
+    }
+    return std::optional<R>(decode_body<R>(r.body));
+  };
+}
+
+/// Decodes a 2xx answer that is either an O or a meta/v1 Status (deletes); fails otherwise.
+template <class O>
+auto decode_object_or_status() {
+  return [](HttpResponse& r) -> std::optional<std::variant<O, Status>> {
+    if (r.status / 100 != 2) {
+      return std::nullopt;
+    }
+    if (is_status_body(r.body)) {
+      return std::variant<O, Status>(std::in_place_index<1>, decode_body<Status>(r.body));
+    }
+    return std::variant<O, Status>(std::in_place_index<0>, decode_body<O>(r.body));
+  };
+}
+
+/// Takes a 2xx body as text (a log); fails otherwise.
+inline auto decode_text() {
+  return [](HttpResponse& r) -> std::optional<std::string> {
+    if (r.status / 100 != 2) {
+      return std::nullopt;
+    }
+    return std::move(r.body);
+  };
+}
+
+/// Does nothing to a decoded list.
+struct KeepList {
+  template <class L>
+  void operator()(L& /*list*/) const noexcept {}
+};
+
+/// A list decoded while its body arrives (json::ListDecoder): set `observer()` as the request's
+/// on_body and decode the response with `decoder()`. Decoding then overlaps the transfer, and
+/// neither the body nor the parser ever holds the whole list. `complete(L&)` runs on the
+/// decoded list before it is delivered.
+template <class L>
+class ListBody {
+ public:
+  /// The request's HttpRequest::on_body.
+  [[nodiscard]] auto observer() const {
+    return [decoder = decoder_](std::string& body, bool start) {
+      if (start) {
+        decoder->restart();
+      } else {
+        decoder->feed(body);
+      }
+    };
+  }
+  /// Decodes a 2xx response as the list; std::nullopt (its ApiError) otherwise.
+  template <class Complete = KeepList>
+  [[nodiscard]] auto decoder(Complete complete = {}) const {
+    return [decoder = decoder_, complete](HttpResponse& response) -> std::optional<L> {
+      if (response.status / 100 != 2) {
+        return std::nullopt;
+      }
+      L list = decoder->finish(response.body);
+      complete(list);
+      return list;
+    };
+  }
+
+ private:
+  std::shared_ptr<json::ListDecoder<L>> decoder_ = std::make_shared<json::ListDecoder<L>>();
+};
+
+/// A request an initiating function built, or what building it threw (an invalid name, a
+/// namespace missing): such errors reach the handler like any other failure, so initiating
+/// functions never throw.
+struct Prepared {
+  /// A request built without error.
+  Prepared(ApiRequest built) : request(std::move(built)) {}  // NOLINT(google-explicit-constructor)
+  /// What building a request threw.
+  explicit Prepared(std::exception_ptr failure) : error(std::move(failure)) {}
+  ApiRequest request{};
+  std::exception_ptr error{};
+};
+
+/// Runs `make` (which returns an ApiRequest) at once, catching what it throws.
+template <class Make>
+Prepared prepare(Make&& make) noexcept {
+  try {
+    return Prepared(std::forward<Make>(make)());
+  } catch (...) {
+    return Prepared(std::current_exception());
+  }
+}
+
+/// The apiVersion member of `object`: `api_version` in generated models, or `apiVersion` in a
+/// hand-written custom resource that names its members after the JSON fields.
+template <class O>
+decltype(auto) api_version_member(O& object) {
+  if constexpr (requires { object.api_version; }) {
+    return (object.api_version);
+  } else {
+    return (object.apiVersion);
+  }
+}
+
+/// `object` as JSON that names `api_version` and `kind` even if the caller cleared them
+/// (server-side apply requires both).
+template <class O>
+std::string encode_typed(const O& object, std::string_view api_version, std::string_view kind) {
+  if (api_version_member(object) == api_version && object.kind == kind) {
+    return json::encode(object);
+  }
+  O copy = object;
+  api_version_member(copy).assign(api_version);
+  copy.kind.assign(kind);
+  return json::encode(copy);
+}
+
+/// metadata.name of `object`, which a write addressed to one object needs.
+/// @throws kubex::Error (errc::invalid_argument) naming `kind` when it is unset.
+template <class O>
+std::string_view name_of(const O& object, std::string_view kind) {
+  const auto& name = object.metadata.name;
+  if (!name || name->empty()) {
+    std::string message(kind);
+    message.append(": metadata.name is required");
+    throw Error(errc::invalid_argument, message);
+  }
+  return *name;
+}
+
+/// Finds complete lines in a growing buffer without scanning any byte twice.
+class LineBuffer {
+ public:
+  /// Where new bytes are appended.
+  std::string& data() noexcept { return data_; }
+  /// The next complete line (without "\n" or "\r\n"), or std::nullopt. The view is valid
+  /// until the next call.
+  std::optional<std::string_view> next_line();
+  /// What is left after the last newline, once the stream has ended; empty if nothing.
+  std::string_view rest();
+
+ private:
+  std::string data_;
+  std::size_t start_ = 0;
+  std::size_t scanned_ = 0;
+};
+
+/// The items of a streamed body, one per line, as the server sends them: `Parse` turns a line
+/// into a Result (std::nullopt skips it). Bytes go into buffer(); take() hands out items.
+template <class Result, class Parse>
+class LineItems {
+ public:
+  /// Where the stream's next bytes are appended.
+  std::string& buffer() noexcept { return lines_.data(); }
+  /// The stream has ended: what is left after the last newline is the last line.
+  void end() noexcept { ended_ = true; }
+  /// True when `out` holds the next item, or std::nullopt once the body has ended; false when
+  /// more bytes are needed. Throws what Parse throws (the line is consumed).
+  bool take(std::optional<Result>& out) {
+    while (auto line = lines_.next_line()) {
+      if (auto item = Parse{}(*line)) {
+        out = std::move(item);
+        return true;
+      }
+    }
+    if (!ended_) {
+      return false;
+    }
+    const std::string_view rest = lines_.rest();
+    out = rest.empty() ? std::nullopt : Parse{}(rest);
+    return true;
+  }
+
+ private:
+  LineBuffer lines_;
+  bool ended_ = false;
+};
+
+/// A watch line as a WatchEvent; blank lines are skipped.
+template <class Object>
+struct ParseWatchEvent {
+  std::optional<WatchEvent<Object>> operator()(std::string_view line) const {
+    if (line.find_first_not_of(" \t\r") == std::string_view::npos) {
+      return std::nullopt;
+    }
+    std::optional<WatchEvent<Object>> event(std::in_place);
+    decode_watch_event(line, *event);
+    return event;
+  }
+};
+
+/// A log line as it is (empty lines included).
+struct ParseLogLine {
+  std::optional<std::string> operator()(std::string_view line) const { return std::string(line); }
+};
+
+}  // namespace detail
+
+/// The requests for the verbs of resource T in one namespace, across all namespaces, or
+/// cluster-wide: each returns the ApiRequest to send, and throws kubex::Error for an argument
+/// the server would refuse (an invalid name, an object without metadata.name, one object
+/// addressed through all namespaces). Verbs the server does not serve for T do not compile.
+template <resource T>
+class ResourceCalls {
+ public:
+  /// The traits of T.
+  using traits = resource_traits<T>;
+
+  /// Calls in `namespace_name`; empty for all namespaces or a cluster-scoped kind.
+  explicit ResourceCalls(std::string_view namespace_name)
+      : namespace_(namespace_name),
+        requests_(traits::group, traits::version, traits::plural, namespace_name) {}
+
+  /// The namespace addressed; empty for all namespaces or a cluster-scoped kind.
+  [[nodiscard]] const std::string& namespace_name() const noexcept { return namespace_; }
+  /// The request builder (for requests there is no verb for).
+  [[nodiscard]] const RequestBuilder& requests() const noexcept { return requests_; }
+
+  /// Reads object `name`.
+  [[nodiscard]] ApiRequest get(std::string_view name, const GetParams& params = {}) const {
+    static_assert(supports<T>(Verb::get), "the server does not serve get for this kind");
+    return named().get(name, params);
+  }
+  /// Lists objects.
+  [[nodiscard]] ApiRequest list(const ListParams& params) const {
+    static_assert(supports<T>(Verb::list), "the server does not serve list for this kind");
+    return requests_.list(params);
+  }
+  /// Creates `object`.
+  [[nodiscard]] ApiRequest create(const T& object, const PostParams& params) const {
+    static_assert(supports<T>(Verb::create), "the server does not serve create for this kind");
+    return named().create(json::encode(object), params);
+  }
+  /// Replaces object `object.metadata.name`.
+  [[nodiscard]] ApiRequest replace(const T& object, const PostParams& params) const {
+    static_assert(supports<T>(Verb::update), "the server does not serve update for this kind");
+    return named().replace(name_of(object), json::encode(object), params);
+  }
+  /// Patches object `name`.
+  [[nodiscard]] ApiRequest patch(std::string_view name, const Patch& patch,
+                                 const PatchParams& params) const {
+    static_assert(supports<T>(Verb::patch), "the server does not serve patch for this kind");
+    return named().patch(name, patch, params);
+  }
+  /// Server-side apply of `object` (apiVersion and kind always sent).
+  [[nodiscard]] ApiRequest apply(const T& object, const PatchParams& params) const {
+    static_assert(supports<T>(Verb::patch), "the server does not serve patch for this kind");
+    return named().patch(
+        name_of(object),
+        Patch::apply(detail::encode_typed(object, traits::api_version, traits::kind)), params);
+  }
+  /// Deletes object `name`.
+  [[nodiscard]] ApiRequest delete_(std::string_view name, const DeleteParams& params) const {
+    static_assert(supports<T>(Verb::delete_), "the server does not serve delete for this kind");
+    return named().delete_(name, params);
+  }
+  /// Deletes the objects matching `list`'s selectors.
+  [[nodiscard]] ApiRequest delete_collection(const DeleteParams& params,
+                                             const ListParams& list) const {
+    static_assert(supports<T>(Verb::delete_collection),
+                  "the server does not serve deletecollection for this kind");
+    return requests_.delete_collection(params, list);
+  }
+  /// Reads only the metadata of object `name` (PartialObjectMetadata).
+  [[nodiscard]] ApiRequest get_metadata(std::string_view name) const {
+    return with_accept(get(name), accept_metadata);
+  }
+  /// Lists only the metadata of objects (PartialObjectMetadataList).
+  [[nodiscard]] ApiRequest list_metadata(const ListParams& params) const {
+    return with_accept(list(params), accept_metadata_list);
+  }
+  /// Patches object `name`; the answer is only its metadata.
+  [[nodiscard]] ApiRequest patch_metadata(std::string_view name, const Patch& patch,
+                                          const PatchParams& params) const {
+    return with_accept(this->patch(name, patch, params), accept_metadata);
+  }
+  /// Lists the objects as a server-side printed meta/v1 Table.
+  [[nodiscard]] ApiRequest list_table(const ListParams& params) const {
+    return with_accept(list(params), accept_table);
+  }
+  /// Starts a watch.
+  [[nodiscard]] ApiRequest watch(const WatchParams& params) const {
+    static_assert(supports<T>(Verb::watch), "the server does not serve watch for this kind");
+    return requests_.watch(params);
+  }
+  /// Starts a metadata-only watch.
+  [[nodiscard]] ApiRequest watch_metadata(const WatchParams& params) const {
+    return with_accept(watch(params), accept_metadata);
+  }
+  /// Reads subresource `sub` of object `name`.
+  [[nodiscard]] ApiRequest get_subresource(std::string_view sub, std::string_view name) const {
+    return named().get_subresource(sub, name);
+  }
+  /// Replaces subresource `sub` of object `name` with `body` (JSON).
+  [[nodiscard]] ApiRequest replace_subresource(std::string_view sub, std::string_view name,
+                                               std::string body, const PostParams& params) const {
+    return named().replace_subresource(sub, name, std::move(body), params);
+  }
+  /// Patches subresource `sub` of object `name`.
+  [[nodiscard]] ApiRequest patch_subresource(std::string_view sub, std::string_view name,
+                                             const Patch& patch, const PatchParams& params) const {
+    return named().patch_subresource(sub, name, patch, params);
+  }
+  /// Posts `body` (JSON) to subresource `sub` of object `name`.
+  [[nodiscard]] ApiRequest create_subresource(std::string_view sub, std::string_view name,
+                                              std::string body, const PostParams& params) const {
+    return named().create_subresource(sub, name, std::move(body), params);
+  }
+  /// Replaces the status of `object`.
+  [[nodiscard]] ApiRequest replace_status(const T& object, const PostParams& params) const {
+    return named().replace_subresource("status", name_of(object), json::encode(object), params);
+  }
+  /// The log of pod `name`: all of it so far, or followed.
+  [[nodiscard]] ApiRequest logs(std::string_view name, const LogParams& params, bool follow) const {
+    return named().logs(name, params, follow);
+  }
+
+ private:
+  // Object requests of a namespaced kind need a namespace.
+  const RequestBuilder& named() const {
+    if constexpr (namespace_scoped<T>) {
+      if (namespace_.empty()) {
+        std::string message = "Api<";
+        message.append(traits::kind)
+            .append(
+                ">::all addresses every namespace; reading or writing one object needs "
+                "Api::namespaced");
+        throw Error(errc::invalid_argument, message);
+      }
+    }
+    return requests_;
+  }
+
+  static ApiRequest with_accept(ApiRequest request, std::string_view accept) {
+    request.accept.assign(accept);
+    return request;
+  }
+
+  static std::string_view name_of(const T& object) { return detail::name_of(object, traits::kind); }
+
+  std::string namespace_;
+  RequestBuilder requests_;
+};
+
+}  // namespace kubex::client
