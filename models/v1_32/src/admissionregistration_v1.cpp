@@ -8,6 +8,110 @@ namespace kubex::k8s::v1_32::admissionregistration::v1 {
 
 namespace json = ::kubex::json;
 
+AuditAnnotation* kubex_box_new(std::type_identity<AuditAnnotation>) { return new AuditAnnotation(); }
+AuditAnnotation* kubex_box_copy(const AuditAnnotation& from) { return new AuditAnnotation(from); }
+void kubex_box_delete(AuditAnnotation* p) noexcept { delete p; }
+
+ExpressionWarning* kubex_box_new(std::type_identity<ExpressionWarning>) { return new ExpressionWarning(); }
+ExpressionWarning* kubex_box_copy(const ExpressionWarning& from) { return new ExpressionWarning(from); }
+void kubex_box_delete(ExpressionWarning* p) noexcept { delete p; }
+
+MatchCondition* kubex_box_new(std::type_identity<MatchCondition>) { return new MatchCondition(); }
+MatchCondition* kubex_box_copy(const MatchCondition& from) { return new MatchCondition(from); }
+void kubex_box_delete(MatchCondition* p) noexcept { delete p; }
+
+MatchResources* kubex_box_new(std::type_identity<MatchResources>) { return new MatchResources(); }
+MatchResources* kubex_box_copy(const MatchResources& from) { return new MatchResources(from); }
+void kubex_box_delete(MatchResources* p) noexcept { delete p; }
+
+MutatingWebhook* kubex_box_new(std::type_identity<MutatingWebhook>) { return new MutatingWebhook(); }
+MutatingWebhook* kubex_box_copy(const MutatingWebhook& from) { return new MutatingWebhook(from); }
+void kubex_box_delete(MutatingWebhook* p) noexcept { delete p; }
+
+MutatingWebhookConfiguration* kubex_box_new(std::type_identity<MutatingWebhookConfiguration>) { return new MutatingWebhookConfiguration(); }
+MutatingWebhookConfiguration* kubex_box_copy(const MutatingWebhookConfiguration& from) { return new MutatingWebhookConfiguration(from); }
+void kubex_box_delete(MutatingWebhookConfiguration* p) noexcept { delete p; }
+
+MutatingWebhookConfigurationList* kubex_box_new(std::type_identity<MutatingWebhookConfigurationList>) { return new MutatingWebhookConfigurationList(); }
+MutatingWebhookConfigurationList* kubex_box_copy(const MutatingWebhookConfigurationList& from) { return new MutatingWebhookConfigurationList(from); }
+void kubex_box_delete(MutatingWebhookConfigurationList* p) noexcept { delete p; }
+
+NamedRuleWithOperations* kubex_box_new(std::type_identity<NamedRuleWithOperations>) { return new NamedRuleWithOperations(); }
+NamedRuleWithOperations* kubex_box_copy(const NamedRuleWithOperations& from) { return new NamedRuleWithOperations(from); }
+void kubex_box_delete(NamedRuleWithOperations* p) noexcept { delete p; }
+
+ParamKind* kubex_box_new(std::type_identity<ParamKind>) { return new ParamKind(); }
+ParamKind* kubex_box_copy(const ParamKind& from) { return new ParamKind(from); }
+void kubex_box_delete(ParamKind* p) noexcept { delete p; }
+
+ParamRef* kubex_box_new(std::type_identity<ParamRef>) { return new ParamRef(); }
+ParamRef* kubex_box_copy(const ParamRef& from) { return new ParamRef(from); }
+void kubex_box_delete(ParamRef* p) noexcept { delete p; }
+
+RuleWithOperations* kubex_box_new(std::type_identity<RuleWithOperations>) { return new RuleWithOperations(); }
+RuleWithOperations* kubex_box_copy(const RuleWithOperations& from) { return new RuleWithOperations(from); }
+void kubex_box_delete(RuleWithOperations* p) noexcept { delete p; }
+
+ServiceReference* kubex_box_new(std::type_identity<ServiceReference>) { return new ServiceReference(); }
+ServiceReference* kubex_box_copy(const ServiceReference& from) { return new ServiceReference(from); }
+void kubex_box_delete(ServiceReference* p) noexcept { delete p; }
+
+TypeChecking* kubex_box_new(std::type_identity<TypeChecking>) { return new TypeChecking(); }
+TypeChecking* kubex_box_copy(const TypeChecking& from) { return new TypeChecking(from); }
+void kubex_box_delete(TypeChecking* p) noexcept { delete p; }
+
+ValidatingAdmissionPolicy* kubex_box_new(std::type_identity<ValidatingAdmissionPolicy>) { return new ValidatingAdmissionPolicy(); }
+ValidatingAdmissionPolicy* kubex_box_copy(const ValidatingAdmissionPolicy& from) { return new ValidatingAdmissionPolicy(from); }
+void kubex_box_delete(ValidatingAdmissionPolicy* p) noexcept { delete p; }
+
+ValidatingAdmissionPolicyBinding* kubex_box_new(std::type_identity<ValidatingAdmissionPolicyBinding>) { return new ValidatingAdmissionPolicyBinding(); }
+ValidatingAdmissionPolicyBinding* kubex_box_copy(const ValidatingAdmissionPolicyBinding& from) { return new ValidatingAdmissionPolicyBinding(from); }
+void kubex_box_delete(ValidatingAdmissionPolicyBinding* p) noexcept { delete p; }
+
+ValidatingAdmissionPolicyBindingList* kubex_box_new(std::type_identity<ValidatingAdmissionPolicyBindingList>) { return new ValidatingAdmissionPolicyBindingList(); }
+ValidatingAdmissionPolicyBindingList* kubex_box_copy(const ValidatingAdmissionPolicyBindingList& from) { return new ValidatingAdmissionPolicyBindingList(from); }
+void kubex_box_delete(ValidatingAdmissionPolicyBindingList* p) noexcept { delete p; }
+
+ValidatingAdmissionPolicyBindingSpec* kubex_box_new(std::type_identity<ValidatingAdmissionPolicyBindingSpec>) { return new ValidatingAdmissionPolicyBindingSpec(); }
+ValidatingAdmissionPolicyBindingSpec* kubex_box_copy(const ValidatingAdmissionPolicyBindingSpec& from) { return new ValidatingAdmissionPolicyBindingSpec(from); }
+void kubex_box_delete(ValidatingAdmissionPolicyBindingSpec* p) noexcept { delete p; }
+
+ValidatingAdmissionPolicyList* kubex_box_new(std::type_identity<ValidatingAdmissionPolicyList>) { return new ValidatingAdmissionPolicyList(); }
+ValidatingAdmissionPolicyList* kubex_box_copy(const ValidatingAdmissionPolicyList& from) { return new ValidatingAdmissionPolicyList(from); }
+void kubex_box_delete(ValidatingAdmissionPolicyList* p) noexcept { delete p; }
+
+ValidatingAdmissionPolicySpec* kubex_box_new(std::type_identity<ValidatingAdmissionPolicySpec>) { return new ValidatingAdmissionPolicySpec(); }
+ValidatingAdmissionPolicySpec* kubex_box_copy(const ValidatingAdmissionPolicySpec& from) { return new ValidatingAdmissionPolicySpec(from); }
+void kubex_box_delete(ValidatingAdmissionPolicySpec* p) noexcept { delete p; }
+
+ValidatingAdmissionPolicyStatus* kubex_box_new(std::type_identity<ValidatingAdmissionPolicyStatus>) { return new ValidatingAdmissionPolicyStatus(); }
+ValidatingAdmissionPolicyStatus* kubex_box_copy(const ValidatingAdmissionPolicyStatus& from) { return new ValidatingAdmissionPolicyStatus(from); }
+void kubex_box_delete(ValidatingAdmissionPolicyStatus* p) noexcept { delete p; }
+
+ValidatingWebhook* kubex_box_new(std::type_identity<ValidatingWebhook>) { return new ValidatingWebhook(); }
+ValidatingWebhook* kubex_box_copy(const ValidatingWebhook& from) { return new ValidatingWebhook(from); }
+void kubex_box_delete(ValidatingWebhook* p) noexcept { delete p; }
+
+ValidatingWebhookConfiguration* kubex_box_new(std::type_identity<ValidatingWebhookConfiguration>) { return new ValidatingWebhookConfiguration(); }
+ValidatingWebhookConfiguration* kubex_box_copy(const ValidatingWebhookConfiguration& from) { return new ValidatingWebhookConfiguration(from); }
+void kubex_box_delete(ValidatingWebhookConfiguration* p) noexcept { delete p; }
+
+ValidatingWebhookConfigurationList* kubex_box_new(std::type_identity<ValidatingWebhookConfigurationList>) { return new ValidatingWebhookConfigurationList(); }
+ValidatingWebhookConfigurationList* kubex_box_copy(const ValidatingWebhookConfigurationList& from) { return new ValidatingWebhookConfigurationList(from); }
+void kubex_box_delete(ValidatingWebhookConfigurationList* p) noexcept { delete p; }
+
+Validation* kubex_box_new(std::type_identity<Validation>) { return new Validation(); }
+Validation* kubex_box_copy(const Validation& from) { return new Validation(from); }
+void kubex_box_delete(Validation* p) noexcept { delete p; }
+
+Variable* kubex_box_new(std::type_identity<Variable>) { return new Variable(); }
+Variable* kubex_box_copy(const Variable& from) { return new Variable(from); }
+void kubex_box_delete(Variable* p) noexcept { delete p; }
+
+WebhookClientConfig* kubex_box_new(std::type_identity<WebhookClientConfig>) { return new WebhookClientConfig(); }
+WebhookClientConfig* kubex_box_copy(const WebhookClientConfig& from) { return new WebhookClientConfig(from); }
+void kubex_box_delete(WebhookClientConfig* p) noexcept { delete p; }
+
 void kubex_read(json::Reader& r, AuditAnnotation& o) {
   o = AuditAnnotation{};
   r.for_each_field([&o](std::string_view k, json::Reader& v) {

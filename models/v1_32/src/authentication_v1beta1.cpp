@@ -8,6 +8,14 @@ namespace kubex::k8s::v1_32::authentication::v1beta1 {
 
 namespace json = ::kubex::json;
 
+SelfSubjectReview* kubex_box_new(std::type_identity<SelfSubjectReview>) { return new SelfSubjectReview(); }
+SelfSubjectReview* kubex_box_copy(const SelfSubjectReview& from) { return new SelfSubjectReview(from); }
+void kubex_box_delete(SelfSubjectReview* p) noexcept { delete p; }
+
+SelfSubjectReviewStatus* kubex_box_new(std::type_identity<SelfSubjectReviewStatus>) { return new SelfSubjectReviewStatus(); }
+SelfSubjectReviewStatus* kubex_box_copy(const SelfSubjectReviewStatus& from) { return new SelfSubjectReviewStatus(from); }
+void kubex_box_delete(SelfSubjectReviewStatus* p) noexcept { delete p; }
+
 void kubex_read(json::Reader& r, SelfSubjectReview& o) {
   o = SelfSubjectReview{};
   r.for_each_field([&o](std::string_view k, json::Reader& v) {

@@ -8,6 +8,18 @@ namespace kubex::k8s::v1_32::coordination::v1 {
 
 namespace json = ::kubex::json;
 
+Lease* kubex_box_new(std::type_identity<Lease>) { return new Lease(); }
+Lease* kubex_box_copy(const Lease& from) { return new Lease(from); }
+void kubex_box_delete(Lease* p) noexcept { delete p; }
+
+LeaseList* kubex_box_new(std::type_identity<LeaseList>) { return new LeaseList(); }
+LeaseList* kubex_box_copy(const LeaseList& from) { return new LeaseList(from); }
+void kubex_box_delete(LeaseList* p) noexcept { delete p; }
+
+LeaseSpec* kubex_box_new(std::type_identity<LeaseSpec>) { return new LeaseSpec(); }
+LeaseSpec* kubex_box_copy(const LeaseSpec& from) { return new LeaseSpec(from); }
+void kubex_box_delete(LeaseSpec* p) noexcept { delete p; }
+
 void kubex_read(json::Reader& r, Lease& o) {
   o = Lease{};
   r.for_each_field([&o](std::string_view k, json::Reader& v) {

@@ -8,6 +8,110 @@ namespace kubex::k8s::v1_32::networking::v1 {
 
 namespace json = ::kubex::json;
 
+HTTPIngressPath* kubex_box_new(std::type_identity<HTTPIngressPath>) { return new HTTPIngressPath(); }
+HTTPIngressPath* kubex_box_copy(const HTTPIngressPath& from) { return new HTTPIngressPath(from); }
+void kubex_box_delete(HTTPIngressPath* p) noexcept { delete p; }
+
+HTTPIngressRuleValue* kubex_box_new(std::type_identity<HTTPIngressRuleValue>) { return new HTTPIngressRuleValue(); }
+HTTPIngressRuleValue* kubex_box_copy(const HTTPIngressRuleValue& from) { return new HTTPIngressRuleValue(from); }
+void kubex_box_delete(HTTPIngressRuleValue* p) noexcept { delete p; }
+
+IPBlock* kubex_box_new(std::type_identity<IPBlock>) { return new IPBlock(); }
+IPBlock* kubex_box_copy(const IPBlock& from) { return new IPBlock(from); }
+void kubex_box_delete(IPBlock* p) noexcept { delete p; }
+
+Ingress* kubex_box_new(std::type_identity<Ingress>) { return new Ingress(); }
+Ingress* kubex_box_copy(const Ingress& from) { return new Ingress(from); }
+void kubex_box_delete(Ingress* p) noexcept { delete p; }
+
+IngressBackend* kubex_box_new(std::type_identity<IngressBackend>) { return new IngressBackend(); }
+IngressBackend* kubex_box_copy(const IngressBackend& from) { return new IngressBackend(from); }
+void kubex_box_delete(IngressBackend* p) noexcept { delete p; }
+
+IngressClass* kubex_box_new(std::type_identity<IngressClass>) { return new IngressClass(); }
+IngressClass* kubex_box_copy(const IngressClass& from) { return new IngressClass(from); }
+void kubex_box_delete(IngressClass* p) noexcept { delete p; }
+
+IngressClassList* kubex_box_new(std::type_identity<IngressClassList>) { return new IngressClassList(); }
+IngressClassList* kubex_box_copy(const IngressClassList& from) { return new IngressClassList(from); }
+void kubex_box_delete(IngressClassList* p) noexcept { delete p; }
+
+IngressClassParametersReference* kubex_box_new(std::type_identity<IngressClassParametersReference>) { return new IngressClassParametersReference(); }
+IngressClassParametersReference* kubex_box_copy(const IngressClassParametersReference& from) { return new IngressClassParametersReference(from); }
+void kubex_box_delete(IngressClassParametersReference* p) noexcept { delete p; }
+
+IngressClassSpec* kubex_box_new(std::type_identity<IngressClassSpec>) { return new IngressClassSpec(); }
+IngressClassSpec* kubex_box_copy(const IngressClassSpec& from) { return new IngressClassSpec(from); }
+void kubex_box_delete(IngressClassSpec* p) noexcept { delete p; }
+
+IngressList* kubex_box_new(std::type_identity<IngressList>) { return new IngressList(); }
+IngressList* kubex_box_copy(const IngressList& from) { return new IngressList(from); }
+void kubex_box_delete(IngressList* p) noexcept { delete p; }
+
+IngressLoadBalancerIngress* kubex_box_new(std::type_identity<IngressLoadBalancerIngress>) { return new IngressLoadBalancerIngress(); }
+IngressLoadBalancerIngress* kubex_box_copy(const IngressLoadBalancerIngress& from) { return new IngressLoadBalancerIngress(from); }
+void kubex_box_delete(IngressLoadBalancerIngress* p) noexcept { delete p; }
+
+IngressLoadBalancerStatus* kubex_box_new(std::type_identity<IngressLoadBalancerStatus>) { return new IngressLoadBalancerStatus(); }
+IngressLoadBalancerStatus* kubex_box_copy(const IngressLoadBalancerStatus& from) { return new IngressLoadBalancerStatus(from); }
+void kubex_box_delete(IngressLoadBalancerStatus* p) noexcept { delete p; }
+
+IngressPortStatus* kubex_box_new(std::type_identity<IngressPortStatus>) { return new IngressPortStatus(); }
+IngressPortStatus* kubex_box_copy(const IngressPortStatus& from) { return new IngressPortStatus(from); }
+void kubex_box_delete(IngressPortStatus* p) noexcept { delete p; }
+
+IngressRule* kubex_box_new(std::type_identity<IngressRule>) { return new IngressRule(); }
+IngressRule* kubex_box_copy(const IngressRule& from) { return new IngressRule(from); }
+void kubex_box_delete(IngressRule* p) noexcept { delete p; }
+
+IngressServiceBackend* kubex_box_new(std::type_identity<IngressServiceBackend>) { return new IngressServiceBackend(); }
+IngressServiceBackend* kubex_box_copy(const IngressServiceBackend& from) { return new IngressServiceBackend(from); }
+void kubex_box_delete(IngressServiceBackend* p) noexcept { delete p; }
+
+IngressSpec* kubex_box_new(std::type_identity<IngressSpec>) { return new IngressSpec(); }
+IngressSpec* kubex_box_copy(const IngressSpec& from) { return new IngressSpec(from); }
+void kubex_box_delete(IngressSpec* p) noexcept { delete p; }
+
+IngressStatus* kubex_box_new(std::type_identity<IngressStatus>) { return new IngressStatus(); }
+IngressStatus* kubex_box_copy(const IngressStatus& from) { return new IngressStatus(from); }
+void kubex_box_delete(IngressStatus* p) noexcept { delete p; }
+
+IngressTLS* kubex_box_new(std::type_identity<IngressTLS>) { return new IngressTLS(); }
+IngressTLS* kubex_box_copy(const IngressTLS& from) { return new IngressTLS(from); }
+void kubex_box_delete(IngressTLS* p) noexcept { delete p; }
+
+NetworkPolicy* kubex_box_new(std::type_identity<NetworkPolicy>) { return new NetworkPolicy(); }
+NetworkPolicy* kubex_box_copy(const NetworkPolicy& from) { return new NetworkPolicy(from); }
+void kubex_box_delete(NetworkPolicy* p) noexcept { delete p; }
+
+NetworkPolicyEgressRule* kubex_box_new(std::type_identity<NetworkPolicyEgressRule>) { return new NetworkPolicyEgressRule(); }
+NetworkPolicyEgressRule* kubex_box_copy(const NetworkPolicyEgressRule& from) { return new NetworkPolicyEgressRule(from); }
+void kubex_box_delete(NetworkPolicyEgressRule* p) noexcept { delete p; }
+
+NetworkPolicyIngressRule* kubex_box_new(std::type_identity<NetworkPolicyIngressRule>) { return new NetworkPolicyIngressRule(); }
+NetworkPolicyIngressRule* kubex_box_copy(const NetworkPolicyIngressRule& from) { return new NetworkPolicyIngressRule(from); }
+void kubex_box_delete(NetworkPolicyIngressRule* p) noexcept { delete p; }
+
+NetworkPolicyList* kubex_box_new(std::type_identity<NetworkPolicyList>) { return new NetworkPolicyList(); }
+NetworkPolicyList* kubex_box_copy(const NetworkPolicyList& from) { return new NetworkPolicyList(from); }
+void kubex_box_delete(NetworkPolicyList* p) noexcept { delete p; }
+
+NetworkPolicyPeer* kubex_box_new(std::type_identity<NetworkPolicyPeer>) { return new NetworkPolicyPeer(); }
+NetworkPolicyPeer* kubex_box_copy(const NetworkPolicyPeer& from) { return new NetworkPolicyPeer(from); }
+void kubex_box_delete(NetworkPolicyPeer* p) noexcept { delete p; }
+
+NetworkPolicyPort* kubex_box_new(std::type_identity<NetworkPolicyPort>) { return new NetworkPolicyPort(); }
+NetworkPolicyPort* kubex_box_copy(const NetworkPolicyPort& from) { return new NetworkPolicyPort(from); }
+void kubex_box_delete(NetworkPolicyPort* p) noexcept { delete p; }
+
+NetworkPolicySpec* kubex_box_new(std::type_identity<NetworkPolicySpec>) { return new NetworkPolicySpec(); }
+NetworkPolicySpec* kubex_box_copy(const NetworkPolicySpec& from) { return new NetworkPolicySpec(from); }
+void kubex_box_delete(NetworkPolicySpec* p) noexcept { delete p; }
+
+ServiceBackendPort* kubex_box_new(std::type_identity<ServiceBackendPort>) { return new ServiceBackendPort(); }
+ServiceBackendPort* kubex_box_copy(const ServiceBackendPort& from) { return new ServiceBackendPort(from); }
+void kubex_box_delete(ServiceBackendPort* p) noexcept { delete p; }
+
 void kubex_read(json::Reader& r, HTTPIngressPath& o) {
   o = HTTPIngressPath{};
   r.for_each_field([&o](std::string_view k, json::Reader& v) {

@@ -8,6 +8,14 @@ namespace kubex::k8s::v1_32::storage::v1beta1 {
 
 namespace json = ::kubex::json;
 
+VolumeAttributesClass* kubex_box_new(std::type_identity<VolumeAttributesClass>) { return new VolumeAttributesClass(); }
+VolumeAttributesClass* kubex_box_copy(const VolumeAttributesClass& from) { return new VolumeAttributesClass(from); }
+void kubex_box_delete(VolumeAttributesClass* p) noexcept { delete p; }
+
+VolumeAttributesClassList* kubex_box_new(std::type_identity<VolumeAttributesClassList>) { return new VolumeAttributesClassList(); }
+VolumeAttributesClassList* kubex_box_copy(const VolumeAttributesClassList& from) { return new VolumeAttributesClassList(from); }
+void kubex_box_delete(VolumeAttributesClassList* p) noexcept { delete p; }
+
 void kubex_read(json::Reader& r, VolumeAttributesClass& o) {
   o = VolumeAttributesClass{};
   r.for_each_field([&o](std::string_view k, json::Reader& v) {

@@ -8,6 +8,66 @@ namespace kubex::k8s::v1_33::admissionregistration::v1alpha1 {
 
 namespace json = ::kubex::json;
 
+ApplyConfiguration* kubex_box_new(std::type_identity<ApplyConfiguration>) { return new ApplyConfiguration(); }
+ApplyConfiguration* kubex_box_copy(const ApplyConfiguration& from) { return new ApplyConfiguration(from); }
+void kubex_box_delete(ApplyConfiguration* p) noexcept { delete p; }
+
+JSONPatch* kubex_box_new(std::type_identity<JSONPatch>) { return new JSONPatch(); }
+JSONPatch* kubex_box_copy(const JSONPatch& from) { return new JSONPatch(from); }
+void kubex_box_delete(JSONPatch* p) noexcept { delete p; }
+
+MatchCondition* kubex_box_new(std::type_identity<MatchCondition>) { return new MatchCondition(); }
+MatchCondition* kubex_box_copy(const MatchCondition& from) { return new MatchCondition(from); }
+void kubex_box_delete(MatchCondition* p) noexcept { delete p; }
+
+MatchResources* kubex_box_new(std::type_identity<MatchResources>) { return new MatchResources(); }
+MatchResources* kubex_box_copy(const MatchResources& from) { return new MatchResources(from); }
+void kubex_box_delete(MatchResources* p) noexcept { delete p; }
+
+MutatingAdmissionPolicy* kubex_box_new(std::type_identity<MutatingAdmissionPolicy>) { return new MutatingAdmissionPolicy(); }
+MutatingAdmissionPolicy* kubex_box_copy(const MutatingAdmissionPolicy& from) { return new MutatingAdmissionPolicy(from); }
+void kubex_box_delete(MutatingAdmissionPolicy* p) noexcept { delete p; }
+
+MutatingAdmissionPolicyBinding* kubex_box_new(std::type_identity<MutatingAdmissionPolicyBinding>) { return new MutatingAdmissionPolicyBinding(); }
+MutatingAdmissionPolicyBinding* kubex_box_copy(const MutatingAdmissionPolicyBinding& from) { return new MutatingAdmissionPolicyBinding(from); }
+void kubex_box_delete(MutatingAdmissionPolicyBinding* p) noexcept { delete p; }
+
+MutatingAdmissionPolicyBindingList* kubex_box_new(std::type_identity<MutatingAdmissionPolicyBindingList>) { return new MutatingAdmissionPolicyBindingList(); }
+MutatingAdmissionPolicyBindingList* kubex_box_copy(const MutatingAdmissionPolicyBindingList& from) { return new MutatingAdmissionPolicyBindingList(from); }
+void kubex_box_delete(MutatingAdmissionPolicyBindingList* p) noexcept { delete p; }
+
+MutatingAdmissionPolicyBindingSpec* kubex_box_new(std::type_identity<MutatingAdmissionPolicyBindingSpec>) { return new MutatingAdmissionPolicyBindingSpec(); }
+MutatingAdmissionPolicyBindingSpec* kubex_box_copy(const MutatingAdmissionPolicyBindingSpec& from) { return new MutatingAdmissionPolicyBindingSpec(from); }
+void kubex_box_delete(MutatingAdmissionPolicyBindingSpec* p) noexcept { delete p; }
+
+MutatingAdmissionPolicyList* kubex_box_new(std::type_identity<MutatingAdmissionPolicyList>) { return new MutatingAdmissionPolicyList(); }
+MutatingAdmissionPolicyList* kubex_box_copy(const MutatingAdmissionPolicyList& from) { return new MutatingAdmissionPolicyList(from); }
+void kubex_box_delete(MutatingAdmissionPolicyList* p) noexcept { delete p; }
+
+MutatingAdmissionPolicySpec* kubex_box_new(std::type_identity<MutatingAdmissionPolicySpec>) { return new MutatingAdmissionPolicySpec(); }
+MutatingAdmissionPolicySpec* kubex_box_copy(const MutatingAdmissionPolicySpec& from) { return new MutatingAdmissionPolicySpec(from); }
+void kubex_box_delete(MutatingAdmissionPolicySpec* p) noexcept { delete p; }
+
+Mutation* kubex_box_new(std::type_identity<Mutation>) { return new Mutation(); }
+Mutation* kubex_box_copy(const Mutation& from) { return new Mutation(from); }
+void kubex_box_delete(Mutation* p) noexcept { delete p; }
+
+NamedRuleWithOperations* kubex_box_new(std::type_identity<NamedRuleWithOperations>) { return new NamedRuleWithOperations(); }
+NamedRuleWithOperations* kubex_box_copy(const NamedRuleWithOperations& from) { return new NamedRuleWithOperations(from); }
+void kubex_box_delete(NamedRuleWithOperations* p) noexcept { delete p; }
+
+ParamKind* kubex_box_new(std::type_identity<ParamKind>) { return new ParamKind(); }
+ParamKind* kubex_box_copy(const ParamKind& from) { return new ParamKind(from); }
+void kubex_box_delete(ParamKind* p) noexcept { delete p; }
+
+ParamRef* kubex_box_new(std::type_identity<ParamRef>) { return new ParamRef(); }
+ParamRef* kubex_box_copy(const ParamRef& from) { return new ParamRef(from); }
+void kubex_box_delete(ParamRef* p) noexcept { delete p; }
+
+Variable* kubex_box_new(std::type_identity<Variable>) { return new Variable(); }
+Variable* kubex_box_copy(const Variable& from) { return new Variable(from); }
+void kubex_box_delete(Variable* p) noexcept { delete p; }
+
 void kubex_read(json::Reader& r, ApplyConfiguration& o) {
   o = ApplyConfiguration{};
   r.for_each_field([&o](std::string_view k, json::Reader& v) {

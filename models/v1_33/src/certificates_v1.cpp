@@ -8,6 +8,26 @@ namespace kubex::k8s::v1_33::certificates::v1 {
 
 namespace json = ::kubex::json;
 
+CertificateSigningRequest* kubex_box_new(std::type_identity<CertificateSigningRequest>) { return new CertificateSigningRequest(); }
+CertificateSigningRequest* kubex_box_copy(const CertificateSigningRequest& from) { return new CertificateSigningRequest(from); }
+void kubex_box_delete(CertificateSigningRequest* p) noexcept { delete p; }
+
+CertificateSigningRequestCondition* kubex_box_new(std::type_identity<CertificateSigningRequestCondition>) { return new CertificateSigningRequestCondition(); }
+CertificateSigningRequestCondition* kubex_box_copy(const CertificateSigningRequestCondition& from) { return new CertificateSigningRequestCondition(from); }
+void kubex_box_delete(CertificateSigningRequestCondition* p) noexcept { delete p; }
+
+CertificateSigningRequestList* kubex_box_new(std::type_identity<CertificateSigningRequestList>) { return new CertificateSigningRequestList(); }
+CertificateSigningRequestList* kubex_box_copy(const CertificateSigningRequestList& from) { return new CertificateSigningRequestList(from); }
+void kubex_box_delete(CertificateSigningRequestList* p) noexcept { delete p; }
+
+CertificateSigningRequestSpec* kubex_box_new(std::type_identity<CertificateSigningRequestSpec>) { return new CertificateSigningRequestSpec(); }
+CertificateSigningRequestSpec* kubex_box_copy(const CertificateSigningRequestSpec& from) { return new CertificateSigningRequestSpec(from); }
+void kubex_box_delete(CertificateSigningRequestSpec* p) noexcept { delete p; }
+
+CertificateSigningRequestStatus* kubex_box_new(std::type_identity<CertificateSigningRequestStatus>) { return new CertificateSigningRequestStatus(); }
+CertificateSigningRequestStatus* kubex_box_copy(const CertificateSigningRequestStatus& from) { return new CertificateSigningRequestStatus(from); }
+void kubex_box_delete(CertificateSigningRequestStatus* p) noexcept { delete p; }
+
 void kubex_read(json::Reader& r, CertificateSigningRequest& o) {
   o = CertificateSigningRequest{};
   r.for_each_field([&o](std::string_view k, json::Reader& v) {

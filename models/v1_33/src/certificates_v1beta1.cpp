@@ -8,6 +8,18 @@ namespace kubex::k8s::v1_33::certificates::v1beta1 {
 
 namespace json = ::kubex::json;
 
+ClusterTrustBundle* kubex_box_new(std::type_identity<ClusterTrustBundle>) { return new ClusterTrustBundle(); }
+ClusterTrustBundle* kubex_box_copy(const ClusterTrustBundle& from) { return new ClusterTrustBundle(from); }
+void kubex_box_delete(ClusterTrustBundle* p) noexcept { delete p; }
+
+ClusterTrustBundleList* kubex_box_new(std::type_identity<ClusterTrustBundleList>) { return new ClusterTrustBundleList(); }
+ClusterTrustBundleList* kubex_box_copy(const ClusterTrustBundleList& from) { return new ClusterTrustBundleList(from); }
+void kubex_box_delete(ClusterTrustBundleList* p) noexcept { delete p; }
+
+ClusterTrustBundleSpec* kubex_box_new(std::type_identity<ClusterTrustBundleSpec>) { return new ClusterTrustBundleSpec(); }
+ClusterTrustBundleSpec* kubex_box_copy(const ClusterTrustBundleSpec& from) { return new ClusterTrustBundleSpec(from); }
+void kubex_box_delete(ClusterTrustBundleSpec* p) noexcept { delete p; }
+
 void kubex_read(json::Reader& r, ClusterTrustBundle& o) {
   o = ClusterTrustBundle{};
   r.for_each_field([&o](std::string_view k, json::Reader& v) {

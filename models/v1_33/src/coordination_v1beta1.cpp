@@ -8,6 +8,18 @@ namespace kubex::k8s::v1_33::coordination::v1beta1 {
 
 namespace json = ::kubex::json;
 
+LeaseCandidate* kubex_box_new(std::type_identity<LeaseCandidate>) { return new LeaseCandidate(); }
+LeaseCandidate* kubex_box_copy(const LeaseCandidate& from) { return new LeaseCandidate(from); }
+void kubex_box_delete(LeaseCandidate* p) noexcept { delete p; }
+
+LeaseCandidateList* kubex_box_new(std::type_identity<LeaseCandidateList>) { return new LeaseCandidateList(); }
+LeaseCandidateList* kubex_box_copy(const LeaseCandidateList& from) { return new LeaseCandidateList(from); }
+void kubex_box_delete(LeaseCandidateList* p) noexcept { delete p; }
+
+LeaseCandidateSpec* kubex_box_new(std::type_identity<LeaseCandidateSpec>) { return new LeaseCandidateSpec(); }
+LeaseCandidateSpec* kubex_box_copy(const LeaseCandidateSpec& from) { return new LeaseCandidateSpec(from); }
+void kubex_box_delete(LeaseCandidateSpec* p) noexcept { delete p; }
+
 void kubex_read(json::Reader& r, LeaseCandidate& o) {
   o = LeaseCandidate{};
   r.for_each_field([&o](std::string_view k, json::Reader& v) {

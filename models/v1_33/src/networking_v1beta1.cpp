@@ -8,6 +8,38 @@ namespace kubex::k8s::v1_33::networking::v1beta1 {
 
 namespace json = ::kubex::json;
 
+IPAddress* kubex_box_new(std::type_identity<IPAddress>) { return new IPAddress(); }
+IPAddress* kubex_box_copy(const IPAddress& from) { return new IPAddress(from); }
+void kubex_box_delete(IPAddress* p) noexcept { delete p; }
+
+IPAddressList* kubex_box_new(std::type_identity<IPAddressList>) { return new IPAddressList(); }
+IPAddressList* kubex_box_copy(const IPAddressList& from) { return new IPAddressList(from); }
+void kubex_box_delete(IPAddressList* p) noexcept { delete p; }
+
+IPAddressSpec* kubex_box_new(std::type_identity<IPAddressSpec>) { return new IPAddressSpec(); }
+IPAddressSpec* kubex_box_copy(const IPAddressSpec& from) { return new IPAddressSpec(from); }
+void kubex_box_delete(IPAddressSpec* p) noexcept { delete p; }
+
+ParentReference* kubex_box_new(std::type_identity<ParentReference>) { return new ParentReference(); }
+ParentReference* kubex_box_copy(const ParentReference& from) { return new ParentReference(from); }
+void kubex_box_delete(ParentReference* p) noexcept { delete p; }
+
+ServiceCIDR* kubex_box_new(std::type_identity<ServiceCIDR>) { return new ServiceCIDR(); }
+ServiceCIDR* kubex_box_copy(const ServiceCIDR& from) { return new ServiceCIDR(from); }
+void kubex_box_delete(ServiceCIDR* p) noexcept { delete p; }
+
+ServiceCIDRList* kubex_box_new(std::type_identity<ServiceCIDRList>) { return new ServiceCIDRList(); }
+ServiceCIDRList* kubex_box_copy(const ServiceCIDRList& from) { return new ServiceCIDRList(from); }
+void kubex_box_delete(ServiceCIDRList* p) noexcept { delete p; }
+
+ServiceCIDRSpec* kubex_box_new(std::type_identity<ServiceCIDRSpec>) { return new ServiceCIDRSpec(); }
+ServiceCIDRSpec* kubex_box_copy(const ServiceCIDRSpec& from) { return new ServiceCIDRSpec(from); }
+void kubex_box_delete(ServiceCIDRSpec* p) noexcept { delete p; }
+
+ServiceCIDRStatus* kubex_box_new(std::type_identity<ServiceCIDRStatus>) { return new ServiceCIDRStatus(); }
+ServiceCIDRStatus* kubex_box_copy(const ServiceCIDRStatus& from) { return new ServiceCIDRStatus(from); }
+void kubex_box_delete(ServiceCIDRStatus* p) noexcept { delete p; }
+
 void kubex_read(json::Reader& r, IPAddress& o) {
   o = IPAddress{};
   r.for_each_field([&o](std::string_view k, json::Reader& v) {

@@ -8,6 +8,10 @@ namespace kubex::k8s::v1_33::version {
 
 namespace json = ::kubex::json;
 
+Info* kubex_box_new(std::type_identity<Info>) { return new Info(); }
+Info* kubex_box_copy(const Info& from) { return new Info(from); }
+void kubex_box_delete(Info* p) noexcept { delete p; }
+
 void kubex_read(json::Reader& r, Info& o) {
   o = Info{};
   r.for_each_field([&o](std::string_view k, json::Reader& v) {

@@ -8,6 +8,30 @@ namespace kubex::k8s::v1_34::apiregistration::v1 {
 
 namespace json = ::kubex::json;
 
+APIService* kubex_box_new(std::type_identity<APIService>) { return new APIService(); }
+APIService* kubex_box_copy(const APIService& from) { return new APIService(from); }
+void kubex_box_delete(APIService* p) noexcept { delete p; }
+
+APIServiceCondition* kubex_box_new(std::type_identity<APIServiceCondition>) { return new APIServiceCondition(); }
+APIServiceCondition* kubex_box_copy(const APIServiceCondition& from) { return new APIServiceCondition(from); }
+void kubex_box_delete(APIServiceCondition* p) noexcept { delete p; }
+
+APIServiceList* kubex_box_new(std::type_identity<APIServiceList>) { return new APIServiceList(); }
+APIServiceList* kubex_box_copy(const APIServiceList& from) { return new APIServiceList(from); }
+void kubex_box_delete(APIServiceList* p) noexcept { delete p; }
+
+APIServiceSpec* kubex_box_new(std::type_identity<APIServiceSpec>) { return new APIServiceSpec(); }
+APIServiceSpec* kubex_box_copy(const APIServiceSpec& from) { return new APIServiceSpec(from); }
+void kubex_box_delete(APIServiceSpec* p) noexcept { delete p; }
+
+APIServiceStatus* kubex_box_new(std::type_identity<APIServiceStatus>) { return new APIServiceStatus(); }
+APIServiceStatus* kubex_box_copy(const APIServiceStatus& from) { return new APIServiceStatus(from); }
+void kubex_box_delete(APIServiceStatus* p) noexcept { delete p; }
+
+ServiceReference* kubex_box_new(std::type_identity<ServiceReference>) { return new ServiceReference(); }
+ServiceReference* kubex_box_copy(const ServiceReference& from) { return new ServiceReference(from); }
+void kubex_box_delete(ServiceReference* p) noexcept { delete p; }
+
 void kubex_read(json::Reader& r, APIService& o) {
   o = APIService{};
   r.for_each_field([&o](std::string_view k, json::Reader& v) {

@@ -8,6 +8,26 @@ namespace kubex::k8s::v1_34::apiserverinternal::v1alpha1 {
 
 namespace json = ::kubex::json;
 
+ServerStorageVersion* kubex_box_new(std::type_identity<ServerStorageVersion>) { return new ServerStorageVersion(); }
+ServerStorageVersion* kubex_box_copy(const ServerStorageVersion& from) { return new ServerStorageVersion(from); }
+void kubex_box_delete(ServerStorageVersion* p) noexcept { delete p; }
+
+StorageVersion* kubex_box_new(std::type_identity<StorageVersion>) { return new StorageVersion(); }
+StorageVersion* kubex_box_copy(const StorageVersion& from) { return new StorageVersion(from); }
+void kubex_box_delete(StorageVersion* p) noexcept { delete p; }
+
+StorageVersionCondition* kubex_box_new(std::type_identity<StorageVersionCondition>) { return new StorageVersionCondition(); }
+StorageVersionCondition* kubex_box_copy(const StorageVersionCondition& from) { return new StorageVersionCondition(from); }
+void kubex_box_delete(StorageVersionCondition* p) noexcept { delete p; }
+
+StorageVersionList* kubex_box_new(std::type_identity<StorageVersionList>) { return new StorageVersionList(); }
+StorageVersionList* kubex_box_copy(const StorageVersionList& from) { return new StorageVersionList(from); }
+void kubex_box_delete(StorageVersionList* p) noexcept { delete p; }
+
+StorageVersionStatus* kubex_box_new(std::type_identity<StorageVersionStatus>) { return new StorageVersionStatus(); }
+StorageVersionStatus* kubex_box_copy(const StorageVersionStatus& from) { return new StorageVersionStatus(from); }
+void kubex_box_delete(StorageVersionStatus* p) noexcept { delete p; }
+
 void kubex_read(json::Reader& r, ServerStorageVersion& o) {
   o = ServerStorageVersion{};
   r.for_each_field([&o](std::string_view k, json::Reader& v) {

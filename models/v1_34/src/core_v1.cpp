@@ -8,6 +8,878 @@ namespace kubex::k8s::v1_34::core::v1 {
 
 namespace json = ::kubex::json;
 
+AWSElasticBlockStoreVolumeSource* kubex_box_new(std::type_identity<AWSElasticBlockStoreVolumeSource>) { return new AWSElasticBlockStoreVolumeSource(); }
+AWSElasticBlockStoreVolumeSource* kubex_box_copy(const AWSElasticBlockStoreVolumeSource& from) { return new AWSElasticBlockStoreVolumeSource(from); }
+void kubex_box_delete(AWSElasticBlockStoreVolumeSource* p) noexcept { delete p; }
+
+Affinity* kubex_box_new(std::type_identity<Affinity>) { return new Affinity(); }
+Affinity* kubex_box_copy(const Affinity& from) { return new Affinity(from); }
+void kubex_box_delete(Affinity* p) noexcept { delete p; }
+
+AppArmorProfile* kubex_box_new(std::type_identity<AppArmorProfile>) { return new AppArmorProfile(); }
+AppArmorProfile* kubex_box_copy(const AppArmorProfile& from) { return new AppArmorProfile(from); }
+void kubex_box_delete(AppArmorProfile* p) noexcept { delete p; }
+
+AttachedVolume* kubex_box_new(std::type_identity<AttachedVolume>) { return new AttachedVolume(); }
+AttachedVolume* kubex_box_copy(const AttachedVolume& from) { return new AttachedVolume(from); }
+void kubex_box_delete(AttachedVolume* p) noexcept { delete p; }
+
+AzureDiskVolumeSource* kubex_box_new(std::type_identity<AzureDiskVolumeSource>) { return new AzureDiskVolumeSource(); }
+AzureDiskVolumeSource* kubex_box_copy(const AzureDiskVolumeSource& from) { return new AzureDiskVolumeSource(from); }
+void kubex_box_delete(AzureDiskVolumeSource* p) noexcept { delete p; }
+
+AzureFilePersistentVolumeSource* kubex_box_new(std::type_identity<AzureFilePersistentVolumeSource>) { return new AzureFilePersistentVolumeSource(); }
+AzureFilePersistentVolumeSource* kubex_box_copy(const AzureFilePersistentVolumeSource& from) { return new AzureFilePersistentVolumeSource(from); }
+void kubex_box_delete(AzureFilePersistentVolumeSource* p) noexcept { delete p; }
+
+AzureFileVolumeSource* kubex_box_new(std::type_identity<AzureFileVolumeSource>) { return new AzureFileVolumeSource(); }
+AzureFileVolumeSource* kubex_box_copy(const AzureFileVolumeSource& from) { return new AzureFileVolumeSource(from); }
+void kubex_box_delete(AzureFileVolumeSource* p) noexcept { delete p; }
+
+Binding* kubex_box_new(std::type_identity<Binding>) { return new Binding(); }
+Binding* kubex_box_copy(const Binding& from) { return new Binding(from); }
+void kubex_box_delete(Binding* p) noexcept { delete p; }
+
+CSIPersistentVolumeSource* kubex_box_new(std::type_identity<CSIPersistentVolumeSource>) { return new CSIPersistentVolumeSource(); }
+CSIPersistentVolumeSource* kubex_box_copy(const CSIPersistentVolumeSource& from) { return new CSIPersistentVolumeSource(from); }
+void kubex_box_delete(CSIPersistentVolumeSource* p) noexcept { delete p; }
+
+CSIVolumeSource* kubex_box_new(std::type_identity<CSIVolumeSource>) { return new CSIVolumeSource(); }
+CSIVolumeSource* kubex_box_copy(const CSIVolumeSource& from) { return new CSIVolumeSource(from); }
+void kubex_box_delete(CSIVolumeSource* p) noexcept { delete p; }
+
+Capabilities* kubex_box_new(std::type_identity<Capabilities>) { return new Capabilities(); }
+Capabilities* kubex_box_copy(const Capabilities& from) { return new Capabilities(from); }
+void kubex_box_delete(Capabilities* p) noexcept { delete p; }
+
+CephFSPersistentVolumeSource* kubex_box_new(std::type_identity<CephFSPersistentVolumeSource>) { return new CephFSPersistentVolumeSource(); }
+CephFSPersistentVolumeSource* kubex_box_copy(const CephFSPersistentVolumeSource& from) { return new CephFSPersistentVolumeSource(from); }
+void kubex_box_delete(CephFSPersistentVolumeSource* p) noexcept { delete p; }
+
+CephFSVolumeSource* kubex_box_new(std::type_identity<CephFSVolumeSource>) { return new CephFSVolumeSource(); }
+CephFSVolumeSource* kubex_box_copy(const CephFSVolumeSource& from) { return new CephFSVolumeSource(from); }
+void kubex_box_delete(CephFSVolumeSource* p) noexcept { delete p; }
+
+CinderPersistentVolumeSource* kubex_box_new(std::type_identity<CinderPersistentVolumeSource>) { return new CinderPersistentVolumeSource(); }
+CinderPersistentVolumeSource* kubex_box_copy(const CinderPersistentVolumeSource& from) { return new CinderPersistentVolumeSource(from); }
+void kubex_box_delete(CinderPersistentVolumeSource* p) noexcept { delete p; }
+
+CinderVolumeSource* kubex_box_new(std::type_identity<CinderVolumeSource>) { return new CinderVolumeSource(); }
+CinderVolumeSource* kubex_box_copy(const CinderVolumeSource& from) { return new CinderVolumeSource(from); }
+void kubex_box_delete(CinderVolumeSource* p) noexcept { delete p; }
+
+ClientIPConfig* kubex_box_new(std::type_identity<ClientIPConfig>) { return new ClientIPConfig(); }
+ClientIPConfig* kubex_box_copy(const ClientIPConfig& from) { return new ClientIPConfig(from); }
+void kubex_box_delete(ClientIPConfig* p) noexcept { delete p; }
+
+ClusterTrustBundleProjection* kubex_box_new(std::type_identity<ClusterTrustBundleProjection>) { return new ClusterTrustBundleProjection(); }
+ClusterTrustBundleProjection* kubex_box_copy(const ClusterTrustBundleProjection& from) { return new ClusterTrustBundleProjection(from); }
+void kubex_box_delete(ClusterTrustBundleProjection* p) noexcept { delete p; }
+
+ComponentCondition* kubex_box_new(std::type_identity<ComponentCondition>) { return new ComponentCondition(); }
+ComponentCondition* kubex_box_copy(const ComponentCondition& from) { return new ComponentCondition(from); }
+void kubex_box_delete(ComponentCondition* p) noexcept { delete p; }
+
+ComponentStatus* kubex_box_new(std::type_identity<ComponentStatus>) { return new ComponentStatus(); }
+ComponentStatus* kubex_box_copy(const ComponentStatus& from) { return new ComponentStatus(from); }
+void kubex_box_delete(ComponentStatus* p) noexcept { delete p; }
+
+ComponentStatusList* kubex_box_new(std::type_identity<ComponentStatusList>) { return new ComponentStatusList(); }
+ComponentStatusList* kubex_box_copy(const ComponentStatusList& from) { return new ComponentStatusList(from); }
+void kubex_box_delete(ComponentStatusList* p) noexcept { delete p; }
+
+ConfigMap* kubex_box_new(std::type_identity<ConfigMap>) { return new ConfigMap(); }
+ConfigMap* kubex_box_copy(const ConfigMap& from) { return new ConfigMap(from); }
+void kubex_box_delete(ConfigMap* p) noexcept { delete p; }
+
+ConfigMapEnvSource* kubex_box_new(std::type_identity<ConfigMapEnvSource>) { return new ConfigMapEnvSource(); }
+ConfigMapEnvSource* kubex_box_copy(const ConfigMapEnvSource& from) { return new ConfigMapEnvSource(from); }
+void kubex_box_delete(ConfigMapEnvSource* p) noexcept { delete p; }
+
+ConfigMapKeySelector* kubex_box_new(std::type_identity<ConfigMapKeySelector>) { return new ConfigMapKeySelector(); }
+ConfigMapKeySelector* kubex_box_copy(const ConfigMapKeySelector& from) { return new ConfigMapKeySelector(from); }
+void kubex_box_delete(ConfigMapKeySelector* p) noexcept { delete p; }
+
+ConfigMapList* kubex_box_new(std::type_identity<ConfigMapList>) { return new ConfigMapList(); }
+ConfigMapList* kubex_box_copy(const ConfigMapList& from) { return new ConfigMapList(from); }
+void kubex_box_delete(ConfigMapList* p) noexcept { delete p; }
+
+ConfigMapNodeConfigSource* kubex_box_new(std::type_identity<ConfigMapNodeConfigSource>) { return new ConfigMapNodeConfigSource(); }
+ConfigMapNodeConfigSource* kubex_box_copy(const ConfigMapNodeConfigSource& from) { return new ConfigMapNodeConfigSource(from); }
+void kubex_box_delete(ConfigMapNodeConfigSource* p) noexcept { delete p; }
+
+ConfigMapProjection* kubex_box_new(std::type_identity<ConfigMapProjection>) { return new ConfigMapProjection(); }
+ConfigMapProjection* kubex_box_copy(const ConfigMapProjection& from) { return new ConfigMapProjection(from); }
+void kubex_box_delete(ConfigMapProjection* p) noexcept { delete p; }
+
+ConfigMapVolumeSource* kubex_box_new(std::type_identity<ConfigMapVolumeSource>) { return new ConfigMapVolumeSource(); }
+ConfigMapVolumeSource* kubex_box_copy(const ConfigMapVolumeSource& from) { return new ConfigMapVolumeSource(from); }
+void kubex_box_delete(ConfigMapVolumeSource* p) noexcept { delete p; }
+
+Container* kubex_box_new(std::type_identity<Container>) { return new Container(); }
+Container* kubex_box_copy(const Container& from) { return new Container(from); }
+void kubex_box_delete(Container* p) noexcept { delete p; }
+
+ContainerExtendedResourceRequest* kubex_box_new(std::type_identity<ContainerExtendedResourceRequest>) { return new ContainerExtendedResourceRequest(); }
+ContainerExtendedResourceRequest* kubex_box_copy(const ContainerExtendedResourceRequest& from) { return new ContainerExtendedResourceRequest(from); }
+void kubex_box_delete(ContainerExtendedResourceRequest* p) noexcept { delete p; }
+
+ContainerImage* kubex_box_new(std::type_identity<ContainerImage>) { return new ContainerImage(); }
+ContainerImage* kubex_box_copy(const ContainerImage& from) { return new ContainerImage(from); }
+void kubex_box_delete(ContainerImage* p) noexcept { delete p; }
+
+ContainerPort* kubex_box_new(std::type_identity<ContainerPort>) { return new ContainerPort(); }
+ContainerPort* kubex_box_copy(const ContainerPort& from) { return new ContainerPort(from); }
+void kubex_box_delete(ContainerPort* p) noexcept { delete p; }
+
+ContainerResizePolicy* kubex_box_new(std::type_identity<ContainerResizePolicy>) { return new ContainerResizePolicy(); }
+ContainerResizePolicy* kubex_box_copy(const ContainerResizePolicy& from) { return new ContainerResizePolicy(from); }
+void kubex_box_delete(ContainerResizePolicy* p) noexcept { delete p; }
+
+ContainerRestartRule* kubex_box_new(std::type_identity<ContainerRestartRule>) { return new ContainerRestartRule(); }
+ContainerRestartRule* kubex_box_copy(const ContainerRestartRule& from) { return new ContainerRestartRule(from); }
+void kubex_box_delete(ContainerRestartRule* p) noexcept { delete p; }
+
+ContainerRestartRuleOnExitCodes* kubex_box_new(std::type_identity<ContainerRestartRuleOnExitCodes>) { return new ContainerRestartRuleOnExitCodes(); }
+ContainerRestartRuleOnExitCodes* kubex_box_copy(const ContainerRestartRuleOnExitCodes& from) { return new ContainerRestartRuleOnExitCodes(from); }
+void kubex_box_delete(ContainerRestartRuleOnExitCodes* p) noexcept { delete p; }
+
+ContainerState* kubex_box_new(std::type_identity<ContainerState>) { return new ContainerState(); }
+ContainerState* kubex_box_copy(const ContainerState& from) { return new ContainerState(from); }
+void kubex_box_delete(ContainerState* p) noexcept { delete p; }
+
+ContainerStateRunning* kubex_box_new(std::type_identity<ContainerStateRunning>) { return new ContainerStateRunning(); }
+ContainerStateRunning* kubex_box_copy(const ContainerStateRunning& from) { return new ContainerStateRunning(from); }
+void kubex_box_delete(ContainerStateRunning* p) noexcept { delete p; }
+
+ContainerStateTerminated* kubex_box_new(std::type_identity<ContainerStateTerminated>) { return new ContainerStateTerminated(); }
+ContainerStateTerminated* kubex_box_copy(const ContainerStateTerminated& from) { return new ContainerStateTerminated(from); }
+void kubex_box_delete(ContainerStateTerminated* p) noexcept { delete p; }
+
+ContainerStateWaiting* kubex_box_new(std::type_identity<ContainerStateWaiting>) { return new ContainerStateWaiting(); }
+ContainerStateWaiting* kubex_box_copy(const ContainerStateWaiting& from) { return new ContainerStateWaiting(from); }
+void kubex_box_delete(ContainerStateWaiting* p) noexcept { delete p; }
+
+ContainerStatus* kubex_box_new(std::type_identity<ContainerStatus>) { return new ContainerStatus(); }
+ContainerStatus* kubex_box_copy(const ContainerStatus& from) { return new ContainerStatus(from); }
+void kubex_box_delete(ContainerStatus* p) noexcept { delete p; }
+
+ContainerUser* kubex_box_new(std::type_identity<ContainerUser>) { return new ContainerUser(); }
+ContainerUser* kubex_box_copy(const ContainerUser& from) { return new ContainerUser(from); }
+void kubex_box_delete(ContainerUser* p) noexcept { delete p; }
+
+DaemonEndpoint* kubex_box_new(std::type_identity<DaemonEndpoint>) { return new DaemonEndpoint(); }
+DaemonEndpoint* kubex_box_copy(const DaemonEndpoint& from) { return new DaemonEndpoint(from); }
+void kubex_box_delete(DaemonEndpoint* p) noexcept { delete p; }
+
+DownwardAPIProjection* kubex_box_new(std::type_identity<DownwardAPIProjection>) { return new DownwardAPIProjection(); }
+DownwardAPIProjection* kubex_box_copy(const DownwardAPIProjection& from) { return new DownwardAPIProjection(from); }
+void kubex_box_delete(DownwardAPIProjection* p) noexcept { delete p; }
+
+DownwardAPIVolumeFile* kubex_box_new(std::type_identity<DownwardAPIVolumeFile>) { return new DownwardAPIVolumeFile(); }
+DownwardAPIVolumeFile* kubex_box_copy(const DownwardAPIVolumeFile& from) { return new DownwardAPIVolumeFile(from); }
+void kubex_box_delete(DownwardAPIVolumeFile* p) noexcept { delete p; }
+
+DownwardAPIVolumeSource* kubex_box_new(std::type_identity<DownwardAPIVolumeSource>) { return new DownwardAPIVolumeSource(); }
+DownwardAPIVolumeSource* kubex_box_copy(const DownwardAPIVolumeSource& from) { return new DownwardAPIVolumeSource(from); }
+void kubex_box_delete(DownwardAPIVolumeSource* p) noexcept { delete p; }
+
+EmptyDirVolumeSource* kubex_box_new(std::type_identity<EmptyDirVolumeSource>) { return new EmptyDirVolumeSource(); }
+EmptyDirVolumeSource* kubex_box_copy(const EmptyDirVolumeSource& from) { return new EmptyDirVolumeSource(from); }
+void kubex_box_delete(EmptyDirVolumeSource* p) noexcept { delete p; }
+
+EndpointAddress* kubex_box_new(std::type_identity<EndpointAddress>) { return new EndpointAddress(); }
+EndpointAddress* kubex_box_copy(const EndpointAddress& from) { return new EndpointAddress(from); }
+void kubex_box_delete(EndpointAddress* p) noexcept { delete p; }
+
+EndpointPort* kubex_box_new(std::type_identity<EndpointPort>) { return new EndpointPort(); }
+EndpointPort* kubex_box_copy(const EndpointPort& from) { return new EndpointPort(from); }
+void kubex_box_delete(EndpointPort* p) noexcept { delete p; }
+
+EndpointSubset* kubex_box_new(std::type_identity<EndpointSubset>) { return new EndpointSubset(); }
+EndpointSubset* kubex_box_copy(const EndpointSubset& from) { return new EndpointSubset(from); }
+void kubex_box_delete(EndpointSubset* p) noexcept { delete p; }
+
+Endpoints* kubex_box_new(std::type_identity<Endpoints>) { return new Endpoints(); }
+Endpoints* kubex_box_copy(const Endpoints& from) { return new Endpoints(from); }
+void kubex_box_delete(Endpoints* p) noexcept { delete p; }
+
+EndpointsList* kubex_box_new(std::type_identity<EndpointsList>) { return new EndpointsList(); }
+EndpointsList* kubex_box_copy(const EndpointsList& from) { return new EndpointsList(from); }
+void kubex_box_delete(EndpointsList* p) noexcept { delete p; }
+
+EnvFromSource* kubex_box_new(std::type_identity<EnvFromSource>) { return new EnvFromSource(); }
+EnvFromSource* kubex_box_copy(const EnvFromSource& from) { return new EnvFromSource(from); }
+void kubex_box_delete(EnvFromSource* p) noexcept { delete p; }
+
+EnvVar* kubex_box_new(std::type_identity<EnvVar>) { return new EnvVar(); }
+EnvVar* kubex_box_copy(const EnvVar& from) { return new EnvVar(from); }
+void kubex_box_delete(EnvVar* p) noexcept { delete p; }
+
+EnvVarSource* kubex_box_new(std::type_identity<EnvVarSource>) { return new EnvVarSource(); }
+EnvVarSource* kubex_box_copy(const EnvVarSource& from) { return new EnvVarSource(from); }
+void kubex_box_delete(EnvVarSource* p) noexcept { delete p; }
+
+EphemeralContainer* kubex_box_new(std::type_identity<EphemeralContainer>) { return new EphemeralContainer(); }
+EphemeralContainer* kubex_box_copy(const EphemeralContainer& from) { return new EphemeralContainer(from); }
+void kubex_box_delete(EphemeralContainer* p) noexcept { delete p; }
+
+EphemeralVolumeSource* kubex_box_new(std::type_identity<EphemeralVolumeSource>) { return new EphemeralVolumeSource(); }
+EphemeralVolumeSource* kubex_box_copy(const EphemeralVolumeSource& from) { return new EphemeralVolumeSource(from); }
+void kubex_box_delete(EphemeralVolumeSource* p) noexcept { delete p; }
+
+Event* kubex_box_new(std::type_identity<Event>) { return new Event(); }
+Event* kubex_box_copy(const Event& from) { return new Event(from); }
+void kubex_box_delete(Event* p) noexcept { delete p; }
+
+EventList* kubex_box_new(std::type_identity<EventList>) { return new EventList(); }
+EventList* kubex_box_copy(const EventList& from) { return new EventList(from); }
+void kubex_box_delete(EventList* p) noexcept { delete p; }
+
+EventSeries* kubex_box_new(std::type_identity<EventSeries>) { return new EventSeries(); }
+EventSeries* kubex_box_copy(const EventSeries& from) { return new EventSeries(from); }
+void kubex_box_delete(EventSeries* p) noexcept { delete p; }
+
+EventSource* kubex_box_new(std::type_identity<EventSource>) { return new EventSource(); }
+EventSource* kubex_box_copy(const EventSource& from) { return new EventSource(from); }
+void kubex_box_delete(EventSource* p) noexcept { delete p; }
+
+ExecAction* kubex_box_new(std::type_identity<ExecAction>) { return new ExecAction(); }
+ExecAction* kubex_box_copy(const ExecAction& from) { return new ExecAction(from); }
+void kubex_box_delete(ExecAction* p) noexcept { delete p; }
+
+FCVolumeSource* kubex_box_new(std::type_identity<FCVolumeSource>) { return new FCVolumeSource(); }
+FCVolumeSource* kubex_box_copy(const FCVolumeSource& from) { return new FCVolumeSource(from); }
+void kubex_box_delete(FCVolumeSource* p) noexcept { delete p; }
+
+FileKeySelector* kubex_box_new(std::type_identity<FileKeySelector>) { return new FileKeySelector(); }
+FileKeySelector* kubex_box_copy(const FileKeySelector& from) { return new FileKeySelector(from); }
+void kubex_box_delete(FileKeySelector* p) noexcept { delete p; }
+
+FlexPersistentVolumeSource* kubex_box_new(std::type_identity<FlexPersistentVolumeSource>) { return new FlexPersistentVolumeSource(); }
+FlexPersistentVolumeSource* kubex_box_copy(const FlexPersistentVolumeSource& from) { return new FlexPersistentVolumeSource(from); }
+void kubex_box_delete(FlexPersistentVolumeSource* p) noexcept { delete p; }
+
+FlexVolumeSource* kubex_box_new(std::type_identity<FlexVolumeSource>) { return new FlexVolumeSource(); }
+FlexVolumeSource* kubex_box_copy(const FlexVolumeSource& from) { return new FlexVolumeSource(from); }
+void kubex_box_delete(FlexVolumeSource* p) noexcept { delete p; }
+
+FlockerVolumeSource* kubex_box_new(std::type_identity<FlockerVolumeSource>) { return new FlockerVolumeSource(); }
+FlockerVolumeSource* kubex_box_copy(const FlockerVolumeSource& from) { return new FlockerVolumeSource(from); }
+void kubex_box_delete(FlockerVolumeSource* p) noexcept { delete p; }
+
+GCEPersistentDiskVolumeSource* kubex_box_new(std::type_identity<GCEPersistentDiskVolumeSource>) { return new GCEPersistentDiskVolumeSource(); }
+GCEPersistentDiskVolumeSource* kubex_box_copy(const GCEPersistentDiskVolumeSource& from) { return new GCEPersistentDiskVolumeSource(from); }
+void kubex_box_delete(GCEPersistentDiskVolumeSource* p) noexcept { delete p; }
+
+GRPCAction* kubex_box_new(std::type_identity<GRPCAction>) { return new GRPCAction(); }
+GRPCAction* kubex_box_copy(const GRPCAction& from) { return new GRPCAction(from); }
+void kubex_box_delete(GRPCAction* p) noexcept { delete p; }
+
+GitRepoVolumeSource* kubex_box_new(std::type_identity<GitRepoVolumeSource>) { return new GitRepoVolumeSource(); }
+GitRepoVolumeSource* kubex_box_copy(const GitRepoVolumeSource& from) { return new GitRepoVolumeSource(from); }
+void kubex_box_delete(GitRepoVolumeSource* p) noexcept { delete p; }
+
+GlusterfsPersistentVolumeSource* kubex_box_new(std::type_identity<GlusterfsPersistentVolumeSource>) { return new GlusterfsPersistentVolumeSource(); }
+GlusterfsPersistentVolumeSource* kubex_box_copy(const GlusterfsPersistentVolumeSource& from) { return new GlusterfsPersistentVolumeSource(from); }
+void kubex_box_delete(GlusterfsPersistentVolumeSource* p) noexcept { delete p; }
+
+GlusterfsVolumeSource* kubex_box_new(std::type_identity<GlusterfsVolumeSource>) { return new GlusterfsVolumeSource(); }
+GlusterfsVolumeSource* kubex_box_copy(const GlusterfsVolumeSource& from) { return new GlusterfsVolumeSource(from); }
+void kubex_box_delete(GlusterfsVolumeSource* p) noexcept { delete p; }
+
+HTTPGetAction* kubex_box_new(std::type_identity<HTTPGetAction>) { return new HTTPGetAction(); }
+HTTPGetAction* kubex_box_copy(const HTTPGetAction& from) { return new HTTPGetAction(from); }
+void kubex_box_delete(HTTPGetAction* p) noexcept { delete p; }
+
+HTTPHeader* kubex_box_new(std::type_identity<HTTPHeader>) { return new HTTPHeader(); }
+HTTPHeader* kubex_box_copy(const HTTPHeader& from) { return new HTTPHeader(from); }
+void kubex_box_delete(HTTPHeader* p) noexcept { delete p; }
+
+HostAlias* kubex_box_new(std::type_identity<HostAlias>) { return new HostAlias(); }
+HostAlias* kubex_box_copy(const HostAlias& from) { return new HostAlias(from); }
+void kubex_box_delete(HostAlias* p) noexcept { delete p; }
+
+HostIP* kubex_box_new(std::type_identity<HostIP>) { return new HostIP(); }
+HostIP* kubex_box_copy(const HostIP& from) { return new HostIP(from); }
+void kubex_box_delete(HostIP* p) noexcept { delete p; }
+
+HostPathVolumeSource* kubex_box_new(std::type_identity<HostPathVolumeSource>) { return new HostPathVolumeSource(); }
+HostPathVolumeSource* kubex_box_copy(const HostPathVolumeSource& from) { return new HostPathVolumeSource(from); }
+void kubex_box_delete(HostPathVolumeSource* p) noexcept { delete p; }
+
+ISCSIPersistentVolumeSource* kubex_box_new(std::type_identity<ISCSIPersistentVolumeSource>) { return new ISCSIPersistentVolumeSource(); }
+ISCSIPersistentVolumeSource* kubex_box_copy(const ISCSIPersistentVolumeSource& from) { return new ISCSIPersistentVolumeSource(from); }
+void kubex_box_delete(ISCSIPersistentVolumeSource* p) noexcept { delete p; }
+
+ISCSIVolumeSource* kubex_box_new(std::type_identity<ISCSIVolumeSource>) { return new ISCSIVolumeSource(); }
+ISCSIVolumeSource* kubex_box_copy(const ISCSIVolumeSource& from) { return new ISCSIVolumeSource(from); }
+void kubex_box_delete(ISCSIVolumeSource* p) noexcept { delete p; }
+
+ImageVolumeSource* kubex_box_new(std::type_identity<ImageVolumeSource>) { return new ImageVolumeSource(); }
+ImageVolumeSource* kubex_box_copy(const ImageVolumeSource& from) { return new ImageVolumeSource(from); }
+void kubex_box_delete(ImageVolumeSource* p) noexcept { delete p; }
+
+KeyToPath* kubex_box_new(std::type_identity<KeyToPath>) { return new KeyToPath(); }
+KeyToPath* kubex_box_copy(const KeyToPath& from) { return new KeyToPath(from); }
+void kubex_box_delete(KeyToPath* p) noexcept { delete p; }
+
+Lifecycle* kubex_box_new(std::type_identity<Lifecycle>) { return new Lifecycle(); }
+Lifecycle* kubex_box_copy(const Lifecycle& from) { return new Lifecycle(from); }
+void kubex_box_delete(Lifecycle* p) noexcept { delete p; }
+
+LifecycleHandler* kubex_box_new(std::type_identity<LifecycleHandler>) { return new LifecycleHandler(); }
+LifecycleHandler* kubex_box_copy(const LifecycleHandler& from) { return new LifecycleHandler(from); }
+void kubex_box_delete(LifecycleHandler* p) noexcept { delete p; }
+
+LimitRange* kubex_box_new(std::type_identity<LimitRange>) { return new LimitRange(); }
+LimitRange* kubex_box_copy(const LimitRange& from) { return new LimitRange(from); }
+void kubex_box_delete(LimitRange* p) noexcept { delete p; }
+
+LimitRangeItem* kubex_box_new(std::type_identity<LimitRangeItem>) { return new LimitRangeItem(); }
+LimitRangeItem* kubex_box_copy(const LimitRangeItem& from) { return new LimitRangeItem(from); }
+void kubex_box_delete(LimitRangeItem* p) noexcept { delete p; }
+
+LimitRangeList* kubex_box_new(std::type_identity<LimitRangeList>) { return new LimitRangeList(); }
+LimitRangeList* kubex_box_copy(const LimitRangeList& from) { return new LimitRangeList(from); }
+void kubex_box_delete(LimitRangeList* p) noexcept { delete p; }
+
+LimitRangeSpec* kubex_box_new(std::type_identity<LimitRangeSpec>) { return new LimitRangeSpec(); }
+LimitRangeSpec* kubex_box_copy(const LimitRangeSpec& from) { return new LimitRangeSpec(from); }
+void kubex_box_delete(LimitRangeSpec* p) noexcept { delete p; }
+
+LinuxContainerUser* kubex_box_new(std::type_identity<LinuxContainerUser>) { return new LinuxContainerUser(); }
+LinuxContainerUser* kubex_box_copy(const LinuxContainerUser& from) { return new LinuxContainerUser(from); }
+void kubex_box_delete(LinuxContainerUser* p) noexcept { delete p; }
+
+LoadBalancerIngress* kubex_box_new(std::type_identity<LoadBalancerIngress>) { return new LoadBalancerIngress(); }
+LoadBalancerIngress* kubex_box_copy(const LoadBalancerIngress& from) { return new LoadBalancerIngress(from); }
+void kubex_box_delete(LoadBalancerIngress* p) noexcept { delete p; }
+
+LoadBalancerStatus* kubex_box_new(std::type_identity<LoadBalancerStatus>) { return new LoadBalancerStatus(); }
+LoadBalancerStatus* kubex_box_copy(const LoadBalancerStatus& from) { return new LoadBalancerStatus(from); }
+void kubex_box_delete(LoadBalancerStatus* p) noexcept { delete p; }
+
+LocalObjectReference* kubex_box_new(std::type_identity<LocalObjectReference>) { return new LocalObjectReference(); }
+LocalObjectReference* kubex_box_copy(const LocalObjectReference& from) { return new LocalObjectReference(from); }
+void kubex_box_delete(LocalObjectReference* p) noexcept { delete p; }
+
+LocalVolumeSource* kubex_box_new(std::type_identity<LocalVolumeSource>) { return new LocalVolumeSource(); }
+LocalVolumeSource* kubex_box_copy(const LocalVolumeSource& from) { return new LocalVolumeSource(from); }
+void kubex_box_delete(LocalVolumeSource* p) noexcept { delete p; }
+
+ModifyVolumeStatus* kubex_box_new(std::type_identity<ModifyVolumeStatus>) { return new ModifyVolumeStatus(); }
+ModifyVolumeStatus* kubex_box_copy(const ModifyVolumeStatus& from) { return new ModifyVolumeStatus(from); }
+void kubex_box_delete(ModifyVolumeStatus* p) noexcept { delete p; }
+
+NFSVolumeSource* kubex_box_new(std::type_identity<NFSVolumeSource>) { return new NFSVolumeSource(); }
+NFSVolumeSource* kubex_box_copy(const NFSVolumeSource& from) { return new NFSVolumeSource(from); }
+void kubex_box_delete(NFSVolumeSource* p) noexcept { delete p; }
+
+Namespace* kubex_box_new(std::type_identity<Namespace>) { return new Namespace(); }
+Namespace* kubex_box_copy(const Namespace& from) { return new Namespace(from); }
+void kubex_box_delete(Namespace* p) noexcept { delete p; }
+
+NamespaceCondition* kubex_box_new(std::type_identity<NamespaceCondition>) { return new NamespaceCondition(); }
+NamespaceCondition* kubex_box_copy(const NamespaceCondition& from) { return new NamespaceCondition(from); }
+void kubex_box_delete(NamespaceCondition* p) noexcept { delete p; }
+
+NamespaceList* kubex_box_new(std::type_identity<NamespaceList>) { return new NamespaceList(); }
+NamespaceList* kubex_box_copy(const NamespaceList& from) { return new NamespaceList(from); }
+void kubex_box_delete(NamespaceList* p) noexcept { delete p; }
+
+NamespaceSpec* kubex_box_new(std::type_identity<NamespaceSpec>) { return new NamespaceSpec(); }
+NamespaceSpec* kubex_box_copy(const NamespaceSpec& from) { return new NamespaceSpec(from); }
+void kubex_box_delete(NamespaceSpec* p) noexcept { delete p; }
+
+NamespaceStatus* kubex_box_new(std::type_identity<NamespaceStatus>) { return new NamespaceStatus(); }
+NamespaceStatus* kubex_box_copy(const NamespaceStatus& from) { return new NamespaceStatus(from); }
+void kubex_box_delete(NamespaceStatus* p) noexcept { delete p; }
+
+Node* kubex_box_new(std::type_identity<Node>) { return new Node(); }
+Node* kubex_box_copy(const Node& from) { return new Node(from); }
+void kubex_box_delete(Node* p) noexcept { delete p; }
+
+NodeAddress* kubex_box_new(std::type_identity<NodeAddress>) { return new NodeAddress(); }
+NodeAddress* kubex_box_copy(const NodeAddress& from) { return new NodeAddress(from); }
+void kubex_box_delete(NodeAddress* p) noexcept { delete p; }
+
+NodeAffinity* kubex_box_new(std::type_identity<NodeAffinity>) { return new NodeAffinity(); }
+NodeAffinity* kubex_box_copy(const NodeAffinity& from) { return new NodeAffinity(from); }
+void kubex_box_delete(NodeAffinity* p) noexcept { delete p; }
+
+NodeCondition* kubex_box_new(std::type_identity<NodeCondition>) { return new NodeCondition(); }
+NodeCondition* kubex_box_copy(const NodeCondition& from) { return new NodeCondition(from); }
+void kubex_box_delete(NodeCondition* p) noexcept { delete p; }
+
+NodeConfigSource* kubex_box_new(std::type_identity<NodeConfigSource>) { return new NodeConfigSource(); }
+NodeConfigSource* kubex_box_copy(const NodeConfigSource& from) { return new NodeConfigSource(from); }
+void kubex_box_delete(NodeConfigSource* p) noexcept { delete p; }
+
+NodeConfigStatus* kubex_box_new(std::type_identity<NodeConfigStatus>) { return new NodeConfigStatus(); }
+NodeConfigStatus* kubex_box_copy(const NodeConfigStatus& from) { return new NodeConfigStatus(from); }
+void kubex_box_delete(NodeConfigStatus* p) noexcept { delete p; }
+
+NodeDaemonEndpoints* kubex_box_new(std::type_identity<NodeDaemonEndpoints>) { return new NodeDaemonEndpoints(); }
+NodeDaemonEndpoints* kubex_box_copy(const NodeDaemonEndpoints& from) { return new NodeDaemonEndpoints(from); }
+void kubex_box_delete(NodeDaemonEndpoints* p) noexcept { delete p; }
+
+NodeFeatures* kubex_box_new(std::type_identity<NodeFeatures>) { return new NodeFeatures(); }
+NodeFeatures* kubex_box_copy(const NodeFeatures& from) { return new NodeFeatures(from); }
+void kubex_box_delete(NodeFeatures* p) noexcept { delete p; }
+
+NodeList* kubex_box_new(std::type_identity<NodeList>) { return new NodeList(); }
+NodeList* kubex_box_copy(const NodeList& from) { return new NodeList(from); }
+void kubex_box_delete(NodeList* p) noexcept { delete p; }
+
+NodeRuntimeHandler* kubex_box_new(std::type_identity<NodeRuntimeHandler>) { return new NodeRuntimeHandler(); }
+NodeRuntimeHandler* kubex_box_copy(const NodeRuntimeHandler& from) { return new NodeRuntimeHandler(from); }
+void kubex_box_delete(NodeRuntimeHandler* p) noexcept { delete p; }
+
+NodeRuntimeHandlerFeatures* kubex_box_new(std::type_identity<NodeRuntimeHandlerFeatures>) { return new NodeRuntimeHandlerFeatures(); }
+NodeRuntimeHandlerFeatures* kubex_box_copy(const NodeRuntimeHandlerFeatures& from) { return new NodeRuntimeHandlerFeatures(from); }
+void kubex_box_delete(NodeRuntimeHandlerFeatures* p) noexcept { delete p; }
+
+NodeSelector* kubex_box_new(std::type_identity<NodeSelector>) { return new NodeSelector(); }
+NodeSelector* kubex_box_copy(const NodeSelector& from) { return new NodeSelector(from); }
+void kubex_box_delete(NodeSelector* p) noexcept { delete p; }
+
+NodeSelectorRequirement* kubex_box_new(std::type_identity<NodeSelectorRequirement>) { return new NodeSelectorRequirement(); }
+NodeSelectorRequirement* kubex_box_copy(const NodeSelectorRequirement& from) { return new NodeSelectorRequirement(from); }
+void kubex_box_delete(NodeSelectorRequirement* p) noexcept { delete p; }
+
+NodeSelectorTerm* kubex_box_new(std::type_identity<NodeSelectorTerm>) { return new NodeSelectorTerm(); }
+NodeSelectorTerm* kubex_box_copy(const NodeSelectorTerm& from) { return new NodeSelectorTerm(from); }
+void kubex_box_delete(NodeSelectorTerm* p) noexcept { delete p; }
+
+NodeSpec* kubex_box_new(std::type_identity<NodeSpec>) { return new NodeSpec(); }
+NodeSpec* kubex_box_copy(const NodeSpec& from) { return new NodeSpec(from); }
+void kubex_box_delete(NodeSpec* p) noexcept { delete p; }
+
+NodeStatus* kubex_box_new(std::type_identity<NodeStatus>) { return new NodeStatus(); }
+NodeStatus* kubex_box_copy(const NodeStatus& from) { return new NodeStatus(from); }
+void kubex_box_delete(NodeStatus* p) noexcept { delete p; }
+
+NodeSwapStatus* kubex_box_new(std::type_identity<NodeSwapStatus>) { return new NodeSwapStatus(); }
+NodeSwapStatus* kubex_box_copy(const NodeSwapStatus& from) { return new NodeSwapStatus(from); }
+void kubex_box_delete(NodeSwapStatus* p) noexcept { delete p; }
+
+NodeSystemInfo* kubex_box_new(std::type_identity<NodeSystemInfo>) { return new NodeSystemInfo(); }
+NodeSystemInfo* kubex_box_copy(const NodeSystemInfo& from) { return new NodeSystemInfo(from); }
+void kubex_box_delete(NodeSystemInfo* p) noexcept { delete p; }
+
+ObjectFieldSelector* kubex_box_new(std::type_identity<ObjectFieldSelector>) { return new ObjectFieldSelector(); }
+ObjectFieldSelector* kubex_box_copy(const ObjectFieldSelector& from) { return new ObjectFieldSelector(from); }
+void kubex_box_delete(ObjectFieldSelector* p) noexcept { delete p; }
+
+ObjectReference* kubex_box_new(std::type_identity<ObjectReference>) { return new ObjectReference(); }
+ObjectReference* kubex_box_copy(const ObjectReference& from) { return new ObjectReference(from); }
+void kubex_box_delete(ObjectReference* p) noexcept { delete p; }
+
+PersistentVolume* kubex_box_new(std::type_identity<PersistentVolume>) { return new PersistentVolume(); }
+PersistentVolume* kubex_box_copy(const PersistentVolume& from) { return new PersistentVolume(from); }
+void kubex_box_delete(PersistentVolume* p) noexcept { delete p; }
+
+PersistentVolumeClaim* kubex_box_new(std::type_identity<PersistentVolumeClaim>) { return new PersistentVolumeClaim(); }
+PersistentVolumeClaim* kubex_box_copy(const PersistentVolumeClaim& from) { return new PersistentVolumeClaim(from); }
+void kubex_box_delete(PersistentVolumeClaim* p) noexcept { delete p; }
+
+PersistentVolumeClaimCondition* kubex_box_new(std::type_identity<PersistentVolumeClaimCondition>) { return new PersistentVolumeClaimCondition(); }
+PersistentVolumeClaimCondition* kubex_box_copy(const PersistentVolumeClaimCondition& from) { return new PersistentVolumeClaimCondition(from); }
+void kubex_box_delete(PersistentVolumeClaimCondition* p) noexcept { delete p; }
+
+PersistentVolumeClaimList* kubex_box_new(std::type_identity<PersistentVolumeClaimList>) { return new PersistentVolumeClaimList(); }
+PersistentVolumeClaimList* kubex_box_copy(const PersistentVolumeClaimList& from) { return new PersistentVolumeClaimList(from); }
+void kubex_box_delete(PersistentVolumeClaimList* p) noexcept { delete p; }
+
+PersistentVolumeClaimSpec* kubex_box_new(std::type_identity<PersistentVolumeClaimSpec>) { return new PersistentVolumeClaimSpec(); }
+PersistentVolumeClaimSpec* kubex_box_copy(const PersistentVolumeClaimSpec& from) { return new PersistentVolumeClaimSpec(from); }
+void kubex_box_delete(PersistentVolumeClaimSpec* p) noexcept { delete p; }
+
+PersistentVolumeClaimStatus* kubex_box_new(std::type_identity<PersistentVolumeClaimStatus>) { return new PersistentVolumeClaimStatus(); }
+PersistentVolumeClaimStatus* kubex_box_copy(const PersistentVolumeClaimStatus& from) { return new PersistentVolumeClaimStatus(from); }
+void kubex_box_delete(PersistentVolumeClaimStatus* p) noexcept { delete p; }
+
+PersistentVolumeClaimTemplate* kubex_box_new(std::type_identity<PersistentVolumeClaimTemplate>) { return new PersistentVolumeClaimTemplate(); }
+PersistentVolumeClaimTemplate* kubex_box_copy(const PersistentVolumeClaimTemplate& from) { return new PersistentVolumeClaimTemplate(from); }
+void kubex_box_delete(PersistentVolumeClaimTemplate* p) noexcept { delete p; }
+
+PersistentVolumeClaimVolumeSource* kubex_box_new(std::type_identity<PersistentVolumeClaimVolumeSource>) { return new PersistentVolumeClaimVolumeSource(); }
+PersistentVolumeClaimVolumeSource* kubex_box_copy(const PersistentVolumeClaimVolumeSource& from) { return new PersistentVolumeClaimVolumeSource(from); }
+void kubex_box_delete(PersistentVolumeClaimVolumeSource* p) noexcept { delete p; }
+
+PersistentVolumeList* kubex_box_new(std::type_identity<PersistentVolumeList>) { return new PersistentVolumeList(); }
+PersistentVolumeList* kubex_box_copy(const PersistentVolumeList& from) { return new PersistentVolumeList(from); }
+void kubex_box_delete(PersistentVolumeList* p) noexcept { delete p; }
+
+PersistentVolumeSpec* kubex_box_new(std::type_identity<PersistentVolumeSpec>) { return new PersistentVolumeSpec(); }
+PersistentVolumeSpec* kubex_box_copy(const PersistentVolumeSpec& from) { return new PersistentVolumeSpec(from); }
+void kubex_box_delete(PersistentVolumeSpec* p) noexcept { delete p; }
+
+PersistentVolumeStatus* kubex_box_new(std::type_identity<PersistentVolumeStatus>) { return new PersistentVolumeStatus(); }
+PersistentVolumeStatus* kubex_box_copy(const PersistentVolumeStatus& from) { return new PersistentVolumeStatus(from); }
+void kubex_box_delete(PersistentVolumeStatus* p) noexcept { delete p; }
+
+PhotonPersistentDiskVolumeSource* kubex_box_new(std::type_identity<PhotonPersistentDiskVolumeSource>) { return new PhotonPersistentDiskVolumeSource(); }
+PhotonPersistentDiskVolumeSource* kubex_box_copy(const PhotonPersistentDiskVolumeSource& from) { return new PhotonPersistentDiskVolumeSource(from); }
+void kubex_box_delete(PhotonPersistentDiskVolumeSource* p) noexcept { delete p; }
+
+Pod* kubex_box_new(std::type_identity<Pod>) { return new Pod(); }
+Pod* kubex_box_copy(const Pod& from) { return new Pod(from); }
+void kubex_box_delete(Pod* p) noexcept { delete p; }
+
+PodAffinity* kubex_box_new(std::type_identity<PodAffinity>) { return new PodAffinity(); }
+PodAffinity* kubex_box_copy(const PodAffinity& from) { return new PodAffinity(from); }
+void kubex_box_delete(PodAffinity* p) noexcept { delete p; }
+
+PodAffinityTerm* kubex_box_new(std::type_identity<PodAffinityTerm>) { return new PodAffinityTerm(); }
+PodAffinityTerm* kubex_box_copy(const PodAffinityTerm& from) { return new PodAffinityTerm(from); }
+void kubex_box_delete(PodAffinityTerm* p) noexcept { delete p; }
+
+PodAntiAffinity* kubex_box_new(std::type_identity<PodAntiAffinity>) { return new PodAntiAffinity(); }
+PodAntiAffinity* kubex_box_copy(const PodAntiAffinity& from) { return new PodAntiAffinity(from); }
+void kubex_box_delete(PodAntiAffinity* p) noexcept { delete p; }
+
+PodCertificateProjection* kubex_box_new(std::type_identity<PodCertificateProjection>) { return new PodCertificateProjection(); }
+PodCertificateProjection* kubex_box_copy(const PodCertificateProjection& from) { return new PodCertificateProjection(from); }
+void kubex_box_delete(PodCertificateProjection* p) noexcept { delete p; }
+
+PodCondition* kubex_box_new(std::type_identity<PodCondition>) { return new PodCondition(); }
+PodCondition* kubex_box_copy(const PodCondition& from) { return new PodCondition(from); }
+void kubex_box_delete(PodCondition* p) noexcept { delete p; }
+
+PodDNSConfig* kubex_box_new(std::type_identity<PodDNSConfig>) { return new PodDNSConfig(); }
+PodDNSConfig* kubex_box_copy(const PodDNSConfig& from) { return new PodDNSConfig(from); }
+void kubex_box_delete(PodDNSConfig* p) noexcept { delete p; }
+
+PodDNSConfigOption* kubex_box_new(std::type_identity<PodDNSConfigOption>) { return new PodDNSConfigOption(); }
+PodDNSConfigOption* kubex_box_copy(const PodDNSConfigOption& from) { return new PodDNSConfigOption(from); }
+void kubex_box_delete(PodDNSConfigOption* p) noexcept { delete p; }
+
+PodExtendedResourceClaimStatus* kubex_box_new(std::type_identity<PodExtendedResourceClaimStatus>) { return new PodExtendedResourceClaimStatus(); }
+PodExtendedResourceClaimStatus* kubex_box_copy(const PodExtendedResourceClaimStatus& from) { return new PodExtendedResourceClaimStatus(from); }
+void kubex_box_delete(PodExtendedResourceClaimStatus* p) noexcept { delete p; }
+
+PodIP* kubex_box_new(std::type_identity<PodIP>) { return new PodIP(); }
+PodIP* kubex_box_copy(const PodIP& from) { return new PodIP(from); }
+void kubex_box_delete(PodIP* p) noexcept { delete p; }
+
+PodList* kubex_box_new(std::type_identity<PodList>) { return new PodList(); }
+PodList* kubex_box_copy(const PodList& from) { return new PodList(from); }
+void kubex_box_delete(PodList* p) noexcept { delete p; }
+
+PodOS* kubex_box_new(std::type_identity<PodOS>) { return new PodOS(); }
+PodOS* kubex_box_copy(const PodOS& from) { return new PodOS(from); }
+void kubex_box_delete(PodOS* p) noexcept { delete p; }
+
+PodReadinessGate* kubex_box_new(std::type_identity<PodReadinessGate>) { return new PodReadinessGate(); }
+PodReadinessGate* kubex_box_copy(const PodReadinessGate& from) { return new PodReadinessGate(from); }
+void kubex_box_delete(PodReadinessGate* p) noexcept { delete p; }
+
+PodResourceClaim* kubex_box_new(std::type_identity<PodResourceClaim>) { return new PodResourceClaim(); }
+PodResourceClaim* kubex_box_copy(const PodResourceClaim& from) { return new PodResourceClaim(from); }
+void kubex_box_delete(PodResourceClaim* p) noexcept { delete p; }
+
+PodResourceClaimStatus* kubex_box_new(std::type_identity<PodResourceClaimStatus>) { return new PodResourceClaimStatus(); }
+PodResourceClaimStatus* kubex_box_copy(const PodResourceClaimStatus& from) { return new PodResourceClaimStatus(from); }
+void kubex_box_delete(PodResourceClaimStatus* p) noexcept { delete p; }
+
+PodSchedulingGate* kubex_box_new(std::type_identity<PodSchedulingGate>) { return new PodSchedulingGate(); }
+PodSchedulingGate* kubex_box_copy(const PodSchedulingGate& from) { return new PodSchedulingGate(from); }
+void kubex_box_delete(PodSchedulingGate* p) noexcept { delete p; }
+
+PodSecurityContext* kubex_box_new(std::type_identity<PodSecurityContext>) { return new PodSecurityContext(); }
+PodSecurityContext* kubex_box_copy(const PodSecurityContext& from) { return new PodSecurityContext(from); }
+void kubex_box_delete(PodSecurityContext* p) noexcept { delete p; }
+
+PodSpec* kubex_box_new(std::type_identity<PodSpec>) { return new PodSpec(); }
+PodSpec* kubex_box_copy(const PodSpec& from) { return new PodSpec(from); }
+void kubex_box_delete(PodSpec* p) noexcept { delete p; }
+
+PodStatus* kubex_box_new(std::type_identity<PodStatus>) { return new PodStatus(); }
+PodStatus* kubex_box_copy(const PodStatus& from) { return new PodStatus(from); }
+void kubex_box_delete(PodStatus* p) noexcept { delete p; }
+
+PodTemplate* kubex_box_new(std::type_identity<PodTemplate>) { return new PodTemplate(); }
+PodTemplate* kubex_box_copy(const PodTemplate& from) { return new PodTemplate(from); }
+void kubex_box_delete(PodTemplate* p) noexcept { delete p; }
+
+PodTemplateList* kubex_box_new(std::type_identity<PodTemplateList>) { return new PodTemplateList(); }
+PodTemplateList* kubex_box_copy(const PodTemplateList& from) { return new PodTemplateList(from); }
+void kubex_box_delete(PodTemplateList* p) noexcept { delete p; }
+
+PodTemplateSpec* kubex_box_new(std::type_identity<PodTemplateSpec>) { return new PodTemplateSpec(); }
+PodTemplateSpec* kubex_box_copy(const PodTemplateSpec& from) { return new PodTemplateSpec(from); }
+void kubex_box_delete(PodTemplateSpec* p) noexcept { delete p; }
+
+PortStatus* kubex_box_new(std::type_identity<PortStatus>) { return new PortStatus(); }
+PortStatus* kubex_box_copy(const PortStatus& from) { return new PortStatus(from); }
+void kubex_box_delete(PortStatus* p) noexcept { delete p; }
+
+PortworxVolumeSource* kubex_box_new(std::type_identity<PortworxVolumeSource>) { return new PortworxVolumeSource(); }
+PortworxVolumeSource* kubex_box_copy(const PortworxVolumeSource& from) { return new PortworxVolumeSource(from); }
+void kubex_box_delete(PortworxVolumeSource* p) noexcept { delete p; }
+
+PreferredSchedulingTerm* kubex_box_new(std::type_identity<PreferredSchedulingTerm>) { return new PreferredSchedulingTerm(); }
+PreferredSchedulingTerm* kubex_box_copy(const PreferredSchedulingTerm& from) { return new PreferredSchedulingTerm(from); }
+void kubex_box_delete(PreferredSchedulingTerm* p) noexcept { delete p; }
+
+Probe* kubex_box_new(std::type_identity<Probe>) { return new Probe(); }
+Probe* kubex_box_copy(const Probe& from) { return new Probe(from); }
+void kubex_box_delete(Probe* p) noexcept { delete p; }
+
+ProjectedVolumeSource* kubex_box_new(std::type_identity<ProjectedVolumeSource>) { return new ProjectedVolumeSource(); }
+ProjectedVolumeSource* kubex_box_copy(const ProjectedVolumeSource& from) { return new ProjectedVolumeSource(from); }
+void kubex_box_delete(ProjectedVolumeSource* p) noexcept { delete p; }
+
+QuobyteVolumeSource* kubex_box_new(std::type_identity<QuobyteVolumeSource>) { return new QuobyteVolumeSource(); }
+QuobyteVolumeSource* kubex_box_copy(const QuobyteVolumeSource& from) { return new QuobyteVolumeSource(from); }
+void kubex_box_delete(QuobyteVolumeSource* p) noexcept { delete p; }
+
+RBDPersistentVolumeSource* kubex_box_new(std::type_identity<RBDPersistentVolumeSource>) { return new RBDPersistentVolumeSource(); }
+RBDPersistentVolumeSource* kubex_box_copy(const RBDPersistentVolumeSource& from) { return new RBDPersistentVolumeSource(from); }
+void kubex_box_delete(RBDPersistentVolumeSource* p) noexcept { delete p; }
+
+RBDVolumeSource* kubex_box_new(std::type_identity<RBDVolumeSource>) { return new RBDVolumeSource(); }
+RBDVolumeSource* kubex_box_copy(const RBDVolumeSource& from) { return new RBDVolumeSource(from); }
+void kubex_box_delete(RBDVolumeSource* p) noexcept { delete p; }
+
+ReplicationController* kubex_box_new(std::type_identity<ReplicationController>) { return new ReplicationController(); }
+ReplicationController* kubex_box_copy(const ReplicationController& from) { return new ReplicationController(from); }
+void kubex_box_delete(ReplicationController* p) noexcept { delete p; }
+
+ReplicationControllerCondition* kubex_box_new(std::type_identity<ReplicationControllerCondition>) { return new ReplicationControllerCondition(); }
+ReplicationControllerCondition* kubex_box_copy(const ReplicationControllerCondition& from) { return new ReplicationControllerCondition(from); }
+void kubex_box_delete(ReplicationControllerCondition* p) noexcept { delete p; }
+
+ReplicationControllerList* kubex_box_new(std::type_identity<ReplicationControllerList>) { return new ReplicationControllerList(); }
+ReplicationControllerList* kubex_box_copy(const ReplicationControllerList& from) { return new ReplicationControllerList(from); }
+void kubex_box_delete(ReplicationControllerList* p) noexcept { delete p; }
+
+ReplicationControllerSpec* kubex_box_new(std::type_identity<ReplicationControllerSpec>) { return new ReplicationControllerSpec(); }
+ReplicationControllerSpec* kubex_box_copy(const ReplicationControllerSpec& from) { return new ReplicationControllerSpec(from); }
+void kubex_box_delete(ReplicationControllerSpec* p) noexcept { delete p; }
+
+ReplicationControllerStatus* kubex_box_new(std::type_identity<ReplicationControllerStatus>) { return new ReplicationControllerStatus(); }
+ReplicationControllerStatus* kubex_box_copy(const ReplicationControllerStatus& from) { return new ReplicationControllerStatus(from); }
+void kubex_box_delete(ReplicationControllerStatus* p) noexcept { delete p; }
+
+ResourceClaim* kubex_box_new(std::type_identity<ResourceClaim>) { return new ResourceClaim(); }
+ResourceClaim* kubex_box_copy(const ResourceClaim& from) { return new ResourceClaim(from); }
+void kubex_box_delete(ResourceClaim* p) noexcept { delete p; }
+
+ResourceFieldSelector* kubex_box_new(std::type_identity<ResourceFieldSelector>) { return new ResourceFieldSelector(); }
+ResourceFieldSelector* kubex_box_copy(const ResourceFieldSelector& from) { return new ResourceFieldSelector(from); }
+void kubex_box_delete(ResourceFieldSelector* p) noexcept { delete p; }
+
+ResourceHealth* kubex_box_new(std::type_identity<ResourceHealth>) { return new ResourceHealth(); }
+ResourceHealth* kubex_box_copy(const ResourceHealth& from) { return new ResourceHealth(from); }
+void kubex_box_delete(ResourceHealth* p) noexcept { delete p; }
+
+ResourceQuota* kubex_box_new(std::type_identity<ResourceQuota>) { return new ResourceQuota(); }
+ResourceQuota* kubex_box_copy(const ResourceQuota& from) { return new ResourceQuota(from); }
+void kubex_box_delete(ResourceQuota* p) noexcept { delete p; }
+
+ResourceQuotaList* kubex_box_new(std::type_identity<ResourceQuotaList>) { return new ResourceQuotaList(); }
+ResourceQuotaList* kubex_box_copy(const ResourceQuotaList& from) { return new ResourceQuotaList(from); }
+void kubex_box_delete(ResourceQuotaList* p) noexcept { delete p; }
+
+ResourceQuotaSpec* kubex_box_new(std::type_identity<ResourceQuotaSpec>) { return new ResourceQuotaSpec(); }
+ResourceQuotaSpec* kubex_box_copy(const ResourceQuotaSpec& from) { return new ResourceQuotaSpec(from); }
+void kubex_box_delete(ResourceQuotaSpec* p) noexcept { delete p; }
+
+ResourceQuotaStatus* kubex_box_new(std::type_identity<ResourceQuotaStatus>) { return new ResourceQuotaStatus(); }
+ResourceQuotaStatus* kubex_box_copy(const ResourceQuotaStatus& from) { return new ResourceQuotaStatus(from); }
+void kubex_box_delete(ResourceQuotaStatus* p) noexcept { delete p; }
+
+ResourceRequirements* kubex_box_new(std::type_identity<ResourceRequirements>) { return new ResourceRequirements(); }
+ResourceRequirements* kubex_box_copy(const ResourceRequirements& from) { return new ResourceRequirements(from); }
+void kubex_box_delete(ResourceRequirements* p) noexcept { delete p; }
+
+ResourceStatus* kubex_box_new(std::type_identity<ResourceStatus>) { return new ResourceStatus(); }
+ResourceStatus* kubex_box_copy(const ResourceStatus& from) { return new ResourceStatus(from); }
+void kubex_box_delete(ResourceStatus* p) noexcept { delete p; }
+
+SELinuxOptions* kubex_box_new(std::type_identity<SELinuxOptions>) { return new SELinuxOptions(); }
+SELinuxOptions* kubex_box_copy(const SELinuxOptions& from) { return new SELinuxOptions(from); }
+void kubex_box_delete(SELinuxOptions* p) noexcept { delete p; }
+
+ScaleIOPersistentVolumeSource* kubex_box_new(std::type_identity<ScaleIOPersistentVolumeSource>) { return new ScaleIOPersistentVolumeSource(); }
+ScaleIOPersistentVolumeSource* kubex_box_copy(const ScaleIOPersistentVolumeSource& from) { return new ScaleIOPersistentVolumeSource(from); }
+void kubex_box_delete(ScaleIOPersistentVolumeSource* p) noexcept { delete p; }
+
+ScaleIOVolumeSource* kubex_box_new(std::type_identity<ScaleIOVolumeSource>) { return new ScaleIOVolumeSource(); }
+ScaleIOVolumeSource* kubex_box_copy(const ScaleIOVolumeSource& from) { return new ScaleIOVolumeSource(from); }
+void kubex_box_delete(ScaleIOVolumeSource* p) noexcept { delete p; }
+
+ScopeSelector* kubex_box_new(std::type_identity<ScopeSelector>) { return new ScopeSelector(); }
+ScopeSelector* kubex_box_copy(const ScopeSelector& from) { return new ScopeSelector(from); }
+void kubex_box_delete(ScopeSelector* p) noexcept { delete p; }
+
+ScopedResourceSelectorRequirement* kubex_box_new(std::type_identity<ScopedResourceSelectorRequirement>) { return new ScopedResourceSelectorRequirement(); }
+ScopedResourceSelectorRequirement* kubex_box_copy(const ScopedResourceSelectorRequirement& from) { return new ScopedResourceSelectorRequirement(from); }
+void kubex_box_delete(ScopedResourceSelectorRequirement* p) noexcept { delete p; }
+
+SeccompProfile* kubex_box_new(std::type_identity<SeccompProfile>) { return new SeccompProfile(); }
+SeccompProfile* kubex_box_copy(const SeccompProfile& from) { return new SeccompProfile(from); }
+void kubex_box_delete(SeccompProfile* p) noexcept { delete p; }
+
+Secret* kubex_box_new(std::type_identity<Secret>) { return new Secret(); }
+Secret* kubex_box_copy(const Secret& from) { return new Secret(from); }
+void kubex_box_delete(Secret* p) noexcept { delete p; }
+
+SecretEnvSource* kubex_box_new(std::type_identity<SecretEnvSource>) { return new SecretEnvSource(); }
+SecretEnvSource* kubex_box_copy(const SecretEnvSource& from) { return new SecretEnvSource(from); }
+void kubex_box_delete(SecretEnvSource* p) noexcept { delete p; }
+
+SecretKeySelector* kubex_box_new(std::type_identity<SecretKeySelector>) { return new SecretKeySelector(); }
+SecretKeySelector* kubex_box_copy(const SecretKeySelector& from) { return new SecretKeySelector(from); }
+void kubex_box_delete(SecretKeySelector* p) noexcept { delete p; }
+
+SecretList* kubex_box_new(std::type_identity<SecretList>) { return new SecretList(); }
+SecretList* kubex_box_copy(const SecretList& from) { return new SecretList(from); }
+void kubex_box_delete(SecretList* p) noexcept { delete p; }
+
+SecretProjection* kubex_box_new(std::type_identity<SecretProjection>) { return new SecretProjection(); }
+SecretProjection* kubex_box_copy(const SecretProjection& from) { return new SecretProjection(from); }
+void kubex_box_delete(SecretProjection* p) noexcept { delete p; }
+
+SecretReference* kubex_box_new(std::type_identity<SecretReference>) { return new SecretReference(); }
+SecretReference* kubex_box_copy(const SecretReference& from) { return new SecretReference(from); }
+void kubex_box_delete(SecretReference* p) noexcept { delete p; }
+
+SecretVolumeSource* kubex_box_new(std::type_identity<SecretVolumeSource>) { return new SecretVolumeSource(); }
+SecretVolumeSource* kubex_box_copy(const SecretVolumeSource& from) { return new SecretVolumeSource(from); }
+void kubex_box_delete(SecretVolumeSource* p) noexcept { delete p; }
+
+SecurityContext* kubex_box_new(std::type_identity<SecurityContext>) { return new SecurityContext(); }
+SecurityContext* kubex_box_copy(const SecurityContext& from) { return new SecurityContext(from); }
+void kubex_box_delete(SecurityContext* p) noexcept { delete p; }
+
+Service* kubex_box_new(std::type_identity<Service>) { return new Service(); }
+Service* kubex_box_copy(const Service& from) { return new Service(from); }
+void kubex_box_delete(Service* p) noexcept { delete p; }
+
+ServiceAccount* kubex_box_new(std::type_identity<ServiceAccount>) { return new ServiceAccount(); }
+ServiceAccount* kubex_box_copy(const ServiceAccount& from) { return new ServiceAccount(from); }
+void kubex_box_delete(ServiceAccount* p) noexcept { delete p; }
+
+ServiceAccountList* kubex_box_new(std::type_identity<ServiceAccountList>) { return new ServiceAccountList(); }
+ServiceAccountList* kubex_box_copy(const ServiceAccountList& from) { return new ServiceAccountList(from); }
+void kubex_box_delete(ServiceAccountList* p) noexcept { delete p; }
+
+ServiceAccountTokenProjection* kubex_box_new(std::type_identity<ServiceAccountTokenProjection>) { return new ServiceAccountTokenProjection(); }
+ServiceAccountTokenProjection* kubex_box_copy(const ServiceAccountTokenProjection& from) { return new ServiceAccountTokenProjection(from); }
+void kubex_box_delete(ServiceAccountTokenProjection* p) noexcept { delete p; }
+
+ServiceList* kubex_box_new(std::type_identity<ServiceList>) { return new ServiceList(); }
+ServiceList* kubex_box_copy(const ServiceList& from) { return new ServiceList(from); }
+void kubex_box_delete(ServiceList* p) noexcept { delete p; }
+
+ServicePort* kubex_box_new(std::type_identity<ServicePort>) { return new ServicePort(); }
+ServicePort* kubex_box_copy(const ServicePort& from) { return new ServicePort(from); }
+void kubex_box_delete(ServicePort* p) noexcept { delete p; }
+
+ServiceSpec* kubex_box_new(std::type_identity<ServiceSpec>) { return new ServiceSpec(); }
+ServiceSpec* kubex_box_copy(const ServiceSpec& from) { return new ServiceSpec(from); }
+void kubex_box_delete(ServiceSpec* p) noexcept { delete p; }
+
+ServiceStatus* kubex_box_new(std::type_identity<ServiceStatus>) { return new ServiceStatus(); }
+ServiceStatus* kubex_box_copy(const ServiceStatus& from) { return new ServiceStatus(from); }
+void kubex_box_delete(ServiceStatus* p) noexcept { delete p; }
+
+SessionAffinityConfig* kubex_box_new(std::type_identity<SessionAffinityConfig>) { return new SessionAffinityConfig(); }
+SessionAffinityConfig* kubex_box_copy(const SessionAffinityConfig& from) { return new SessionAffinityConfig(from); }
+void kubex_box_delete(SessionAffinityConfig* p) noexcept { delete p; }
+
+SleepAction* kubex_box_new(std::type_identity<SleepAction>) { return new SleepAction(); }
+SleepAction* kubex_box_copy(const SleepAction& from) { return new SleepAction(from); }
+void kubex_box_delete(SleepAction* p) noexcept { delete p; }
+
+StorageOSPersistentVolumeSource* kubex_box_new(std::type_identity<StorageOSPersistentVolumeSource>) { return new StorageOSPersistentVolumeSource(); }
+StorageOSPersistentVolumeSource* kubex_box_copy(const StorageOSPersistentVolumeSource& from) { return new StorageOSPersistentVolumeSource(from); }
+void kubex_box_delete(StorageOSPersistentVolumeSource* p) noexcept { delete p; }
+
+StorageOSVolumeSource* kubex_box_new(std::type_identity<StorageOSVolumeSource>) { return new StorageOSVolumeSource(); }
+StorageOSVolumeSource* kubex_box_copy(const StorageOSVolumeSource& from) { return new StorageOSVolumeSource(from); }
+void kubex_box_delete(StorageOSVolumeSource* p) noexcept { delete p; }
+
+Sysctl* kubex_box_new(std::type_identity<Sysctl>) { return new Sysctl(); }
+Sysctl* kubex_box_copy(const Sysctl& from) { return new Sysctl(from); }
+void kubex_box_delete(Sysctl* p) noexcept { delete p; }
+
+TCPSocketAction* kubex_box_new(std::type_identity<TCPSocketAction>) { return new TCPSocketAction(); }
+TCPSocketAction* kubex_box_copy(const TCPSocketAction& from) { return new TCPSocketAction(from); }
+void kubex_box_delete(TCPSocketAction* p) noexcept { delete p; }
+
+Taint* kubex_box_new(std::type_identity<Taint>) { return new Taint(); }
+Taint* kubex_box_copy(const Taint& from) { return new Taint(from); }
+void kubex_box_delete(Taint* p) noexcept { delete p; }
+
+Toleration* kubex_box_new(std::type_identity<Toleration>) { return new Toleration(); }
+Toleration* kubex_box_copy(const Toleration& from) { return new Toleration(from); }
+void kubex_box_delete(Toleration* p) noexcept { delete p; }
+
+TopologySelectorLabelRequirement* kubex_box_new(std::type_identity<TopologySelectorLabelRequirement>) { return new TopologySelectorLabelRequirement(); }
+TopologySelectorLabelRequirement* kubex_box_copy(const TopologySelectorLabelRequirement& from) { return new TopologySelectorLabelRequirement(from); }
+void kubex_box_delete(TopologySelectorLabelRequirement* p) noexcept { delete p; }
+
+TopologySelectorTerm* kubex_box_new(std::type_identity<TopologySelectorTerm>) { return new TopologySelectorTerm(); }
+TopologySelectorTerm* kubex_box_copy(const TopologySelectorTerm& from) { return new TopologySelectorTerm(from); }
+void kubex_box_delete(TopologySelectorTerm* p) noexcept { delete p; }
+
+TopologySpreadConstraint* kubex_box_new(std::type_identity<TopologySpreadConstraint>) { return new TopologySpreadConstraint(); }
+TopologySpreadConstraint* kubex_box_copy(const TopologySpreadConstraint& from) { return new TopologySpreadConstraint(from); }
+void kubex_box_delete(TopologySpreadConstraint* p) noexcept { delete p; }
+
+TypedLocalObjectReference* kubex_box_new(std::type_identity<TypedLocalObjectReference>) { return new TypedLocalObjectReference(); }
+TypedLocalObjectReference* kubex_box_copy(const TypedLocalObjectReference& from) { return new TypedLocalObjectReference(from); }
+void kubex_box_delete(TypedLocalObjectReference* p) noexcept { delete p; }
+
+TypedObjectReference* kubex_box_new(std::type_identity<TypedObjectReference>) { return new TypedObjectReference(); }
+TypedObjectReference* kubex_box_copy(const TypedObjectReference& from) { return new TypedObjectReference(from); }
+void kubex_box_delete(TypedObjectReference* p) noexcept { delete p; }
+
+Volume* kubex_box_new(std::type_identity<Volume>) { return new Volume(); }
+Volume* kubex_box_copy(const Volume& from) { return new Volume(from); }
+void kubex_box_delete(Volume* p) noexcept { delete p; }
+
+VolumeDevice* kubex_box_new(std::type_identity<VolumeDevice>) { return new VolumeDevice(); }
+VolumeDevice* kubex_box_copy(const VolumeDevice& from) { return new VolumeDevice(from); }
+void kubex_box_delete(VolumeDevice* p) noexcept { delete p; }
+
+VolumeMount* kubex_box_new(std::type_identity<VolumeMount>) { return new VolumeMount(); }
+VolumeMount* kubex_box_copy(const VolumeMount& from) { return new VolumeMount(from); }
+void kubex_box_delete(VolumeMount* p) noexcept { delete p; }
+
+VolumeMountStatus* kubex_box_new(std::type_identity<VolumeMountStatus>) { return new VolumeMountStatus(); }
+VolumeMountStatus* kubex_box_copy(const VolumeMountStatus& from) { return new VolumeMountStatus(from); }
+void kubex_box_delete(VolumeMountStatus* p) noexcept { delete p; }
+
+VolumeNodeAffinity* kubex_box_new(std::type_identity<VolumeNodeAffinity>) { return new VolumeNodeAffinity(); }
+VolumeNodeAffinity* kubex_box_copy(const VolumeNodeAffinity& from) { return new VolumeNodeAffinity(from); }
+void kubex_box_delete(VolumeNodeAffinity* p) noexcept { delete p; }
+
+VolumeProjection* kubex_box_new(std::type_identity<VolumeProjection>) { return new VolumeProjection(); }
+VolumeProjection* kubex_box_copy(const VolumeProjection& from) { return new VolumeProjection(from); }
+void kubex_box_delete(VolumeProjection* p) noexcept { delete p; }
+
+VolumeResourceRequirements* kubex_box_new(std::type_identity<VolumeResourceRequirements>) { return new VolumeResourceRequirements(); }
+VolumeResourceRequirements* kubex_box_copy(const VolumeResourceRequirements& from) { return new VolumeResourceRequirements(from); }
+void kubex_box_delete(VolumeResourceRequirements* p) noexcept { delete p; }
+
+VsphereVirtualDiskVolumeSource* kubex_box_new(std::type_identity<VsphereVirtualDiskVolumeSource>) { return new VsphereVirtualDiskVolumeSource(); }
+VsphereVirtualDiskVolumeSource* kubex_box_copy(const VsphereVirtualDiskVolumeSource& from) { return new VsphereVirtualDiskVolumeSource(from); }
+void kubex_box_delete(VsphereVirtualDiskVolumeSource* p) noexcept { delete p; }
+
+WeightedPodAffinityTerm* kubex_box_new(std::type_identity<WeightedPodAffinityTerm>) { return new WeightedPodAffinityTerm(); }
+WeightedPodAffinityTerm* kubex_box_copy(const WeightedPodAffinityTerm& from) { return new WeightedPodAffinityTerm(from); }
+void kubex_box_delete(WeightedPodAffinityTerm* p) noexcept { delete p; }
+
+WindowsSecurityContextOptions* kubex_box_new(std::type_identity<WindowsSecurityContextOptions>) { return new WindowsSecurityContextOptions(); }
+WindowsSecurityContextOptions* kubex_box_copy(const WindowsSecurityContextOptions& from) { return new WindowsSecurityContextOptions(from); }
+void kubex_box_delete(WindowsSecurityContextOptions* p) noexcept { delete p; }
+
 void kubex_read(json::Reader& r, AWSElasticBlockStoreVolumeSource& o) {
   o = AWSElasticBlockStoreVolumeSource{};
   r.for_each_field([&o](std::string_view k, json::Reader& v) {

@@ -8,6 +8,38 @@ namespace kubex::k8s::v1_34::discovery::v1 {
 
 namespace json = ::kubex::json;
 
+Endpoint* kubex_box_new(std::type_identity<Endpoint>) { return new Endpoint(); }
+Endpoint* kubex_box_copy(const Endpoint& from) { return new Endpoint(from); }
+void kubex_box_delete(Endpoint* p) noexcept { delete p; }
+
+EndpointConditions* kubex_box_new(std::type_identity<EndpointConditions>) { return new EndpointConditions(); }
+EndpointConditions* kubex_box_copy(const EndpointConditions& from) { return new EndpointConditions(from); }
+void kubex_box_delete(EndpointConditions* p) noexcept { delete p; }
+
+EndpointHints* kubex_box_new(std::type_identity<EndpointHints>) { return new EndpointHints(); }
+EndpointHints* kubex_box_copy(const EndpointHints& from) { return new EndpointHints(from); }
+void kubex_box_delete(EndpointHints* p) noexcept { delete p; }
+
+EndpointPort* kubex_box_new(std::type_identity<EndpointPort>) { return new EndpointPort(); }
+EndpointPort* kubex_box_copy(const EndpointPort& from) { return new EndpointPort(from); }
+void kubex_box_delete(EndpointPort* p) noexcept { delete p; }
+
+EndpointSlice* kubex_box_new(std::type_identity<EndpointSlice>) { return new EndpointSlice(); }
+EndpointSlice* kubex_box_copy(const EndpointSlice& from) { return new EndpointSlice(from); }
+void kubex_box_delete(EndpointSlice* p) noexcept { delete p; }
+
+EndpointSliceList* kubex_box_new(std::type_identity<EndpointSliceList>) { return new EndpointSliceList(); }
+EndpointSliceList* kubex_box_copy(const EndpointSliceList& from) { return new EndpointSliceList(from); }
+void kubex_box_delete(EndpointSliceList* p) noexcept { delete p; }
+
+ForNode* kubex_box_new(std::type_identity<ForNode>) { return new ForNode(); }
+ForNode* kubex_box_copy(const ForNode& from) { return new ForNode(from); }
+void kubex_box_delete(ForNode* p) noexcept { delete p; }
+
+ForZone* kubex_box_new(std::type_identity<ForZone>) { return new ForZone(); }
+ForZone* kubex_box_copy(const ForZone& from) { return new ForZone(from); }
+void kubex_box_delete(ForZone* p) noexcept { delete p; }
+
 void kubex_read(json::Reader& r, Endpoint& o) {
   o = Endpoint{};
   r.for_each_field([&o](std::string_view k, json::Reader& v) {

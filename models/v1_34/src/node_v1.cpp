@@ -8,6 +8,22 @@ namespace kubex::k8s::v1_34::node::v1 {
 
 namespace json = ::kubex::json;
 
+Overhead* kubex_box_new(std::type_identity<Overhead>) { return new Overhead(); }
+Overhead* kubex_box_copy(const Overhead& from) { return new Overhead(from); }
+void kubex_box_delete(Overhead* p) noexcept { delete p; }
+
+RuntimeClass* kubex_box_new(std::type_identity<RuntimeClass>) { return new RuntimeClass(); }
+RuntimeClass* kubex_box_copy(const RuntimeClass& from) { return new RuntimeClass(from); }
+void kubex_box_delete(RuntimeClass* p) noexcept { delete p; }
+
+RuntimeClassList* kubex_box_new(std::type_identity<RuntimeClassList>) { return new RuntimeClassList(); }
+RuntimeClassList* kubex_box_copy(const RuntimeClassList& from) { return new RuntimeClassList(from); }
+void kubex_box_delete(RuntimeClassList* p) noexcept { delete p; }
+
+Scheduling* kubex_box_new(std::type_identity<Scheduling>) { return new Scheduling(); }
+Scheduling* kubex_box_copy(const Scheduling& from) { return new Scheduling(from); }
+void kubex_box_delete(Scheduling* p) noexcept { delete p; }
+
 void kubex_read(json::Reader& r, Overhead& o) {
   o = Overhead{};
   r.for_each_field([&o](std::string_view k, json::Reader& v) {

@@ -8,6 +8,54 @@ namespace kubex::k8s::v1_34::rbac::v1 {
 
 namespace json = ::kubex::json;
 
+AggregationRule* kubex_box_new(std::type_identity<AggregationRule>) { return new AggregationRule(); }
+AggregationRule* kubex_box_copy(const AggregationRule& from) { return new AggregationRule(from); }
+void kubex_box_delete(AggregationRule* p) noexcept { delete p; }
+
+ClusterRole* kubex_box_new(std::type_identity<ClusterRole>) { return new ClusterRole(); }
+ClusterRole* kubex_box_copy(const ClusterRole& from) { return new ClusterRole(from); }
+void kubex_box_delete(ClusterRole* p) noexcept { delete p; }
+
+ClusterRoleBinding* kubex_box_new(std::type_identity<ClusterRoleBinding>) { return new ClusterRoleBinding(); }
+ClusterRoleBinding* kubex_box_copy(const ClusterRoleBinding& from) { return new ClusterRoleBinding(from); }
+void kubex_box_delete(ClusterRoleBinding* p) noexcept { delete p; }
+
+ClusterRoleBindingList* kubex_box_new(std::type_identity<ClusterRoleBindingList>) { return new ClusterRoleBindingList(); }
+ClusterRoleBindingList* kubex_box_copy(const ClusterRoleBindingList& from) { return new ClusterRoleBindingList(from); }
+void kubex_box_delete(ClusterRoleBindingList* p) noexcept { delete p; }
+
+ClusterRoleList* kubex_box_new(std::type_identity<ClusterRoleList>) { return new ClusterRoleList(); }
+ClusterRoleList* kubex_box_copy(const ClusterRoleList& from) { return new ClusterRoleList(from); }
+void kubex_box_delete(ClusterRoleList* p) noexcept { delete p; }
+
+PolicyRule* kubex_box_new(std::type_identity<PolicyRule>) { return new PolicyRule(); }
+PolicyRule* kubex_box_copy(const PolicyRule& from) { return new PolicyRule(from); }
+void kubex_box_delete(PolicyRule* p) noexcept { delete p; }
+
+Role* kubex_box_new(std::type_identity<Role>) { return new Role(); }
+Role* kubex_box_copy(const Role& from) { return new Role(from); }
+void kubex_box_delete(Role* p) noexcept { delete p; }
+
+RoleBinding* kubex_box_new(std::type_identity<RoleBinding>) { return new RoleBinding(); }
+RoleBinding* kubex_box_copy(const RoleBinding& from) { return new RoleBinding(from); }
+void kubex_box_delete(RoleBinding* p) noexcept { delete p; }
+
+RoleBindingList* kubex_box_new(std::type_identity<RoleBindingList>) { return new RoleBindingList(); }
+RoleBindingList* kubex_box_copy(const RoleBindingList& from) { return new RoleBindingList(from); }
+void kubex_box_delete(RoleBindingList* p) noexcept { delete p; }
+
+RoleList* kubex_box_new(std::type_identity<RoleList>) { return new RoleList(); }
+RoleList* kubex_box_copy(const RoleList& from) { return new RoleList(from); }
+void kubex_box_delete(RoleList* p) noexcept { delete p; }
+
+RoleRef* kubex_box_new(std::type_identity<RoleRef>) { return new RoleRef(); }
+RoleRef* kubex_box_copy(const RoleRef& from) { return new RoleRef(from); }
+void kubex_box_delete(RoleRef* p) noexcept { delete p; }
+
+Subject* kubex_box_new(std::type_identity<Subject>) { return new Subject(); }
+Subject* kubex_box_copy(const Subject& from) { return new Subject(from); }
+void kubex_box_delete(Subject* p) noexcept { delete p; }
+
 void kubex_read(json::Reader& r, AggregationRule& o) {
   o = AggregationRule{};
   r.for_each_field([&o](std::string_view k, json::Reader& v) {

@@ -8,6 +8,34 @@ namespace kubex::k8s::v1_34::resource::v1alpha3 {
 
 namespace json = ::kubex::json;
 
+CELDeviceSelector* kubex_box_new(std::type_identity<CELDeviceSelector>) { return new CELDeviceSelector(); }
+CELDeviceSelector* kubex_box_copy(const CELDeviceSelector& from) { return new CELDeviceSelector(from); }
+void kubex_box_delete(CELDeviceSelector* p) noexcept { delete p; }
+
+DeviceSelector* kubex_box_new(std::type_identity<DeviceSelector>) { return new DeviceSelector(); }
+DeviceSelector* kubex_box_copy(const DeviceSelector& from) { return new DeviceSelector(from); }
+void kubex_box_delete(DeviceSelector* p) noexcept { delete p; }
+
+DeviceTaint* kubex_box_new(std::type_identity<DeviceTaint>) { return new DeviceTaint(); }
+DeviceTaint* kubex_box_copy(const DeviceTaint& from) { return new DeviceTaint(from); }
+void kubex_box_delete(DeviceTaint* p) noexcept { delete p; }
+
+DeviceTaintRule* kubex_box_new(std::type_identity<DeviceTaintRule>) { return new DeviceTaintRule(); }
+DeviceTaintRule* kubex_box_copy(const DeviceTaintRule& from) { return new DeviceTaintRule(from); }
+void kubex_box_delete(DeviceTaintRule* p) noexcept { delete p; }
+
+DeviceTaintRuleList* kubex_box_new(std::type_identity<DeviceTaintRuleList>) { return new DeviceTaintRuleList(); }
+DeviceTaintRuleList* kubex_box_copy(const DeviceTaintRuleList& from) { return new DeviceTaintRuleList(from); }
+void kubex_box_delete(DeviceTaintRuleList* p) noexcept { delete p; }
+
+DeviceTaintRuleSpec* kubex_box_new(std::type_identity<DeviceTaintRuleSpec>) { return new DeviceTaintRuleSpec(); }
+DeviceTaintRuleSpec* kubex_box_copy(const DeviceTaintRuleSpec& from) { return new DeviceTaintRuleSpec(from); }
+void kubex_box_delete(DeviceTaintRuleSpec* p) noexcept { delete p; }
+
+DeviceTaintSelector* kubex_box_new(std::type_identity<DeviceTaintSelector>) { return new DeviceTaintSelector(); }
+DeviceTaintSelector* kubex_box_copy(const DeviceTaintSelector& from) { return new DeviceTaintSelector(from); }
+void kubex_box_delete(DeviceTaintSelector* p) noexcept { delete p; }
+
 void kubex_read(json::Reader& r, CELDeviceSelector& o) {
   o = CELDeviceSelector{};
   r.for_each_field([&o](std::string_view k, json::Reader& v) {

@@ -8,6 +8,30 @@ namespace kubex::k8s::v1_34::storagemigration::v1alpha1 {
 
 namespace json = ::kubex::json;
 
+GroupVersionResource* kubex_box_new(std::type_identity<GroupVersionResource>) { return new GroupVersionResource(); }
+GroupVersionResource* kubex_box_copy(const GroupVersionResource& from) { return new GroupVersionResource(from); }
+void kubex_box_delete(GroupVersionResource* p) noexcept { delete p; }
+
+MigrationCondition* kubex_box_new(std::type_identity<MigrationCondition>) { return new MigrationCondition(); }
+MigrationCondition* kubex_box_copy(const MigrationCondition& from) { return new MigrationCondition(from); }
+void kubex_box_delete(MigrationCondition* p) noexcept { delete p; }
+
+StorageVersionMigration* kubex_box_new(std::type_identity<StorageVersionMigration>) { return new StorageVersionMigration(); }
+StorageVersionMigration* kubex_box_copy(const StorageVersionMigration& from) { return new StorageVersionMigration(from); }
+void kubex_box_delete(StorageVersionMigration* p) noexcept { delete p; }
+
+StorageVersionMigrationList* kubex_box_new(std::type_identity<StorageVersionMigrationList>) { return new StorageVersionMigrationList(); }
+StorageVersionMigrationList* kubex_box_copy(const StorageVersionMigrationList& from) { return new StorageVersionMigrationList(from); }
+void kubex_box_delete(StorageVersionMigrationList* p) noexcept { delete p; }
+
+StorageVersionMigrationSpec* kubex_box_new(std::type_identity<StorageVersionMigrationSpec>) { return new StorageVersionMigrationSpec(); }
+StorageVersionMigrationSpec* kubex_box_copy(const StorageVersionMigrationSpec& from) { return new StorageVersionMigrationSpec(from); }
+void kubex_box_delete(StorageVersionMigrationSpec* p) noexcept { delete p; }
+
+StorageVersionMigrationStatus* kubex_box_new(std::type_identity<StorageVersionMigrationStatus>) { return new StorageVersionMigrationStatus(); }
+StorageVersionMigrationStatus* kubex_box_copy(const StorageVersionMigrationStatus& from) { return new StorageVersionMigrationStatus(from); }
+void kubex_box_delete(StorageVersionMigrationStatus* p) noexcept { delete p; }
+
 void kubex_read(json::Reader& r, GroupVersionResource& o) {
   o = GroupVersionResource{};
   r.for_each_field([&o](std::string_view k, json::Reader& v) {

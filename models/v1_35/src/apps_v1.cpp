@@ -8,6 +8,126 @@ namespace kubex::k8s::v1_35::apps::v1 {
 
 namespace json = ::kubex::json;
 
+ControllerRevision* kubex_box_new(std::type_identity<ControllerRevision>) { return new ControllerRevision(); }
+ControllerRevision* kubex_box_copy(const ControllerRevision& from) { return new ControllerRevision(from); }
+void kubex_box_delete(ControllerRevision* p) noexcept { delete p; }
+
+ControllerRevisionList* kubex_box_new(std::type_identity<ControllerRevisionList>) { return new ControllerRevisionList(); }
+ControllerRevisionList* kubex_box_copy(const ControllerRevisionList& from) { return new ControllerRevisionList(from); }
+void kubex_box_delete(ControllerRevisionList* p) noexcept { delete p; }
+
+DaemonSet* kubex_box_new(std::type_identity<DaemonSet>) { return new DaemonSet(); }
+DaemonSet* kubex_box_copy(const DaemonSet& from) { return new DaemonSet(from); }
+void kubex_box_delete(DaemonSet* p) noexcept { delete p; }
+
+DaemonSetCondition* kubex_box_new(std::type_identity<DaemonSetCondition>) { return new DaemonSetCondition(); }
+DaemonSetCondition* kubex_box_copy(const DaemonSetCondition& from) { return new DaemonSetCondition(from); }
+void kubex_box_delete(DaemonSetCondition* p) noexcept { delete p; }
+
+DaemonSetList* kubex_box_new(std::type_identity<DaemonSetList>) { return new DaemonSetList(); }
+DaemonSetList* kubex_box_copy(const DaemonSetList& from) { return new DaemonSetList(from); }
+void kubex_box_delete(DaemonSetList* p) noexcept { delete p; }
+
+DaemonSetSpec* kubex_box_new(std::type_identity<DaemonSetSpec>) { return new DaemonSetSpec(); }
+DaemonSetSpec* kubex_box_copy(const DaemonSetSpec& from) { return new DaemonSetSpec(from); }
+void kubex_box_delete(DaemonSetSpec* p) noexcept { delete p; }
+
+DaemonSetStatus* kubex_box_new(std::type_identity<DaemonSetStatus>) { return new DaemonSetStatus(); }
+DaemonSetStatus* kubex_box_copy(const DaemonSetStatus& from) { return new DaemonSetStatus(from); }
+void kubex_box_delete(DaemonSetStatus* p) noexcept { delete p; }
+
+DaemonSetUpdateStrategy* kubex_box_new(std::type_identity<DaemonSetUpdateStrategy>) { return new DaemonSetUpdateStrategy(); }
+DaemonSetUpdateStrategy* kubex_box_copy(const DaemonSetUpdateStrategy& from) { return new DaemonSetUpdateStrategy(from); }
+void kubex_box_delete(DaemonSetUpdateStrategy* p) noexcept { delete p; }
+
+Deployment* kubex_box_new(std::type_identity<Deployment>) { return new Deployment(); }
+Deployment* kubex_box_copy(const Deployment& from) { return new Deployment(from); }
+void kubex_box_delete(Deployment* p) noexcept { delete p; }
+
+DeploymentCondition* kubex_box_new(std::type_identity<DeploymentCondition>) { return new DeploymentCondition(); }
+DeploymentCondition* kubex_box_copy(const DeploymentCondition& from) { return new DeploymentCondition(from); }
+void kubex_box_delete(DeploymentCondition* p) noexcept { delete p; }
+
+DeploymentList* kubex_box_new(std::type_identity<DeploymentList>) { return new DeploymentList(); }
+DeploymentList* kubex_box_copy(const DeploymentList& from) { return new DeploymentList(from); }
+void kubex_box_delete(DeploymentList* p) noexcept { delete p; }
+
+DeploymentSpec* kubex_box_new(std::type_identity<DeploymentSpec>) { return new DeploymentSpec(); }
+DeploymentSpec* kubex_box_copy(const DeploymentSpec& from) { return new DeploymentSpec(from); }
+void kubex_box_delete(DeploymentSpec* p) noexcept { delete p; }
+
+DeploymentStatus* kubex_box_new(std::type_identity<DeploymentStatus>) { return new DeploymentStatus(); }
+DeploymentStatus* kubex_box_copy(const DeploymentStatus& from) { return new DeploymentStatus(from); }
+void kubex_box_delete(DeploymentStatus* p) noexcept { delete p; }
+
+DeploymentStrategy* kubex_box_new(std::type_identity<DeploymentStrategy>) { return new DeploymentStrategy(); }
+DeploymentStrategy* kubex_box_copy(const DeploymentStrategy& from) { return new DeploymentStrategy(from); }
+void kubex_box_delete(DeploymentStrategy* p) noexcept { delete p; }
+
+ReplicaSet* kubex_box_new(std::type_identity<ReplicaSet>) { return new ReplicaSet(); }
+ReplicaSet* kubex_box_copy(const ReplicaSet& from) { return new ReplicaSet(from); }
+void kubex_box_delete(ReplicaSet* p) noexcept { delete p; }
+
+ReplicaSetCondition* kubex_box_new(std::type_identity<ReplicaSetCondition>) { return new ReplicaSetCondition(); }
+ReplicaSetCondition* kubex_box_copy(const ReplicaSetCondition& from) { return new ReplicaSetCondition(from); }
+void kubex_box_delete(ReplicaSetCondition* p) noexcept { delete p; }
+
+ReplicaSetList* kubex_box_new(std::type_identity<ReplicaSetList>) { return new ReplicaSetList(); }
+ReplicaSetList* kubex_box_copy(const ReplicaSetList& from) { return new ReplicaSetList(from); }
+void kubex_box_delete(ReplicaSetList* p) noexcept { delete p; }
+
+ReplicaSetSpec* kubex_box_new(std::type_identity<ReplicaSetSpec>) { return new ReplicaSetSpec(); }
+ReplicaSetSpec* kubex_box_copy(const ReplicaSetSpec& from) { return new ReplicaSetSpec(from); }
+void kubex_box_delete(ReplicaSetSpec* p) noexcept { delete p; }
+
+ReplicaSetStatus* kubex_box_new(std::type_identity<ReplicaSetStatus>) { return new ReplicaSetStatus(); }
+ReplicaSetStatus* kubex_box_copy(const ReplicaSetStatus& from) { return new ReplicaSetStatus(from); }
+void kubex_box_delete(ReplicaSetStatus* p) noexcept { delete p; }
+
+RollingUpdateDaemonSet* kubex_box_new(std::type_identity<RollingUpdateDaemonSet>) { return new RollingUpdateDaemonSet(); }
+RollingUpdateDaemonSet* kubex_box_copy(const RollingUpdateDaemonSet& from) { return new RollingUpdateDaemonSet(from); }
+void kubex_box_delete(RollingUpdateDaemonSet* p) noexcept { delete p; }
+
+RollingUpdateDeployment* kubex_box_new(std::type_identity<RollingUpdateDeployment>) { return new RollingUpdateDeployment(); }
+RollingUpdateDeployment* kubex_box_copy(const RollingUpdateDeployment& from) { return new RollingUpdateDeployment(from); }
+void kubex_box_delete(RollingUpdateDeployment* p) noexcept { delete p; }
+
+RollingUpdateStatefulSetStrategy* kubex_box_new(std::type_identity<RollingUpdateStatefulSetStrategy>) { return new RollingUpdateStatefulSetStrategy(); }
+RollingUpdateStatefulSetStrategy* kubex_box_copy(const RollingUpdateStatefulSetStrategy& from) { return new RollingUpdateStatefulSetStrategy(from); }
+void kubex_box_delete(RollingUpdateStatefulSetStrategy* p) noexcept { delete p; }
+
+StatefulSet* kubex_box_new(std::type_identity<StatefulSet>) { return new StatefulSet(); }
+StatefulSet* kubex_box_copy(const StatefulSet& from) { return new StatefulSet(from); }
+void kubex_box_delete(StatefulSet* p) noexcept { delete p; }
+
+StatefulSetCondition* kubex_box_new(std::type_identity<StatefulSetCondition>) { return new StatefulSetCondition(); }
+StatefulSetCondition* kubex_box_copy(const StatefulSetCondition& from) { return new StatefulSetCondition(from); }
+void kubex_box_delete(StatefulSetCondition* p) noexcept { delete p; }
+
+StatefulSetList* kubex_box_new(std::type_identity<StatefulSetList>) { return new StatefulSetList(); }
+StatefulSetList* kubex_box_copy(const StatefulSetList& from) { return new StatefulSetList(from); }
+void kubex_box_delete(StatefulSetList* p) noexcept { delete p; }
+
+StatefulSetOrdinals* kubex_box_new(std::type_identity<StatefulSetOrdinals>) { return new StatefulSetOrdinals(); }
+StatefulSetOrdinals* kubex_box_copy(const StatefulSetOrdinals& from) { return new StatefulSetOrdinals(from); }
+void kubex_box_delete(StatefulSetOrdinals* p) noexcept { delete p; }
+
+StatefulSetPersistentVolumeClaimRetentionPolicy* kubex_box_new(std::type_identity<StatefulSetPersistentVolumeClaimRetentionPolicy>) { return new StatefulSetPersistentVolumeClaimRetentionPolicy(); }
+StatefulSetPersistentVolumeClaimRetentionPolicy* kubex_box_copy(const StatefulSetPersistentVolumeClaimRetentionPolicy& from) { return new StatefulSetPersistentVolumeClaimRetentionPolicy(from); }
+void kubex_box_delete(StatefulSetPersistentVolumeClaimRetentionPolicy* p) noexcept { delete p; }
+
+StatefulSetSpec* kubex_box_new(std::type_identity<StatefulSetSpec>) { return new StatefulSetSpec(); }
+StatefulSetSpec* kubex_box_copy(const StatefulSetSpec& from) { return new StatefulSetSpec(from); }
+void kubex_box_delete(StatefulSetSpec* p) noexcept { delete p; }
+
+StatefulSetStatus* kubex_box_new(std::type_identity<StatefulSetStatus>) { return new StatefulSetStatus(); }
+StatefulSetStatus* kubex_box_copy(const StatefulSetStatus& from) { return new StatefulSetStatus(from); }
+void kubex_box_delete(StatefulSetStatus* p) noexcept { delete p; }
+
+StatefulSetUpdateStrategy* kubex_box_new(std::type_identity<StatefulSetUpdateStrategy>) { return new StatefulSetUpdateStrategy(); }
+StatefulSetUpdateStrategy* kubex_box_copy(const StatefulSetUpdateStrategy& from) { return new StatefulSetUpdateStrategy(from); }
+void kubex_box_delete(StatefulSetUpdateStrategy* p) noexcept { delete p; }
+
 void kubex_read(json::Reader& r, ControllerRevision& o) {
   o = ControllerRevision{};
   r.for_each_field([&o](std::string_view k, json::Reader& v) {

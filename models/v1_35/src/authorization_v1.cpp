@@ -8,6 +8,66 @@ namespace kubex::k8s::v1_35::authorization::v1 {
 
 namespace json = ::kubex::json;
 
+FieldSelectorAttributes* kubex_box_new(std::type_identity<FieldSelectorAttributes>) { return new FieldSelectorAttributes(); }
+FieldSelectorAttributes* kubex_box_copy(const FieldSelectorAttributes& from) { return new FieldSelectorAttributes(from); }
+void kubex_box_delete(FieldSelectorAttributes* p) noexcept { delete p; }
+
+LabelSelectorAttributes* kubex_box_new(std::type_identity<LabelSelectorAttributes>) { return new LabelSelectorAttributes(); }
+LabelSelectorAttributes* kubex_box_copy(const LabelSelectorAttributes& from) { return new LabelSelectorAttributes(from); }
+void kubex_box_delete(LabelSelectorAttributes* p) noexcept { delete p; }
+
+LocalSubjectAccessReview* kubex_box_new(std::type_identity<LocalSubjectAccessReview>) { return new LocalSubjectAccessReview(); }
+LocalSubjectAccessReview* kubex_box_copy(const LocalSubjectAccessReview& from) { return new LocalSubjectAccessReview(from); }
+void kubex_box_delete(LocalSubjectAccessReview* p) noexcept { delete p; }
+
+NonResourceAttributes* kubex_box_new(std::type_identity<NonResourceAttributes>) { return new NonResourceAttributes(); }
+NonResourceAttributes* kubex_box_copy(const NonResourceAttributes& from) { return new NonResourceAttributes(from); }
+void kubex_box_delete(NonResourceAttributes* p) noexcept { delete p; }
+
+NonResourceRule* kubex_box_new(std::type_identity<NonResourceRule>) { return new NonResourceRule(); }
+NonResourceRule* kubex_box_copy(const NonResourceRule& from) { return new NonResourceRule(from); }
+void kubex_box_delete(NonResourceRule* p) noexcept { delete p; }
+
+ResourceAttributes* kubex_box_new(std::type_identity<ResourceAttributes>) { return new ResourceAttributes(); }
+ResourceAttributes* kubex_box_copy(const ResourceAttributes& from) { return new ResourceAttributes(from); }
+void kubex_box_delete(ResourceAttributes* p) noexcept { delete p; }
+
+ResourceRule* kubex_box_new(std::type_identity<ResourceRule>) { return new ResourceRule(); }
+ResourceRule* kubex_box_copy(const ResourceRule& from) { return new ResourceRule(from); }
+void kubex_box_delete(ResourceRule* p) noexcept { delete p; }
+
+SelfSubjectAccessReview* kubex_box_new(std::type_identity<SelfSubjectAccessReview>) { return new SelfSubjectAccessReview(); }
+SelfSubjectAccessReview* kubex_box_copy(const SelfSubjectAccessReview& from) { return new SelfSubjectAccessReview(from); }
+void kubex_box_delete(SelfSubjectAccessReview* p) noexcept { delete p; }
+
+SelfSubjectAccessReviewSpec* kubex_box_new(std::type_identity<SelfSubjectAccessReviewSpec>) { return new SelfSubjectAccessReviewSpec(); }
+SelfSubjectAccessReviewSpec* kubex_box_copy(const SelfSubjectAccessReviewSpec& from) { return new SelfSubjectAccessReviewSpec(from); }
+void kubex_box_delete(SelfSubjectAccessReviewSpec* p) noexcept { delete p; }
+
+SelfSubjectRulesReview* kubex_box_new(std::type_identity<SelfSubjectRulesReview>) { return new SelfSubjectRulesReview(); }
+SelfSubjectRulesReview* kubex_box_copy(const SelfSubjectRulesReview& from) { return new SelfSubjectRulesReview(from); }
+void kubex_box_delete(SelfSubjectRulesReview* p) noexcept { delete p; }
+
+SelfSubjectRulesReviewSpec* kubex_box_new(std::type_identity<SelfSubjectRulesReviewSpec>) { return new SelfSubjectRulesReviewSpec(); }
+SelfSubjectRulesReviewSpec* kubex_box_copy(const SelfSubjectRulesReviewSpec& from) { return new SelfSubjectRulesReviewSpec(from); }
+void kubex_box_delete(SelfSubjectRulesReviewSpec* p) noexcept { delete p; }
+
+SubjectAccessReview* kubex_box_new(std::type_identity<SubjectAccessReview>) { return new SubjectAccessReview(); }
+SubjectAccessReview* kubex_box_copy(const SubjectAccessReview& from) { return new SubjectAccessReview(from); }
+void kubex_box_delete(SubjectAccessReview* p) noexcept { delete p; }
+
+SubjectAccessReviewSpec* kubex_box_new(std::type_identity<SubjectAccessReviewSpec>) { return new SubjectAccessReviewSpec(); }
+SubjectAccessReviewSpec* kubex_box_copy(const SubjectAccessReviewSpec& from) { return new SubjectAccessReviewSpec(from); }
+void kubex_box_delete(SubjectAccessReviewSpec* p) noexcept { delete p; }
+
+SubjectAccessReviewStatus* kubex_box_new(std::type_identity<SubjectAccessReviewStatus>) { return new SubjectAccessReviewStatus(); }
+SubjectAccessReviewStatus* kubex_box_copy(const SubjectAccessReviewStatus& from) { return new SubjectAccessReviewStatus(from); }
+void kubex_box_delete(SubjectAccessReviewStatus* p) noexcept { delete p; }
+
+SubjectRulesReviewStatus* kubex_box_new(std::type_identity<SubjectRulesReviewStatus>) { return new SubjectRulesReviewStatus(); }
+SubjectRulesReviewStatus* kubex_box_copy(const SubjectRulesReviewStatus& from) { return new SubjectRulesReviewStatus(from); }
+void kubex_box_delete(SubjectRulesReviewStatus* p) noexcept { delete p; }
+
 void kubex_read(json::Reader& r, FieldSelectorAttributes& o) {
   o = FieldSelectorAttributes{};
   r.for_each_field([&o](std::string_view k, json::Reader& v) {

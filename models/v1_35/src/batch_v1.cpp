@@ -8,6 +8,74 @@ namespace kubex::k8s::v1_35::batch::v1 {
 
 namespace json = ::kubex::json;
 
+CronJob* kubex_box_new(std::type_identity<CronJob>) { return new CronJob(); }
+CronJob* kubex_box_copy(const CronJob& from) { return new CronJob(from); }
+void kubex_box_delete(CronJob* p) noexcept { delete p; }
+
+CronJobList* kubex_box_new(std::type_identity<CronJobList>) { return new CronJobList(); }
+CronJobList* kubex_box_copy(const CronJobList& from) { return new CronJobList(from); }
+void kubex_box_delete(CronJobList* p) noexcept { delete p; }
+
+CronJobSpec* kubex_box_new(std::type_identity<CronJobSpec>) { return new CronJobSpec(); }
+CronJobSpec* kubex_box_copy(const CronJobSpec& from) { return new CronJobSpec(from); }
+void kubex_box_delete(CronJobSpec* p) noexcept { delete p; }
+
+CronJobStatus* kubex_box_new(std::type_identity<CronJobStatus>) { return new CronJobStatus(); }
+CronJobStatus* kubex_box_copy(const CronJobStatus& from) { return new CronJobStatus(from); }
+void kubex_box_delete(CronJobStatus* p) noexcept { delete p; }
+
+Job* kubex_box_new(std::type_identity<Job>) { return new Job(); }
+Job* kubex_box_copy(const Job& from) { return new Job(from); }
+void kubex_box_delete(Job* p) noexcept { delete p; }
+
+JobCondition* kubex_box_new(std::type_identity<JobCondition>) { return new JobCondition(); }
+JobCondition* kubex_box_copy(const JobCondition& from) { return new JobCondition(from); }
+void kubex_box_delete(JobCondition* p) noexcept { delete p; }
+
+JobList* kubex_box_new(std::type_identity<JobList>) { return new JobList(); }
+JobList* kubex_box_copy(const JobList& from) { return new JobList(from); }
+void kubex_box_delete(JobList* p) noexcept { delete p; }
+
+JobSpec* kubex_box_new(std::type_identity<JobSpec>) { return new JobSpec(); }
+JobSpec* kubex_box_copy(const JobSpec& from) { return new JobSpec(from); }
+void kubex_box_delete(JobSpec* p) noexcept { delete p; }
+
+JobStatus* kubex_box_new(std::type_identity<JobStatus>) { return new JobStatus(); }
+JobStatus* kubex_box_copy(const JobStatus& from) { return new JobStatus(from); }
+void kubex_box_delete(JobStatus* p) noexcept { delete p; }
+
+JobTemplateSpec* kubex_box_new(std::type_identity<JobTemplateSpec>) { return new JobTemplateSpec(); }
+JobTemplateSpec* kubex_box_copy(const JobTemplateSpec& from) { return new JobTemplateSpec(from); }
+void kubex_box_delete(JobTemplateSpec* p) noexcept { delete p; }
+
+PodFailurePolicy* kubex_box_new(std::type_identity<PodFailurePolicy>) { return new PodFailurePolicy(); }
+PodFailurePolicy* kubex_box_copy(const PodFailurePolicy& from) { return new PodFailurePolicy(from); }
+void kubex_box_delete(PodFailurePolicy* p) noexcept { delete p; }
+
+PodFailurePolicyOnExitCodesRequirement* kubex_box_new(std::type_identity<PodFailurePolicyOnExitCodesRequirement>) { return new PodFailurePolicyOnExitCodesRequirement(); }
+PodFailurePolicyOnExitCodesRequirement* kubex_box_copy(const PodFailurePolicyOnExitCodesRequirement& from) { return new PodFailurePolicyOnExitCodesRequirement(from); }
+void kubex_box_delete(PodFailurePolicyOnExitCodesRequirement* p) noexcept { delete p; }
+
+PodFailurePolicyOnPodConditionsPattern* kubex_box_new(std::type_identity<PodFailurePolicyOnPodConditionsPattern>) { return new PodFailurePolicyOnPodConditionsPattern(); }
+PodFailurePolicyOnPodConditionsPattern* kubex_box_copy(const PodFailurePolicyOnPodConditionsPattern& from) { return new PodFailurePolicyOnPodConditionsPattern(from); }
+void kubex_box_delete(PodFailurePolicyOnPodConditionsPattern* p) noexcept { delete p; }
+
+PodFailurePolicyRule* kubex_box_new(std::type_identity<PodFailurePolicyRule>) { return new PodFailurePolicyRule(); }
+PodFailurePolicyRule* kubex_box_copy(const PodFailurePolicyRule& from) { return new PodFailurePolicyRule(from); }
+void kubex_box_delete(PodFailurePolicyRule* p) noexcept { delete p; }
+
+SuccessPolicy* kubex_box_new(std::type_identity<SuccessPolicy>) { return new SuccessPolicy(); }
+SuccessPolicy* kubex_box_copy(const SuccessPolicy& from) { return new SuccessPolicy(from); }
+void kubex_box_delete(SuccessPolicy* p) noexcept { delete p; }
+
+SuccessPolicyRule* kubex_box_new(std::type_identity<SuccessPolicyRule>) { return new SuccessPolicyRule(); }
+SuccessPolicyRule* kubex_box_copy(const SuccessPolicyRule& from) { return new SuccessPolicyRule(from); }
+void kubex_box_delete(SuccessPolicyRule* p) noexcept { delete p; }
+
+UncountedTerminatedPods* kubex_box_new(std::type_identity<UncountedTerminatedPods>) { return new UncountedTerminatedPods(); }
+UncountedTerminatedPods* kubex_box_copy(const UncountedTerminatedPods& from) { return new UncountedTerminatedPods(from); }
+void kubex_box_delete(UncountedTerminatedPods* p) noexcept { delete p; }
+
 void kubex_read(json::Reader& r, CronJob& o) {
   o = CronJob{};
   r.for_each_field([&o](std::string_view k, json::Reader& v) {

@@ -8,6 +8,18 @@ namespace kubex::k8s::v1_35::events::v1 {
 
 namespace json = ::kubex::json;
 
+Event* kubex_box_new(std::type_identity<Event>) { return new Event(); }
+Event* kubex_box_copy(const Event& from) { return new Event(from); }
+void kubex_box_delete(Event* p) noexcept { delete p; }
+
+EventList* kubex_box_new(std::type_identity<EventList>) { return new EventList(); }
+EventList* kubex_box_copy(const EventList& from) { return new EventList(from); }
+void kubex_box_delete(EventList* p) noexcept { delete p; }
+
+EventSeries* kubex_box_new(std::type_identity<EventSeries>) { return new EventSeries(); }
+EventSeries* kubex_box_copy(const EventSeries& from) { return new EventSeries(from); }
+void kubex_box_delete(EventSeries* p) noexcept { delete p; }
+
 void kubex_read(json::Reader& r, Event& o) {
   o = Event{};
   r.for_each_field([&o](std::string_view k, json::Reader& v) {

@@ -8,6 +8,102 @@ namespace kubex::k8s::v1_35::meta::v1 {
 
 namespace json = ::kubex::json;
 
+APIGroup* kubex_box_new(std::type_identity<APIGroup>) { return new APIGroup(); }
+APIGroup* kubex_box_copy(const APIGroup& from) { return new APIGroup(from); }
+void kubex_box_delete(APIGroup* p) noexcept { delete p; }
+
+APIGroupList* kubex_box_new(std::type_identity<APIGroupList>) { return new APIGroupList(); }
+APIGroupList* kubex_box_copy(const APIGroupList& from) { return new APIGroupList(from); }
+void kubex_box_delete(APIGroupList* p) noexcept { delete p; }
+
+APIResource* kubex_box_new(std::type_identity<APIResource>) { return new APIResource(); }
+APIResource* kubex_box_copy(const APIResource& from) { return new APIResource(from); }
+void kubex_box_delete(APIResource* p) noexcept { delete p; }
+
+APIResourceList* kubex_box_new(std::type_identity<APIResourceList>) { return new APIResourceList(); }
+APIResourceList* kubex_box_copy(const APIResourceList& from) { return new APIResourceList(from); }
+void kubex_box_delete(APIResourceList* p) noexcept { delete p; }
+
+APIVersions* kubex_box_new(std::type_identity<APIVersions>) { return new APIVersions(); }
+APIVersions* kubex_box_copy(const APIVersions& from) { return new APIVersions(from); }
+void kubex_box_delete(APIVersions* p) noexcept { delete p; }
+
+Condition* kubex_box_new(std::type_identity<Condition>) { return new Condition(); }
+Condition* kubex_box_copy(const Condition& from) { return new Condition(from); }
+void kubex_box_delete(Condition* p) noexcept { delete p; }
+
+DeleteOptions* kubex_box_new(std::type_identity<DeleteOptions>) { return new DeleteOptions(); }
+DeleteOptions* kubex_box_copy(const DeleteOptions& from) { return new DeleteOptions(from); }
+void kubex_box_delete(DeleteOptions* p) noexcept { delete p; }
+
+FieldSelectorRequirement* kubex_box_new(std::type_identity<FieldSelectorRequirement>) { return new FieldSelectorRequirement(); }
+FieldSelectorRequirement* kubex_box_copy(const FieldSelectorRequirement& from) { return new FieldSelectorRequirement(from); }
+void kubex_box_delete(FieldSelectorRequirement* p) noexcept { delete p; }
+
+GroupResource* kubex_box_new(std::type_identity<GroupResource>) { return new GroupResource(); }
+GroupResource* kubex_box_copy(const GroupResource& from) { return new GroupResource(from); }
+void kubex_box_delete(GroupResource* p) noexcept { delete p; }
+
+GroupVersionForDiscovery* kubex_box_new(std::type_identity<GroupVersionForDiscovery>) { return new GroupVersionForDiscovery(); }
+GroupVersionForDiscovery* kubex_box_copy(const GroupVersionForDiscovery& from) { return new GroupVersionForDiscovery(from); }
+void kubex_box_delete(GroupVersionForDiscovery* p) noexcept { delete p; }
+
+LabelSelector* kubex_box_new(std::type_identity<LabelSelector>) { return new LabelSelector(); }
+LabelSelector* kubex_box_copy(const LabelSelector& from) { return new LabelSelector(from); }
+void kubex_box_delete(LabelSelector* p) noexcept { delete p; }
+
+LabelSelectorRequirement* kubex_box_new(std::type_identity<LabelSelectorRequirement>) { return new LabelSelectorRequirement(); }
+LabelSelectorRequirement* kubex_box_copy(const LabelSelectorRequirement& from) { return new LabelSelectorRequirement(from); }
+void kubex_box_delete(LabelSelectorRequirement* p) noexcept { delete p; }
+
+ListMeta* kubex_box_new(std::type_identity<ListMeta>) { return new ListMeta(); }
+ListMeta* kubex_box_copy(const ListMeta& from) { return new ListMeta(from); }
+void kubex_box_delete(ListMeta* p) noexcept { delete p; }
+
+ManagedFieldsEntry* kubex_box_new(std::type_identity<ManagedFieldsEntry>) { return new ManagedFieldsEntry(); }
+ManagedFieldsEntry* kubex_box_copy(const ManagedFieldsEntry& from) { return new ManagedFieldsEntry(from); }
+void kubex_box_delete(ManagedFieldsEntry* p) noexcept { delete p; }
+
+ObjectMeta* kubex_box_new(std::type_identity<ObjectMeta>) { return new ObjectMeta(); }
+ObjectMeta* kubex_box_copy(const ObjectMeta& from) { return new ObjectMeta(from); }
+void kubex_box_delete(ObjectMeta* p) noexcept { delete p; }
+
+OwnerReference* kubex_box_new(std::type_identity<OwnerReference>) { return new OwnerReference(); }
+OwnerReference* kubex_box_copy(const OwnerReference& from) { return new OwnerReference(from); }
+void kubex_box_delete(OwnerReference* p) noexcept { delete p; }
+
+PartialObjectMetadata* kubex_box_new(std::type_identity<PartialObjectMetadata>) { return new PartialObjectMetadata(); }
+PartialObjectMetadata* kubex_box_copy(const PartialObjectMetadata& from) { return new PartialObjectMetadata(from); }
+void kubex_box_delete(PartialObjectMetadata* p) noexcept { delete p; }
+
+PartialObjectMetadataList* kubex_box_new(std::type_identity<PartialObjectMetadataList>) { return new PartialObjectMetadataList(); }
+PartialObjectMetadataList* kubex_box_copy(const PartialObjectMetadataList& from) { return new PartialObjectMetadataList(from); }
+void kubex_box_delete(PartialObjectMetadataList* p) noexcept { delete p; }
+
+Preconditions* kubex_box_new(std::type_identity<Preconditions>) { return new Preconditions(); }
+Preconditions* kubex_box_copy(const Preconditions& from) { return new Preconditions(from); }
+void kubex_box_delete(Preconditions* p) noexcept { delete p; }
+
+ServerAddressByClientCIDR* kubex_box_new(std::type_identity<ServerAddressByClientCIDR>) { return new ServerAddressByClientCIDR(); }
+ServerAddressByClientCIDR* kubex_box_copy(const ServerAddressByClientCIDR& from) { return new ServerAddressByClientCIDR(from); }
+void kubex_box_delete(ServerAddressByClientCIDR* p) noexcept { delete p; }
+
+Status* kubex_box_new(std::type_identity<Status>) { return new Status(); }
+Status* kubex_box_copy(const Status& from) { return new Status(from); }
+void kubex_box_delete(Status* p) noexcept { delete p; }
+
+StatusCause* kubex_box_new(std::type_identity<StatusCause>) { return new StatusCause(); }
+StatusCause* kubex_box_copy(const StatusCause& from) { return new StatusCause(from); }
+void kubex_box_delete(StatusCause* p) noexcept { delete p; }
+
+StatusDetails* kubex_box_new(std::type_identity<StatusDetails>) { return new StatusDetails(); }
+StatusDetails* kubex_box_copy(const StatusDetails& from) { return new StatusDetails(from); }
+void kubex_box_delete(StatusDetails* p) noexcept { delete p; }
+
+WatchEvent* kubex_box_new(std::type_identity<WatchEvent>) { return new WatchEvent(); }
+WatchEvent* kubex_box_copy(const WatchEvent& from) { return new WatchEvent(from); }
+void kubex_box_delete(WatchEvent* p) noexcept { delete p; }
+
 void kubex_read(json::Reader& r, APIGroup& o) {
   o = APIGroup{};
   r.for_each_field([&o](std::string_view k, json::Reader& v) {

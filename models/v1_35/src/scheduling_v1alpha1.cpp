@@ -8,6 +8,34 @@ namespace kubex::k8s::v1_35::scheduling::v1alpha1 {
 
 namespace json = ::kubex::json;
 
+GangSchedulingPolicy* kubex_box_new(std::type_identity<GangSchedulingPolicy>) { return new GangSchedulingPolicy(); }
+GangSchedulingPolicy* kubex_box_copy(const GangSchedulingPolicy& from) { return new GangSchedulingPolicy(from); }
+void kubex_box_delete(GangSchedulingPolicy* p) noexcept { delete p; }
+
+PodGroup* kubex_box_new(std::type_identity<PodGroup>) { return new PodGroup(); }
+PodGroup* kubex_box_copy(const PodGroup& from) { return new PodGroup(from); }
+void kubex_box_delete(PodGroup* p) noexcept { delete p; }
+
+PodGroupPolicy* kubex_box_new(std::type_identity<PodGroupPolicy>) { return new PodGroupPolicy(); }
+PodGroupPolicy* kubex_box_copy(const PodGroupPolicy& from) { return new PodGroupPolicy(from); }
+void kubex_box_delete(PodGroupPolicy* p) noexcept { delete p; }
+
+TypedLocalObjectReference* kubex_box_new(std::type_identity<TypedLocalObjectReference>) { return new TypedLocalObjectReference(); }
+TypedLocalObjectReference* kubex_box_copy(const TypedLocalObjectReference& from) { return new TypedLocalObjectReference(from); }
+void kubex_box_delete(TypedLocalObjectReference* p) noexcept { delete p; }
+
+Workload* kubex_box_new(std::type_identity<Workload>) { return new Workload(); }
+Workload* kubex_box_copy(const Workload& from) { return new Workload(from); }
+void kubex_box_delete(Workload* p) noexcept { delete p; }
+
+WorkloadList* kubex_box_new(std::type_identity<WorkloadList>) { return new WorkloadList(); }
+WorkloadList* kubex_box_copy(const WorkloadList& from) { return new WorkloadList(from); }
+void kubex_box_delete(WorkloadList* p) noexcept { delete p; }
+
+WorkloadSpec* kubex_box_new(std::type_identity<WorkloadSpec>) { return new WorkloadSpec(); }
+WorkloadSpec* kubex_box_copy(const WorkloadSpec& from) { return new WorkloadSpec(from); }
+void kubex_box_delete(WorkloadSpec* p) noexcept { delete p; }
+
 void kubex_read(json::Reader& r, GangSchedulingPolicy& o) {
   o = GangSchedulingPolicy{};
   r.for_each_field([&o](std::string_view k, json::Reader& v) {

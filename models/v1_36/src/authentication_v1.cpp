@@ -8,6 +8,46 @@ namespace kubex::k8s::v1_36::authentication::v1 {
 
 namespace json = ::kubex::json;
 
+BoundObjectReference* kubex_box_new(std::type_identity<BoundObjectReference>) { return new BoundObjectReference(); }
+BoundObjectReference* kubex_box_copy(const BoundObjectReference& from) { return new BoundObjectReference(from); }
+void kubex_box_delete(BoundObjectReference* p) noexcept { delete p; }
+
+SelfSubjectReview* kubex_box_new(std::type_identity<SelfSubjectReview>) { return new SelfSubjectReview(); }
+SelfSubjectReview* kubex_box_copy(const SelfSubjectReview& from) { return new SelfSubjectReview(from); }
+void kubex_box_delete(SelfSubjectReview* p) noexcept { delete p; }
+
+SelfSubjectReviewStatus* kubex_box_new(std::type_identity<SelfSubjectReviewStatus>) { return new SelfSubjectReviewStatus(); }
+SelfSubjectReviewStatus* kubex_box_copy(const SelfSubjectReviewStatus& from) { return new SelfSubjectReviewStatus(from); }
+void kubex_box_delete(SelfSubjectReviewStatus* p) noexcept { delete p; }
+
+TokenRequest* kubex_box_new(std::type_identity<TokenRequest>) { return new TokenRequest(); }
+TokenRequest* kubex_box_copy(const TokenRequest& from) { return new TokenRequest(from); }
+void kubex_box_delete(TokenRequest* p) noexcept { delete p; }
+
+TokenRequestSpec* kubex_box_new(std::type_identity<TokenRequestSpec>) { return new TokenRequestSpec(); }
+TokenRequestSpec* kubex_box_copy(const TokenRequestSpec& from) { return new TokenRequestSpec(from); }
+void kubex_box_delete(TokenRequestSpec* p) noexcept { delete p; }
+
+TokenRequestStatus* kubex_box_new(std::type_identity<TokenRequestStatus>) { return new TokenRequestStatus(); }
+TokenRequestStatus* kubex_box_copy(const TokenRequestStatus& from) { return new TokenRequestStatus(from); }
+void kubex_box_delete(TokenRequestStatus* p) noexcept { delete p; }
+
+TokenReview* kubex_box_new(std::type_identity<TokenReview>) { return new TokenReview(); }
+TokenReview* kubex_box_copy(const TokenReview& from) { return new TokenReview(from); }
+void kubex_box_delete(TokenReview* p) noexcept { delete p; }
+
+TokenReviewSpec* kubex_box_new(std::type_identity<TokenReviewSpec>) { return new TokenReviewSpec(); }
+TokenReviewSpec* kubex_box_copy(const TokenReviewSpec& from) { return new TokenReviewSpec(from); }
+void kubex_box_delete(TokenReviewSpec* p) noexcept { delete p; }
+
+TokenReviewStatus* kubex_box_new(std::type_identity<TokenReviewStatus>) { return new TokenReviewStatus(); }
+TokenReviewStatus* kubex_box_copy(const TokenReviewStatus& from) { return new TokenReviewStatus(from); }
+void kubex_box_delete(TokenReviewStatus* p) noexcept { delete p; }
+
+UserInfo* kubex_box_new(std::type_identity<UserInfo>) { return new UserInfo(); }
+UserInfo* kubex_box_copy(const UserInfo& from) { return new UserInfo(from); }
+void kubex_box_delete(UserInfo* p) noexcept { delete p; }
+
 void kubex_read(json::Reader& r, BoundObjectReference& o) {
   o = BoundObjectReference{};
   r.for_each_field([&o](std::string_view k, json::Reader& v) {

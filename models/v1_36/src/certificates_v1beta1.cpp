@@ -8,6 +8,34 @@ namespace kubex::k8s::v1_36::certificates::v1beta1 {
 
 namespace json = ::kubex::json;
 
+ClusterTrustBundle* kubex_box_new(std::type_identity<ClusterTrustBundle>) { return new ClusterTrustBundle(); }
+ClusterTrustBundle* kubex_box_copy(const ClusterTrustBundle& from) { return new ClusterTrustBundle(from); }
+void kubex_box_delete(ClusterTrustBundle* p) noexcept { delete p; }
+
+ClusterTrustBundleList* kubex_box_new(std::type_identity<ClusterTrustBundleList>) { return new ClusterTrustBundleList(); }
+ClusterTrustBundleList* kubex_box_copy(const ClusterTrustBundleList& from) { return new ClusterTrustBundleList(from); }
+void kubex_box_delete(ClusterTrustBundleList* p) noexcept { delete p; }
+
+ClusterTrustBundleSpec* kubex_box_new(std::type_identity<ClusterTrustBundleSpec>) { return new ClusterTrustBundleSpec(); }
+ClusterTrustBundleSpec* kubex_box_copy(const ClusterTrustBundleSpec& from) { return new ClusterTrustBundleSpec(from); }
+void kubex_box_delete(ClusterTrustBundleSpec* p) noexcept { delete p; }
+
+PodCertificateRequest* kubex_box_new(std::type_identity<PodCertificateRequest>) { return new PodCertificateRequest(); }
+PodCertificateRequest* kubex_box_copy(const PodCertificateRequest& from) { return new PodCertificateRequest(from); }
+void kubex_box_delete(PodCertificateRequest* p) noexcept { delete p; }
+
+PodCertificateRequestList* kubex_box_new(std::type_identity<PodCertificateRequestList>) { return new PodCertificateRequestList(); }
+PodCertificateRequestList* kubex_box_copy(const PodCertificateRequestList& from) { return new PodCertificateRequestList(from); }
+void kubex_box_delete(PodCertificateRequestList* p) noexcept { delete p; }
+
+PodCertificateRequestSpec* kubex_box_new(std::type_identity<PodCertificateRequestSpec>) { return new PodCertificateRequestSpec(); }
+PodCertificateRequestSpec* kubex_box_copy(const PodCertificateRequestSpec& from) { return new PodCertificateRequestSpec(from); }
+void kubex_box_delete(PodCertificateRequestSpec* p) noexcept { delete p; }
+
+PodCertificateRequestStatus* kubex_box_new(std::type_identity<PodCertificateRequestStatus>) { return new PodCertificateRequestStatus(); }
+PodCertificateRequestStatus* kubex_box_copy(const PodCertificateRequestStatus& from) { return new PodCertificateRequestStatus(from); }
+void kubex_box_delete(PodCertificateRequestStatus* p) noexcept { delete p; }
+
 void kubex_read(json::Reader& r, ClusterTrustBundle& o) {
   o = ClusterTrustBundle{};
   r.for_each_field([&o](std::string_view k, json::Reader& v) {

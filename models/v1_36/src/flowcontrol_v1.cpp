@@ -8,6 +8,98 @@ namespace kubex::k8s::v1_36::flowcontrol::v1 {
 
 namespace json = ::kubex::json;
 
+ExemptPriorityLevelConfiguration* kubex_box_new(std::type_identity<ExemptPriorityLevelConfiguration>) { return new ExemptPriorityLevelConfiguration(); }
+ExemptPriorityLevelConfiguration* kubex_box_copy(const ExemptPriorityLevelConfiguration& from) { return new ExemptPriorityLevelConfiguration(from); }
+void kubex_box_delete(ExemptPriorityLevelConfiguration* p) noexcept { delete p; }
+
+FlowDistinguisherMethod* kubex_box_new(std::type_identity<FlowDistinguisherMethod>) { return new FlowDistinguisherMethod(); }
+FlowDistinguisherMethod* kubex_box_copy(const FlowDistinguisherMethod& from) { return new FlowDistinguisherMethod(from); }
+void kubex_box_delete(FlowDistinguisherMethod* p) noexcept { delete p; }
+
+FlowSchema* kubex_box_new(std::type_identity<FlowSchema>) { return new FlowSchema(); }
+FlowSchema* kubex_box_copy(const FlowSchema& from) { return new FlowSchema(from); }
+void kubex_box_delete(FlowSchema* p) noexcept { delete p; }
+
+FlowSchemaCondition* kubex_box_new(std::type_identity<FlowSchemaCondition>) { return new FlowSchemaCondition(); }
+FlowSchemaCondition* kubex_box_copy(const FlowSchemaCondition& from) { return new FlowSchemaCondition(from); }
+void kubex_box_delete(FlowSchemaCondition* p) noexcept { delete p; }
+
+FlowSchemaList* kubex_box_new(std::type_identity<FlowSchemaList>) { return new FlowSchemaList(); }
+FlowSchemaList* kubex_box_copy(const FlowSchemaList& from) { return new FlowSchemaList(from); }
+void kubex_box_delete(FlowSchemaList* p) noexcept { delete p; }
+
+FlowSchemaSpec* kubex_box_new(std::type_identity<FlowSchemaSpec>) { return new FlowSchemaSpec(); }
+FlowSchemaSpec* kubex_box_copy(const FlowSchemaSpec& from) { return new FlowSchemaSpec(from); }
+void kubex_box_delete(FlowSchemaSpec* p) noexcept { delete p; }
+
+FlowSchemaStatus* kubex_box_new(std::type_identity<FlowSchemaStatus>) { return new FlowSchemaStatus(); }
+FlowSchemaStatus* kubex_box_copy(const FlowSchemaStatus& from) { return new FlowSchemaStatus(from); }
+void kubex_box_delete(FlowSchemaStatus* p) noexcept { delete p; }
+
+GroupSubject* kubex_box_new(std::type_identity<GroupSubject>) { return new GroupSubject(); }
+GroupSubject* kubex_box_copy(const GroupSubject& from) { return new GroupSubject(from); }
+void kubex_box_delete(GroupSubject* p) noexcept { delete p; }
+
+LimitResponse* kubex_box_new(std::type_identity<LimitResponse>) { return new LimitResponse(); }
+LimitResponse* kubex_box_copy(const LimitResponse& from) { return new LimitResponse(from); }
+void kubex_box_delete(LimitResponse* p) noexcept { delete p; }
+
+LimitedPriorityLevelConfiguration* kubex_box_new(std::type_identity<LimitedPriorityLevelConfiguration>) { return new LimitedPriorityLevelConfiguration(); }
+LimitedPriorityLevelConfiguration* kubex_box_copy(const LimitedPriorityLevelConfiguration& from) { return new LimitedPriorityLevelConfiguration(from); }
+void kubex_box_delete(LimitedPriorityLevelConfiguration* p) noexcept { delete p; }
+
+NonResourcePolicyRule* kubex_box_new(std::type_identity<NonResourcePolicyRule>) { return new NonResourcePolicyRule(); }
+NonResourcePolicyRule* kubex_box_copy(const NonResourcePolicyRule& from) { return new NonResourcePolicyRule(from); }
+void kubex_box_delete(NonResourcePolicyRule* p) noexcept { delete p; }
+
+PolicyRulesWithSubjects* kubex_box_new(std::type_identity<PolicyRulesWithSubjects>) { return new PolicyRulesWithSubjects(); }
+PolicyRulesWithSubjects* kubex_box_copy(const PolicyRulesWithSubjects& from) { return new PolicyRulesWithSubjects(from); }
+void kubex_box_delete(PolicyRulesWithSubjects* p) noexcept { delete p; }
+
+PriorityLevelConfiguration* kubex_box_new(std::type_identity<PriorityLevelConfiguration>) { return new PriorityLevelConfiguration(); }
+PriorityLevelConfiguration* kubex_box_copy(const PriorityLevelConfiguration& from) { return new PriorityLevelConfiguration(from); }
+void kubex_box_delete(PriorityLevelConfiguration* p) noexcept { delete p; }
+
+PriorityLevelConfigurationCondition* kubex_box_new(std::type_identity<PriorityLevelConfigurationCondition>) { return new PriorityLevelConfigurationCondition(); }
+PriorityLevelConfigurationCondition* kubex_box_copy(const PriorityLevelConfigurationCondition& from) { return new PriorityLevelConfigurationCondition(from); }
+void kubex_box_delete(PriorityLevelConfigurationCondition* p) noexcept { delete p; }
+
+PriorityLevelConfigurationList* kubex_box_new(std::type_identity<PriorityLevelConfigurationList>) { return new PriorityLevelConfigurationList(); }
+PriorityLevelConfigurationList* kubex_box_copy(const PriorityLevelConfigurationList& from) { return new PriorityLevelConfigurationList(from); }
+void kubex_box_delete(PriorityLevelConfigurationList* p) noexcept { delete p; }
+
+PriorityLevelConfigurationReference* kubex_box_new(std::type_identity<PriorityLevelConfigurationReference>) { return new PriorityLevelConfigurationReference(); }
+PriorityLevelConfigurationReference* kubex_box_copy(const PriorityLevelConfigurationReference& from) { return new PriorityLevelConfigurationReference(from); }
+void kubex_box_delete(PriorityLevelConfigurationReference* p) noexcept { delete p; }
+
+PriorityLevelConfigurationSpec* kubex_box_new(std::type_identity<PriorityLevelConfigurationSpec>) { return new PriorityLevelConfigurationSpec(); }
+PriorityLevelConfigurationSpec* kubex_box_copy(const PriorityLevelConfigurationSpec& from) { return new PriorityLevelConfigurationSpec(from); }
+void kubex_box_delete(PriorityLevelConfigurationSpec* p) noexcept { delete p; }
+
+PriorityLevelConfigurationStatus* kubex_box_new(std::type_identity<PriorityLevelConfigurationStatus>) { return new PriorityLevelConfigurationStatus(); }
+PriorityLevelConfigurationStatus* kubex_box_copy(const PriorityLevelConfigurationStatus& from) { return new PriorityLevelConfigurationStatus(from); }
+void kubex_box_delete(PriorityLevelConfigurationStatus* p) noexcept { delete p; }
+
+QueuingConfiguration* kubex_box_new(std::type_identity<QueuingConfiguration>) { return new QueuingConfiguration(); }
+QueuingConfiguration* kubex_box_copy(const QueuingConfiguration& from) { return new QueuingConfiguration(from); }
+void kubex_box_delete(QueuingConfiguration* p) noexcept { delete p; }
+
+ResourcePolicyRule* kubex_box_new(std::type_identity<ResourcePolicyRule>) { return new ResourcePolicyRule(); }
+ResourcePolicyRule* kubex_box_copy(const ResourcePolicyRule& from) { return new ResourcePolicyRule(from); }
+void kubex_box_delete(ResourcePolicyRule* p) noexcept { delete p; }
+
+ServiceAccountSubject* kubex_box_new(std::type_identity<ServiceAccountSubject>) { return new ServiceAccountSubject(); }
+ServiceAccountSubject* kubex_box_copy(const ServiceAccountSubject& from) { return new ServiceAccountSubject(from); }
+void kubex_box_delete(ServiceAccountSubject* p) noexcept { delete p; }
+
+Subject* kubex_box_new(std::type_identity<Subject>) { return new Subject(); }
+Subject* kubex_box_copy(const Subject& from) { return new Subject(from); }
+void kubex_box_delete(Subject* p) noexcept { delete p; }
+
+UserSubject* kubex_box_new(std::type_identity<UserSubject>) { return new UserSubject(); }
+UserSubject* kubex_box_copy(const UserSubject& from) { return new UserSubject(from); }
+void kubex_box_delete(UserSubject* p) noexcept { delete p; }
+
 void kubex_read(json::Reader& r, ExemptPriorityLevelConfiguration& o) {
   o = ExemptPriorityLevelConfiguration{};
   r.for_each_field([&o](std::string_view k, json::Reader& v) {

@@ -8,6 +8,26 @@ namespace kubex::k8s::v1_36::policy::v1 {
 
 namespace json = ::kubex::json;
 
+Eviction* kubex_box_new(std::type_identity<Eviction>) { return new Eviction(); }
+Eviction* kubex_box_copy(const Eviction& from) { return new Eviction(from); }
+void kubex_box_delete(Eviction* p) noexcept { delete p; }
+
+PodDisruptionBudget* kubex_box_new(std::type_identity<PodDisruptionBudget>) { return new PodDisruptionBudget(); }
+PodDisruptionBudget* kubex_box_copy(const PodDisruptionBudget& from) { return new PodDisruptionBudget(from); }
+void kubex_box_delete(PodDisruptionBudget* p) noexcept { delete p; }
+
+PodDisruptionBudgetList* kubex_box_new(std::type_identity<PodDisruptionBudgetList>) { return new PodDisruptionBudgetList(); }
+PodDisruptionBudgetList* kubex_box_copy(const PodDisruptionBudgetList& from) { return new PodDisruptionBudgetList(from); }
+void kubex_box_delete(PodDisruptionBudgetList* p) noexcept { delete p; }
+
+PodDisruptionBudgetSpec* kubex_box_new(std::type_identity<PodDisruptionBudgetSpec>) { return new PodDisruptionBudgetSpec(); }
+PodDisruptionBudgetSpec* kubex_box_copy(const PodDisruptionBudgetSpec& from) { return new PodDisruptionBudgetSpec(from); }
+void kubex_box_delete(PodDisruptionBudgetSpec* p) noexcept { delete p; }
+
+PodDisruptionBudgetStatus* kubex_box_new(std::type_identity<PodDisruptionBudgetStatus>) { return new PodDisruptionBudgetStatus(); }
+PodDisruptionBudgetStatus* kubex_box_copy(const PodDisruptionBudgetStatus& from) { return new PodDisruptionBudgetStatus(from); }
+void kubex_box_delete(PodDisruptionBudgetStatus* p) noexcept { delete p; }
+
 void kubex_read(json::Reader& r, Eviction& o) {
   o = Eviction{};
   r.for_each_field([&o](std::string_view k, json::Reader& v) {

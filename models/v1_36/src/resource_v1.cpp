@@ -8,6 +8,178 @@ namespace kubex::k8s::v1_36::resource::v1 {
 
 namespace json = ::kubex::json;
 
+AllocatedDeviceStatus* kubex_box_new(std::type_identity<AllocatedDeviceStatus>) { return new AllocatedDeviceStatus(); }
+AllocatedDeviceStatus* kubex_box_copy(const AllocatedDeviceStatus& from) { return new AllocatedDeviceStatus(from); }
+void kubex_box_delete(AllocatedDeviceStatus* p) noexcept { delete p; }
+
+AllocationResult* kubex_box_new(std::type_identity<AllocationResult>) { return new AllocationResult(); }
+AllocationResult* kubex_box_copy(const AllocationResult& from) { return new AllocationResult(from); }
+void kubex_box_delete(AllocationResult* p) noexcept { delete p; }
+
+CELDeviceSelector* kubex_box_new(std::type_identity<CELDeviceSelector>) { return new CELDeviceSelector(); }
+CELDeviceSelector* kubex_box_copy(const CELDeviceSelector& from) { return new CELDeviceSelector(from); }
+void kubex_box_delete(CELDeviceSelector* p) noexcept { delete p; }
+
+CapacityRequestPolicy* kubex_box_new(std::type_identity<CapacityRequestPolicy>) { return new CapacityRequestPolicy(); }
+CapacityRequestPolicy* kubex_box_copy(const CapacityRequestPolicy& from) { return new CapacityRequestPolicy(from); }
+void kubex_box_delete(CapacityRequestPolicy* p) noexcept { delete p; }
+
+CapacityRequestPolicyRange* kubex_box_new(std::type_identity<CapacityRequestPolicyRange>) { return new CapacityRequestPolicyRange(); }
+CapacityRequestPolicyRange* kubex_box_copy(const CapacityRequestPolicyRange& from) { return new CapacityRequestPolicyRange(from); }
+void kubex_box_delete(CapacityRequestPolicyRange* p) noexcept { delete p; }
+
+CapacityRequirements* kubex_box_new(std::type_identity<CapacityRequirements>) { return new CapacityRequirements(); }
+CapacityRequirements* kubex_box_copy(const CapacityRequirements& from) { return new CapacityRequirements(from); }
+void kubex_box_delete(CapacityRequirements* p) noexcept { delete p; }
+
+Counter* kubex_box_new(std::type_identity<Counter>) { return new Counter(); }
+Counter* kubex_box_copy(const Counter& from) { return new Counter(from); }
+void kubex_box_delete(Counter* p) noexcept { delete p; }
+
+CounterSet* kubex_box_new(std::type_identity<CounterSet>) { return new CounterSet(); }
+CounterSet* kubex_box_copy(const CounterSet& from) { return new CounterSet(from); }
+void kubex_box_delete(CounterSet* p) noexcept { delete p; }
+
+Device* kubex_box_new(std::type_identity<Device>) { return new Device(); }
+Device* kubex_box_copy(const Device& from) { return new Device(from); }
+void kubex_box_delete(Device* p) noexcept { delete p; }
+
+DeviceAllocationConfiguration* kubex_box_new(std::type_identity<DeviceAllocationConfiguration>) { return new DeviceAllocationConfiguration(); }
+DeviceAllocationConfiguration* kubex_box_copy(const DeviceAllocationConfiguration& from) { return new DeviceAllocationConfiguration(from); }
+void kubex_box_delete(DeviceAllocationConfiguration* p) noexcept { delete p; }
+
+DeviceAllocationResult* kubex_box_new(std::type_identity<DeviceAllocationResult>) { return new DeviceAllocationResult(); }
+DeviceAllocationResult* kubex_box_copy(const DeviceAllocationResult& from) { return new DeviceAllocationResult(from); }
+void kubex_box_delete(DeviceAllocationResult* p) noexcept { delete p; }
+
+DeviceAttribute* kubex_box_new(std::type_identity<DeviceAttribute>) { return new DeviceAttribute(); }
+DeviceAttribute* kubex_box_copy(const DeviceAttribute& from) { return new DeviceAttribute(from); }
+void kubex_box_delete(DeviceAttribute* p) noexcept { delete p; }
+
+DeviceCapacity* kubex_box_new(std::type_identity<DeviceCapacity>) { return new DeviceCapacity(); }
+DeviceCapacity* kubex_box_copy(const DeviceCapacity& from) { return new DeviceCapacity(from); }
+void kubex_box_delete(DeviceCapacity* p) noexcept { delete p; }
+
+DeviceClaim* kubex_box_new(std::type_identity<DeviceClaim>) { return new DeviceClaim(); }
+DeviceClaim* kubex_box_copy(const DeviceClaim& from) { return new DeviceClaim(from); }
+void kubex_box_delete(DeviceClaim* p) noexcept { delete p; }
+
+DeviceClaimConfiguration* kubex_box_new(std::type_identity<DeviceClaimConfiguration>) { return new DeviceClaimConfiguration(); }
+DeviceClaimConfiguration* kubex_box_copy(const DeviceClaimConfiguration& from) { return new DeviceClaimConfiguration(from); }
+void kubex_box_delete(DeviceClaimConfiguration* p) noexcept { delete p; }
+
+DeviceClass* kubex_box_new(std::type_identity<DeviceClass>) { return new DeviceClass(); }
+DeviceClass* kubex_box_copy(const DeviceClass& from) { return new DeviceClass(from); }
+void kubex_box_delete(DeviceClass* p) noexcept { delete p; }
+
+DeviceClassConfiguration* kubex_box_new(std::type_identity<DeviceClassConfiguration>) { return new DeviceClassConfiguration(); }
+DeviceClassConfiguration* kubex_box_copy(const DeviceClassConfiguration& from) { return new DeviceClassConfiguration(from); }
+void kubex_box_delete(DeviceClassConfiguration* p) noexcept { delete p; }
+
+DeviceClassList* kubex_box_new(std::type_identity<DeviceClassList>) { return new DeviceClassList(); }
+DeviceClassList* kubex_box_copy(const DeviceClassList& from) { return new DeviceClassList(from); }
+void kubex_box_delete(DeviceClassList* p) noexcept { delete p; }
+
+DeviceClassSpec* kubex_box_new(std::type_identity<DeviceClassSpec>) { return new DeviceClassSpec(); }
+DeviceClassSpec* kubex_box_copy(const DeviceClassSpec& from) { return new DeviceClassSpec(from); }
+void kubex_box_delete(DeviceClassSpec* p) noexcept { delete p; }
+
+DeviceConstraint* kubex_box_new(std::type_identity<DeviceConstraint>) { return new DeviceConstraint(); }
+DeviceConstraint* kubex_box_copy(const DeviceConstraint& from) { return new DeviceConstraint(from); }
+void kubex_box_delete(DeviceConstraint* p) noexcept { delete p; }
+
+DeviceCounterConsumption* kubex_box_new(std::type_identity<DeviceCounterConsumption>) { return new DeviceCounterConsumption(); }
+DeviceCounterConsumption* kubex_box_copy(const DeviceCounterConsumption& from) { return new DeviceCounterConsumption(from); }
+void kubex_box_delete(DeviceCounterConsumption* p) noexcept { delete p; }
+
+DeviceRequest* kubex_box_new(std::type_identity<DeviceRequest>) { return new DeviceRequest(); }
+DeviceRequest* kubex_box_copy(const DeviceRequest& from) { return new DeviceRequest(from); }
+void kubex_box_delete(DeviceRequest* p) noexcept { delete p; }
+
+DeviceRequestAllocationResult* kubex_box_new(std::type_identity<DeviceRequestAllocationResult>) { return new DeviceRequestAllocationResult(); }
+DeviceRequestAllocationResult* kubex_box_copy(const DeviceRequestAllocationResult& from) { return new DeviceRequestAllocationResult(from); }
+void kubex_box_delete(DeviceRequestAllocationResult* p) noexcept { delete p; }
+
+DeviceSelector* kubex_box_new(std::type_identity<DeviceSelector>) { return new DeviceSelector(); }
+DeviceSelector* kubex_box_copy(const DeviceSelector& from) { return new DeviceSelector(from); }
+void kubex_box_delete(DeviceSelector* p) noexcept { delete p; }
+
+DeviceSubRequest* kubex_box_new(std::type_identity<DeviceSubRequest>) { return new DeviceSubRequest(); }
+DeviceSubRequest* kubex_box_copy(const DeviceSubRequest& from) { return new DeviceSubRequest(from); }
+void kubex_box_delete(DeviceSubRequest* p) noexcept { delete p; }
+
+DeviceTaint* kubex_box_new(std::type_identity<DeviceTaint>) { return new DeviceTaint(); }
+DeviceTaint* kubex_box_copy(const DeviceTaint& from) { return new DeviceTaint(from); }
+void kubex_box_delete(DeviceTaint* p) noexcept { delete p; }
+
+DeviceToleration* kubex_box_new(std::type_identity<DeviceToleration>) { return new DeviceToleration(); }
+DeviceToleration* kubex_box_copy(const DeviceToleration& from) { return new DeviceToleration(from); }
+void kubex_box_delete(DeviceToleration* p) noexcept { delete p; }
+
+ExactDeviceRequest* kubex_box_new(std::type_identity<ExactDeviceRequest>) { return new ExactDeviceRequest(); }
+ExactDeviceRequest* kubex_box_copy(const ExactDeviceRequest& from) { return new ExactDeviceRequest(from); }
+void kubex_box_delete(ExactDeviceRequest* p) noexcept { delete p; }
+
+NetworkDeviceData* kubex_box_new(std::type_identity<NetworkDeviceData>) { return new NetworkDeviceData(); }
+NetworkDeviceData* kubex_box_copy(const NetworkDeviceData& from) { return new NetworkDeviceData(from); }
+void kubex_box_delete(NetworkDeviceData* p) noexcept { delete p; }
+
+NodeAllocatableResourceMapping* kubex_box_new(std::type_identity<NodeAllocatableResourceMapping>) { return new NodeAllocatableResourceMapping(); }
+NodeAllocatableResourceMapping* kubex_box_copy(const NodeAllocatableResourceMapping& from) { return new NodeAllocatableResourceMapping(from); }
+void kubex_box_delete(NodeAllocatableResourceMapping* p) noexcept { delete p; }
+
+OpaqueDeviceConfiguration* kubex_box_new(std::type_identity<OpaqueDeviceConfiguration>) { return new OpaqueDeviceConfiguration(); }
+OpaqueDeviceConfiguration* kubex_box_copy(const OpaqueDeviceConfiguration& from) { return new OpaqueDeviceConfiguration(from); }
+void kubex_box_delete(OpaqueDeviceConfiguration* p) noexcept { delete p; }
+
+ResourceClaim* kubex_box_new(std::type_identity<ResourceClaim>) { return new ResourceClaim(); }
+ResourceClaim* kubex_box_copy(const ResourceClaim& from) { return new ResourceClaim(from); }
+void kubex_box_delete(ResourceClaim* p) noexcept { delete p; }
+
+ResourceClaimConsumerReference* kubex_box_new(std::type_identity<ResourceClaimConsumerReference>) { return new ResourceClaimConsumerReference(); }
+ResourceClaimConsumerReference* kubex_box_copy(const ResourceClaimConsumerReference& from) { return new ResourceClaimConsumerReference(from); }
+void kubex_box_delete(ResourceClaimConsumerReference* p) noexcept { delete p; }
+
+ResourceClaimList* kubex_box_new(std::type_identity<ResourceClaimList>) { return new ResourceClaimList(); }
+ResourceClaimList* kubex_box_copy(const ResourceClaimList& from) { return new ResourceClaimList(from); }
+void kubex_box_delete(ResourceClaimList* p) noexcept { delete p; }
+
+ResourceClaimSpec* kubex_box_new(std::type_identity<ResourceClaimSpec>) { return new ResourceClaimSpec(); }
+ResourceClaimSpec* kubex_box_copy(const ResourceClaimSpec& from) { return new ResourceClaimSpec(from); }
+void kubex_box_delete(ResourceClaimSpec* p) noexcept { delete p; }
+
+ResourceClaimStatus* kubex_box_new(std::type_identity<ResourceClaimStatus>) { return new ResourceClaimStatus(); }
+ResourceClaimStatus* kubex_box_copy(const ResourceClaimStatus& from) { return new ResourceClaimStatus(from); }
+void kubex_box_delete(ResourceClaimStatus* p) noexcept { delete p; }
+
+ResourceClaimTemplate* kubex_box_new(std::type_identity<ResourceClaimTemplate>) { return new ResourceClaimTemplate(); }
+ResourceClaimTemplate* kubex_box_copy(const ResourceClaimTemplate& from) { return new ResourceClaimTemplate(from); }
+void kubex_box_delete(ResourceClaimTemplate* p) noexcept { delete p; }
+
+ResourceClaimTemplateList* kubex_box_new(std::type_identity<ResourceClaimTemplateList>) { return new ResourceClaimTemplateList(); }
+ResourceClaimTemplateList* kubex_box_copy(const ResourceClaimTemplateList& from) { return new ResourceClaimTemplateList(from); }
+void kubex_box_delete(ResourceClaimTemplateList* p) noexcept { delete p; }
+
+ResourceClaimTemplateSpec* kubex_box_new(std::type_identity<ResourceClaimTemplateSpec>) { return new ResourceClaimTemplateSpec(); }
+ResourceClaimTemplateSpec* kubex_box_copy(const ResourceClaimTemplateSpec& from) { return new ResourceClaimTemplateSpec(from); }
+void kubex_box_delete(ResourceClaimTemplateSpec* p) noexcept { delete p; }
+
+ResourcePool* kubex_box_new(std::type_identity<ResourcePool>) { return new ResourcePool(); }
+ResourcePool* kubex_box_copy(const ResourcePool& from) { return new ResourcePool(from); }
+void kubex_box_delete(ResourcePool* p) noexcept { delete p; }
+
+ResourceSlice* kubex_box_new(std::type_identity<ResourceSlice>) { return new ResourceSlice(); }
+ResourceSlice* kubex_box_copy(const ResourceSlice& from) { return new ResourceSlice(from); }
+void kubex_box_delete(ResourceSlice* p) noexcept { delete p; }
+
+ResourceSliceList* kubex_box_new(std::type_identity<ResourceSliceList>) { return new ResourceSliceList(); }
+ResourceSliceList* kubex_box_copy(const ResourceSliceList& from) { return new ResourceSliceList(from); }
+void kubex_box_delete(ResourceSliceList* p) noexcept { delete p; }
+
+ResourceSliceSpec* kubex_box_new(std::type_identity<ResourceSliceSpec>) { return new ResourceSliceSpec(); }
+ResourceSliceSpec* kubex_box_copy(const ResourceSliceSpec& from) { return new ResourceSliceSpec(from); }
+void kubex_box_delete(ResourceSliceSpec* p) noexcept { delete p; }
+
 void kubex_read(json::Reader& r, AllocatedDeviceStatus& o) {
   o = AllocatedDeviceStatus{};
   r.for_each_field([&o](std::string_view k, json::Reader& v) {

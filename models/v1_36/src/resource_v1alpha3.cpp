@@ -8,6 +8,50 @@ namespace kubex::k8s::v1_36::resource::v1alpha3 {
 
 namespace json = ::kubex::json;
 
+DeviceTaint* kubex_box_new(std::type_identity<DeviceTaint>) { return new DeviceTaint(); }
+DeviceTaint* kubex_box_copy(const DeviceTaint& from) { return new DeviceTaint(from); }
+void kubex_box_delete(DeviceTaint* p) noexcept { delete p; }
+
+DeviceTaintRule* kubex_box_new(std::type_identity<DeviceTaintRule>) { return new DeviceTaintRule(); }
+DeviceTaintRule* kubex_box_copy(const DeviceTaintRule& from) { return new DeviceTaintRule(from); }
+void kubex_box_delete(DeviceTaintRule* p) noexcept { delete p; }
+
+DeviceTaintRuleList* kubex_box_new(std::type_identity<DeviceTaintRuleList>) { return new DeviceTaintRuleList(); }
+DeviceTaintRuleList* kubex_box_copy(const DeviceTaintRuleList& from) { return new DeviceTaintRuleList(from); }
+void kubex_box_delete(DeviceTaintRuleList* p) noexcept { delete p; }
+
+DeviceTaintRuleSpec* kubex_box_new(std::type_identity<DeviceTaintRuleSpec>) { return new DeviceTaintRuleSpec(); }
+DeviceTaintRuleSpec* kubex_box_copy(const DeviceTaintRuleSpec& from) { return new DeviceTaintRuleSpec(from); }
+void kubex_box_delete(DeviceTaintRuleSpec* p) noexcept { delete p; }
+
+DeviceTaintRuleStatus* kubex_box_new(std::type_identity<DeviceTaintRuleStatus>) { return new DeviceTaintRuleStatus(); }
+DeviceTaintRuleStatus* kubex_box_copy(const DeviceTaintRuleStatus& from) { return new DeviceTaintRuleStatus(from); }
+void kubex_box_delete(DeviceTaintRuleStatus* p) noexcept { delete p; }
+
+DeviceTaintSelector* kubex_box_new(std::type_identity<DeviceTaintSelector>) { return new DeviceTaintSelector(); }
+DeviceTaintSelector* kubex_box_copy(const DeviceTaintSelector& from) { return new DeviceTaintSelector(from); }
+void kubex_box_delete(DeviceTaintSelector* p) noexcept { delete p; }
+
+PoolStatus* kubex_box_new(std::type_identity<PoolStatus>) { return new PoolStatus(); }
+PoolStatus* kubex_box_copy(const PoolStatus& from) { return new PoolStatus(from); }
+void kubex_box_delete(PoolStatus* p) noexcept { delete p; }
+
+ResourcePoolStatusRequest* kubex_box_new(std::type_identity<ResourcePoolStatusRequest>) { return new ResourcePoolStatusRequest(); }
+ResourcePoolStatusRequest* kubex_box_copy(const ResourcePoolStatusRequest& from) { return new ResourcePoolStatusRequest(from); }
+void kubex_box_delete(ResourcePoolStatusRequest* p) noexcept { delete p; }
+
+ResourcePoolStatusRequestList* kubex_box_new(std::type_identity<ResourcePoolStatusRequestList>) { return new ResourcePoolStatusRequestList(); }
+ResourcePoolStatusRequestList* kubex_box_copy(const ResourcePoolStatusRequestList& from) { return new ResourcePoolStatusRequestList(from); }
+void kubex_box_delete(ResourcePoolStatusRequestList* p) noexcept { delete p; }
+
+ResourcePoolStatusRequestSpec* kubex_box_new(std::type_identity<ResourcePoolStatusRequestSpec>) { return new ResourcePoolStatusRequestSpec(); }
+ResourcePoolStatusRequestSpec* kubex_box_copy(const ResourcePoolStatusRequestSpec& from) { return new ResourcePoolStatusRequestSpec(from); }
+void kubex_box_delete(ResourcePoolStatusRequestSpec* p) noexcept { delete p; }
+
+ResourcePoolStatusRequestStatus* kubex_box_new(std::type_identity<ResourcePoolStatusRequestStatus>) { return new ResourcePoolStatusRequestStatus(); }
+ResourcePoolStatusRequestStatus* kubex_box_copy(const ResourcePoolStatusRequestStatus& from) { return new ResourcePoolStatusRequestStatus(from); }
+void kubex_box_delete(ResourcePoolStatusRequestStatus* p) noexcept { delete p; }
+
 void kubex_read(json::Reader& r, DeviceTaint& o) {
   o = DeviceTaint{};
   r.for_each_field([&o](std::string_view k, json::Reader& v) {

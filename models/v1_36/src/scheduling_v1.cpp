@@ -8,6 +8,14 @@ namespace kubex::k8s::v1_36::scheduling::v1 {
 
 namespace json = ::kubex::json;
 
+PriorityClass* kubex_box_new(std::type_identity<PriorityClass>) { return new PriorityClass(); }
+PriorityClass* kubex_box_copy(const PriorityClass& from) { return new PriorityClass(from); }
+void kubex_box_delete(PriorityClass* p) noexcept { delete p; }
+
+PriorityClassList* kubex_box_new(std::type_identity<PriorityClassList>) { return new PriorityClassList(); }
+PriorityClassList* kubex_box_copy(const PriorityClassList& from) { return new PriorityClassList(from); }
+void kubex_box_delete(PriorityClassList* p) noexcept { delete p; }
+
 void kubex_read(json::Reader& r, PriorityClass& o) {
   o = PriorityClass{};
   r.for_each_field([&o](std::string_view k, json::Reader& v) {

@@ -8,6 +8,74 @@ namespace kubex::k8s::v1_36::scheduling::v1alpha2 {
 
 namespace json = ::kubex::json;
 
+GangSchedulingPolicy* kubex_box_new(std::type_identity<GangSchedulingPolicy>) { return new GangSchedulingPolicy(); }
+GangSchedulingPolicy* kubex_box_copy(const GangSchedulingPolicy& from) { return new GangSchedulingPolicy(from); }
+void kubex_box_delete(GangSchedulingPolicy* p) noexcept { delete p; }
+
+PodGroup* kubex_box_new(std::type_identity<PodGroup>) { return new PodGroup(); }
+PodGroup* kubex_box_copy(const PodGroup& from) { return new PodGroup(from); }
+void kubex_box_delete(PodGroup* p) noexcept { delete p; }
+
+PodGroupList* kubex_box_new(std::type_identity<PodGroupList>) { return new PodGroupList(); }
+PodGroupList* kubex_box_copy(const PodGroupList& from) { return new PodGroupList(from); }
+void kubex_box_delete(PodGroupList* p) noexcept { delete p; }
+
+PodGroupResourceClaim* kubex_box_new(std::type_identity<PodGroupResourceClaim>) { return new PodGroupResourceClaim(); }
+PodGroupResourceClaim* kubex_box_copy(const PodGroupResourceClaim& from) { return new PodGroupResourceClaim(from); }
+void kubex_box_delete(PodGroupResourceClaim* p) noexcept { delete p; }
+
+PodGroupResourceClaimStatus* kubex_box_new(std::type_identity<PodGroupResourceClaimStatus>) { return new PodGroupResourceClaimStatus(); }
+PodGroupResourceClaimStatus* kubex_box_copy(const PodGroupResourceClaimStatus& from) { return new PodGroupResourceClaimStatus(from); }
+void kubex_box_delete(PodGroupResourceClaimStatus* p) noexcept { delete p; }
+
+PodGroupSchedulingConstraints* kubex_box_new(std::type_identity<PodGroupSchedulingConstraints>) { return new PodGroupSchedulingConstraints(); }
+PodGroupSchedulingConstraints* kubex_box_copy(const PodGroupSchedulingConstraints& from) { return new PodGroupSchedulingConstraints(from); }
+void kubex_box_delete(PodGroupSchedulingConstraints* p) noexcept { delete p; }
+
+PodGroupSchedulingPolicy* kubex_box_new(std::type_identity<PodGroupSchedulingPolicy>) { return new PodGroupSchedulingPolicy(); }
+PodGroupSchedulingPolicy* kubex_box_copy(const PodGroupSchedulingPolicy& from) { return new PodGroupSchedulingPolicy(from); }
+void kubex_box_delete(PodGroupSchedulingPolicy* p) noexcept { delete p; }
+
+PodGroupSpec* kubex_box_new(std::type_identity<PodGroupSpec>) { return new PodGroupSpec(); }
+PodGroupSpec* kubex_box_copy(const PodGroupSpec& from) { return new PodGroupSpec(from); }
+void kubex_box_delete(PodGroupSpec* p) noexcept { delete p; }
+
+PodGroupStatus* kubex_box_new(std::type_identity<PodGroupStatus>) { return new PodGroupStatus(); }
+PodGroupStatus* kubex_box_copy(const PodGroupStatus& from) { return new PodGroupStatus(from); }
+void kubex_box_delete(PodGroupStatus* p) noexcept { delete p; }
+
+PodGroupTemplate* kubex_box_new(std::type_identity<PodGroupTemplate>) { return new PodGroupTemplate(); }
+PodGroupTemplate* kubex_box_copy(const PodGroupTemplate& from) { return new PodGroupTemplate(from); }
+void kubex_box_delete(PodGroupTemplate* p) noexcept { delete p; }
+
+PodGroupTemplateReference* kubex_box_new(std::type_identity<PodGroupTemplateReference>) { return new PodGroupTemplateReference(); }
+PodGroupTemplateReference* kubex_box_copy(const PodGroupTemplateReference& from) { return new PodGroupTemplateReference(from); }
+void kubex_box_delete(PodGroupTemplateReference* p) noexcept { delete p; }
+
+TopologyConstraint* kubex_box_new(std::type_identity<TopologyConstraint>) { return new TopologyConstraint(); }
+TopologyConstraint* kubex_box_copy(const TopologyConstraint& from) { return new TopologyConstraint(from); }
+void kubex_box_delete(TopologyConstraint* p) noexcept { delete p; }
+
+TypedLocalObjectReference* kubex_box_new(std::type_identity<TypedLocalObjectReference>) { return new TypedLocalObjectReference(); }
+TypedLocalObjectReference* kubex_box_copy(const TypedLocalObjectReference& from) { return new TypedLocalObjectReference(from); }
+void kubex_box_delete(TypedLocalObjectReference* p) noexcept { delete p; }
+
+Workload* kubex_box_new(std::type_identity<Workload>) { return new Workload(); }
+Workload* kubex_box_copy(const Workload& from) { return new Workload(from); }
+void kubex_box_delete(Workload* p) noexcept { delete p; }
+
+WorkloadList* kubex_box_new(std::type_identity<WorkloadList>) { return new WorkloadList(); }
+WorkloadList* kubex_box_copy(const WorkloadList& from) { return new WorkloadList(from); }
+void kubex_box_delete(WorkloadList* p) noexcept { delete p; }
+
+WorkloadPodGroupTemplateReference* kubex_box_new(std::type_identity<WorkloadPodGroupTemplateReference>) { return new WorkloadPodGroupTemplateReference(); }
+WorkloadPodGroupTemplateReference* kubex_box_copy(const WorkloadPodGroupTemplateReference& from) { return new WorkloadPodGroupTemplateReference(from); }
+void kubex_box_delete(WorkloadPodGroupTemplateReference* p) noexcept { delete p; }
+
+WorkloadSpec* kubex_box_new(std::type_identity<WorkloadSpec>) { return new WorkloadSpec(); }
+WorkloadSpec* kubex_box_copy(const WorkloadSpec& from) { return new WorkloadSpec(from); }
+void kubex_box_delete(WorkloadSpec* p) noexcept { delete p; }
+
 void kubex_read(json::Reader& r, GangSchedulingPolicy& o) {
   o = GangSchedulingPolicy{};
   r.for_each_field([&o](std::string_view k, json::Reader& v) {

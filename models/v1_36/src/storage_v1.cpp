@@ -8,6 +8,90 @@ namespace kubex::k8s::v1_36::storage::v1 {
 
 namespace json = ::kubex::json;
 
+CSIDriver* kubex_box_new(std::type_identity<CSIDriver>) { return new CSIDriver(); }
+CSIDriver* kubex_box_copy(const CSIDriver& from) { return new CSIDriver(from); }
+void kubex_box_delete(CSIDriver* p) noexcept { delete p; }
+
+CSIDriverList* kubex_box_new(std::type_identity<CSIDriverList>) { return new CSIDriverList(); }
+CSIDriverList* kubex_box_copy(const CSIDriverList& from) { return new CSIDriverList(from); }
+void kubex_box_delete(CSIDriverList* p) noexcept { delete p; }
+
+CSIDriverSpec* kubex_box_new(std::type_identity<CSIDriverSpec>) { return new CSIDriverSpec(); }
+CSIDriverSpec* kubex_box_copy(const CSIDriverSpec& from) { return new CSIDriverSpec(from); }
+void kubex_box_delete(CSIDriverSpec* p) noexcept { delete p; }
+
+CSINode* kubex_box_new(std::type_identity<CSINode>) { return new CSINode(); }
+CSINode* kubex_box_copy(const CSINode& from) { return new CSINode(from); }
+void kubex_box_delete(CSINode* p) noexcept { delete p; }
+
+CSINodeDriver* kubex_box_new(std::type_identity<CSINodeDriver>) { return new CSINodeDriver(); }
+CSINodeDriver* kubex_box_copy(const CSINodeDriver& from) { return new CSINodeDriver(from); }
+void kubex_box_delete(CSINodeDriver* p) noexcept { delete p; }
+
+CSINodeList* kubex_box_new(std::type_identity<CSINodeList>) { return new CSINodeList(); }
+CSINodeList* kubex_box_copy(const CSINodeList& from) { return new CSINodeList(from); }
+void kubex_box_delete(CSINodeList* p) noexcept { delete p; }
+
+CSINodeSpec* kubex_box_new(std::type_identity<CSINodeSpec>) { return new CSINodeSpec(); }
+CSINodeSpec* kubex_box_copy(const CSINodeSpec& from) { return new CSINodeSpec(from); }
+void kubex_box_delete(CSINodeSpec* p) noexcept { delete p; }
+
+CSIStorageCapacity* kubex_box_new(std::type_identity<CSIStorageCapacity>) { return new CSIStorageCapacity(); }
+CSIStorageCapacity* kubex_box_copy(const CSIStorageCapacity& from) { return new CSIStorageCapacity(from); }
+void kubex_box_delete(CSIStorageCapacity* p) noexcept { delete p; }
+
+CSIStorageCapacityList* kubex_box_new(std::type_identity<CSIStorageCapacityList>) { return new CSIStorageCapacityList(); }
+CSIStorageCapacityList* kubex_box_copy(const CSIStorageCapacityList& from) { return new CSIStorageCapacityList(from); }
+void kubex_box_delete(CSIStorageCapacityList* p) noexcept { delete p; }
+
+StorageClass* kubex_box_new(std::type_identity<StorageClass>) { return new StorageClass(); }
+StorageClass* kubex_box_copy(const StorageClass& from) { return new StorageClass(from); }
+void kubex_box_delete(StorageClass* p) noexcept { delete p; }
+
+StorageClassList* kubex_box_new(std::type_identity<StorageClassList>) { return new StorageClassList(); }
+StorageClassList* kubex_box_copy(const StorageClassList& from) { return new StorageClassList(from); }
+void kubex_box_delete(StorageClassList* p) noexcept { delete p; }
+
+TokenRequest* kubex_box_new(std::type_identity<TokenRequest>) { return new TokenRequest(); }
+TokenRequest* kubex_box_copy(const TokenRequest& from) { return new TokenRequest(from); }
+void kubex_box_delete(TokenRequest* p) noexcept { delete p; }
+
+VolumeAttachment* kubex_box_new(std::type_identity<VolumeAttachment>) { return new VolumeAttachment(); }
+VolumeAttachment* kubex_box_copy(const VolumeAttachment& from) { return new VolumeAttachment(from); }
+void kubex_box_delete(VolumeAttachment* p) noexcept { delete p; }
+
+VolumeAttachmentList* kubex_box_new(std::type_identity<VolumeAttachmentList>) { return new VolumeAttachmentList(); }
+VolumeAttachmentList* kubex_box_copy(const VolumeAttachmentList& from) { return new VolumeAttachmentList(from); }
+void kubex_box_delete(VolumeAttachmentList* p) noexcept { delete p; }
+
+VolumeAttachmentSource* kubex_box_new(std::type_identity<VolumeAttachmentSource>) { return new VolumeAttachmentSource(); }
+VolumeAttachmentSource* kubex_box_copy(const VolumeAttachmentSource& from) { return new VolumeAttachmentSource(from); }
+void kubex_box_delete(VolumeAttachmentSource* p) noexcept { delete p; }
+
+VolumeAttachmentSpec* kubex_box_new(std::type_identity<VolumeAttachmentSpec>) { return new VolumeAttachmentSpec(); }
+VolumeAttachmentSpec* kubex_box_copy(const VolumeAttachmentSpec& from) { return new VolumeAttachmentSpec(from); }
+void kubex_box_delete(VolumeAttachmentSpec* p) noexcept { delete p; }
+
+VolumeAttachmentStatus* kubex_box_new(std::type_identity<VolumeAttachmentStatus>) { return new VolumeAttachmentStatus(); }
+VolumeAttachmentStatus* kubex_box_copy(const VolumeAttachmentStatus& from) { return new VolumeAttachmentStatus(from); }
+void kubex_box_delete(VolumeAttachmentStatus* p) noexcept { delete p; }
+
+VolumeAttributesClass* kubex_box_new(std::type_identity<VolumeAttributesClass>) { return new VolumeAttributesClass(); }
+VolumeAttributesClass* kubex_box_copy(const VolumeAttributesClass& from) { return new VolumeAttributesClass(from); }
+void kubex_box_delete(VolumeAttributesClass* p) noexcept { delete p; }
+
+VolumeAttributesClassList* kubex_box_new(std::type_identity<VolumeAttributesClassList>) { return new VolumeAttributesClassList(); }
+VolumeAttributesClassList* kubex_box_copy(const VolumeAttributesClassList& from) { return new VolumeAttributesClassList(from); }
+void kubex_box_delete(VolumeAttributesClassList* p) noexcept { delete p; }
+
+VolumeError* kubex_box_new(std::type_identity<VolumeError>) { return new VolumeError(); }
+VolumeError* kubex_box_copy(const VolumeError& from) { return new VolumeError(from); }
+void kubex_box_delete(VolumeError* p) noexcept { delete p; }
+
+VolumeNodeResources* kubex_box_new(std::type_identity<VolumeNodeResources>) { return new VolumeNodeResources(); }
+VolumeNodeResources* kubex_box_copy(const VolumeNodeResources& from) { return new VolumeNodeResources(from); }
+void kubex_box_delete(VolumeNodeResources* p) noexcept { delete p; }
+
 void kubex_read(json::Reader& r, CSIDriver& o) {
   o = CSIDriver{};
   r.for_each_field([&o](std::string_view k, json::Reader& v) {

@@ -8,6 +8,22 @@ namespace kubex::k8s::v1_36::storagemigration::v1beta1 {
 
 namespace json = ::kubex::json;
 
+StorageVersionMigration* kubex_box_new(std::type_identity<StorageVersionMigration>) { return new StorageVersionMigration(); }
+StorageVersionMigration* kubex_box_copy(const StorageVersionMigration& from) { return new StorageVersionMigration(from); }
+void kubex_box_delete(StorageVersionMigration* p) noexcept { delete p; }
+
+StorageVersionMigrationList* kubex_box_new(std::type_identity<StorageVersionMigrationList>) { return new StorageVersionMigrationList(); }
+StorageVersionMigrationList* kubex_box_copy(const StorageVersionMigrationList& from) { return new StorageVersionMigrationList(from); }
+void kubex_box_delete(StorageVersionMigrationList* p) noexcept { delete p; }
+
+StorageVersionMigrationSpec* kubex_box_new(std::type_identity<StorageVersionMigrationSpec>) { return new StorageVersionMigrationSpec(); }
+StorageVersionMigrationSpec* kubex_box_copy(const StorageVersionMigrationSpec& from) { return new StorageVersionMigrationSpec(from); }
+void kubex_box_delete(StorageVersionMigrationSpec* p) noexcept { delete p; }
+
+StorageVersionMigrationStatus* kubex_box_new(std::type_identity<StorageVersionMigrationStatus>) { return new StorageVersionMigrationStatus(); }
+StorageVersionMigrationStatus* kubex_box_copy(const StorageVersionMigrationStatus& from) { return new StorageVersionMigrationStatus(from); }
+void kubex_box_delete(StorageVersionMigrationStatus* p) noexcept { delete p; }
+
 void kubex_read(json::Reader& r, StorageVersionMigration& o) {
   o = StorageVersionMigration{};
   r.for_each_field([&o](std::string_view k, json::Reader& v) {

@@ -8,6 +8,82 @@ namespace kubex::k8s::v1_37::apiextensions::v1 {
 
 namespace json = ::kubex::json;
 
+CustomResourceColumnDefinition* kubex_box_new(std::type_identity<CustomResourceColumnDefinition>) { return new CustomResourceColumnDefinition(); }
+CustomResourceColumnDefinition* kubex_box_copy(const CustomResourceColumnDefinition& from) { return new CustomResourceColumnDefinition(from); }
+void kubex_box_delete(CustomResourceColumnDefinition* p) noexcept { delete p; }
+
+CustomResourceConversion* kubex_box_new(std::type_identity<CustomResourceConversion>) { return new CustomResourceConversion(); }
+CustomResourceConversion* kubex_box_copy(const CustomResourceConversion& from) { return new CustomResourceConversion(from); }
+void kubex_box_delete(CustomResourceConversion* p) noexcept { delete p; }
+
+CustomResourceDefinition* kubex_box_new(std::type_identity<CustomResourceDefinition>) { return new CustomResourceDefinition(); }
+CustomResourceDefinition* kubex_box_copy(const CustomResourceDefinition& from) { return new CustomResourceDefinition(from); }
+void kubex_box_delete(CustomResourceDefinition* p) noexcept { delete p; }
+
+CustomResourceDefinitionCondition* kubex_box_new(std::type_identity<CustomResourceDefinitionCondition>) { return new CustomResourceDefinitionCondition(); }
+CustomResourceDefinitionCondition* kubex_box_copy(const CustomResourceDefinitionCondition& from) { return new CustomResourceDefinitionCondition(from); }
+void kubex_box_delete(CustomResourceDefinitionCondition* p) noexcept { delete p; }
+
+CustomResourceDefinitionList* kubex_box_new(std::type_identity<CustomResourceDefinitionList>) { return new CustomResourceDefinitionList(); }
+CustomResourceDefinitionList* kubex_box_copy(const CustomResourceDefinitionList& from) { return new CustomResourceDefinitionList(from); }
+void kubex_box_delete(CustomResourceDefinitionList* p) noexcept { delete p; }
+
+CustomResourceDefinitionNames* kubex_box_new(std::type_identity<CustomResourceDefinitionNames>) { return new CustomResourceDefinitionNames(); }
+CustomResourceDefinitionNames* kubex_box_copy(const CustomResourceDefinitionNames& from) { return new CustomResourceDefinitionNames(from); }
+void kubex_box_delete(CustomResourceDefinitionNames* p) noexcept { delete p; }
+
+CustomResourceDefinitionSpec* kubex_box_new(std::type_identity<CustomResourceDefinitionSpec>) { return new CustomResourceDefinitionSpec(); }
+CustomResourceDefinitionSpec* kubex_box_copy(const CustomResourceDefinitionSpec& from) { return new CustomResourceDefinitionSpec(from); }
+void kubex_box_delete(CustomResourceDefinitionSpec* p) noexcept { delete p; }
+
+CustomResourceDefinitionStatus* kubex_box_new(std::type_identity<CustomResourceDefinitionStatus>) { return new CustomResourceDefinitionStatus(); }
+CustomResourceDefinitionStatus* kubex_box_copy(const CustomResourceDefinitionStatus& from) { return new CustomResourceDefinitionStatus(from); }
+void kubex_box_delete(CustomResourceDefinitionStatus* p) noexcept { delete p; }
+
+CustomResourceDefinitionVersion* kubex_box_new(std::type_identity<CustomResourceDefinitionVersion>) { return new CustomResourceDefinitionVersion(); }
+CustomResourceDefinitionVersion* kubex_box_copy(const CustomResourceDefinitionVersion& from) { return new CustomResourceDefinitionVersion(from); }
+void kubex_box_delete(CustomResourceDefinitionVersion* p) noexcept { delete p; }
+
+CustomResourceSubresourceScale* kubex_box_new(std::type_identity<CustomResourceSubresourceScale>) { return new CustomResourceSubresourceScale(); }
+CustomResourceSubresourceScale* kubex_box_copy(const CustomResourceSubresourceScale& from) { return new CustomResourceSubresourceScale(from); }
+void kubex_box_delete(CustomResourceSubresourceScale* p) noexcept { delete p; }
+
+CustomResourceSubresources* kubex_box_new(std::type_identity<CustomResourceSubresources>) { return new CustomResourceSubresources(); }
+CustomResourceSubresources* kubex_box_copy(const CustomResourceSubresources& from) { return new CustomResourceSubresources(from); }
+void kubex_box_delete(CustomResourceSubresources* p) noexcept { delete p; }
+
+CustomResourceValidation* kubex_box_new(std::type_identity<CustomResourceValidation>) { return new CustomResourceValidation(); }
+CustomResourceValidation* kubex_box_copy(const CustomResourceValidation& from) { return new CustomResourceValidation(from); }
+void kubex_box_delete(CustomResourceValidation* p) noexcept { delete p; }
+
+ExternalDocumentation* kubex_box_new(std::type_identity<ExternalDocumentation>) { return new ExternalDocumentation(); }
+ExternalDocumentation* kubex_box_copy(const ExternalDocumentation& from) { return new ExternalDocumentation(from); }
+void kubex_box_delete(ExternalDocumentation* p) noexcept { delete p; }
+
+JSONSchemaProps* kubex_box_new(std::type_identity<JSONSchemaProps>) { return new JSONSchemaProps(); }
+JSONSchemaProps* kubex_box_copy(const JSONSchemaProps& from) { return new JSONSchemaProps(from); }
+void kubex_box_delete(JSONSchemaProps* p) noexcept { delete p; }
+
+SelectableField* kubex_box_new(std::type_identity<SelectableField>) { return new SelectableField(); }
+SelectableField* kubex_box_copy(const SelectableField& from) { return new SelectableField(from); }
+void kubex_box_delete(SelectableField* p) noexcept { delete p; }
+
+ServiceReference* kubex_box_new(std::type_identity<ServiceReference>) { return new ServiceReference(); }
+ServiceReference* kubex_box_copy(const ServiceReference& from) { return new ServiceReference(from); }
+void kubex_box_delete(ServiceReference* p) noexcept { delete p; }
+
+ValidationRule* kubex_box_new(std::type_identity<ValidationRule>) { return new ValidationRule(); }
+ValidationRule* kubex_box_copy(const ValidationRule& from) { return new ValidationRule(from); }
+void kubex_box_delete(ValidationRule* p) noexcept { delete p; }
+
+WebhookClientConfig* kubex_box_new(std::type_identity<WebhookClientConfig>) { return new WebhookClientConfig(); }
+WebhookClientConfig* kubex_box_copy(const WebhookClientConfig& from) { return new WebhookClientConfig(from); }
+void kubex_box_delete(WebhookClientConfig* p) noexcept { delete p; }
+
+WebhookConversion* kubex_box_new(std::type_identity<WebhookConversion>) { return new WebhookConversion(); }
+WebhookConversion* kubex_box_copy(const WebhookConversion& from) { return new WebhookConversion(from); }
+void kubex_box_delete(WebhookConversion* p) noexcept { delete p; }
+
 void kubex_read(json::Reader& r, CustomResourceColumnDefinition& o) {
   o = CustomResourceColumnDefinition{};
   r.for_each_field([&o](std::string_view k, json::Reader& v) {

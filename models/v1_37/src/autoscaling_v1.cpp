@@ -8,6 +8,38 @@ namespace kubex::k8s::v1_37::autoscaling::v1 {
 
 namespace json = ::kubex::json;
 
+CrossVersionObjectReference* kubex_box_new(std::type_identity<CrossVersionObjectReference>) { return new CrossVersionObjectReference(); }
+CrossVersionObjectReference* kubex_box_copy(const CrossVersionObjectReference& from) { return new CrossVersionObjectReference(from); }
+void kubex_box_delete(CrossVersionObjectReference* p) noexcept { delete p; }
+
+HorizontalPodAutoscaler* kubex_box_new(std::type_identity<HorizontalPodAutoscaler>) { return new HorizontalPodAutoscaler(); }
+HorizontalPodAutoscaler* kubex_box_copy(const HorizontalPodAutoscaler& from) { return new HorizontalPodAutoscaler(from); }
+void kubex_box_delete(HorizontalPodAutoscaler* p) noexcept { delete p; }
+
+HorizontalPodAutoscalerList* kubex_box_new(std::type_identity<HorizontalPodAutoscalerList>) { return new HorizontalPodAutoscalerList(); }
+HorizontalPodAutoscalerList* kubex_box_copy(const HorizontalPodAutoscalerList& from) { return new HorizontalPodAutoscalerList(from); }
+void kubex_box_delete(HorizontalPodAutoscalerList* p) noexcept { delete p; }
+
+HorizontalPodAutoscalerSpec* kubex_box_new(std::type_identity<HorizontalPodAutoscalerSpec>) { return new HorizontalPodAutoscalerSpec(); }
+HorizontalPodAutoscalerSpec* kubex_box_copy(const HorizontalPodAutoscalerSpec& from) { return new HorizontalPodAutoscalerSpec(from); }
+void kubex_box_delete(HorizontalPodAutoscalerSpec* p) noexcept { delete p; }
+
+HorizontalPodAutoscalerStatus* kubex_box_new(std::type_identity<HorizontalPodAutoscalerStatus>) { return new HorizontalPodAutoscalerStatus(); }
+HorizontalPodAutoscalerStatus* kubex_box_copy(const HorizontalPodAutoscalerStatus& from) { return new HorizontalPodAutoscalerStatus(from); }
+void kubex_box_delete(HorizontalPodAutoscalerStatus* p) noexcept { delete p; }
+
+Scale* kubex_box_new(std::type_identity<Scale>) { return new Scale(); }
+Scale* kubex_box_copy(const Scale& from) { return new Scale(from); }
+void kubex_box_delete(Scale* p) noexcept { delete p; }
+
+ScaleSpec* kubex_box_new(std::type_identity<ScaleSpec>) { return new ScaleSpec(); }
+ScaleSpec* kubex_box_copy(const ScaleSpec& from) { return new ScaleSpec(from); }
+void kubex_box_delete(ScaleSpec* p) noexcept { delete p; }
+
+ScaleStatus* kubex_box_new(std::type_identity<ScaleStatus>) { return new ScaleStatus(); }
+ScaleStatus* kubex_box_copy(const ScaleStatus& from) { return new ScaleStatus(from); }
+void kubex_box_delete(ScaleStatus* p) noexcept { delete p; }
+
 void kubex_read(json::Reader& r, CrossVersionObjectReference& o) {
   o = CrossVersionObjectReference{};
   r.for_each_field([&o](std::string_view k, json::Reader& v) {

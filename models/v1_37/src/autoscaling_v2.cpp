@@ -8,6 +8,102 @@ namespace kubex::k8s::v1_37::autoscaling::v2 {
 
 namespace json = ::kubex::json;
 
+ContainerResourceMetricSource* kubex_box_new(std::type_identity<ContainerResourceMetricSource>) { return new ContainerResourceMetricSource(); }
+ContainerResourceMetricSource* kubex_box_copy(const ContainerResourceMetricSource& from) { return new ContainerResourceMetricSource(from); }
+void kubex_box_delete(ContainerResourceMetricSource* p) noexcept { delete p; }
+
+ContainerResourceMetricStatus* kubex_box_new(std::type_identity<ContainerResourceMetricStatus>) { return new ContainerResourceMetricStatus(); }
+ContainerResourceMetricStatus* kubex_box_copy(const ContainerResourceMetricStatus& from) { return new ContainerResourceMetricStatus(from); }
+void kubex_box_delete(ContainerResourceMetricStatus* p) noexcept { delete p; }
+
+CrossVersionObjectReference* kubex_box_new(std::type_identity<CrossVersionObjectReference>) { return new CrossVersionObjectReference(); }
+CrossVersionObjectReference* kubex_box_copy(const CrossVersionObjectReference& from) { return new CrossVersionObjectReference(from); }
+void kubex_box_delete(CrossVersionObjectReference* p) noexcept { delete p; }
+
+ExternalMetricSource* kubex_box_new(std::type_identity<ExternalMetricSource>) { return new ExternalMetricSource(); }
+ExternalMetricSource* kubex_box_copy(const ExternalMetricSource& from) { return new ExternalMetricSource(from); }
+void kubex_box_delete(ExternalMetricSource* p) noexcept { delete p; }
+
+ExternalMetricStatus* kubex_box_new(std::type_identity<ExternalMetricStatus>) { return new ExternalMetricStatus(); }
+ExternalMetricStatus* kubex_box_copy(const ExternalMetricStatus& from) { return new ExternalMetricStatus(from); }
+void kubex_box_delete(ExternalMetricStatus* p) noexcept { delete p; }
+
+HPAScalingPolicy* kubex_box_new(std::type_identity<HPAScalingPolicy>) { return new HPAScalingPolicy(); }
+HPAScalingPolicy* kubex_box_copy(const HPAScalingPolicy& from) { return new HPAScalingPolicy(from); }
+void kubex_box_delete(HPAScalingPolicy* p) noexcept { delete p; }
+
+HPAScalingRules* kubex_box_new(std::type_identity<HPAScalingRules>) { return new HPAScalingRules(); }
+HPAScalingRules* kubex_box_copy(const HPAScalingRules& from) { return new HPAScalingRules(from); }
+void kubex_box_delete(HPAScalingRules* p) noexcept { delete p; }
+
+HorizontalPodAutoscaler* kubex_box_new(std::type_identity<HorizontalPodAutoscaler>) { return new HorizontalPodAutoscaler(); }
+HorizontalPodAutoscaler* kubex_box_copy(const HorizontalPodAutoscaler& from) { return new HorizontalPodAutoscaler(from); }
+void kubex_box_delete(HorizontalPodAutoscaler* p) noexcept { delete p; }
+
+HorizontalPodAutoscalerBehavior* kubex_box_new(std::type_identity<HorizontalPodAutoscalerBehavior>) { return new HorizontalPodAutoscalerBehavior(); }
+HorizontalPodAutoscalerBehavior* kubex_box_copy(const HorizontalPodAutoscalerBehavior& from) { return new HorizontalPodAutoscalerBehavior(from); }
+void kubex_box_delete(HorizontalPodAutoscalerBehavior* p) noexcept { delete p; }
+
+HorizontalPodAutoscalerCondition* kubex_box_new(std::type_identity<HorizontalPodAutoscalerCondition>) { return new HorizontalPodAutoscalerCondition(); }
+HorizontalPodAutoscalerCondition* kubex_box_copy(const HorizontalPodAutoscalerCondition& from) { return new HorizontalPodAutoscalerCondition(from); }
+void kubex_box_delete(HorizontalPodAutoscalerCondition* p) noexcept { delete p; }
+
+HorizontalPodAutoscalerList* kubex_box_new(std::type_identity<HorizontalPodAutoscalerList>) { return new HorizontalPodAutoscalerList(); }
+HorizontalPodAutoscalerList* kubex_box_copy(const HorizontalPodAutoscalerList& from) { return new HorizontalPodAutoscalerList(from); }
+void kubex_box_delete(HorizontalPodAutoscalerList* p) noexcept { delete p; }
+
+HorizontalPodAutoscalerSpec* kubex_box_new(std::type_identity<HorizontalPodAutoscalerSpec>) { return new HorizontalPodAutoscalerSpec(); }
+HorizontalPodAutoscalerSpec* kubex_box_copy(const HorizontalPodAutoscalerSpec& from) { return new HorizontalPodAutoscalerSpec(from); }
+void kubex_box_delete(HorizontalPodAutoscalerSpec* p) noexcept { delete p; }
+
+HorizontalPodAutoscalerStatus* kubex_box_new(std::type_identity<HorizontalPodAutoscalerStatus>) { return new HorizontalPodAutoscalerStatus(); }
+HorizontalPodAutoscalerStatus* kubex_box_copy(const HorizontalPodAutoscalerStatus& from) { return new HorizontalPodAutoscalerStatus(from); }
+void kubex_box_delete(HorizontalPodAutoscalerStatus* p) noexcept { delete p; }
+
+MetricIdentifier* kubex_box_new(std::type_identity<MetricIdentifier>) { return new MetricIdentifier(); }
+MetricIdentifier* kubex_box_copy(const MetricIdentifier& from) { return new MetricIdentifier(from); }
+void kubex_box_delete(MetricIdentifier* p) noexcept { delete p; }
+
+MetricSpec* kubex_box_new(std::type_identity<MetricSpec>) { return new MetricSpec(); }
+MetricSpec* kubex_box_copy(const MetricSpec& from) { return new MetricSpec(from); }
+void kubex_box_delete(MetricSpec* p) noexcept { delete p; }
+
+MetricStatus* kubex_box_new(std::type_identity<MetricStatus>) { return new MetricStatus(); }
+MetricStatus* kubex_box_copy(const MetricStatus& from) { return new MetricStatus(from); }
+void kubex_box_delete(MetricStatus* p) noexcept { delete p; }
+
+MetricTarget* kubex_box_new(std::type_identity<MetricTarget>) { return new MetricTarget(); }
+MetricTarget* kubex_box_copy(const MetricTarget& from) { return new MetricTarget(from); }
+void kubex_box_delete(MetricTarget* p) noexcept { delete p; }
+
+MetricValueStatus* kubex_box_new(std::type_identity<MetricValueStatus>) { return new MetricValueStatus(); }
+MetricValueStatus* kubex_box_copy(const MetricValueStatus& from) { return new MetricValueStatus(from); }
+void kubex_box_delete(MetricValueStatus* p) noexcept { delete p; }
+
+ObjectMetricSource* kubex_box_new(std::type_identity<ObjectMetricSource>) { return new ObjectMetricSource(); }
+ObjectMetricSource* kubex_box_copy(const ObjectMetricSource& from) { return new ObjectMetricSource(from); }
+void kubex_box_delete(ObjectMetricSource* p) noexcept { delete p; }
+
+ObjectMetricStatus* kubex_box_new(std::type_identity<ObjectMetricStatus>) { return new ObjectMetricStatus(); }
+ObjectMetricStatus* kubex_box_copy(const ObjectMetricStatus& from) { return new ObjectMetricStatus(from); }
+void kubex_box_delete(ObjectMetricStatus* p) noexcept { delete p; }
+
+PodsMetricSource* kubex_box_new(std::type_identity<PodsMetricSource>) { return new PodsMetricSource(); }
+PodsMetricSource* kubex_box_copy(const PodsMetricSource& from) { return new PodsMetricSource(from); }
+void kubex_box_delete(PodsMetricSource* p) noexcept { delete p; }
+
+PodsMetricStatus* kubex_box_new(std::type_identity<PodsMetricStatus>) { return new PodsMetricStatus(); }
+PodsMetricStatus* kubex_box_copy(const PodsMetricStatus& from) { return new PodsMetricStatus(from); }
+void kubex_box_delete(PodsMetricStatus* p) noexcept { delete p; }
+
+ResourceMetricSource* kubex_box_new(std::type_identity<ResourceMetricSource>) { return new ResourceMetricSource(); }
+ResourceMetricSource* kubex_box_copy(const ResourceMetricSource& from) { return new ResourceMetricSource(from); }
+void kubex_box_delete(ResourceMetricSource* p) noexcept { delete p; }
+
+ResourceMetricStatus* kubex_box_new(std::type_identity<ResourceMetricStatus>) { return new ResourceMetricStatus(); }
+ResourceMetricStatus* kubex_box_copy(const ResourceMetricStatus& from) { return new ResourceMetricStatus(from); }
+void kubex_box_delete(ResourceMetricStatus* p) noexcept { delete p; }
+
 void kubex_read(json::Reader& r, ContainerResourceMetricSource& o) {
   o = ContainerResourceMetricSource{};
   r.for_each_field([&o](std::string_view k, json::Reader& v) {

@@ -8,6 +8,54 @@ namespace kubex::k8s::v1_37::certificates::v1 {
 
 namespace json = ::kubex::json;
 
+CertificateSigningRequest* kubex_box_new(std::type_identity<CertificateSigningRequest>) { return new CertificateSigningRequest(); }
+CertificateSigningRequest* kubex_box_copy(const CertificateSigningRequest& from) { return new CertificateSigningRequest(from); }
+void kubex_box_delete(CertificateSigningRequest* p) noexcept { delete p; }
+
+CertificateSigningRequestCondition* kubex_box_new(std::type_identity<CertificateSigningRequestCondition>) { return new CertificateSigningRequestCondition(); }
+CertificateSigningRequestCondition* kubex_box_copy(const CertificateSigningRequestCondition& from) { return new CertificateSigningRequestCondition(from); }
+void kubex_box_delete(CertificateSigningRequestCondition* p) noexcept { delete p; }
+
+CertificateSigningRequestList* kubex_box_new(std::type_identity<CertificateSigningRequestList>) { return new CertificateSigningRequestList(); }
+CertificateSigningRequestList* kubex_box_copy(const CertificateSigningRequestList& from) { return new CertificateSigningRequestList(from); }
+void kubex_box_delete(CertificateSigningRequestList* p) noexcept { delete p; }
+
+CertificateSigningRequestSpec* kubex_box_new(std::type_identity<CertificateSigningRequestSpec>) { return new CertificateSigningRequestSpec(); }
+CertificateSigningRequestSpec* kubex_box_copy(const CertificateSigningRequestSpec& from) { return new CertificateSigningRequestSpec(from); }
+void kubex_box_delete(CertificateSigningRequestSpec* p) noexcept { delete p; }
+
+CertificateSigningRequestStatus* kubex_box_new(std::type_identity<CertificateSigningRequestStatus>) { return new CertificateSigningRequestStatus(); }
+CertificateSigningRequestStatus* kubex_box_copy(const CertificateSigningRequestStatus& from) { return new CertificateSigningRequestStatus(from); }
+void kubex_box_delete(CertificateSigningRequestStatus* p) noexcept { delete p; }
+
+ClusterTrustBundle* kubex_box_new(std::type_identity<ClusterTrustBundle>) { return new ClusterTrustBundle(); }
+ClusterTrustBundle* kubex_box_copy(const ClusterTrustBundle& from) { return new ClusterTrustBundle(from); }
+void kubex_box_delete(ClusterTrustBundle* p) noexcept { delete p; }
+
+ClusterTrustBundleList* kubex_box_new(std::type_identity<ClusterTrustBundleList>) { return new ClusterTrustBundleList(); }
+ClusterTrustBundleList* kubex_box_copy(const ClusterTrustBundleList& from) { return new ClusterTrustBundleList(from); }
+void kubex_box_delete(ClusterTrustBundleList* p) noexcept { delete p; }
+
+ClusterTrustBundleSpec* kubex_box_new(std::type_identity<ClusterTrustBundleSpec>) { return new ClusterTrustBundleSpec(); }
+ClusterTrustBundleSpec* kubex_box_copy(const ClusterTrustBundleSpec& from) { return new ClusterTrustBundleSpec(from); }
+void kubex_box_delete(ClusterTrustBundleSpec* p) noexcept { delete p; }
+
+PodCertificateRequest* kubex_box_new(std::type_identity<PodCertificateRequest>) { return new PodCertificateRequest(); }
+PodCertificateRequest* kubex_box_copy(const PodCertificateRequest& from) { return new PodCertificateRequest(from); }
+void kubex_box_delete(PodCertificateRequest* p) noexcept { delete p; }
+
+PodCertificateRequestList* kubex_box_new(std::type_identity<PodCertificateRequestList>) { return new PodCertificateRequestList(); }
+PodCertificateRequestList* kubex_box_copy(const PodCertificateRequestList& from) { return new PodCertificateRequestList(from); }
+void kubex_box_delete(PodCertificateRequestList* p) noexcept { delete p; }
+
+PodCertificateRequestSpec* kubex_box_new(std::type_identity<PodCertificateRequestSpec>) { return new PodCertificateRequestSpec(); }
+PodCertificateRequestSpec* kubex_box_copy(const PodCertificateRequestSpec& from) { return new PodCertificateRequestSpec(from); }
+void kubex_box_delete(PodCertificateRequestSpec* p) noexcept { delete p; }
+
+PodCertificateRequestStatus* kubex_box_new(std::type_identity<PodCertificateRequestStatus>) { return new PodCertificateRequestStatus(); }
+PodCertificateRequestStatus* kubex_box_copy(const PodCertificateRequestStatus& from) { return new PodCertificateRequestStatus(from); }
+void kubex_box_delete(PodCertificateRequestStatus* p) noexcept { delete p; }
+
 void kubex_read(json::Reader& r, CertificateSigningRequest& o) {
   o = CertificateSigningRequest{};
   r.for_each_field([&o](std::string_view k, json::Reader& v) {

@@ -8,6 +8,66 @@ namespace kubex::k8s::v1_37::lifecycle::v1alpha1 {
 
 namespace json = ::kubex::json;
 
+Eviction* kubex_box_new(std::type_identity<Eviction>) { return new Eviction(); }
+Eviction* kubex_box_copy(const Eviction& from) { return new Eviction(from); }
+void kubex_box_delete(Eviction* p) noexcept { delete p; }
+
+EvictionList* kubex_box_new(std::type_identity<EvictionList>) { return new EvictionList(); }
+EvictionList* kubex_box_copy(const EvictionList& from) { return new EvictionList(from); }
+void kubex_box_delete(EvictionList* p) noexcept { delete p; }
+
+EvictionPodReference* kubex_box_new(std::type_identity<EvictionPodReference>) { return new EvictionPodReference(); }
+EvictionPodReference* kubex_box_copy(const EvictionPodReference& from) { return new EvictionPodReference(from); }
+void kubex_box_delete(EvictionPodReference* p) noexcept { delete p; }
+
+EvictionRequest* kubex_box_new(std::type_identity<EvictionRequest>) { return new EvictionRequest(); }
+EvictionRequest* kubex_box_copy(const EvictionRequest& from) { return new EvictionRequest(from); }
+void kubex_box_delete(EvictionRequest* p) noexcept { delete p; }
+
+EvictionRequestList* kubex_box_new(std::type_identity<EvictionRequestList>) { return new EvictionRequestList(); }
+EvictionRequestList* kubex_box_copy(const EvictionRequestList& from) { return new EvictionRequestList(from); }
+void kubex_box_delete(EvictionRequestList* p) noexcept { delete p; }
+
+EvictionRequestPodReference* kubex_box_new(std::type_identity<EvictionRequestPodReference>) { return new EvictionRequestPodReference(); }
+EvictionRequestPodReference* kubex_box_copy(const EvictionRequestPodReference& from) { return new EvictionRequestPodReference(from); }
+void kubex_box_delete(EvictionRequestPodReference* p) noexcept { delete p; }
+
+EvictionRequestSpec* kubex_box_new(std::type_identity<EvictionRequestSpec>) { return new EvictionRequestSpec(); }
+EvictionRequestSpec* kubex_box_copy(const EvictionRequestSpec& from) { return new EvictionRequestSpec(from); }
+void kubex_box_delete(EvictionRequestSpec* p) noexcept { delete p; }
+
+EvictionRequestStatus* kubex_box_new(std::type_identity<EvictionRequestStatus>) { return new EvictionRequestStatus(); }
+EvictionRequestStatus* kubex_box_copy(const EvictionRequestStatus& from) { return new EvictionRequestStatus(from); }
+void kubex_box_delete(EvictionRequestStatus* p) noexcept { delete p; }
+
+EvictionRequestTarget* kubex_box_new(std::type_identity<EvictionRequestTarget>) { return new EvictionRequestTarget(); }
+EvictionRequestTarget* kubex_box_copy(const EvictionRequestTarget& from) { return new EvictionRequestTarget(from); }
+void kubex_box_delete(EvictionRequestTarget* p) noexcept { delete p; }
+
+EvictionSpec* kubex_box_new(std::type_identity<EvictionSpec>) { return new EvictionSpec(); }
+EvictionSpec* kubex_box_copy(const EvictionSpec& from) { return new EvictionSpec(from); }
+void kubex_box_delete(EvictionSpec* p) noexcept { delete p; }
+
+EvictionStatus* kubex_box_new(std::type_identity<EvictionStatus>) { return new EvictionStatus(); }
+EvictionStatus* kubex_box_copy(const EvictionStatus& from) { return new EvictionStatus(from); }
+void kubex_box_delete(EvictionStatus* p) noexcept { delete p; }
+
+EvictionTarget* kubex_box_new(std::type_identity<EvictionTarget>) { return new EvictionTarget(); }
+EvictionTarget* kubex_box_copy(const EvictionTarget& from) { return new EvictionTarget(from); }
+void kubex_box_delete(EvictionTarget* p) noexcept { delete p; }
+
+Requester* kubex_box_new(std::type_identity<Requester>) { return new Requester(); }
+Requester* kubex_box_copy(const Requester& from) { return new Requester(from); }
+void kubex_box_delete(Requester* p) noexcept { delete p; }
+
+ResponderStatus* kubex_box_new(std::type_identity<ResponderStatus>) { return new ResponderStatus(); }
+ResponderStatus* kubex_box_copy(const ResponderStatus& from) { return new ResponderStatus(from); }
+void kubex_box_delete(ResponderStatus* p) noexcept { delete p; }
+
+TargetResponder* kubex_box_new(std::type_identity<TargetResponder>) { return new TargetResponder(); }
+TargetResponder* kubex_box_copy(const TargetResponder& from) { return new TargetResponder(from); }
+void kubex_box_delete(TargetResponder* p) noexcept { delete p; }
+
 void kubex_read(json::Reader& r, Eviction& o) {
   o = Eviction{};
   r.for_each_field([&o](std::string_view k, json::Reader& v) {

@@ -8,6 +8,94 @@ namespace kubex::k8s::v1_37::scheduling::v1beta1 {
 
 namespace json = ::kubex::json;
 
+CompositeDisruptionMode* kubex_box_new(std::type_identity<CompositeDisruptionMode>) { return new CompositeDisruptionMode(); }
+CompositeDisruptionMode* kubex_box_copy(const CompositeDisruptionMode& from) { return new CompositeDisruptionMode(from); }
+void kubex_box_delete(CompositeDisruptionMode* p) noexcept { delete p; }
+
+CompositeGangSchedulingPolicy* kubex_box_new(std::type_identity<CompositeGangSchedulingPolicy>) { return new CompositeGangSchedulingPolicy(); }
+CompositeGangSchedulingPolicy* kubex_box_copy(const CompositeGangSchedulingPolicy& from) { return new CompositeGangSchedulingPolicy(from); }
+void kubex_box_delete(CompositeGangSchedulingPolicy* p) noexcept { delete p; }
+
+CompositePodGroupSchedulingConstraints* kubex_box_new(std::type_identity<CompositePodGroupSchedulingConstraints>) { return new CompositePodGroupSchedulingConstraints(); }
+CompositePodGroupSchedulingConstraints* kubex_box_copy(const CompositePodGroupSchedulingConstraints& from) { return new CompositePodGroupSchedulingConstraints(from); }
+void kubex_box_delete(CompositePodGroupSchedulingConstraints* p) noexcept { delete p; }
+
+CompositePodGroupSchedulingPolicy* kubex_box_new(std::type_identity<CompositePodGroupSchedulingPolicy>) { return new CompositePodGroupSchedulingPolicy(); }
+CompositePodGroupSchedulingPolicy* kubex_box_copy(const CompositePodGroupSchedulingPolicy& from) { return new CompositePodGroupSchedulingPolicy(from); }
+void kubex_box_delete(CompositePodGroupSchedulingPolicy* p) noexcept { delete p; }
+
+CompositePodGroupTemplate* kubex_box_new(std::type_identity<CompositePodGroupTemplate>) { return new CompositePodGroupTemplate(); }
+CompositePodGroupTemplate* kubex_box_copy(const CompositePodGroupTemplate& from) { return new CompositePodGroupTemplate(from); }
+void kubex_box_delete(CompositePodGroupTemplate* p) noexcept { delete p; }
+
+DisruptionMode* kubex_box_new(std::type_identity<DisruptionMode>) { return new DisruptionMode(); }
+DisruptionMode* kubex_box_copy(const DisruptionMode& from) { return new DisruptionMode(from); }
+void kubex_box_delete(DisruptionMode* p) noexcept { delete p; }
+
+GangSchedulingPolicy* kubex_box_new(std::type_identity<GangSchedulingPolicy>) { return new GangSchedulingPolicy(); }
+GangSchedulingPolicy* kubex_box_copy(const GangSchedulingPolicy& from) { return new GangSchedulingPolicy(from); }
+void kubex_box_delete(GangSchedulingPolicy* p) noexcept { delete p; }
+
+PodGroup* kubex_box_new(std::type_identity<PodGroup>) { return new PodGroup(); }
+PodGroup* kubex_box_copy(const PodGroup& from) { return new PodGroup(from); }
+void kubex_box_delete(PodGroup* p) noexcept { delete p; }
+
+PodGroupList* kubex_box_new(std::type_identity<PodGroupList>) { return new PodGroupList(); }
+PodGroupList* kubex_box_copy(const PodGroupList& from) { return new PodGroupList(from); }
+void kubex_box_delete(PodGroupList* p) noexcept { delete p; }
+
+PodGroupResourceClaim* kubex_box_new(std::type_identity<PodGroupResourceClaim>) { return new PodGroupResourceClaim(); }
+PodGroupResourceClaim* kubex_box_copy(const PodGroupResourceClaim& from) { return new PodGroupResourceClaim(from); }
+void kubex_box_delete(PodGroupResourceClaim* p) noexcept { delete p; }
+
+PodGroupResourceClaimStatus* kubex_box_new(std::type_identity<PodGroupResourceClaimStatus>) { return new PodGroupResourceClaimStatus(); }
+PodGroupResourceClaimStatus* kubex_box_copy(const PodGroupResourceClaimStatus& from) { return new PodGroupResourceClaimStatus(from); }
+void kubex_box_delete(PodGroupResourceClaimStatus* p) noexcept { delete p; }
+
+PodGroupSchedulingConstraints* kubex_box_new(std::type_identity<PodGroupSchedulingConstraints>) { return new PodGroupSchedulingConstraints(); }
+PodGroupSchedulingConstraints* kubex_box_copy(const PodGroupSchedulingConstraints& from) { return new PodGroupSchedulingConstraints(from); }
+void kubex_box_delete(PodGroupSchedulingConstraints* p) noexcept { delete p; }
+
+PodGroupSchedulingPolicy* kubex_box_new(std::type_identity<PodGroupSchedulingPolicy>) { return new PodGroupSchedulingPolicy(); }
+PodGroupSchedulingPolicy* kubex_box_copy(const PodGroupSchedulingPolicy& from) { return new PodGroupSchedulingPolicy(from); }
+void kubex_box_delete(PodGroupSchedulingPolicy* p) noexcept { delete p; }
+
+PodGroupSpec* kubex_box_new(std::type_identity<PodGroupSpec>) { return new PodGroupSpec(); }
+PodGroupSpec* kubex_box_copy(const PodGroupSpec& from) { return new PodGroupSpec(from); }
+void kubex_box_delete(PodGroupSpec* p) noexcept { delete p; }
+
+PodGroupStatus* kubex_box_new(std::type_identity<PodGroupStatus>) { return new PodGroupStatus(); }
+PodGroupStatus* kubex_box_copy(const PodGroupStatus& from) { return new PodGroupStatus(from); }
+void kubex_box_delete(PodGroupStatus* p) noexcept { delete p; }
+
+PodGroupTemplate* kubex_box_new(std::type_identity<PodGroupTemplate>) { return new PodGroupTemplate(); }
+PodGroupTemplate* kubex_box_copy(const PodGroupTemplate& from) { return new PodGroupTemplate(from); }
+void kubex_box_delete(PodGroupTemplate* p) noexcept { delete p; }
+
+TopologyConstraint* kubex_box_new(std::type_identity<TopologyConstraint>) { return new TopologyConstraint(); }
+TopologyConstraint* kubex_box_copy(const TopologyConstraint& from) { return new TopologyConstraint(from); }
+void kubex_box_delete(TopologyConstraint* p) noexcept { delete p; }
+
+TypedLocalObjectReference* kubex_box_new(std::type_identity<TypedLocalObjectReference>) { return new TypedLocalObjectReference(); }
+TypedLocalObjectReference* kubex_box_copy(const TypedLocalObjectReference& from) { return new TypedLocalObjectReference(from); }
+void kubex_box_delete(TypedLocalObjectReference* p) noexcept { delete p; }
+
+Workload* kubex_box_new(std::type_identity<Workload>) { return new Workload(); }
+Workload* kubex_box_copy(const Workload& from) { return new Workload(from); }
+void kubex_box_delete(Workload* p) noexcept { delete p; }
+
+WorkloadList* kubex_box_new(std::type_identity<WorkloadList>) { return new WorkloadList(); }
+WorkloadList* kubex_box_copy(const WorkloadList& from) { return new WorkloadList(from); }
+void kubex_box_delete(WorkloadList* p) noexcept { delete p; }
+
+WorkloadReference* kubex_box_new(std::type_identity<WorkloadReference>) { return new WorkloadReference(); }
+WorkloadReference* kubex_box_copy(const WorkloadReference& from) { return new WorkloadReference(from); }
+void kubex_box_delete(WorkloadReference* p) noexcept { delete p; }
+
+WorkloadSpec* kubex_box_new(std::type_identity<WorkloadSpec>) { return new WorkloadSpec(); }
+WorkloadSpec* kubex_box_copy(const WorkloadSpec& from) { return new WorkloadSpec(from); }
+void kubex_box_delete(WorkloadSpec* p) noexcept { delete p; }
+
 void kubex_read(json::Reader& r, CompositeDisruptionMode& o) {
   o = CompositeDisruptionMode{};
   r.for_each_field([&o](std::string_view k, json::Reader& v) {

@@ -237,7 +237,7 @@ class Emitter:
                                             "::kubex::Bytes": "bytes"}[t.cpp])
                     t = t.elem
         lines = [BANNER.format(k8s=self.k8s), "#pragma once\n\n",
-                 "#include <array>\n#include <cstdint>\n#include <map>\n#include <optional>\n#include <string>\n#include <string_view>\n#include <vector>\n\n",
+                 "#include <array>\n#include <cstdint>\n#include <map>\n#include <optional>\n#include <string>\n#include <string_view>\n#include <type_traits>\n#include <vector>\n\n",
                  "#include <kubex/core/box.hpp>\n#include <kubex/core/raw_json.hpp>\n"
                  "#include <kubex/core/resource.hpp>\n#include <kubex/core/string_enum.hpp>\n"]
         for inc in sorted(value_includes):
@@ -250,6 +250,13 @@ class Emitter:
         # Forward declarations: Box and vector members may name types defined further down.
         for s in sorted(structs, key=lambda s: s.name):
             lines.append(f"struct {s.name};\n")
+        lines.append("\n")
+        # Before any struct, so that every Box sees them (see kubex/core/box.hpp).
+        lines.append("// Where a Box creates, copies and destroys each type: out of line, in this group's .cpp.\n")
+        for s in sorted(structs, key=lambda s: s.name):
+            lines.append(f"{s.name}* kubex_box_new(std::type_identity<{s.name}>);\n")
+            lines.append(f"{s.name}* kubex_box_copy(const {s.name}& from);\n")
+            lines.append(f"void kubex_box_delete({s.name}* p) noexcept;\n")
         lines.append("\n")
         for s in sorted(structs, key=lambda s: s.name):
             for e in s.enums:
@@ -310,6 +317,10 @@ class Emitter:
                  "#include <kubex/core/json.hpp>\n#include <kubex/core/json_types.hpp>\n\n",
                  f"namespace {ns} {{\n\n",
                  "namespace json = ::kubex::json;\n\n"]
+        for s in sorted(structs, key=lambda s: s.name):
+            lines.append(f"{s.name}* kubex_box_new(std::type_identity<{s.name}>) {{ return new {s.name}(); }}\n")
+            lines.append(f"{s.name}* kubex_box_copy(const {s.name}& from) {{ return new {s.name}(from); }}\n")
+            lines.append(f"void kubex_box_delete({s.name}* p) noexcept {{ delete p; }}\n\n")
         for s in sorted(structs, key=lambda s: s.name):
             lines.append(f"void kubex_read(json::Reader& r, {s.name}& o) {{\n")
             lines.append(f"  o = {s.name}{{}};\n")

@@ -1,8 +1,30 @@
 #pragma once
 
+#include <type_traits>
 #include <utility>
 
 namespace kubex {
+
+namespace box_detail {
+
+// A type may declare, next to its definition, where its objects are created, copied and
+// destroyed when a Box holds them (found by argument-dependent lookup):
+//   T* kubex_box_new(std::type_identity<T>);    // new T()
+//   T* kubex_box_copy(const T& from);           // new T(from)
+//   void kubex_box_delete(T* p) noexcept;       // delete p
+// The generated models declare them for every struct and define them in their group's .cpp:
+// a user's translation unit that destroys a Pod then calls ~PodSpec there instead of compiling
+// the destructors of everything below it (every Container, Volume, Probe...), which is most of
+// what using a model used to cost to compile. Types without them (hand-written custom
+// resources) get new and delete inline.
+template <class T>
+concept out_of_line = requires(T* p, const T& c) {
+                        kubex_box_new(std::type_identity<T>{});
+                        kubex_box_copy(c);
+                        kubex_box_delete(p);
+                      };
+
+}  // namespace box_detail
 
 /// An optional value stored on the heap: null when absent, deep-copied, compared by value.
 ///
@@ -18,7 +40,7 @@ class Box {
   /// A present value.
   Box(T value) : ptr_(new T(std::move(value))) {}  // NOLINT(google-explicit-constructor)
   /// Deep copy.
-  Box(const Box& other) : ptr_(other.ptr_ ? new T(*other.ptr_) : nullptr) {}
+  Box(const Box& other) : ptr_(other.ptr_ ? clone(*other.ptr_) : nullptr) {}
   /// Takes over other's value; other becomes absent.
   Box(Box&& other) noexcept : ptr_(std::exchange(other.ptr_, nullptr)) {}
   /// Deep copy.
@@ -44,7 +66,7 @@ class Box {
     }
     return *this;
   }
-  ~Box() { delete ptr_; }
+  ~Box() { destroy(ptr_); }
 
   /// True when a value is present.
   [[nodiscard]] bool has_value() const noexcept { return ptr_ != nullptr; }
@@ -68,7 +90,7 @@ class Box {
   /// e.g. `pod.spec.ensure().containers.push_back(c)`.
   T& ensure() {
     if (ptr_ == nullptr) {
-      ptr_ = new T();
+      ptr_ = make();
     }
     return *ptr_;
   }
@@ -80,7 +102,7 @@ class Box {
     return *ptr_;
   }
   /// Makes the Box absent.
-  void reset() noexcept { delete std::exchange(ptr_, nullptr); }
+  void reset() noexcept { destroy(std::exchange(ptr_, nullptr)); }
   /// Exchanges two Boxes without copying.
   void swap(Box& other) noexcept { std::swap(ptr_, other.ptr_); }
 
@@ -93,6 +115,31 @@ class Box {
   }
 
  private:
+  static T* make() {
+    if constexpr (box_detail::out_of_line<T>) {
+      return kubex_box_new(std::type_identity<T>{});
+    } else {
+      return new T();
+    }
+  }
+  static T* clone(const T& from) {
+    if constexpr (box_detail::out_of_line<T>) {
+      return kubex_box_copy(from);
+    } else {
+      return new T(from);
+    }
+  }
+  static void destroy(T* p) noexcept {
+    if (p == nullptr) {
+      return;
+    }
+    if constexpr (box_detail::out_of_line<T>) {
+      kubex_box_delete(p);
+    } else {
+      delete p;
+    }
+  }
+
   T* ptr_ = nullptr;
 };
 

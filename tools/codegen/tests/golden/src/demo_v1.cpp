@@ -8,6 +8,26 @@ namespace kubex::k8s::v1_99::demo::v1 {
 
 namespace json = ::kubex::json;
 
+Widget* kubex_box_new(std::type_identity<Widget>) { return new Widget(); }
+Widget* kubex_box_copy(const Widget& from) { return new Widget(from); }
+void kubex_box_delete(Widget* p) noexcept { delete p; }
+
+WidgetList* kubex_box_new(std::type_identity<WidgetList>) { return new WidgetList(); }
+WidgetList* kubex_box_copy(const WidgetList& from) { return new WidgetList(from); }
+void kubex_box_delete(WidgetList* p) noexcept { delete p; }
+
+WidgetReview* kubex_box_new(std::type_identity<WidgetReview>) { return new WidgetReview(); }
+WidgetReview* kubex_box_copy(const WidgetReview& from) { return new WidgetReview(from); }
+void kubex_box_delete(WidgetReview* p) noexcept { delete p; }
+
+WidgetSpec* kubex_box_new(std::type_identity<WidgetSpec>) { return new WidgetSpec(); }
+WidgetSpec* kubex_box_copy(const WidgetSpec& from) { return new WidgetSpec(from); }
+void kubex_box_delete(WidgetSpec* p) noexcept { delete p; }
+
+WidgetStatus* kubex_box_new(std::type_identity<WidgetStatus>) { return new WidgetStatus(); }
+WidgetStatus* kubex_box_copy(const WidgetStatus& from) { return new WidgetStatus(from); }
+void kubex_box_delete(WidgetStatus* p) noexcept { delete p; }
+
 void kubex_read(json::Reader& r, Widget& o) {
   o = Widget{};
   r.for_each_field([&o](std::string_view k, json::Reader& v) {

@@ -8,6 +8,10 @@ namespace kubex::k8s::v1_99::meta::v1 {
 
 namespace json = ::kubex::json;
 
+ObjectMeta* kubex_box_new(std::type_identity<ObjectMeta>) { return new ObjectMeta(); }
+ObjectMeta* kubex_box_copy(const ObjectMeta& from) { return new ObjectMeta(from); }
+void kubex_box_delete(ObjectMeta* p) noexcept { delete p; }
+
 void kubex_read(json::Reader& r, ObjectMeta& o) {
   o = ObjectMeta{};
   r.for_each_field([&o](std::string_view k, json::Reader& v) {

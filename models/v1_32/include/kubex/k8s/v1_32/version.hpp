@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <kubex/core/box.hpp>
@@ -22,6 +23,11 @@ class Writer;
 namespace kubex::k8s::v1_32::version {
 
 struct Info;
+
+// Where a Box creates, copies and destroys each type: out of line, in this group's .cpp.
+Info* kubex_box_new(std::type_identity<Info>);
+Info* kubex_box_copy(const Info& from);
+void kubex_box_delete(Info* p) noexcept;
 
 /// Info contains versioning information.
 struct Info {

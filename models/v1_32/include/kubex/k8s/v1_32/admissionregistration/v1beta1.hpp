@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <kubex/core/box.hpp>
@@ -39,6 +40,59 @@ struct ValidatingAdmissionPolicySpec;
 struct ValidatingAdmissionPolicyStatus;
 struct Validation;
 struct Variable;
+
+// Where a Box creates, copies and destroys each type: out of line, in this group's .cpp.
+AuditAnnotation* kubex_box_new(std::type_identity<AuditAnnotation>);
+AuditAnnotation* kubex_box_copy(const AuditAnnotation& from);
+void kubex_box_delete(AuditAnnotation* p) noexcept;
+ExpressionWarning* kubex_box_new(std::type_identity<ExpressionWarning>);
+ExpressionWarning* kubex_box_copy(const ExpressionWarning& from);
+void kubex_box_delete(ExpressionWarning* p) noexcept;
+MatchCondition* kubex_box_new(std::type_identity<MatchCondition>);
+MatchCondition* kubex_box_copy(const MatchCondition& from);
+void kubex_box_delete(MatchCondition* p) noexcept;
+MatchResources* kubex_box_new(std::type_identity<MatchResources>);
+MatchResources* kubex_box_copy(const MatchResources& from);
+void kubex_box_delete(MatchResources* p) noexcept;
+NamedRuleWithOperations* kubex_box_new(std::type_identity<NamedRuleWithOperations>);
+NamedRuleWithOperations* kubex_box_copy(const NamedRuleWithOperations& from);
+void kubex_box_delete(NamedRuleWithOperations* p) noexcept;
+ParamKind* kubex_box_new(std::type_identity<ParamKind>);
+ParamKind* kubex_box_copy(const ParamKind& from);
+void kubex_box_delete(ParamKind* p) noexcept;
+ParamRef* kubex_box_new(std::type_identity<ParamRef>);
+ParamRef* kubex_box_copy(const ParamRef& from);
+void kubex_box_delete(ParamRef* p) noexcept;
+TypeChecking* kubex_box_new(std::type_identity<TypeChecking>);
+TypeChecking* kubex_box_copy(const TypeChecking& from);
+void kubex_box_delete(TypeChecking* p) noexcept;
+ValidatingAdmissionPolicy* kubex_box_new(std::type_identity<ValidatingAdmissionPolicy>);
+ValidatingAdmissionPolicy* kubex_box_copy(const ValidatingAdmissionPolicy& from);
+void kubex_box_delete(ValidatingAdmissionPolicy* p) noexcept;
+ValidatingAdmissionPolicyBinding* kubex_box_new(std::type_identity<ValidatingAdmissionPolicyBinding>);
+ValidatingAdmissionPolicyBinding* kubex_box_copy(const ValidatingAdmissionPolicyBinding& from);
+void kubex_box_delete(ValidatingAdmissionPolicyBinding* p) noexcept;
+ValidatingAdmissionPolicyBindingList* kubex_box_new(std::type_identity<ValidatingAdmissionPolicyBindingList>);
+ValidatingAdmissionPolicyBindingList* kubex_box_copy(const ValidatingAdmissionPolicyBindingList& from);
+void kubex_box_delete(ValidatingAdmissionPolicyBindingList* p) noexcept;
+ValidatingAdmissionPolicyBindingSpec* kubex_box_new(std::type_identity<ValidatingAdmissionPolicyBindingSpec>);
+ValidatingAdmissionPolicyBindingSpec* kubex_box_copy(const ValidatingAdmissionPolicyBindingSpec& from);
+void kubex_box_delete(ValidatingAdmissionPolicyBindingSpec* p) noexcept;
+ValidatingAdmissionPolicyList* kubex_box_new(std::type_identity<ValidatingAdmissionPolicyList>);
+ValidatingAdmissionPolicyList* kubex_box_copy(const ValidatingAdmissionPolicyList& from);
+void kubex_box_delete(ValidatingAdmissionPolicyList* p) noexcept;
+ValidatingAdmissionPolicySpec* kubex_box_new(std::type_identity<ValidatingAdmissionPolicySpec>);
+ValidatingAdmissionPolicySpec* kubex_box_copy(const ValidatingAdmissionPolicySpec& from);
+void kubex_box_delete(ValidatingAdmissionPolicySpec* p) noexcept;
+ValidatingAdmissionPolicyStatus* kubex_box_new(std::type_identity<ValidatingAdmissionPolicyStatus>);
+ValidatingAdmissionPolicyStatus* kubex_box_copy(const ValidatingAdmissionPolicyStatus& from);
+void kubex_box_delete(ValidatingAdmissionPolicyStatus* p) noexcept;
+Validation* kubex_box_new(std::type_identity<Validation>);
+Validation* kubex_box_copy(const Validation& from);
+void kubex_box_delete(Validation* p) noexcept;
+Variable* kubex_box_new(std::type_identity<Variable>);
+Variable* kubex_box_copy(const Variable& from);
+void kubex_box_delete(Variable* p) noexcept;
 
 /// Values of an enumerated field of NamedRuleWithOperations.
 struct NamedRuleWithOperationsOperationsItem : ::kubex::StringEnum<NamedRuleWithOperationsOperationsItem> {

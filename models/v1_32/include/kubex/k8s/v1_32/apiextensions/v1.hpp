@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <kubex/core/box.hpp>
@@ -43,6 +44,65 @@ struct ServiceReference;
 struct ValidationRule;
 struct WebhookClientConfig;
 struct WebhookConversion;
+
+// Where a Box creates, copies and destroys each type: out of line, in this group's .cpp.
+CustomResourceColumnDefinition* kubex_box_new(std::type_identity<CustomResourceColumnDefinition>);
+CustomResourceColumnDefinition* kubex_box_copy(const CustomResourceColumnDefinition& from);
+void kubex_box_delete(CustomResourceColumnDefinition* p) noexcept;
+CustomResourceConversion* kubex_box_new(std::type_identity<CustomResourceConversion>);
+CustomResourceConversion* kubex_box_copy(const CustomResourceConversion& from);
+void kubex_box_delete(CustomResourceConversion* p) noexcept;
+CustomResourceDefinition* kubex_box_new(std::type_identity<CustomResourceDefinition>);
+CustomResourceDefinition* kubex_box_copy(const CustomResourceDefinition& from);
+void kubex_box_delete(CustomResourceDefinition* p) noexcept;
+CustomResourceDefinitionCondition* kubex_box_new(std::type_identity<CustomResourceDefinitionCondition>);
+CustomResourceDefinitionCondition* kubex_box_copy(const CustomResourceDefinitionCondition& from);
+void kubex_box_delete(CustomResourceDefinitionCondition* p) noexcept;
+CustomResourceDefinitionList* kubex_box_new(std::type_identity<CustomResourceDefinitionList>);
+CustomResourceDefinitionList* kubex_box_copy(const CustomResourceDefinitionList& from);
+void kubex_box_delete(CustomResourceDefinitionList* p) noexcept;
+CustomResourceDefinitionNames* kubex_box_new(std::type_identity<CustomResourceDefinitionNames>);
+CustomResourceDefinitionNames* kubex_box_copy(const CustomResourceDefinitionNames& from);
+void kubex_box_delete(CustomResourceDefinitionNames* p) noexcept;
+CustomResourceDefinitionSpec* kubex_box_new(std::type_identity<CustomResourceDefinitionSpec>);
+CustomResourceDefinitionSpec* kubex_box_copy(const CustomResourceDefinitionSpec& from);
+void kubex_box_delete(CustomResourceDefinitionSpec* p) noexcept;
+CustomResourceDefinitionStatus* kubex_box_new(std::type_identity<CustomResourceDefinitionStatus>);
+CustomResourceDefinitionStatus* kubex_box_copy(const CustomResourceDefinitionStatus& from);
+void kubex_box_delete(CustomResourceDefinitionStatus* p) noexcept;
+CustomResourceDefinitionVersion* kubex_box_new(std::type_identity<CustomResourceDefinitionVersion>);
+CustomResourceDefinitionVersion* kubex_box_copy(const CustomResourceDefinitionVersion& from);
+void kubex_box_delete(CustomResourceDefinitionVersion* p) noexcept;
+CustomResourceSubresourceScale* kubex_box_new(std::type_identity<CustomResourceSubresourceScale>);
+CustomResourceSubresourceScale* kubex_box_copy(const CustomResourceSubresourceScale& from);
+void kubex_box_delete(CustomResourceSubresourceScale* p) noexcept;
+CustomResourceSubresources* kubex_box_new(std::type_identity<CustomResourceSubresources>);
+CustomResourceSubresources* kubex_box_copy(const CustomResourceSubresources& from);
+void kubex_box_delete(CustomResourceSubresources* p) noexcept;
+CustomResourceValidation* kubex_box_new(std::type_identity<CustomResourceValidation>);
+CustomResourceValidation* kubex_box_copy(const CustomResourceValidation& from);
+void kubex_box_delete(CustomResourceValidation* p) noexcept;
+ExternalDocumentation* kubex_box_new(std::type_identity<ExternalDocumentation>);
+ExternalDocumentation* kubex_box_copy(const ExternalDocumentation& from);
+void kubex_box_delete(ExternalDocumentation* p) noexcept;
+JSONSchemaProps* kubex_box_new(std::type_identity<JSONSchemaProps>);
+JSONSchemaProps* kubex_box_copy(const JSONSchemaProps& from);
+void kubex_box_delete(JSONSchemaProps* p) noexcept;
+SelectableField* kubex_box_new(std::type_identity<SelectableField>);
+SelectableField* kubex_box_copy(const SelectableField& from);
+void kubex_box_delete(SelectableField* p) noexcept;
+ServiceReference* kubex_box_new(std::type_identity<ServiceReference>);
+ServiceReference* kubex_box_copy(const ServiceReference& from);
+void kubex_box_delete(ServiceReference* p) noexcept;
+ValidationRule* kubex_box_new(std::type_identity<ValidationRule>);
+ValidationRule* kubex_box_copy(const ValidationRule& from);
+void kubex_box_delete(ValidationRule* p) noexcept;
+WebhookClientConfig* kubex_box_new(std::type_identity<WebhookClientConfig>);
+WebhookClientConfig* kubex_box_copy(const WebhookClientConfig& from);
+void kubex_box_delete(WebhookClientConfig* p) noexcept;
+WebhookConversion* kubex_box_new(std::type_identity<WebhookConversion>);
+WebhookConversion* kubex_box_copy(const WebhookConversion& from);
+void kubex_box_delete(WebhookConversion* p) noexcept;
 
 /// reason provides a machine-readable validation failure reason that is returned to the caller
 /// when a request fails this validation rule.

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <kubex/core/box.hpp>
@@ -33,6 +34,38 @@ struct TokenReview;
 struct TokenReviewSpec;
 struct TokenReviewStatus;
 struct UserInfo;
+
+// Where a Box creates, copies and destroys each type: out of line, in this group's .cpp.
+BoundObjectReference* kubex_box_new(std::type_identity<BoundObjectReference>);
+BoundObjectReference* kubex_box_copy(const BoundObjectReference& from);
+void kubex_box_delete(BoundObjectReference* p) noexcept;
+SelfSubjectReview* kubex_box_new(std::type_identity<SelfSubjectReview>);
+SelfSubjectReview* kubex_box_copy(const SelfSubjectReview& from);
+void kubex_box_delete(SelfSubjectReview* p) noexcept;
+SelfSubjectReviewStatus* kubex_box_new(std::type_identity<SelfSubjectReviewStatus>);
+SelfSubjectReviewStatus* kubex_box_copy(const SelfSubjectReviewStatus& from);
+void kubex_box_delete(SelfSubjectReviewStatus* p) noexcept;
+TokenRequest* kubex_box_new(std::type_identity<TokenRequest>);
+TokenRequest* kubex_box_copy(const TokenRequest& from);
+void kubex_box_delete(TokenRequest* p) noexcept;
+TokenRequestSpec* kubex_box_new(std::type_identity<TokenRequestSpec>);
+TokenRequestSpec* kubex_box_copy(const TokenRequestSpec& from);
+void kubex_box_delete(TokenRequestSpec* p) noexcept;
+TokenRequestStatus* kubex_box_new(std::type_identity<TokenRequestStatus>);
+TokenRequestStatus* kubex_box_copy(const TokenRequestStatus& from);
+void kubex_box_delete(TokenRequestStatus* p) noexcept;
+TokenReview* kubex_box_new(std::type_identity<TokenReview>);
+TokenReview* kubex_box_copy(const TokenReview& from);
+void kubex_box_delete(TokenReview* p) noexcept;
+TokenReviewSpec* kubex_box_new(std::type_identity<TokenReviewSpec>);
+TokenReviewSpec* kubex_box_copy(const TokenReviewSpec& from);
+void kubex_box_delete(TokenReviewSpec* p) noexcept;
+TokenReviewStatus* kubex_box_new(std::type_identity<TokenReviewStatus>);
+TokenReviewStatus* kubex_box_copy(const TokenReviewStatus& from);
+void kubex_box_delete(TokenReviewStatus* p) noexcept;
+UserInfo* kubex_box_new(std::type_identity<UserInfo>);
+UserInfo* kubex_box_copy(const UserInfo& from);
+void kubex_box_delete(UserInfo* p) noexcept;
 
 /// BoundObjectReference is a reference to an object that a token is bound to.
 struct BoundObjectReference {

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <kubex/core/box.hpp>
@@ -25,6 +26,14 @@ namespace kubex::k8s::v1_32::authentication::v1beta1 {
 
 struct SelfSubjectReview;
 struct SelfSubjectReviewStatus;
+
+// Where a Box creates, copies and destroys each type: out of line, in this group's .cpp.
+SelfSubjectReview* kubex_box_new(std::type_identity<SelfSubjectReview>);
+SelfSubjectReview* kubex_box_copy(const SelfSubjectReview& from);
+void kubex_box_delete(SelfSubjectReview* p) noexcept;
+SelfSubjectReviewStatus* kubex_box_new(std::type_identity<SelfSubjectReviewStatus>);
+SelfSubjectReviewStatus* kubex_box_copy(const SelfSubjectReviewStatus& from);
+void kubex_box_delete(SelfSubjectReviewStatus* p) noexcept;
 
 /// SelfSubjectReview contains the user information that the kube-apiserver has about the user
 /// making this request.

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <kubex/core/box.hpp>
@@ -50,6 +51,86 @@ struct NetworkPolicyPeer;
 struct NetworkPolicyPort;
 struct NetworkPolicySpec;
 struct ServiceBackendPort;
+
+// Where a Box creates, copies and destroys each type: out of line, in this group's .cpp.
+HTTPIngressPath* kubex_box_new(std::type_identity<HTTPIngressPath>);
+HTTPIngressPath* kubex_box_copy(const HTTPIngressPath& from);
+void kubex_box_delete(HTTPIngressPath* p) noexcept;
+HTTPIngressRuleValue* kubex_box_new(std::type_identity<HTTPIngressRuleValue>);
+HTTPIngressRuleValue* kubex_box_copy(const HTTPIngressRuleValue& from);
+void kubex_box_delete(HTTPIngressRuleValue* p) noexcept;
+IPBlock* kubex_box_new(std::type_identity<IPBlock>);
+IPBlock* kubex_box_copy(const IPBlock& from);
+void kubex_box_delete(IPBlock* p) noexcept;
+Ingress* kubex_box_new(std::type_identity<Ingress>);
+Ingress* kubex_box_copy(const Ingress& from);
+void kubex_box_delete(Ingress* p) noexcept;
+IngressBackend* kubex_box_new(std::type_identity<IngressBackend>);
+IngressBackend* kubex_box_copy(const IngressBackend& from);
+void kubex_box_delete(IngressBackend* p) noexcept;
+IngressClass* kubex_box_new(std::type_identity<IngressClass>);
+IngressClass* kubex_box_copy(const IngressClass& from);
+void kubex_box_delete(IngressClass* p) noexcept;
+IngressClassList* kubex_box_new(std::type_identity<IngressClassList>);
+IngressClassList* kubex_box_copy(const IngressClassList& from);
+void kubex_box_delete(IngressClassList* p) noexcept;
+IngressClassParametersReference* kubex_box_new(std::type_identity<IngressClassParametersReference>);
+IngressClassParametersReference* kubex_box_copy(const IngressClassParametersReference& from);
+void kubex_box_delete(IngressClassParametersReference* p) noexcept;
+IngressClassSpec* kubex_box_new(std::type_identity<IngressClassSpec>);
+IngressClassSpec* kubex_box_copy(const IngressClassSpec& from);
+void kubex_box_delete(IngressClassSpec* p) noexcept;
+IngressList* kubex_box_new(std::type_identity<IngressList>);
+IngressList* kubex_box_copy(const IngressList& from);
+void kubex_box_delete(IngressList* p) noexcept;
+IngressLoadBalancerIngress* kubex_box_new(std::type_identity<IngressLoadBalancerIngress>);
+IngressLoadBalancerIngress* kubex_box_copy(const IngressLoadBalancerIngress& from);
+void kubex_box_delete(IngressLoadBalancerIngress* p) noexcept;
+IngressLoadBalancerStatus* kubex_box_new(std::type_identity<IngressLoadBalancerStatus>);
+IngressLoadBalancerStatus* kubex_box_copy(const IngressLoadBalancerStatus& from);
+void kubex_box_delete(IngressLoadBalancerStatus* p) noexcept;
+IngressPortStatus* kubex_box_new(std::type_identity<IngressPortStatus>);
+IngressPortStatus* kubex_box_copy(const IngressPortStatus& from);
+void kubex_box_delete(IngressPortStatus* p) noexcept;
+IngressRule* kubex_box_new(std::type_identity<IngressRule>);
+IngressRule* kubex_box_copy(const IngressRule& from);
+void kubex_box_delete(IngressRule* p) noexcept;
+IngressServiceBackend* kubex_box_new(std::type_identity<IngressServiceBackend>);
+IngressServiceBackend* kubex_box_copy(const IngressServiceBackend& from);
+void kubex_box_delete(IngressServiceBackend* p) noexcept;
+IngressSpec* kubex_box_new(std::type_identity<IngressSpec>);
+IngressSpec* kubex_box_copy(const IngressSpec& from);
+void kubex_box_delete(IngressSpec* p) noexcept;
+IngressStatus* kubex_box_new(std::type_identity<IngressStatus>);
+IngressStatus* kubex_box_copy(const IngressStatus& from);
+void kubex_box_delete(IngressStatus* p) noexcept;
+IngressTLS* kubex_box_new(std::type_identity<IngressTLS>);
+IngressTLS* kubex_box_copy(const IngressTLS& from);
+void kubex_box_delete(IngressTLS* p) noexcept;
+NetworkPolicy* kubex_box_new(std::type_identity<NetworkPolicy>);
+NetworkPolicy* kubex_box_copy(const NetworkPolicy& from);
+void kubex_box_delete(NetworkPolicy* p) noexcept;
+NetworkPolicyEgressRule* kubex_box_new(std::type_identity<NetworkPolicyEgressRule>);
+NetworkPolicyEgressRule* kubex_box_copy(const NetworkPolicyEgressRule& from);
+void kubex_box_delete(NetworkPolicyEgressRule* p) noexcept;
+NetworkPolicyIngressRule* kubex_box_new(std::type_identity<NetworkPolicyIngressRule>);
+NetworkPolicyIngressRule* kubex_box_copy(const NetworkPolicyIngressRule& from);
+void kubex_box_delete(NetworkPolicyIngressRule* p) noexcept;
+NetworkPolicyList* kubex_box_new(std::type_identity<NetworkPolicyList>);
+NetworkPolicyList* kubex_box_copy(const NetworkPolicyList& from);
+void kubex_box_delete(NetworkPolicyList* p) noexcept;
+NetworkPolicyPeer* kubex_box_new(std::type_identity<NetworkPolicyPeer>);
+NetworkPolicyPeer* kubex_box_copy(const NetworkPolicyPeer& from);
+void kubex_box_delete(NetworkPolicyPeer* p) noexcept;
+NetworkPolicyPort* kubex_box_new(std::type_identity<NetworkPolicyPort>);
+NetworkPolicyPort* kubex_box_copy(const NetworkPolicyPort& from);
+void kubex_box_delete(NetworkPolicyPort* p) noexcept;
+NetworkPolicySpec* kubex_box_new(std::type_identity<NetworkPolicySpec>);
+NetworkPolicySpec* kubex_box_copy(const NetworkPolicySpec& from);
+void kubex_box_delete(NetworkPolicySpec* p) noexcept;
+ServiceBackendPort* kubex_box_new(std::type_identity<ServiceBackendPort>);
+ServiceBackendPort* kubex_box_copy(const ServiceBackendPort& from);
+void kubex_box_delete(ServiceBackendPort* p) noexcept;
 
 /// pathType determines the interpretation of the path matching.
 struct HTTPIngressPathPathType : ::kubex::StringEnum<HTTPIngressPathPathType> {

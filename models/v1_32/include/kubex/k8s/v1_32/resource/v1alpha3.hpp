@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <kubex/core/box.hpp>
@@ -56,6 +57,104 @@ struct ResourcePool;
 struct ResourceSlice;
 struct ResourceSliceList;
 struct ResourceSliceSpec;
+
+// Where a Box creates, copies and destroys each type: out of line, in this group's .cpp.
+AllocatedDeviceStatus* kubex_box_new(std::type_identity<AllocatedDeviceStatus>);
+AllocatedDeviceStatus* kubex_box_copy(const AllocatedDeviceStatus& from);
+void kubex_box_delete(AllocatedDeviceStatus* p) noexcept;
+AllocationResult* kubex_box_new(std::type_identity<AllocationResult>);
+AllocationResult* kubex_box_copy(const AllocationResult& from);
+void kubex_box_delete(AllocationResult* p) noexcept;
+BasicDevice* kubex_box_new(std::type_identity<BasicDevice>);
+BasicDevice* kubex_box_copy(const BasicDevice& from);
+void kubex_box_delete(BasicDevice* p) noexcept;
+CELDeviceSelector* kubex_box_new(std::type_identity<CELDeviceSelector>);
+CELDeviceSelector* kubex_box_copy(const CELDeviceSelector& from);
+void kubex_box_delete(CELDeviceSelector* p) noexcept;
+Device* kubex_box_new(std::type_identity<Device>);
+Device* kubex_box_copy(const Device& from);
+void kubex_box_delete(Device* p) noexcept;
+DeviceAllocationConfiguration* kubex_box_new(std::type_identity<DeviceAllocationConfiguration>);
+DeviceAllocationConfiguration* kubex_box_copy(const DeviceAllocationConfiguration& from);
+void kubex_box_delete(DeviceAllocationConfiguration* p) noexcept;
+DeviceAllocationResult* kubex_box_new(std::type_identity<DeviceAllocationResult>);
+DeviceAllocationResult* kubex_box_copy(const DeviceAllocationResult& from);
+void kubex_box_delete(DeviceAllocationResult* p) noexcept;
+DeviceAttribute* kubex_box_new(std::type_identity<DeviceAttribute>);
+DeviceAttribute* kubex_box_copy(const DeviceAttribute& from);
+void kubex_box_delete(DeviceAttribute* p) noexcept;
+DeviceClaim* kubex_box_new(std::type_identity<DeviceClaim>);
+DeviceClaim* kubex_box_copy(const DeviceClaim& from);
+void kubex_box_delete(DeviceClaim* p) noexcept;
+DeviceClaimConfiguration* kubex_box_new(std::type_identity<DeviceClaimConfiguration>);
+DeviceClaimConfiguration* kubex_box_copy(const DeviceClaimConfiguration& from);
+void kubex_box_delete(DeviceClaimConfiguration* p) noexcept;
+DeviceClass* kubex_box_new(std::type_identity<DeviceClass>);
+DeviceClass* kubex_box_copy(const DeviceClass& from);
+void kubex_box_delete(DeviceClass* p) noexcept;
+DeviceClassConfiguration* kubex_box_new(std::type_identity<DeviceClassConfiguration>);
+DeviceClassConfiguration* kubex_box_copy(const DeviceClassConfiguration& from);
+void kubex_box_delete(DeviceClassConfiguration* p) noexcept;
+DeviceClassList* kubex_box_new(std::type_identity<DeviceClassList>);
+DeviceClassList* kubex_box_copy(const DeviceClassList& from);
+void kubex_box_delete(DeviceClassList* p) noexcept;
+DeviceClassSpec* kubex_box_new(std::type_identity<DeviceClassSpec>);
+DeviceClassSpec* kubex_box_copy(const DeviceClassSpec& from);
+void kubex_box_delete(DeviceClassSpec* p) noexcept;
+DeviceConstraint* kubex_box_new(std::type_identity<DeviceConstraint>);
+DeviceConstraint* kubex_box_copy(const DeviceConstraint& from);
+void kubex_box_delete(DeviceConstraint* p) noexcept;
+DeviceRequest* kubex_box_new(std::type_identity<DeviceRequest>);
+DeviceRequest* kubex_box_copy(const DeviceRequest& from);
+void kubex_box_delete(DeviceRequest* p) noexcept;
+DeviceRequestAllocationResult* kubex_box_new(std::type_identity<DeviceRequestAllocationResult>);
+DeviceRequestAllocationResult* kubex_box_copy(const DeviceRequestAllocationResult& from);
+void kubex_box_delete(DeviceRequestAllocationResult* p) noexcept;
+DeviceSelector* kubex_box_new(std::type_identity<DeviceSelector>);
+DeviceSelector* kubex_box_copy(const DeviceSelector& from);
+void kubex_box_delete(DeviceSelector* p) noexcept;
+NetworkDeviceData* kubex_box_new(std::type_identity<NetworkDeviceData>);
+NetworkDeviceData* kubex_box_copy(const NetworkDeviceData& from);
+void kubex_box_delete(NetworkDeviceData* p) noexcept;
+OpaqueDeviceConfiguration* kubex_box_new(std::type_identity<OpaqueDeviceConfiguration>);
+OpaqueDeviceConfiguration* kubex_box_copy(const OpaqueDeviceConfiguration& from);
+void kubex_box_delete(OpaqueDeviceConfiguration* p) noexcept;
+ResourceClaim* kubex_box_new(std::type_identity<ResourceClaim>);
+ResourceClaim* kubex_box_copy(const ResourceClaim& from);
+void kubex_box_delete(ResourceClaim* p) noexcept;
+ResourceClaimConsumerReference* kubex_box_new(std::type_identity<ResourceClaimConsumerReference>);
+ResourceClaimConsumerReference* kubex_box_copy(const ResourceClaimConsumerReference& from);
+void kubex_box_delete(ResourceClaimConsumerReference* p) noexcept;
+ResourceClaimList* kubex_box_new(std::type_identity<ResourceClaimList>);
+ResourceClaimList* kubex_box_copy(const ResourceClaimList& from);
+void kubex_box_delete(ResourceClaimList* p) noexcept;
+ResourceClaimSpec* kubex_box_new(std::type_identity<ResourceClaimSpec>);
+ResourceClaimSpec* kubex_box_copy(const ResourceClaimSpec& from);
+void kubex_box_delete(ResourceClaimSpec* p) noexcept;
+ResourceClaimStatus* kubex_box_new(std::type_identity<ResourceClaimStatus>);
+ResourceClaimStatus* kubex_box_copy(const ResourceClaimStatus& from);
+void kubex_box_delete(ResourceClaimStatus* p) noexcept;
+ResourceClaimTemplate* kubex_box_new(std::type_identity<ResourceClaimTemplate>);
+ResourceClaimTemplate* kubex_box_copy(const ResourceClaimTemplate& from);
+void kubex_box_delete(ResourceClaimTemplate* p) noexcept;
+ResourceClaimTemplateList* kubex_box_new(std::type_identity<ResourceClaimTemplateList>);
+ResourceClaimTemplateList* kubex_box_copy(const ResourceClaimTemplateList& from);
+void kubex_box_delete(ResourceClaimTemplateList* p) noexcept;
+ResourceClaimTemplateSpec* kubex_box_new(std::type_identity<ResourceClaimTemplateSpec>);
+ResourceClaimTemplateSpec* kubex_box_copy(const ResourceClaimTemplateSpec& from);
+void kubex_box_delete(ResourceClaimTemplateSpec* p) noexcept;
+ResourcePool* kubex_box_new(std::type_identity<ResourcePool>);
+ResourcePool* kubex_box_copy(const ResourcePool& from);
+void kubex_box_delete(ResourcePool* p) noexcept;
+ResourceSlice* kubex_box_new(std::type_identity<ResourceSlice>);
+ResourceSlice* kubex_box_copy(const ResourceSlice& from);
+void kubex_box_delete(ResourceSlice* p) noexcept;
+ResourceSliceList* kubex_box_new(std::type_identity<ResourceSliceList>);
+ResourceSliceList* kubex_box_copy(const ResourceSliceList& from);
+void kubex_box_delete(ResourceSliceList* p) noexcept;
+ResourceSliceSpec* kubex_box_new(std::type_identity<ResourceSliceSpec>);
+ResourceSliceSpec* kubex_box_copy(const ResourceSliceSpec& from);
+void kubex_box_delete(ResourceSliceSpec* p) noexcept;
 
 /// AllocatedDeviceStatus contains the status of an allocated device, if the driver chooses to
 /// report it.

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <kubex/core/box.hpp>
@@ -24,6 +25,14 @@ namespace kubex::k8s::v1_32::scheduling::v1 {
 
 struct PriorityClass;
 struct PriorityClassList;
+
+// Where a Box creates, copies and destroys each type: out of line, in this group's .cpp.
+PriorityClass* kubex_box_new(std::type_identity<PriorityClass>);
+PriorityClass* kubex_box_copy(const PriorityClass& from);
+void kubex_box_delete(PriorityClass* p) noexcept;
+PriorityClassList* kubex_box_new(std::type_identity<PriorityClassList>);
+PriorityClassList* kubex_box_copy(const PriorityClassList& from);
+void kubex_box_delete(PriorityClassList* p) noexcept;
 
 /// preemptionPolicy is the Policy for preempting pods with lower priority.
 struct PriorityClassPreemptionPolicy : ::kubex::StringEnum<PriorityClassPreemptionPolicy> {

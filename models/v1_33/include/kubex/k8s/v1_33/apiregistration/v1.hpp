@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <kubex/core/box.hpp>
@@ -30,6 +31,26 @@ struct APIServiceList;
 struct APIServiceSpec;
 struct APIServiceStatus;
 struct ServiceReference;
+
+// Where a Box creates, copies and destroys each type: out of line, in this group's .cpp.
+APIService* kubex_box_new(std::type_identity<APIService>);
+APIService* kubex_box_copy(const APIService& from);
+void kubex_box_delete(APIService* p) noexcept;
+APIServiceCondition* kubex_box_new(std::type_identity<APIServiceCondition>);
+APIServiceCondition* kubex_box_copy(const APIServiceCondition& from);
+void kubex_box_delete(APIServiceCondition* p) noexcept;
+APIServiceList* kubex_box_new(std::type_identity<APIServiceList>);
+APIServiceList* kubex_box_copy(const APIServiceList& from);
+void kubex_box_delete(APIServiceList* p) noexcept;
+APIServiceSpec* kubex_box_new(std::type_identity<APIServiceSpec>);
+APIServiceSpec* kubex_box_copy(const APIServiceSpec& from);
+void kubex_box_delete(APIServiceSpec* p) noexcept;
+APIServiceStatus* kubex_box_new(std::type_identity<APIServiceStatus>);
+APIServiceStatus* kubex_box_copy(const APIServiceStatus& from);
+void kubex_box_delete(APIServiceStatus* p) noexcept;
+ServiceReference* kubex_box_new(std::type_identity<ServiceReference>);
+ServiceReference* kubex_box_copy(const ServiceReference& from);
+void kubex_box_delete(ServiceReference* p) noexcept;
 
 /// APIService represents a server for a particular GroupVersion.
 struct APIService {

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <kubex/core/box.hpp>
@@ -29,6 +30,23 @@ struct CertificateSigningRequestCondition;
 struct CertificateSigningRequestList;
 struct CertificateSigningRequestSpec;
 struct CertificateSigningRequestStatus;
+
+// Where a Box creates, copies and destroys each type: out of line, in this group's .cpp.
+CertificateSigningRequest* kubex_box_new(std::type_identity<CertificateSigningRequest>);
+CertificateSigningRequest* kubex_box_copy(const CertificateSigningRequest& from);
+void kubex_box_delete(CertificateSigningRequest* p) noexcept;
+CertificateSigningRequestCondition* kubex_box_new(std::type_identity<CertificateSigningRequestCondition>);
+CertificateSigningRequestCondition* kubex_box_copy(const CertificateSigningRequestCondition& from);
+void kubex_box_delete(CertificateSigningRequestCondition* p) noexcept;
+CertificateSigningRequestList* kubex_box_new(std::type_identity<CertificateSigningRequestList>);
+CertificateSigningRequestList* kubex_box_copy(const CertificateSigningRequestList& from);
+void kubex_box_delete(CertificateSigningRequestList* p) noexcept;
+CertificateSigningRequestSpec* kubex_box_new(std::type_identity<CertificateSigningRequestSpec>);
+CertificateSigningRequestSpec* kubex_box_copy(const CertificateSigningRequestSpec& from);
+void kubex_box_delete(CertificateSigningRequestSpec* p) noexcept;
+CertificateSigningRequestStatus* kubex_box_new(std::type_identity<CertificateSigningRequestStatus>);
+CertificateSigningRequestStatus* kubex_box_copy(const CertificateSigningRequestStatus& from);
+void kubex_box_delete(CertificateSigningRequestStatus* p) noexcept;
 
 /// Values of an enumerated field of CertificateSigningRequestSpec.
 struct CertificateSigningRequestSpecUsagesItem : ::kubex::StringEnum<CertificateSigningRequestSpecUsagesItem> {

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <kubex/core/box.hpp>
@@ -25,6 +26,17 @@ namespace kubex::k8s::v1_33::certificates::v1alpha1 {
 struct ClusterTrustBundle;
 struct ClusterTrustBundleList;
 struct ClusterTrustBundleSpec;
+
+// Where a Box creates, copies and destroys each type: out of line, in this group's .cpp.
+ClusterTrustBundle* kubex_box_new(std::type_identity<ClusterTrustBundle>);
+ClusterTrustBundle* kubex_box_copy(const ClusterTrustBundle& from);
+void kubex_box_delete(ClusterTrustBundle* p) noexcept;
+ClusterTrustBundleList* kubex_box_new(std::type_identity<ClusterTrustBundleList>);
+ClusterTrustBundleList* kubex_box_copy(const ClusterTrustBundleList& from);
+void kubex_box_delete(ClusterTrustBundleList* p) noexcept;
+ClusterTrustBundleSpec* kubex_box_new(std::type_identity<ClusterTrustBundleSpec>);
+ClusterTrustBundleSpec* kubex_box_copy(const ClusterTrustBundleSpec& from);
+void kubex_box_delete(ClusterTrustBundleSpec* p) noexcept;
 
 /// ClusterTrustBundleSpec contains the signer and trust anchors.
 struct ClusterTrustBundleSpec {

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <kubex/core/box.hpp>
@@ -26,6 +27,17 @@ namespace kubex::k8s::v1_33::coordination::v1beta1 {
 struct LeaseCandidate;
 struct LeaseCandidateList;
 struct LeaseCandidateSpec;
+
+// Where a Box creates, copies and destroys each type: out of line, in this group's .cpp.
+LeaseCandidate* kubex_box_new(std::type_identity<LeaseCandidate>);
+LeaseCandidate* kubex_box_copy(const LeaseCandidate& from);
+void kubex_box_delete(LeaseCandidate* p) noexcept;
+LeaseCandidateList* kubex_box_new(std::type_identity<LeaseCandidateList>);
+LeaseCandidateList* kubex_box_copy(const LeaseCandidateList& from);
+void kubex_box_delete(LeaseCandidateList* p) noexcept;
+LeaseCandidateSpec* kubex_box_new(std::type_identity<LeaseCandidateSpec>);
+LeaseCandidateSpec* kubex_box_copy(const LeaseCandidateSpec& from);
+void kubex_box_delete(LeaseCandidateSpec* p) noexcept;
 
 /// LeaseCandidate defines a candidate for a Lease object.
 struct LeaseCandidate {

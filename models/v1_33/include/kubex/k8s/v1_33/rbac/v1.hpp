@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <kubex/core/box.hpp>
@@ -34,6 +35,44 @@ struct RoleBindingList;
 struct RoleList;
 struct RoleRef;
 struct Subject;
+
+// Where a Box creates, copies and destroys each type: out of line, in this group's .cpp.
+AggregationRule* kubex_box_new(std::type_identity<AggregationRule>);
+AggregationRule* kubex_box_copy(const AggregationRule& from);
+void kubex_box_delete(AggregationRule* p) noexcept;
+ClusterRole* kubex_box_new(std::type_identity<ClusterRole>);
+ClusterRole* kubex_box_copy(const ClusterRole& from);
+void kubex_box_delete(ClusterRole* p) noexcept;
+ClusterRoleBinding* kubex_box_new(std::type_identity<ClusterRoleBinding>);
+ClusterRoleBinding* kubex_box_copy(const ClusterRoleBinding& from);
+void kubex_box_delete(ClusterRoleBinding* p) noexcept;
+ClusterRoleBindingList* kubex_box_new(std::type_identity<ClusterRoleBindingList>);
+ClusterRoleBindingList* kubex_box_copy(const ClusterRoleBindingList& from);
+void kubex_box_delete(ClusterRoleBindingList* p) noexcept;
+ClusterRoleList* kubex_box_new(std::type_identity<ClusterRoleList>);
+ClusterRoleList* kubex_box_copy(const ClusterRoleList& from);
+void kubex_box_delete(ClusterRoleList* p) noexcept;
+PolicyRule* kubex_box_new(std::type_identity<PolicyRule>);
+PolicyRule* kubex_box_copy(const PolicyRule& from);
+void kubex_box_delete(PolicyRule* p) noexcept;
+Role* kubex_box_new(std::type_identity<Role>);
+Role* kubex_box_copy(const Role& from);
+void kubex_box_delete(Role* p) noexcept;
+RoleBinding* kubex_box_new(std::type_identity<RoleBinding>);
+RoleBinding* kubex_box_copy(const RoleBinding& from);
+void kubex_box_delete(RoleBinding* p) noexcept;
+RoleBindingList* kubex_box_new(std::type_identity<RoleBindingList>);
+RoleBindingList* kubex_box_copy(const RoleBindingList& from);
+void kubex_box_delete(RoleBindingList* p) noexcept;
+RoleList* kubex_box_new(std::type_identity<RoleList>);
+RoleList* kubex_box_copy(const RoleList& from);
+void kubex_box_delete(RoleList* p) noexcept;
+RoleRef* kubex_box_new(std::type_identity<RoleRef>);
+RoleRef* kubex_box_copy(const RoleRef& from);
+void kubex_box_delete(RoleRef* p) noexcept;
+Subject* kubex_box_new(std::type_identity<Subject>);
+Subject* kubex_box_copy(const Subject& from);
+void kubex_box_delete(Subject* p) noexcept;
 
 /// AggregationRule describes how to locate ClusterRoles to aggregate into the ClusterRole
 struct AggregationRule {

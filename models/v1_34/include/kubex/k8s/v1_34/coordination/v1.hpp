@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <kubex/core/box.hpp>
@@ -26,6 +27,17 @@ namespace kubex::k8s::v1_34::coordination::v1 {
 struct Lease;
 struct LeaseList;
 struct LeaseSpec;
+
+// Where a Box creates, copies and destroys each type: out of line, in this group's .cpp.
+Lease* kubex_box_new(std::type_identity<Lease>);
+Lease* kubex_box_copy(const Lease& from);
+void kubex_box_delete(Lease* p) noexcept;
+LeaseList* kubex_box_new(std::type_identity<LeaseList>);
+LeaseList* kubex_box_copy(const LeaseList& from);
+void kubex_box_delete(LeaseList* p) noexcept;
+LeaseSpec* kubex_box_new(std::type_identity<LeaseSpec>);
+LeaseSpec* kubex_box_copy(const LeaseSpec& from);
+void kubex_box_delete(LeaseSpec* p) noexcept;
 
 /// Lease defines a lease concept.
 struct Lease {

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <kubex/core/box.hpp>
@@ -45,6 +46,77 @@ struct Status;
 struct StatusCause;
 struct StatusDetails;
 struct WatchEvent;
+
+// Where a Box creates, copies and destroys each type: out of line, in this group's .cpp.
+APIGroup* kubex_box_new(std::type_identity<APIGroup>);
+APIGroup* kubex_box_copy(const APIGroup& from);
+void kubex_box_delete(APIGroup* p) noexcept;
+APIGroupList* kubex_box_new(std::type_identity<APIGroupList>);
+APIGroupList* kubex_box_copy(const APIGroupList& from);
+void kubex_box_delete(APIGroupList* p) noexcept;
+APIResource* kubex_box_new(std::type_identity<APIResource>);
+APIResource* kubex_box_copy(const APIResource& from);
+void kubex_box_delete(APIResource* p) noexcept;
+APIResourceList* kubex_box_new(std::type_identity<APIResourceList>);
+APIResourceList* kubex_box_copy(const APIResourceList& from);
+void kubex_box_delete(APIResourceList* p) noexcept;
+APIVersions* kubex_box_new(std::type_identity<APIVersions>);
+APIVersions* kubex_box_copy(const APIVersions& from);
+void kubex_box_delete(APIVersions* p) noexcept;
+Condition* kubex_box_new(std::type_identity<Condition>);
+Condition* kubex_box_copy(const Condition& from);
+void kubex_box_delete(Condition* p) noexcept;
+DeleteOptions* kubex_box_new(std::type_identity<DeleteOptions>);
+DeleteOptions* kubex_box_copy(const DeleteOptions& from);
+void kubex_box_delete(DeleteOptions* p) noexcept;
+FieldSelectorRequirement* kubex_box_new(std::type_identity<FieldSelectorRequirement>);
+FieldSelectorRequirement* kubex_box_copy(const FieldSelectorRequirement& from);
+void kubex_box_delete(FieldSelectorRequirement* p) noexcept;
+GroupVersionForDiscovery* kubex_box_new(std::type_identity<GroupVersionForDiscovery>);
+GroupVersionForDiscovery* kubex_box_copy(const GroupVersionForDiscovery& from);
+void kubex_box_delete(GroupVersionForDiscovery* p) noexcept;
+LabelSelector* kubex_box_new(std::type_identity<LabelSelector>);
+LabelSelector* kubex_box_copy(const LabelSelector& from);
+void kubex_box_delete(LabelSelector* p) noexcept;
+LabelSelectorRequirement* kubex_box_new(std::type_identity<LabelSelectorRequirement>);
+LabelSelectorRequirement* kubex_box_copy(const LabelSelectorRequirement& from);
+void kubex_box_delete(LabelSelectorRequirement* p) noexcept;
+ListMeta* kubex_box_new(std::type_identity<ListMeta>);
+ListMeta* kubex_box_copy(const ListMeta& from);
+void kubex_box_delete(ListMeta* p) noexcept;
+ManagedFieldsEntry* kubex_box_new(std::type_identity<ManagedFieldsEntry>);
+ManagedFieldsEntry* kubex_box_copy(const ManagedFieldsEntry& from);
+void kubex_box_delete(ManagedFieldsEntry* p) noexcept;
+ObjectMeta* kubex_box_new(std::type_identity<ObjectMeta>);
+ObjectMeta* kubex_box_copy(const ObjectMeta& from);
+void kubex_box_delete(ObjectMeta* p) noexcept;
+OwnerReference* kubex_box_new(std::type_identity<OwnerReference>);
+OwnerReference* kubex_box_copy(const OwnerReference& from);
+void kubex_box_delete(OwnerReference* p) noexcept;
+PartialObjectMetadata* kubex_box_new(std::type_identity<PartialObjectMetadata>);
+PartialObjectMetadata* kubex_box_copy(const PartialObjectMetadata& from);
+void kubex_box_delete(PartialObjectMetadata* p) noexcept;
+PartialObjectMetadataList* kubex_box_new(std::type_identity<PartialObjectMetadataList>);
+PartialObjectMetadataList* kubex_box_copy(const PartialObjectMetadataList& from);
+void kubex_box_delete(PartialObjectMetadataList* p) noexcept;
+Preconditions* kubex_box_new(std::type_identity<Preconditions>);
+Preconditions* kubex_box_copy(const Preconditions& from);
+void kubex_box_delete(Preconditions* p) noexcept;
+ServerAddressByClientCIDR* kubex_box_new(std::type_identity<ServerAddressByClientCIDR>);
+ServerAddressByClientCIDR* kubex_box_copy(const ServerAddressByClientCIDR& from);
+void kubex_box_delete(ServerAddressByClientCIDR* p) noexcept;
+Status* kubex_box_new(std::type_identity<Status>);
+Status* kubex_box_copy(const Status& from);
+void kubex_box_delete(Status* p) noexcept;
+StatusCause* kubex_box_new(std::type_identity<StatusCause>);
+StatusCause* kubex_box_copy(const StatusCause& from);
+void kubex_box_delete(StatusCause* p) noexcept;
+StatusDetails* kubex_box_new(std::type_identity<StatusDetails>);
+StatusDetails* kubex_box_copy(const StatusDetails& from);
+void kubex_box_delete(StatusDetails* p) noexcept;
+WatchEvent* kubex_box_new(std::type_identity<WatchEvent>);
+WatchEvent* kubex_box_copy(const WatchEvent& from);
+void kubex_box_delete(WatchEvent* p) noexcept;
 
 /// GroupVersion contains the "group/version" and "version" string of a version.
 struct GroupVersionForDiscovery {

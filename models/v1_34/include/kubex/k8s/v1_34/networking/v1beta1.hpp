@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <kubex/core/box.hpp>
@@ -30,6 +31,32 @@ struct ServiceCIDR;
 struct ServiceCIDRList;
 struct ServiceCIDRSpec;
 struct ServiceCIDRStatus;
+
+// Where a Box creates, copies and destroys each type: out of line, in this group's .cpp.
+IPAddress* kubex_box_new(std::type_identity<IPAddress>);
+IPAddress* kubex_box_copy(const IPAddress& from);
+void kubex_box_delete(IPAddress* p) noexcept;
+IPAddressList* kubex_box_new(std::type_identity<IPAddressList>);
+IPAddressList* kubex_box_copy(const IPAddressList& from);
+void kubex_box_delete(IPAddressList* p) noexcept;
+IPAddressSpec* kubex_box_new(std::type_identity<IPAddressSpec>);
+IPAddressSpec* kubex_box_copy(const IPAddressSpec& from);
+void kubex_box_delete(IPAddressSpec* p) noexcept;
+ParentReference* kubex_box_new(std::type_identity<ParentReference>);
+ParentReference* kubex_box_copy(const ParentReference& from);
+void kubex_box_delete(ParentReference* p) noexcept;
+ServiceCIDR* kubex_box_new(std::type_identity<ServiceCIDR>);
+ServiceCIDR* kubex_box_copy(const ServiceCIDR& from);
+void kubex_box_delete(ServiceCIDR* p) noexcept;
+ServiceCIDRList* kubex_box_new(std::type_identity<ServiceCIDRList>);
+ServiceCIDRList* kubex_box_copy(const ServiceCIDRList& from);
+void kubex_box_delete(ServiceCIDRList* p) noexcept;
+ServiceCIDRSpec* kubex_box_new(std::type_identity<ServiceCIDRSpec>);
+ServiceCIDRSpec* kubex_box_copy(const ServiceCIDRSpec& from);
+void kubex_box_delete(ServiceCIDRSpec* p) noexcept;
+ServiceCIDRStatus* kubex_box_new(std::type_identity<ServiceCIDRStatus>);
+ServiceCIDRStatus* kubex_box_copy(const ServiceCIDRStatus& from);
+void kubex_box_delete(ServiceCIDRStatus* p) noexcept;
 
 /// IPAddress represents a single IP of a single IP Family.
 struct IPAddress {

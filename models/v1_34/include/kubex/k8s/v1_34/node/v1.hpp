@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <kubex/core/box.hpp>
@@ -28,6 +29,20 @@ struct Overhead;
 struct RuntimeClass;
 struct RuntimeClassList;
 struct Scheduling;
+
+// Where a Box creates, copies and destroys each type: out of line, in this group's .cpp.
+Overhead* kubex_box_new(std::type_identity<Overhead>);
+Overhead* kubex_box_copy(const Overhead& from);
+void kubex_box_delete(Overhead* p) noexcept;
+RuntimeClass* kubex_box_new(std::type_identity<RuntimeClass>);
+RuntimeClass* kubex_box_copy(const RuntimeClass& from);
+void kubex_box_delete(RuntimeClass* p) noexcept;
+RuntimeClassList* kubex_box_new(std::type_identity<RuntimeClassList>);
+RuntimeClassList* kubex_box_copy(const RuntimeClassList& from);
+void kubex_box_delete(RuntimeClassList* p) noexcept;
+Scheduling* kubex_box_new(std::type_identity<Scheduling>);
+Scheduling* kubex_box_copy(const Scheduling& from);
+void kubex_box_delete(Scheduling* p) noexcept;
 
 /// Overhead structure represents the resource overhead associated with running a pod.
 struct Overhead {

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <kubex/core/box.hpp>
@@ -29,6 +30,23 @@ struct PodDisruptionBudget;
 struct PodDisruptionBudgetList;
 struct PodDisruptionBudgetSpec;
 struct PodDisruptionBudgetStatus;
+
+// Where a Box creates, copies and destroys each type: out of line, in this group's .cpp.
+Eviction* kubex_box_new(std::type_identity<Eviction>);
+Eviction* kubex_box_copy(const Eviction& from);
+void kubex_box_delete(Eviction* p) noexcept;
+PodDisruptionBudget* kubex_box_new(std::type_identity<PodDisruptionBudget>);
+PodDisruptionBudget* kubex_box_copy(const PodDisruptionBudget& from);
+void kubex_box_delete(PodDisruptionBudget* p) noexcept;
+PodDisruptionBudgetList* kubex_box_new(std::type_identity<PodDisruptionBudgetList>);
+PodDisruptionBudgetList* kubex_box_copy(const PodDisruptionBudgetList& from);
+void kubex_box_delete(PodDisruptionBudgetList* p) noexcept;
+PodDisruptionBudgetSpec* kubex_box_new(std::type_identity<PodDisruptionBudgetSpec>);
+PodDisruptionBudgetSpec* kubex_box_copy(const PodDisruptionBudgetSpec& from);
+void kubex_box_delete(PodDisruptionBudgetSpec* p) noexcept;
+PodDisruptionBudgetStatus* kubex_box_new(std::type_identity<PodDisruptionBudgetStatus>);
+PodDisruptionBudgetStatus* kubex_box_copy(const PodDisruptionBudgetStatus& from);
+void kubex_box_delete(PodDisruptionBudgetStatus* p) noexcept;
 
 /// UnhealthyPodEvictionPolicy defines the criteria for when unhealthy pods should be considered
 /// for eviction.

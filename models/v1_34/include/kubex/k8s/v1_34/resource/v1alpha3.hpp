@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <kubex/core/box.hpp>
@@ -30,6 +31,29 @@ struct DeviceTaintRule;
 struct DeviceTaintRuleList;
 struct DeviceTaintRuleSpec;
 struct DeviceTaintSelector;
+
+// Where a Box creates, copies and destroys each type: out of line, in this group's .cpp.
+CELDeviceSelector* kubex_box_new(std::type_identity<CELDeviceSelector>);
+CELDeviceSelector* kubex_box_copy(const CELDeviceSelector& from);
+void kubex_box_delete(CELDeviceSelector* p) noexcept;
+DeviceSelector* kubex_box_new(std::type_identity<DeviceSelector>);
+DeviceSelector* kubex_box_copy(const DeviceSelector& from);
+void kubex_box_delete(DeviceSelector* p) noexcept;
+DeviceTaint* kubex_box_new(std::type_identity<DeviceTaint>);
+DeviceTaint* kubex_box_copy(const DeviceTaint& from);
+void kubex_box_delete(DeviceTaint* p) noexcept;
+DeviceTaintRule* kubex_box_new(std::type_identity<DeviceTaintRule>);
+DeviceTaintRule* kubex_box_copy(const DeviceTaintRule& from);
+void kubex_box_delete(DeviceTaintRule* p) noexcept;
+DeviceTaintRuleList* kubex_box_new(std::type_identity<DeviceTaintRuleList>);
+DeviceTaintRuleList* kubex_box_copy(const DeviceTaintRuleList& from);
+void kubex_box_delete(DeviceTaintRuleList* p) noexcept;
+DeviceTaintRuleSpec* kubex_box_new(std::type_identity<DeviceTaintRuleSpec>);
+DeviceTaintRuleSpec* kubex_box_copy(const DeviceTaintRuleSpec& from);
+void kubex_box_delete(DeviceTaintRuleSpec* p) noexcept;
+DeviceTaintSelector* kubex_box_new(std::type_identity<DeviceTaintSelector>);
+DeviceTaintSelector* kubex_box_copy(const DeviceTaintSelector& from);
+void kubex_box_delete(DeviceTaintSelector* p) noexcept;
 
 /// The effect of the taint on claims that do not tolerate the taint and through such claims on
 /// the pods using them.

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <kubex/core/box.hpp>
@@ -29,6 +30,26 @@ struct StorageVersionMigration;
 struct StorageVersionMigrationList;
 struct StorageVersionMigrationSpec;
 struct StorageVersionMigrationStatus;
+
+// Where a Box creates, copies and destroys each type: out of line, in this group's .cpp.
+GroupVersionResource* kubex_box_new(std::type_identity<GroupVersionResource>);
+GroupVersionResource* kubex_box_copy(const GroupVersionResource& from);
+void kubex_box_delete(GroupVersionResource* p) noexcept;
+MigrationCondition* kubex_box_new(std::type_identity<MigrationCondition>);
+MigrationCondition* kubex_box_copy(const MigrationCondition& from);
+void kubex_box_delete(MigrationCondition* p) noexcept;
+StorageVersionMigration* kubex_box_new(std::type_identity<StorageVersionMigration>);
+StorageVersionMigration* kubex_box_copy(const StorageVersionMigration& from);
+void kubex_box_delete(StorageVersionMigration* p) noexcept;
+StorageVersionMigrationList* kubex_box_new(std::type_identity<StorageVersionMigrationList>);
+StorageVersionMigrationList* kubex_box_copy(const StorageVersionMigrationList& from);
+void kubex_box_delete(StorageVersionMigrationList* p) noexcept;
+StorageVersionMigrationSpec* kubex_box_new(std::type_identity<StorageVersionMigrationSpec>);
+StorageVersionMigrationSpec* kubex_box_copy(const StorageVersionMigrationSpec& from);
+void kubex_box_delete(StorageVersionMigrationSpec* p) noexcept;
+StorageVersionMigrationStatus* kubex_box_new(std::type_identity<StorageVersionMigrationStatus>);
+StorageVersionMigrationStatus* kubex_box_copy(const StorageVersionMigrationStatus& from);
+void kubex_box_delete(StorageVersionMigrationStatus* p) noexcept;
 
 /// The names of the group, the version, and the resource.
 struct GroupVersionResource {

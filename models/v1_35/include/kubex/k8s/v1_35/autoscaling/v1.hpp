@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <kubex/core/box.hpp>
@@ -31,6 +32,32 @@ struct HorizontalPodAutoscalerStatus;
 struct Scale;
 struct ScaleSpec;
 struct ScaleStatus;
+
+// Where a Box creates, copies and destroys each type: out of line, in this group's .cpp.
+CrossVersionObjectReference* kubex_box_new(std::type_identity<CrossVersionObjectReference>);
+CrossVersionObjectReference* kubex_box_copy(const CrossVersionObjectReference& from);
+void kubex_box_delete(CrossVersionObjectReference* p) noexcept;
+HorizontalPodAutoscaler* kubex_box_new(std::type_identity<HorizontalPodAutoscaler>);
+HorizontalPodAutoscaler* kubex_box_copy(const HorizontalPodAutoscaler& from);
+void kubex_box_delete(HorizontalPodAutoscaler* p) noexcept;
+HorizontalPodAutoscalerList* kubex_box_new(std::type_identity<HorizontalPodAutoscalerList>);
+HorizontalPodAutoscalerList* kubex_box_copy(const HorizontalPodAutoscalerList& from);
+void kubex_box_delete(HorizontalPodAutoscalerList* p) noexcept;
+HorizontalPodAutoscalerSpec* kubex_box_new(std::type_identity<HorizontalPodAutoscalerSpec>);
+HorizontalPodAutoscalerSpec* kubex_box_copy(const HorizontalPodAutoscalerSpec& from);
+void kubex_box_delete(HorizontalPodAutoscalerSpec* p) noexcept;
+HorizontalPodAutoscalerStatus* kubex_box_new(std::type_identity<HorizontalPodAutoscalerStatus>);
+HorizontalPodAutoscalerStatus* kubex_box_copy(const HorizontalPodAutoscalerStatus& from);
+void kubex_box_delete(HorizontalPodAutoscalerStatus* p) noexcept;
+Scale* kubex_box_new(std::type_identity<Scale>);
+Scale* kubex_box_copy(const Scale& from);
+void kubex_box_delete(Scale* p) noexcept;
+ScaleSpec* kubex_box_new(std::type_identity<ScaleSpec>);
+ScaleSpec* kubex_box_copy(const ScaleSpec& from);
+void kubex_box_delete(ScaleSpec* p) noexcept;
+ScaleStatus* kubex_box_new(std::type_identity<ScaleStatus>);
+ScaleStatus* kubex_box_copy(const ScaleStatus& from);
+void kubex_box_delete(ScaleStatus* p) noexcept;
 
 /// CrossVersionObjectReference contains enough information to let you identify the referred
 /// resource.

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <kubex/core/box.hpp>
@@ -31,6 +32,32 @@ struct EndpointSlice;
 struct EndpointSliceList;
 struct ForNode;
 struct ForZone;
+
+// Where a Box creates, copies and destroys each type: out of line, in this group's .cpp.
+Endpoint* kubex_box_new(std::type_identity<Endpoint>);
+Endpoint* kubex_box_copy(const Endpoint& from);
+void kubex_box_delete(Endpoint* p) noexcept;
+EndpointConditions* kubex_box_new(std::type_identity<EndpointConditions>);
+EndpointConditions* kubex_box_copy(const EndpointConditions& from);
+void kubex_box_delete(EndpointConditions* p) noexcept;
+EndpointHints* kubex_box_new(std::type_identity<EndpointHints>);
+EndpointHints* kubex_box_copy(const EndpointHints& from);
+void kubex_box_delete(EndpointHints* p) noexcept;
+EndpointPort* kubex_box_new(std::type_identity<EndpointPort>);
+EndpointPort* kubex_box_copy(const EndpointPort& from);
+void kubex_box_delete(EndpointPort* p) noexcept;
+EndpointSlice* kubex_box_new(std::type_identity<EndpointSlice>);
+EndpointSlice* kubex_box_copy(const EndpointSlice& from);
+void kubex_box_delete(EndpointSlice* p) noexcept;
+EndpointSliceList* kubex_box_new(std::type_identity<EndpointSliceList>);
+EndpointSliceList* kubex_box_copy(const EndpointSliceList& from);
+void kubex_box_delete(EndpointSliceList* p) noexcept;
+ForNode* kubex_box_new(std::type_identity<ForNode>);
+ForNode* kubex_box_copy(const ForNode& from);
+void kubex_box_delete(ForNode* p) noexcept;
+ForZone* kubex_box_new(std::type_identity<ForZone>);
+ForZone* kubex_box_copy(const ForZone& from);
+void kubex_box_delete(ForZone* p) noexcept;
 
 /// protocol represents the IP protocol for this port.
 struct EndpointPortProtocol : ::kubex::StringEnum<EndpointPortProtocol> {

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <kubex/core/box.hpp>
@@ -46,6 +47,77 @@ struct ResourcePolicyRule;
 struct ServiceAccountSubject;
 struct Subject;
 struct UserSubject;
+
+// Where a Box creates, copies and destroys each type: out of line, in this group's .cpp.
+ExemptPriorityLevelConfiguration* kubex_box_new(std::type_identity<ExemptPriorityLevelConfiguration>);
+ExemptPriorityLevelConfiguration* kubex_box_copy(const ExemptPriorityLevelConfiguration& from);
+void kubex_box_delete(ExemptPriorityLevelConfiguration* p) noexcept;
+FlowDistinguisherMethod* kubex_box_new(std::type_identity<FlowDistinguisherMethod>);
+FlowDistinguisherMethod* kubex_box_copy(const FlowDistinguisherMethod& from);
+void kubex_box_delete(FlowDistinguisherMethod* p) noexcept;
+FlowSchema* kubex_box_new(std::type_identity<FlowSchema>);
+FlowSchema* kubex_box_copy(const FlowSchema& from);
+void kubex_box_delete(FlowSchema* p) noexcept;
+FlowSchemaCondition* kubex_box_new(std::type_identity<FlowSchemaCondition>);
+FlowSchemaCondition* kubex_box_copy(const FlowSchemaCondition& from);
+void kubex_box_delete(FlowSchemaCondition* p) noexcept;
+FlowSchemaList* kubex_box_new(std::type_identity<FlowSchemaList>);
+FlowSchemaList* kubex_box_copy(const FlowSchemaList& from);
+void kubex_box_delete(FlowSchemaList* p) noexcept;
+FlowSchemaSpec* kubex_box_new(std::type_identity<FlowSchemaSpec>);
+FlowSchemaSpec* kubex_box_copy(const FlowSchemaSpec& from);
+void kubex_box_delete(FlowSchemaSpec* p) noexcept;
+FlowSchemaStatus* kubex_box_new(std::type_identity<FlowSchemaStatus>);
+FlowSchemaStatus* kubex_box_copy(const FlowSchemaStatus& from);
+void kubex_box_delete(FlowSchemaStatus* p) noexcept;
+GroupSubject* kubex_box_new(std::type_identity<GroupSubject>);
+GroupSubject* kubex_box_copy(const GroupSubject& from);
+void kubex_box_delete(GroupSubject* p) noexcept;
+LimitResponse* kubex_box_new(std::type_identity<LimitResponse>);
+LimitResponse* kubex_box_copy(const LimitResponse& from);
+void kubex_box_delete(LimitResponse* p) noexcept;
+LimitedPriorityLevelConfiguration* kubex_box_new(std::type_identity<LimitedPriorityLevelConfiguration>);
+LimitedPriorityLevelConfiguration* kubex_box_copy(const LimitedPriorityLevelConfiguration& from);
+void kubex_box_delete(LimitedPriorityLevelConfiguration* p) noexcept;
+NonResourcePolicyRule* kubex_box_new(std::type_identity<NonResourcePolicyRule>);
+NonResourcePolicyRule* kubex_box_copy(const NonResourcePolicyRule& from);
+void kubex_box_delete(NonResourcePolicyRule* p) noexcept;
+PolicyRulesWithSubjects* kubex_box_new(std::type_identity<PolicyRulesWithSubjects>);
+PolicyRulesWithSubjects* kubex_box_copy(const PolicyRulesWithSubjects& from);
+void kubex_box_delete(PolicyRulesWithSubjects* p) noexcept;
+PriorityLevelConfiguration* kubex_box_new(std::type_identity<PriorityLevelConfiguration>);
+PriorityLevelConfiguration* kubex_box_copy(const PriorityLevelConfiguration& from);
+void kubex_box_delete(PriorityLevelConfiguration* p) noexcept;
+PriorityLevelConfigurationCondition* kubex_box_new(std::type_identity<PriorityLevelConfigurationCondition>);
+PriorityLevelConfigurationCondition* kubex_box_copy(const PriorityLevelConfigurationCondition& from);
+void kubex_box_delete(PriorityLevelConfigurationCondition* p) noexcept;
+PriorityLevelConfigurationList* kubex_box_new(std::type_identity<PriorityLevelConfigurationList>);
+PriorityLevelConfigurationList* kubex_box_copy(const PriorityLevelConfigurationList& from);
+void kubex_box_delete(PriorityLevelConfigurationList* p) noexcept;
+PriorityLevelConfigurationReference* kubex_box_new(std::type_identity<PriorityLevelConfigurationReference>);
+PriorityLevelConfigurationReference* kubex_box_copy(const PriorityLevelConfigurationReference& from);
+void kubex_box_delete(PriorityLevelConfigurationReference* p) noexcept;
+PriorityLevelConfigurationSpec* kubex_box_new(std::type_identity<PriorityLevelConfigurationSpec>);
+PriorityLevelConfigurationSpec* kubex_box_copy(const PriorityLevelConfigurationSpec& from);
+void kubex_box_delete(PriorityLevelConfigurationSpec* p) noexcept;
+PriorityLevelConfigurationStatus* kubex_box_new(std::type_identity<PriorityLevelConfigurationStatus>);
+PriorityLevelConfigurationStatus* kubex_box_copy(const PriorityLevelConfigurationStatus& from);
+void kubex_box_delete(PriorityLevelConfigurationStatus* p) noexcept;
+QueuingConfiguration* kubex_box_new(std::type_identity<QueuingConfiguration>);
+QueuingConfiguration* kubex_box_copy(const QueuingConfiguration& from);
+void kubex_box_delete(QueuingConfiguration* p) noexcept;
+ResourcePolicyRule* kubex_box_new(std::type_identity<ResourcePolicyRule>);
+ResourcePolicyRule* kubex_box_copy(const ResourcePolicyRule& from);
+void kubex_box_delete(ResourcePolicyRule* p) noexcept;
+ServiceAccountSubject* kubex_box_new(std::type_identity<ServiceAccountSubject>);
+ServiceAccountSubject* kubex_box_copy(const ServiceAccountSubject& from);
+void kubex_box_delete(ServiceAccountSubject* p) noexcept;
+Subject* kubex_box_new(std::type_identity<Subject>);
+Subject* kubex_box_copy(const Subject& from);
+void kubex_box_delete(Subject* p) noexcept;
+UserSubject* kubex_box_new(std::type_identity<UserSubject>);
+UserSubject* kubex_box_copy(const UserSubject& from);
+void kubex_box_delete(UserSubject* p) noexcept;
 
 /// ExemptPriorityLevelConfiguration describes the configurable aspects of the handling of
 /// exempt requests.

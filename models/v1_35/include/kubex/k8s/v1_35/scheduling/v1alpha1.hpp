@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <kubex/core/box.hpp>
@@ -29,6 +30,29 @@ struct TypedLocalObjectReference;
 struct Workload;
 struct WorkloadList;
 struct WorkloadSpec;
+
+// Where a Box creates, copies and destroys each type: out of line, in this group's .cpp.
+GangSchedulingPolicy* kubex_box_new(std::type_identity<GangSchedulingPolicy>);
+GangSchedulingPolicy* kubex_box_copy(const GangSchedulingPolicy& from);
+void kubex_box_delete(GangSchedulingPolicy* p) noexcept;
+PodGroup* kubex_box_new(std::type_identity<PodGroup>);
+PodGroup* kubex_box_copy(const PodGroup& from);
+void kubex_box_delete(PodGroup* p) noexcept;
+PodGroupPolicy* kubex_box_new(std::type_identity<PodGroupPolicy>);
+PodGroupPolicy* kubex_box_copy(const PodGroupPolicy& from);
+void kubex_box_delete(PodGroupPolicy* p) noexcept;
+TypedLocalObjectReference* kubex_box_new(std::type_identity<TypedLocalObjectReference>);
+TypedLocalObjectReference* kubex_box_copy(const TypedLocalObjectReference& from);
+void kubex_box_delete(TypedLocalObjectReference* p) noexcept;
+Workload* kubex_box_new(std::type_identity<Workload>);
+Workload* kubex_box_copy(const Workload& from);
+void kubex_box_delete(Workload* p) noexcept;
+WorkloadList* kubex_box_new(std::type_identity<WorkloadList>);
+WorkloadList* kubex_box_copy(const WorkloadList& from);
+void kubex_box_delete(WorkloadList* p) noexcept;
+WorkloadSpec* kubex_box_new(std::type_identity<WorkloadSpec>);
+WorkloadSpec* kubex_box_copy(const WorkloadSpec& from);
+void kubex_box_delete(WorkloadSpec* p) noexcept;
 
 /// GangSchedulingPolicy defines the parameters for gang scheduling.
 struct GangSchedulingPolicy {

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <kubex/core/box.hpp>
@@ -58,6 +59,113 @@ struct ValidatingWebhookConfigurationList;
 struct Validation;
 struct Variable;
 struct WebhookClientConfig;
+
+// Where a Box creates, copies and destroys each type: out of line, in this group's .cpp.
+ApplyConfiguration* kubex_box_new(std::type_identity<ApplyConfiguration>);
+ApplyConfiguration* kubex_box_copy(const ApplyConfiguration& from);
+void kubex_box_delete(ApplyConfiguration* p) noexcept;
+AuditAnnotation* kubex_box_new(std::type_identity<AuditAnnotation>);
+AuditAnnotation* kubex_box_copy(const AuditAnnotation& from);
+void kubex_box_delete(AuditAnnotation* p) noexcept;
+ExpressionWarning* kubex_box_new(std::type_identity<ExpressionWarning>);
+ExpressionWarning* kubex_box_copy(const ExpressionWarning& from);
+void kubex_box_delete(ExpressionWarning* p) noexcept;
+JSONPatch* kubex_box_new(std::type_identity<JSONPatch>);
+JSONPatch* kubex_box_copy(const JSONPatch& from);
+void kubex_box_delete(JSONPatch* p) noexcept;
+MatchCondition* kubex_box_new(std::type_identity<MatchCondition>);
+MatchCondition* kubex_box_copy(const MatchCondition& from);
+void kubex_box_delete(MatchCondition* p) noexcept;
+MatchResources* kubex_box_new(std::type_identity<MatchResources>);
+MatchResources* kubex_box_copy(const MatchResources& from);
+void kubex_box_delete(MatchResources* p) noexcept;
+MutatingAdmissionPolicy* kubex_box_new(std::type_identity<MutatingAdmissionPolicy>);
+MutatingAdmissionPolicy* kubex_box_copy(const MutatingAdmissionPolicy& from);
+void kubex_box_delete(MutatingAdmissionPolicy* p) noexcept;
+MutatingAdmissionPolicyBinding* kubex_box_new(std::type_identity<MutatingAdmissionPolicyBinding>);
+MutatingAdmissionPolicyBinding* kubex_box_copy(const MutatingAdmissionPolicyBinding& from);
+void kubex_box_delete(MutatingAdmissionPolicyBinding* p) noexcept;
+MutatingAdmissionPolicyBindingList* kubex_box_new(std::type_identity<MutatingAdmissionPolicyBindingList>);
+MutatingAdmissionPolicyBindingList* kubex_box_copy(const MutatingAdmissionPolicyBindingList& from);
+void kubex_box_delete(MutatingAdmissionPolicyBindingList* p) noexcept;
+MutatingAdmissionPolicyBindingSpec* kubex_box_new(std::type_identity<MutatingAdmissionPolicyBindingSpec>);
+MutatingAdmissionPolicyBindingSpec* kubex_box_copy(const MutatingAdmissionPolicyBindingSpec& from);
+void kubex_box_delete(MutatingAdmissionPolicyBindingSpec* p) noexcept;
+MutatingAdmissionPolicyList* kubex_box_new(std::type_identity<MutatingAdmissionPolicyList>);
+MutatingAdmissionPolicyList* kubex_box_copy(const MutatingAdmissionPolicyList& from);
+void kubex_box_delete(MutatingAdmissionPolicyList* p) noexcept;
+MutatingAdmissionPolicySpec* kubex_box_new(std::type_identity<MutatingAdmissionPolicySpec>);
+MutatingAdmissionPolicySpec* kubex_box_copy(const MutatingAdmissionPolicySpec& from);
+void kubex_box_delete(MutatingAdmissionPolicySpec* p) noexcept;
+MutatingWebhook* kubex_box_new(std::type_identity<MutatingWebhook>);
+MutatingWebhook* kubex_box_copy(const MutatingWebhook& from);
+void kubex_box_delete(MutatingWebhook* p) noexcept;
+MutatingWebhookConfiguration* kubex_box_new(std::type_identity<MutatingWebhookConfiguration>);
+MutatingWebhookConfiguration* kubex_box_copy(const MutatingWebhookConfiguration& from);
+void kubex_box_delete(MutatingWebhookConfiguration* p) noexcept;
+MutatingWebhookConfigurationList* kubex_box_new(std::type_identity<MutatingWebhookConfigurationList>);
+MutatingWebhookConfigurationList* kubex_box_copy(const MutatingWebhookConfigurationList& from);
+void kubex_box_delete(MutatingWebhookConfigurationList* p) noexcept;
+Mutation* kubex_box_new(std::type_identity<Mutation>);
+Mutation* kubex_box_copy(const Mutation& from);
+void kubex_box_delete(Mutation* p) noexcept;
+NamedRuleWithOperations* kubex_box_new(std::type_identity<NamedRuleWithOperations>);
+NamedRuleWithOperations* kubex_box_copy(const NamedRuleWithOperations& from);
+void kubex_box_delete(NamedRuleWithOperations* p) noexcept;
+ParamKind* kubex_box_new(std::type_identity<ParamKind>);
+ParamKind* kubex_box_copy(const ParamKind& from);
+void kubex_box_delete(ParamKind* p) noexcept;
+ParamRef* kubex_box_new(std::type_identity<ParamRef>);
+ParamRef* kubex_box_copy(const ParamRef& from);
+void kubex_box_delete(ParamRef* p) noexcept;
+RuleWithOperations* kubex_box_new(std::type_identity<RuleWithOperations>);
+RuleWithOperations* kubex_box_copy(const RuleWithOperations& from);
+void kubex_box_delete(RuleWithOperations* p) noexcept;
+ServiceReference* kubex_box_new(std::type_identity<ServiceReference>);
+ServiceReference* kubex_box_copy(const ServiceReference& from);
+void kubex_box_delete(ServiceReference* p) noexcept;
+TypeChecking* kubex_box_new(std::type_identity<TypeChecking>);
+TypeChecking* kubex_box_copy(const TypeChecking& from);
+void kubex_box_delete(TypeChecking* p) noexcept;
+ValidatingAdmissionPolicy* kubex_box_new(std::type_identity<ValidatingAdmissionPolicy>);
+ValidatingAdmissionPolicy* kubex_box_copy(const ValidatingAdmissionPolicy& from);
+void kubex_box_delete(ValidatingAdmissionPolicy* p) noexcept;
+ValidatingAdmissionPolicyBinding* kubex_box_new(std::type_identity<ValidatingAdmissionPolicyBinding>);
+ValidatingAdmissionPolicyBinding* kubex_box_copy(const ValidatingAdmissionPolicyBinding& from);
+void kubex_box_delete(ValidatingAdmissionPolicyBinding* p) noexcept;
+ValidatingAdmissionPolicyBindingList* kubex_box_new(std::type_identity<ValidatingAdmissionPolicyBindingList>);
+ValidatingAdmissionPolicyBindingList* kubex_box_copy(const ValidatingAdmissionPolicyBindingList& from);
+void kubex_box_delete(ValidatingAdmissionPolicyBindingList* p) noexcept;
+ValidatingAdmissionPolicyBindingSpec* kubex_box_new(std::type_identity<ValidatingAdmissionPolicyBindingSpec>);
+ValidatingAdmissionPolicyBindingSpec* kubex_box_copy(const ValidatingAdmissionPolicyBindingSpec& from);
+void kubex_box_delete(ValidatingAdmissionPolicyBindingSpec* p) noexcept;
+ValidatingAdmissionPolicyList* kubex_box_new(std::type_identity<ValidatingAdmissionPolicyList>);
+ValidatingAdmissionPolicyList* kubex_box_copy(const ValidatingAdmissionPolicyList& from);
+void kubex_box_delete(ValidatingAdmissionPolicyList* p) noexcept;
+ValidatingAdmissionPolicySpec* kubex_box_new(std::type_identity<ValidatingAdmissionPolicySpec>);
+ValidatingAdmissionPolicySpec* kubex_box_copy(const ValidatingAdmissionPolicySpec& from);
+void kubex_box_delete(ValidatingAdmissionPolicySpec* p) noexcept;
+ValidatingAdmissionPolicyStatus* kubex_box_new(std::type_identity<ValidatingAdmissionPolicyStatus>);
+ValidatingAdmissionPolicyStatus* kubex_box_copy(const ValidatingAdmissionPolicyStatus& from);
+void kubex_box_delete(ValidatingAdmissionPolicyStatus* p) noexcept;
+ValidatingWebhook* kubex_box_new(std::type_identity<ValidatingWebhook>);
+ValidatingWebhook* kubex_box_copy(const ValidatingWebhook& from);
+void kubex_box_delete(ValidatingWebhook* p) noexcept;
+ValidatingWebhookConfiguration* kubex_box_new(std::type_identity<ValidatingWebhookConfiguration>);
+ValidatingWebhookConfiguration* kubex_box_copy(const ValidatingWebhookConfiguration& from);
+void kubex_box_delete(ValidatingWebhookConfiguration* p) noexcept;
+ValidatingWebhookConfigurationList* kubex_box_new(std::type_identity<ValidatingWebhookConfigurationList>);
+ValidatingWebhookConfigurationList* kubex_box_copy(const ValidatingWebhookConfigurationList& from);
+void kubex_box_delete(ValidatingWebhookConfigurationList* p) noexcept;
+Validation* kubex_box_new(std::type_identity<Validation>);
+Validation* kubex_box_copy(const Validation& from);
+void kubex_box_delete(Validation* p) noexcept;
+Variable* kubex_box_new(std::type_identity<Variable>);
+Variable* kubex_box_copy(const Variable& from);
+void kubex_box_delete(Variable* p) noexcept;
+WebhookClientConfig* kubex_box_new(std::type_identity<WebhookClientConfig>);
+WebhookClientConfig* kubex_box_copy(const WebhookClientConfig& from);
+void kubex_box_delete(WebhookClientConfig* p) noexcept;
 
 /// matchPolicy defines how the "MatchResources" list is used to match incoming requests.
 struct MatchResourcesMatchPolicy : ::kubex::StringEnum<MatchResourcesMatchPolicy> {

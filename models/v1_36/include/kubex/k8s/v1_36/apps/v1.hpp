@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <kubex/core/box.hpp>
@@ -55,6 +56,98 @@ struct StatefulSetPersistentVolumeClaimRetentionPolicy;
 struct StatefulSetSpec;
 struct StatefulSetStatus;
 struct StatefulSetUpdateStrategy;
+
+// Where a Box creates, copies and destroys each type: out of line, in this group's .cpp.
+ControllerRevision* kubex_box_new(std::type_identity<ControllerRevision>);
+ControllerRevision* kubex_box_copy(const ControllerRevision& from);
+void kubex_box_delete(ControllerRevision* p) noexcept;
+ControllerRevisionList* kubex_box_new(std::type_identity<ControllerRevisionList>);
+ControllerRevisionList* kubex_box_copy(const ControllerRevisionList& from);
+void kubex_box_delete(ControllerRevisionList* p) noexcept;
+DaemonSet* kubex_box_new(std::type_identity<DaemonSet>);
+DaemonSet* kubex_box_copy(const DaemonSet& from);
+void kubex_box_delete(DaemonSet* p) noexcept;
+DaemonSetCondition* kubex_box_new(std::type_identity<DaemonSetCondition>);
+DaemonSetCondition* kubex_box_copy(const DaemonSetCondition& from);
+void kubex_box_delete(DaemonSetCondition* p) noexcept;
+DaemonSetList* kubex_box_new(std::type_identity<DaemonSetList>);
+DaemonSetList* kubex_box_copy(const DaemonSetList& from);
+void kubex_box_delete(DaemonSetList* p) noexcept;
+DaemonSetSpec* kubex_box_new(std::type_identity<DaemonSetSpec>);
+DaemonSetSpec* kubex_box_copy(const DaemonSetSpec& from);
+void kubex_box_delete(DaemonSetSpec* p) noexcept;
+DaemonSetStatus* kubex_box_new(std::type_identity<DaemonSetStatus>);
+DaemonSetStatus* kubex_box_copy(const DaemonSetStatus& from);
+void kubex_box_delete(DaemonSetStatus* p) noexcept;
+DaemonSetUpdateStrategy* kubex_box_new(std::type_identity<DaemonSetUpdateStrategy>);
+DaemonSetUpdateStrategy* kubex_box_copy(const DaemonSetUpdateStrategy& from);
+void kubex_box_delete(DaemonSetUpdateStrategy* p) noexcept;
+Deployment* kubex_box_new(std::type_identity<Deployment>);
+Deployment* kubex_box_copy(const Deployment& from);
+void kubex_box_delete(Deployment* p) noexcept;
+DeploymentCondition* kubex_box_new(std::type_identity<DeploymentCondition>);
+DeploymentCondition* kubex_box_copy(const DeploymentCondition& from);
+void kubex_box_delete(DeploymentCondition* p) noexcept;
+DeploymentList* kubex_box_new(std::type_identity<DeploymentList>);
+DeploymentList* kubex_box_copy(const DeploymentList& from);
+void kubex_box_delete(DeploymentList* p) noexcept;
+DeploymentSpec* kubex_box_new(std::type_identity<DeploymentSpec>);
+DeploymentSpec* kubex_box_copy(const DeploymentSpec& from);
+void kubex_box_delete(DeploymentSpec* p) noexcept;
+DeploymentStatus* kubex_box_new(std::type_identity<DeploymentStatus>);
+DeploymentStatus* kubex_box_copy(const DeploymentStatus& from);
+void kubex_box_delete(DeploymentStatus* p) noexcept;
+DeploymentStrategy* kubex_box_new(std::type_identity<DeploymentStrategy>);
+DeploymentStrategy* kubex_box_copy(const DeploymentStrategy& from);
+void kubex_box_delete(DeploymentStrategy* p) noexcept;
+ReplicaSet* kubex_box_new(std::type_identity<ReplicaSet>);
+ReplicaSet* kubex_box_copy(const ReplicaSet& from);
+void kubex_box_delete(ReplicaSet* p) noexcept;
+ReplicaSetCondition* kubex_box_new(std::type_identity<ReplicaSetCondition>);
+ReplicaSetCondition* kubex_box_copy(const ReplicaSetCondition& from);
+void kubex_box_delete(ReplicaSetCondition* p) noexcept;
+ReplicaSetList* kubex_box_new(std::type_identity<ReplicaSetList>);
+ReplicaSetList* kubex_box_copy(const ReplicaSetList& from);
+void kubex_box_delete(ReplicaSetList* p) noexcept;
+ReplicaSetSpec* kubex_box_new(std::type_identity<ReplicaSetSpec>);
+ReplicaSetSpec* kubex_box_copy(const ReplicaSetSpec& from);
+void kubex_box_delete(ReplicaSetSpec* p) noexcept;
+ReplicaSetStatus* kubex_box_new(std::type_identity<ReplicaSetStatus>);
+ReplicaSetStatus* kubex_box_copy(const ReplicaSetStatus& from);
+void kubex_box_delete(ReplicaSetStatus* p) noexcept;
+RollingUpdateDaemonSet* kubex_box_new(std::type_identity<RollingUpdateDaemonSet>);
+RollingUpdateDaemonSet* kubex_box_copy(const RollingUpdateDaemonSet& from);
+void kubex_box_delete(RollingUpdateDaemonSet* p) noexcept;
+RollingUpdateDeployment* kubex_box_new(std::type_identity<RollingUpdateDeployment>);
+RollingUpdateDeployment* kubex_box_copy(const RollingUpdateDeployment& from);
+void kubex_box_delete(RollingUpdateDeployment* p) noexcept;
+RollingUpdateStatefulSetStrategy* kubex_box_new(std::type_identity<RollingUpdateStatefulSetStrategy>);
+RollingUpdateStatefulSetStrategy* kubex_box_copy(const RollingUpdateStatefulSetStrategy& from);
+void kubex_box_delete(RollingUpdateStatefulSetStrategy* p) noexcept;
+StatefulSet* kubex_box_new(std::type_identity<StatefulSet>);
+StatefulSet* kubex_box_copy(const StatefulSet& from);
+void kubex_box_delete(StatefulSet* p) noexcept;
+StatefulSetCondition* kubex_box_new(std::type_identity<StatefulSetCondition>);
+StatefulSetCondition* kubex_box_copy(const StatefulSetCondition& from);
+void kubex_box_delete(StatefulSetCondition* p) noexcept;
+StatefulSetList* kubex_box_new(std::type_identity<StatefulSetList>);
+StatefulSetList* kubex_box_copy(const StatefulSetList& from);
+void kubex_box_delete(StatefulSetList* p) noexcept;
+StatefulSetOrdinals* kubex_box_new(std::type_identity<StatefulSetOrdinals>);
+StatefulSetOrdinals* kubex_box_copy(const StatefulSetOrdinals& from);
+void kubex_box_delete(StatefulSetOrdinals* p) noexcept;
+StatefulSetPersistentVolumeClaimRetentionPolicy* kubex_box_new(std::type_identity<StatefulSetPersistentVolumeClaimRetentionPolicy>);
+StatefulSetPersistentVolumeClaimRetentionPolicy* kubex_box_copy(const StatefulSetPersistentVolumeClaimRetentionPolicy& from);
+void kubex_box_delete(StatefulSetPersistentVolumeClaimRetentionPolicy* p) noexcept;
+StatefulSetSpec* kubex_box_new(std::type_identity<StatefulSetSpec>);
+StatefulSetSpec* kubex_box_copy(const StatefulSetSpec& from);
+void kubex_box_delete(StatefulSetSpec* p) noexcept;
+StatefulSetStatus* kubex_box_new(std::type_identity<StatefulSetStatus>);
+StatefulSetStatus* kubex_box_copy(const StatefulSetStatus& from);
+void kubex_box_delete(StatefulSetStatus* p) noexcept;
+StatefulSetUpdateStrategy* kubex_box_new(std::type_identity<StatefulSetUpdateStrategy>);
+StatefulSetUpdateStrategy* kubex_box_copy(const StatefulSetUpdateStrategy& from);
+void kubex_box_delete(StatefulSetUpdateStrategy* p) noexcept;
 
 /// Type of daemon set update.
 struct DaemonSetUpdateStrategyType : ::kubex::StringEnum<DaemonSetUpdateStrategyType> {

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <kubex/core/box.hpp>
@@ -41,6 +42,59 @@ struct PodFailurePolicyRule;
 struct SuccessPolicy;
 struct SuccessPolicyRule;
 struct UncountedTerminatedPods;
+
+// Where a Box creates, copies and destroys each type: out of line, in this group's .cpp.
+CronJob* kubex_box_new(std::type_identity<CronJob>);
+CronJob* kubex_box_copy(const CronJob& from);
+void kubex_box_delete(CronJob* p) noexcept;
+CronJobList* kubex_box_new(std::type_identity<CronJobList>);
+CronJobList* kubex_box_copy(const CronJobList& from);
+void kubex_box_delete(CronJobList* p) noexcept;
+CronJobSpec* kubex_box_new(std::type_identity<CronJobSpec>);
+CronJobSpec* kubex_box_copy(const CronJobSpec& from);
+void kubex_box_delete(CronJobSpec* p) noexcept;
+CronJobStatus* kubex_box_new(std::type_identity<CronJobStatus>);
+CronJobStatus* kubex_box_copy(const CronJobStatus& from);
+void kubex_box_delete(CronJobStatus* p) noexcept;
+Job* kubex_box_new(std::type_identity<Job>);
+Job* kubex_box_copy(const Job& from);
+void kubex_box_delete(Job* p) noexcept;
+JobCondition* kubex_box_new(std::type_identity<JobCondition>);
+JobCondition* kubex_box_copy(const JobCondition& from);
+void kubex_box_delete(JobCondition* p) noexcept;
+JobList* kubex_box_new(std::type_identity<JobList>);
+JobList* kubex_box_copy(const JobList& from);
+void kubex_box_delete(JobList* p) noexcept;
+JobSpec* kubex_box_new(std::type_identity<JobSpec>);
+JobSpec* kubex_box_copy(const JobSpec& from);
+void kubex_box_delete(JobSpec* p) noexcept;
+JobStatus* kubex_box_new(std::type_identity<JobStatus>);
+JobStatus* kubex_box_copy(const JobStatus& from);
+void kubex_box_delete(JobStatus* p) noexcept;
+JobTemplateSpec* kubex_box_new(std::type_identity<JobTemplateSpec>);
+JobTemplateSpec* kubex_box_copy(const JobTemplateSpec& from);
+void kubex_box_delete(JobTemplateSpec* p) noexcept;
+PodFailurePolicy* kubex_box_new(std::type_identity<PodFailurePolicy>);
+PodFailurePolicy* kubex_box_copy(const PodFailurePolicy& from);
+void kubex_box_delete(PodFailurePolicy* p) noexcept;
+PodFailurePolicyOnExitCodesRequirement* kubex_box_new(std::type_identity<PodFailurePolicyOnExitCodesRequirement>);
+PodFailurePolicyOnExitCodesRequirement* kubex_box_copy(const PodFailurePolicyOnExitCodesRequirement& from);
+void kubex_box_delete(PodFailurePolicyOnExitCodesRequirement* p) noexcept;
+PodFailurePolicyOnPodConditionsPattern* kubex_box_new(std::type_identity<PodFailurePolicyOnPodConditionsPattern>);
+PodFailurePolicyOnPodConditionsPattern* kubex_box_copy(const PodFailurePolicyOnPodConditionsPattern& from);
+void kubex_box_delete(PodFailurePolicyOnPodConditionsPattern* p) noexcept;
+PodFailurePolicyRule* kubex_box_new(std::type_identity<PodFailurePolicyRule>);
+PodFailurePolicyRule* kubex_box_copy(const PodFailurePolicyRule& from);
+void kubex_box_delete(PodFailurePolicyRule* p) noexcept;
+SuccessPolicy* kubex_box_new(std::type_identity<SuccessPolicy>);
+SuccessPolicy* kubex_box_copy(const SuccessPolicy& from);
+void kubex_box_delete(SuccessPolicy* p) noexcept;
+SuccessPolicyRule* kubex_box_new(std::type_identity<SuccessPolicyRule>);
+SuccessPolicyRule* kubex_box_copy(const SuccessPolicyRule& from);
+void kubex_box_delete(SuccessPolicyRule* p) noexcept;
+UncountedTerminatedPods* kubex_box_new(std::type_identity<UncountedTerminatedPods>);
+UncountedTerminatedPods* kubex_box_copy(const UncountedTerminatedPods& from);
+void kubex_box_delete(UncountedTerminatedPods* p) noexcept;
 
 /// Specifies how to treat concurrent executions of a Job.
 struct CronJobSpecConcurrencyPolicy : ::kubex::StringEnum<CronJobSpecConcurrencyPolicy> {

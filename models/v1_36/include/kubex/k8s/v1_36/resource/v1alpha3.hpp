@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <kubex/core/box.hpp>
@@ -34,6 +35,41 @@ struct ResourcePoolStatusRequest;
 struct ResourcePoolStatusRequestList;
 struct ResourcePoolStatusRequestSpec;
 struct ResourcePoolStatusRequestStatus;
+
+// Where a Box creates, copies and destroys each type: out of line, in this group's .cpp.
+DeviceTaint* kubex_box_new(std::type_identity<DeviceTaint>);
+DeviceTaint* kubex_box_copy(const DeviceTaint& from);
+void kubex_box_delete(DeviceTaint* p) noexcept;
+DeviceTaintRule* kubex_box_new(std::type_identity<DeviceTaintRule>);
+DeviceTaintRule* kubex_box_copy(const DeviceTaintRule& from);
+void kubex_box_delete(DeviceTaintRule* p) noexcept;
+DeviceTaintRuleList* kubex_box_new(std::type_identity<DeviceTaintRuleList>);
+DeviceTaintRuleList* kubex_box_copy(const DeviceTaintRuleList& from);
+void kubex_box_delete(DeviceTaintRuleList* p) noexcept;
+DeviceTaintRuleSpec* kubex_box_new(std::type_identity<DeviceTaintRuleSpec>);
+DeviceTaintRuleSpec* kubex_box_copy(const DeviceTaintRuleSpec& from);
+void kubex_box_delete(DeviceTaintRuleSpec* p) noexcept;
+DeviceTaintRuleStatus* kubex_box_new(std::type_identity<DeviceTaintRuleStatus>);
+DeviceTaintRuleStatus* kubex_box_copy(const DeviceTaintRuleStatus& from);
+void kubex_box_delete(DeviceTaintRuleStatus* p) noexcept;
+DeviceTaintSelector* kubex_box_new(std::type_identity<DeviceTaintSelector>);
+DeviceTaintSelector* kubex_box_copy(const DeviceTaintSelector& from);
+void kubex_box_delete(DeviceTaintSelector* p) noexcept;
+PoolStatus* kubex_box_new(std::type_identity<PoolStatus>);
+PoolStatus* kubex_box_copy(const PoolStatus& from);
+void kubex_box_delete(PoolStatus* p) noexcept;
+ResourcePoolStatusRequest* kubex_box_new(std::type_identity<ResourcePoolStatusRequest>);
+ResourcePoolStatusRequest* kubex_box_copy(const ResourcePoolStatusRequest& from);
+void kubex_box_delete(ResourcePoolStatusRequest* p) noexcept;
+ResourcePoolStatusRequestList* kubex_box_new(std::type_identity<ResourcePoolStatusRequestList>);
+ResourcePoolStatusRequestList* kubex_box_copy(const ResourcePoolStatusRequestList& from);
+void kubex_box_delete(ResourcePoolStatusRequestList* p) noexcept;
+ResourcePoolStatusRequestSpec* kubex_box_new(std::type_identity<ResourcePoolStatusRequestSpec>);
+ResourcePoolStatusRequestSpec* kubex_box_copy(const ResourcePoolStatusRequestSpec& from);
+void kubex_box_delete(ResourcePoolStatusRequestSpec* p) noexcept;
+ResourcePoolStatusRequestStatus* kubex_box_new(std::type_identity<ResourcePoolStatusRequestStatus>);
+ResourcePoolStatusRequestStatus* kubex_box_copy(const ResourcePoolStatusRequestStatus& from);
+void kubex_box_delete(ResourcePoolStatusRequestStatus* p) noexcept;
 
 /// The effect of the taint on claims that do not tolerate the taint and through such claims on
 /// the pods using them.

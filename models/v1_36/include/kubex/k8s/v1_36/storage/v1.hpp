@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <kubex/core/box.hpp>
@@ -46,6 +47,71 @@ struct VolumeAttributesClass;
 struct VolumeAttributesClassList;
 struct VolumeError;
 struct VolumeNodeResources;
+
+// Where a Box creates, copies and destroys each type: out of line, in this group's .cpp.
+CSIDriver* kubex_box_new(std::type_identity<CSIDriver>);
+CSIDriver* kubex_box_copy(const CSIDriver& from);
+void kubex_box_delete(CSIDriver* p) noexcept;
+CSIDriverList* kubex_box_new(std::type_identity<CSIDriverList>);
+CSIDriverList* kubex_box_copy(const CSIDriverList& from);
+void kubex_box_delete(CSIDriverList* p) noexcept;
+CSIDriverSpec* kubex_box_new(std::type_identity<CSIDriverSpec>);
+CSIDriverSpec* kubex_box_copy(const CSIDriverSpec& from);
+void kubex_box_delete(CSIDriverSpec* p) noexcept;
+CSINode* kubex_box_new(std::type_identity<CSINode>);
+CSINode* kubex_box_copy(const CSINode& from);
+void kubex_box_delete(CSINode* p) noexcept;
+CSINodeDriver* kubex_box_new(std::type_identity<CSINodeDriver>);
+CSINodeDriver* kubex_box_copy(const CSINodeDriver& from);
+void kubex_box_delete(CSINodeDriver* p) noexcept;
+CSINodeList* kubex_box_new(std::type_identity<CSINodeList>);
+CSINodeList* kubex_box_copy(const CSINodeList& from);
+void kubex_box_delete(CSINodeList* p) noexcept;
+CSINodeSpec* kubex_box_new(std::type_identity<CSINodeSpec>);
+CSINodeSpec* kubex_box_copy(const CSINodeSpec& from);
+void kubex_box_delete(CSINodeSpec* p) noexcept;
+CSIStorageCapacity* kubex_box_new(std::type_identity<CSIStorageCapacity>);
+CSIStorageCapacity* kubex_box_copy(const CSIStorageCapacity& from);
+void kubex_box_delete(CSIStorageCapacity* p) noexcept;
+CSIStorageCapacityList* kubex_box_new(std::type_identity<CSIStorageCapacityList>);
+CSIStorageCapacityList* kubex_box_copy(const CSIStorageCapacityList& from);
+void kubex_box_delete(CSIStorageCapacityList* p) noexcept;
+StorageClass* kubex_box_new(std::type_identity<StorageClass>);
+StorageClass* kubex_box_copy(const StorageClass& from);
+void kubex_box_delete(StorageClass* p) noexcept;
+StorageClassList* kubex_box_new(std::type_identity<StorageClassList>);
+StorageClassList* kubex_box_copy(const StorageClassList& from);
+void kubex_box_delete(StorageClassList* p) noexcept;
+TokenRequest* kubex_box_new(std::type_identity<TokenRequest>);
+TokenRequest* kubex_box_copy(const TokenRequest& from);
+void kubex_box_delete(TokenRequest* p) noexcept;
+VolumeAttachment* kubex_box_new(std::type_identity<VolumeAttachment>);
+VolumeAttachment* kubex_box_copy(const VolumeAttachment& from);
+void kubex_box_delete(VolumeAttachment* p) noexcept;
+VolumeAttachmentList* kubex_box_new(std::type_identity<VolumeAttachmentList>);
+VolumeAttachmentList* kubex_box_copy(const VolumeAttachmentList& from);
+void kubex_box_delete(VolumeAttachmentList* p) noexcept;
+VolumeAttachmentSource* kubex_box_new(std::type_identity<VolumeAttachmentSource>);
+VolumeAttachmentSource* kubex_box_copy(const VolumeAttachmentSource& from);
+void kubex_box_delete(VolumeAttachmentSource* p) noexcept;
+VolumeAttachmentSpec* kubex_box_new(std::type_identity<VolumeAttachmentSpec>);
+VolumeAttachmentSpec* kubex_box_copy(const VolumeAttachmentSpec& from);
+void kubex_box_delete(VolumeAttachmentSpec* p) noexcept;
+VolumeAttachmentStatus* kubex_box_new(std::type_identity<VolumeAttachmentStatus>);
+VolumeAttachmentStatus* kubex_box_copy(const VolumeAttachmentStatus& from);
+void kubex_box_delete(VolumeAttachmentStatus* p) noexcept;
+VolumeAttributesClass* kubex_box_new(std::type_identity<VolumeAttributesClass>);
+VolumeAttributesClass* kubex_box_copy(const VolumeAttributesClass& from);
+void kubex_box_delete(VolumeAttributesClass* p) noexcept;
+VolumeAttributesClassList* kubex_box_new(std::type_identity<VolumeAttributesClassList>);
+VolumeAttributesClassList* kubex_box_copy(const VolumeAttributesClassList& from);
+void kubex_box_delete(VolumeAttributesClassList* p) noexcept;
+VolumeError* kubex_box_new(std::type_identity<VolumeError>);
+VolumeError* kubex_box_copy(const VolumeError& from);
+void kubex_box_delete(VolumeError* p) noexcept;
+VolumeNodeResources* kubex_box_new(std::type_identity<VolumeNodeResources>);
+VolumeNodeResources* kubex_box_copy(const VolumeNodeResources& from);
+void kubex_box_delete(VolumeNodeResources* p) noexcept;
 
 /// reclaimPolicy controls the reclaimPolicy for dynamically provisioned PersistentVolumes of
 /// this storage class.

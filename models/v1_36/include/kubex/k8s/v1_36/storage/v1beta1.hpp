@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <kubex/core/box.hpp>
@@ -24,6 +25,14 @@ namespace kubex::k8s::v1_36::storage::v1beta1 {
 
 struct VolumeAttributesClass;
 struct VolumeAttributesClassList;
+
+// Where a Box creates, copies and destroys each type: out of line, in this group's .cpp.
+VolumeAttributesClass* kubex_box_new(std::type_identity<VolumeAttributesClass>);
+VolumeAttributesClass* kubex_box_copy(const VolumeAttributesClass& from);
+void kubex_box_delete(VolumeAttributesClass* p) noexcept;
+VolumeAttributesClassList* kubex_box_new(std::type_identity<VolumeAttributesClassList>);
+VolumeAttributesClassList* kubex_box_copy(const VolumeAttributesClassList& from);
+void kubex_box_delete(VolumeAttributesClassList* p) noexcept;
 
 /// VolumeAttributesClass represents a specification of mutable volume attributes defined by the
 /// CSI driver.

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <kubex/core/box.hpp>
@@ -37,6 +38,53 @@ struct NamedRuleWithOperations;
 struct ParamKind;
 struct ParamRef;
 struct Variable;
+
+// Where a Box creates, copies and destroys each type: out of line, in this group's .cpp.
+ApplyConfiguration* kubex_box_new(std::type_identity<ApplyConfiguration>);
+ApplyConfiguration* kubex_box_copy(const ApplyConfiguration& from);
+void kubex_box_delete(ApplyConfiguration* p) noexcept;
+JSONPatch* kubex_box_new(std::type_identity<JSONPatch>);
+JSONPatch* kubex_box_copy(const JSONPatch& from);
+void kubex_box_delete(JSONPatch* p) noexcept;
+MatchCondition* kubex_box_new(std::type_identity<MatchCondition>);
+MatchCondition* kubex_box_copy(const MatchCondition& from);
+void kubex_box_delete(MatchCondition* p) noexcept;
+MatchResources* kubex_box_new(std::type_identity<MatchResources>);
+MatchResources* kubex_box_copy(const MatchResources& from);
+void kubex_box_delete(MatchResources* p) noexcept;
+MutatingAdmissionPolicy* kubex_box_new(std::type_identity<MutatingAdmissionPolicy>);
+MutatingAdmissionPolicy* kubex_box_copy(const MutatingAdmissionPolicy& from);
+void kubex_box_delete(MutatingAdmissionPolicy* p) noexcept;
+MutatingAdmissionPolicyBinding* kubex_box_new(std::type_identity<MutatingAdmissionPolicyBinding>);
+MutatingAdmissionPolicyBinding* kubex_box_copy(const MutatingAdmissionPolicyBinding& from);
+void kubex_box_delete(MutatingAdmissionPolicyBinding* p) noexcept;
+MutatingAdmissionPolicyBindingList* kubex_box_new(std::type_identity<MutatingAdmissionPolicyBindingList>);
+MutatingAdmissionPolicyBindingList* kubex_box_copy(const MutatingAdmissionPolicyBindingList& from);
+void kubex_box_delete(MutatingAdmissionPolicyBindingList* p) noexcept;
+MutatingAdmissionPolicyBindingSpec* kubex_box_new(std::type_identity<MutatingAdmissionPolicyBindingSpec>);
+MutatingAdmissionPolicyBindingSpec* kubex_box_copy(const MutatingAdmissionPolicyBindingSpec& from);
+void kubex_box_delete(MutatingAdmissionPolicyBindingSpec* p) noexcept;
+MutatingAdmissionPolicyList* kubex_box_new(std::type_identity<MutatingAdmissionPolicyList>);
+MutatingAdmissionPolicyList* kubex_box_copy(const MutatingAdmissionPolicyList& from);
+void kubex_box_delete(MutatingAdmissionPolicyList* p) noexcept;
+MutatingAdmissionPolicySpec* kubex_box_new(std::type_identity<MutatingAdmissionPolicySpec>);
+MutatingAdmissionPolicySpec* kubex_box_copy(const MutatingAdmissionPolicySpec& from);
+void kubex_box_delete(MutatingAdmissionPolicySpec* p) noexcept;
+Mutation* kubex_box_new(std::type_identity<Mutation>);
+Mutation* kubex_box_copy(const Mutation& from);
+void kubex_box_delete(Mutation* p) noexcept;
+NamedRuleWithOperations* kubex_box_new(std::type_identity<NamedRuleWithOperations>);
+NamedRuleWithOperations* kubex_box_copy(const NamedRuleWithOperations& from);
+void kubex_box_delete(NamedRuleWithOperations* p) noexcept;
+ParamKind* kubex_box_new(std::type_identity<ParamKind>);
+ParamKind* kubex_box_copy(const ParamKind& from);
+void kubex_box_delete(ParamKind* p) noexcept;
+ParamRef* kubex_box_new(std::type_identity<ParamRef>);
+ParamRef* kubex_box_copy(const ParamRef& from);
+void kubex_box_delete(ParamRef* p) noexcept;
+Variable* kubex_box_new(std::type_identity<Variable>);
+Variable* kubex_box_copy(const Variable& from);
+void kubex_box_delete(Variable* p) noexcept;
 
 /// reinvocationPolicy indicates whether mutations may be called multiple times per
 /// MutatingAdmissionPolicyBinding as part of a single admission evaluation.

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <kubex/core/box.hpp>
@@ -28,6 +29,23 @@ struct StorageVersion;
 struct StorageVersionCondition;
 struct StorageVersionList;
 struct StorageVersionStatus;
+
+// Where a Box creates, copies and destroys each type: out of line, in this group's .cpp.
+ServerStorageVersion* kubex_box_new(std::type_identity<ServerStorageVersion>);
+ServerStorageVersion* kubex_box_copy(const ServerStorageVersion& from);
+void kubex_box_delete(ServerStorageVersion* p) noexcept;
+StorageVersion* kubex_box_new(std::type_identity<StorageVersion>);
+StorageVersion* kubex_box_copy(const StorageVersion& from);
+void kubex_box_delete(StorageVersion* p) noexcept;
+StorageVersionCondition* kubex_box_new(std::type_identity<StorageVersionCondition>);
+StorageVersionCondition* kubex_box_copy(const StorageVersionCondition& from);
+void kubex_box_delete(StorageVersionCondition* p) noexcept;
+StorageVersionList* kubex_box_new(std::type_identity<StorageVersionList>);
+StorageVersionList* kubex_box_copy(const StorageVersionList& from);
+void kubex_box_delete(StorageVersionList* p) noexcept;
+StorageVersionStatus* kubex_box_new(std::type_identity<StorageVersionStatus>);
+StorageVersionStatus* kubex_box_copy(const StorageVersionStatus& from);
+void kubex_box_delete(StorageVersionStatus* p) noexcept;
 
 /// An API server instance reports the version it can decode and the version it encodes objects
 /// to when persisting objects in the backend.

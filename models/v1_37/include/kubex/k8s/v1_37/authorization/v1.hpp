@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <kubex/core/box.hpp>
@@ -37,6 +38,53 @@ struct SubjectAccessReview;
 struct SubjectAccessReviewSpec;
 struct SubjectAccessReviewStatus;
 struct SubjectRulesReviewStatus;
+
+// Where a Box creates, copies and destroys each type: out of line, in this group's .cpp.
+FieldSelectorAttributes* kubex_box_new(std::type_identity<FieldSelectorAttributes>);
+FieldSelectorAttributes* kubex_box_copy(const FieldSelectorAttributes& from);
+void kubex_box_delete(FieldSelectorAttributes* p) noexcept;
+LabelSelectorAttributes* kubex_box_new(std::type_identity<LabelSelectorAttributes>);
+LabelSelectorAttributes* kubex_box_copy(const LabelSelectorAttributes& from);
+void kubex_box_delete(LabelSelectorAttributes* p) noexcept;
+LocalSubjectAccessReview* kubex_box_new(std::type_identity<LocalSubjectAccessReview>);
+LocalSubjectAccessReview* kubex_box_copy(const LocalSubjectAccessReview& from);
+void kubex_box_delete(LocalSubjectAccessReview* p) noexcept;
+NonResourceAttributes* kubex_box_new(std::type_identity<NonResourceAttributes>);
+NonResourceAttributes* kubex_box_copy(const NonResourceAttributes& from);
+void kubex_box_delete(NonResourceAttributes* p) noexcept;
+NonResourceRule* kubex_box_new(std::type_identity<NonResourceRule>);
+NonResourceRule* kubex_box_copy(const NonResourceRule& from);
+void kubex_box_delete(NonResourceRule* p) noexcept;
+ResourceAttributes* kubex_box_new(std::type_identity<ResourceAttributes>);
+ResourceAttributes* kubex_box_copy(const ResourceAttributes& from);
+void kubex_box_delete(ResourceAttributes* p) noexcept;
+ResourceRule* kubex_box_new(std::type_identity<ResourceRule>);
+ResourceRule* kubex_box_copy(const ResourceRule& from);
+void kubex_box_delete(ResourceRule* p) noexcept;
+SelfSubjectAccessReview* kubex_box_new(std::type_identity<SelfSubjectAccessReview>);
+SelfSubjectAccessReview* kubex_box_copy(const SelfSubjectAccessReview& from);
+void kubex_box_delete(SelfSubjectAccessReview* p) noexcept;
+SelfSubjectAccessReviewSpec* kubex_box_new(std::type_identity<SelfSubjectAccessReviewSpec>);
+SelfSubjectAccessReviewSpec* kubex_box_copy(const SelfSubjectAccessReviewSpec& from);
+void kubex_box_delete(SelfSubjectAccessReviewSpec* p) noexcept;
+SelfSubjectRulesReview* kubex_box_new(std::type_identity<SelfSubjectRulesReview>);
+SelfSubjectRulesReview* kubex_box_copy(const SelfSubjectRulesReview& from);
+void kubex_box_delete(SelfSubjectRulesReview* p) noexcept;
+SelfSubjectRulesReviewSpec* kubex_box_new(std::type_identity<SelfSubjectRulesReviewSpec>);
+SelfSubjectRulesReviewSpec* kubex_box_copy(const SelfSubjectRulesReviewSpec& from);
+void kubex_box_delete(SelfSubjectRulesReviewSpec* p) noexcept;
+SubjectAccessReview* kubex_box_new(std::type_identity<SubjectAccessReview>);
+SubjectAccessReview* kubex_box_copy(const SubjectAccessReview& from);
+void kubex_box_delete(SubjectAccessReview* p) noexcept;
+SubjectAccessReviewSpec* kubex_box_new(std::type_identity<SubjectAccessReviewSpec>);
+SubjectAccessReviewSpec* kubex_box_copy(const SubjectAccessReviewSpec& from);
+void kubex_box_delete(SubjectAccessReviewSpec* p) noexcept;
+SubjectAccessReviewStatus* kubex_box_new(std::type_identity<SubjectAccessReviewStatus>);
+SubjectAccessReviewStatus* kubex_box_copy(const SubjectAccessReviewStatus& from);
+void kubex_box_delete(SubjectAccessReviewStatus* p) noexcept;
+SubjectRulesReviewStatus* kubex_box_new(std::type_identity<SubjectRulesReviewStatus>);
+SubjectRulesReviewStatus* kubex_box_copy(const SubjectRulesReviewStatus& from);
+void kubex_box_delete(SubjectRulesReviewStatus* p) noexcept;
 
 /// FieldSelectorAttributes indicates a field limited access.
 struct FieldSelectorAttributes {

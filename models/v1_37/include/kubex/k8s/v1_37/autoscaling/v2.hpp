@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <kubex/core/box.hpp>
@@ -48,6 +49,80 @@ struct PodsMetricSource;
 struct PodsMetricStatus;
 struct ResourceMetricSource;
 struct ResourceMetricStatus;
+
+// Where a Box creates, copies and destroys each type: out of line, in this group's .cpp.
+ContainerResourceMetricSource* kubex_box_new(std::type_identity<ContainerResourceMetricSource>);
+ContainerResourceMetricSource* kubex_box_copy(const ContainerResourceMetricSource& from);
+void kubex_box_delete(ContainerResourceMetricSource* p) noexcept;
+ContainerResourceMetricStatus* kubex_box_new(std::type_identity<ContainerResourceMetricStatus>);
+ContainerResourceMetricStatus* kubex_box_copy(const ContainerResourceMetricStatus& from);
+void kubex_box_delete(ContainerResourceMetricStatus* p) noexcept;
+CrossVersionObjectReference* kubex_box_new(std::type_identity<CrossVersionObjectReference>);
+CrossVersionObjectReference* kubex_box_copy(const CrossVersionObjectReference& from);
+void kubex_box_delete(CrossVersionObjectReference* p) noexcept;
+ExternalMetricSource* kubex_box_new(std::type_identity<ExternalMetricSource>);
+ExternalMetricSource* kubex_box_copy(const ExternalMetricSource& from);
+void kubex_box_delete(ExternalMetricSource* p) noexcept;
+ExternalMetricStatus* kubex_box_new(std::type_identity<ExternalMetricStatus>);
+ExternalMetricStatus* kubex_box_copy(const ExternalMetricStatus& from);
+void kubex_box_delete(ExternalMetricStatus* p) noexcept;
+HPAScalingPolicy* kubex_box_new(std::type_identity<HPAScalingPolicy>);
+HPAScalingPolicy* kubex_box_copy(const HPAScalingPolicy& from);
+void kubex_box_delete(HPAScalingPolicy* p) noexcept;
+HPAScalingRules* kubex_box_new(std::type_identity<HPAScalingRules>);
+HPAScalingRules* kubex_box_copy(const HPAScalingRules& from);
+void kubex_box_delete(HPAScalingRules* p) noexcept;
+HorizontalPodAutoscaler* kubex_box_new(std::type_identity<HorizontalPodAutoscaler>);
+HorizontalPodAutoscaler* kubex_box_copy(const HorizontalPodAutoscaler& from);
+void kubex_box_delete(HorizontalPodAutoscaler* p) noexcept;
+HorizontalPodAutoscalerBehavior* kubex_box_new(std::type_identity<HorizontalPodAutoscalerBehavior>);
+HorizontalPodAutoscalerBehavior* kubex_box_copy(const HorizontalPodAutoscalerBehavior& from);
+void kubex_box_delete(HorizontalPodAutoscalerBehavior* p) noexcept;
+HorizontalPodAutoscalerCondition* kubex_box_new(std::type_identity<HorizontalPodAutoscalerCondition>);
+HorizontalPodAutoscalerCondition* kubex_box_copy(const HorizontalPodAutoscalerCondition& from);
+void kubex_box_delete(HorizontalPodAutoscalerCondition* p) noexcept;
+HorizontalPodAutoscalerList* kubex_box_new(std::type_identity<HorizontalPodAutoscalerList>);
+HorizontalPodAutoscalerList* kubex_box_copy(const HorizontalPodAutoscalerList& from);
+void kubex_box_delete(HorizontalPodAutoscalerList* p) noexcept;
+HorizontalPodAutoscalerSpec* kubex_box_new(std::type_identity<HorizontalPodAutoscalerSpec>);
+HorizontalPodAutoscalerSpec* kubex_box_copy(const HorizontalPodAutoscalerSpec& from);
+void kubex_box_delete(HorizontalPodAutoscalerSpec* p) noexcept;
+HorizontalPodAutoscalerStatus* kubex_box_new(std::type_identity<HorizontalPodAutoscalerStatus>);
+HorizontalPodAutoscalerStatus* kubex_box_copy(const HorizontalPodAutoscalerStatus& from);
+void kubex_box_delete(HorizontalPodAutoscalerStatus* p) noexcept;
+MetricIdentifier* kubex_box_new(std::type_identity<MetricIdentifier>);
+MetricIdentifier* kubex_box_copy(const MetricIdentifier& from);
+void kubex_box_delete(MetricIdentifier* p) noexcept;
+MetricSpec* kubex_box_new(std::type_identity<MetricSpec>);
+MetricSpec* kubex_box_copy(const MetricSpec& from);
+void kubex_box_delete(MetricSpec* p) noexcept;
+MetricStatus* kubex_box_new(std::type_identity<MetricStatus>);
+MetricStatus* kubex_box_copy(const MetricStatus& from);
+void kubex_box_delete(MetricStatus* p) noexcept;
+MetricTarget* kubex_box_new(std::type_identity<MetricTarget>);
+MetricTarget* kubex_box_copy(const MetricTarget& from);
+void kubex_box_delete(MetricTarget* p) noexcept;
+MetricValueStatus* kubex_box_new(std::type_identity<MetricValueStatus>);
+MetricValueStatus* kubex_box_copy(const MetricValueStatus& from);
+void kubex_box_delete(MetricValueStatus* p) noexcept;
+ObjectMetricSource* kubex_box_new(std::type_identity<ObjectMetricSource>);
+ObjectMetricSource* kubex_box_copy(const ObjectMetricSource& from);
+void kubex_box_delete(ObjectMetricSource* p) noexcept;
+ObjectMetricStatus* kubex_box_new(std::type_identity<ObjectMetricStatus>);
+ObjectMetricStatus* kubex_box_copy(const ObjectMetricStatus& from);
+void kubex_box_delete(ObjectMetricStatus* p) noexcept;
+PodsMetricSource* kubex_box_new(std::type_identity<PodsMetricSource>);
+PodsMetricSource* kubex_box_copy(const PodsMetricSource& from);
+void kubex_box_delete(PodsMetricSource* p) noexcept;
+PodsMetricStatus* kubex_box_new(std::type_identity<PodsMetricStatus>);
+PodsMetricStatus* kubex_box_copy(const PodsMetricStatus& from);
+void kubex_box_delete(PodsMetricStatus* p) noexcept;
+ResourceMetricSource* kubex_box_new(std::type_identity<ResourceMetricSource>);
+ResourceMetricSource* kubex_box_copy(const ResourceMetricSource& from);
+void kubex_box_delete(ResourceMetricSource* p) noexcept;
+ResourceMetricStatus* kubex_box_new(std::type_identity<ResourceMetricStatus>);
+ResourceMetricStatus* kubex_box_copy(const ResourceMetricStatus& from);
+void kubex_box_delete(ResourceMetricStatus* p) noexcept;
 
 /// MetricTarget defines the target value, average value, or average utilization of a specific
 /// metric

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <kubex/core/box.hpp>
@@ -36,6 +37,44 @@ struct PodCertificateRequest;
 struct PodCertificateRequestList;
 struct PodCertificateRequestSpec;
 struct PodCertificateRequestStatus;
+
+// Where a Box creates, copies and destroys each type: out of line, in this group's .cpp.
+CertificateSigningRequest* kubex_box_new(std::type_identity<CertificateSigningRequest>);
+CertificateSigningRequest* kubex_box_copy(const CertificateSigningRequest& from);
+void kubex_box_delete(CertificateSigningRequest* p) noexcept;
+CertificateSigningRequestCondition* kubex_box_new(std::type_identity<CertificateSigningRequestCondition>);
+CertificateSigningRequestCondition* kubex_box_copy(const CertificateSigningRequestCondition& from);
+void kubex_box_delete(CertificateSigningRequestCondition* p) noexcept;
+CertificateSigningRequestList* kubex_box_new(std::type_identity<CertificateSigningRequestList>);
+CertificateSigningRequestList* kubex_box_copy(const CertificateSigningRequestList& from);
+void kubex_box_delete(CertificateSigningRequestList* p) noexcept;
+CertificateSigningRequestSpec* kubex_box_new(std::type_identity<CertificateSigningRequestSpec>);
+CertificateSigningRequestSpec* kubex_box_copy(const CertificateSigningRequestSpec& from);
+void kubex_box_delete(CertificateSigningRequestSpec* p) noexcept;
+CertificateSigningRequestStatus* kubex_box_new(std::type_identity<CertificateSigningRequestStatus>);
+CertificateSigningRequestStatus* kubex_box_copy(const CertificateSigningRequestStatus& from);
+void kubex_box_delete(CertificateSigningRequestStatus* p) noexcept;
+ClusterTrustBundle* kubex_box_new(std::type_identity<ClusterTrustBundle>);
+ClusterTrustBundle* kubex_box_copy(const ClusterTrustBundle& from);
+void kubex_box_delete(ClusterTrustBundle* p) noexcept;
+ClusterTrustBundleList* kubex_box_new(std::type_identity<ClusterTrustBundleList>);
+ClusterTrustBundleList* kubex_box_copy(const ClusterTrustBundleList& from);
+void kubex_box_delete(ClusterTrustBundleList* p) noexcept;
+ClusterTrustBundleSpec* kubex_box_new(std::type_identity<ClusterTrustBundleSpec>);
+ClusterTrustBundleSpec* kubex_box_copy(const ClusterTrustBundleSpec& from);
+void kubex_box_delete(ClusterTrustBundleSpec* p) noexcept;
+PodCertificateRequest* kubex_box_new(std::type_identity<PodCertificateRequest>);
+PodCertificateRequest* kubex_box_copy(const PodCertificateRequest& from);
+void kubex_box_delete(PodCertificateRequest* p) noexcept;
+PodCertificateRequestList* kubex_box_new(std::type_identity<PodCertificateRequestList>);
+PodCertificateRequestList* kubex_box_copy(const PodCertificateRequestList& from);
+void kubex_box_delete(PodCertificateRequestList* p) noexcept;
+PodCertificateRequestSpec* kubex_box_new(std::type_identity<PodCertificateRequestSpec>);
+PodCertificateRequestSpec* kubex_box_copy(const PodCertificateRequestSpec& from);
+void kubex_box_delete(PodCertificateRequestSpec* p) noexcept;
+PodCertificateRequestStatus* kubex_box_new(std::type_identity<PodCertificateRequestStatus>);
+PodCertificateRequestStatus* kubex_box_copy(const PodCertificateRequestStatus& from);
+void kubex_box_delete(PodCertificateRequestStatus* p) noexcept;
 
 /// Values of an enumerated field of CertificateSigningRequestSpec.
 struct CertificateSigningRequestSpecUsagesItem : ::kubex::StringEnum<CertificateSigningRequestSpecUsagesItem> {

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <kubex/core/box.hpp>
@@ -27,6 +28,17 @@ namespace kubex::k8s::v1_37::events::v1 {
 struct Event;
 struct EventList;
 struct EventSeries;
+
+// Where a Box creates, copies and destroys each type: out of line, in this group's .cpp.
+Event* kubex_box_new(std::type_identity<Event>);
+Event* kubex_box_copy(const Event& from);
+void kubex_box_delete(Event* p) noexcept;
+EventList* kubex_box_new(std::type_identity<EventList>);
+EventList* kubex_box_copy(const EventList& from);
+void kubex_box_delete(EventList* p) noexcept;
+EventSeries* kubex_box_new(std::type_identity<EventSeries>);
+EventSeries* kubex_box_copy(const EventSeries& from);
+void kubex_box_delete(EventSeries* p) noexcept;
 
 /// Event is a report of an event somewhere in the cluster.
 struct Event {

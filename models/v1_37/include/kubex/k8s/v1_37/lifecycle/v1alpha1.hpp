@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <kubex/core/box.hpp>
@@ -38,6 +39,53 @@ struct EvictionTarget;
 struct Requester;
 struct ResponderStatus;
 struct TargetResponder;
+
+// Where a Box creates, copies and destroys each type: out of line, in this group's .cpp.
+Eviction* kubex_box_new(std::type_identity<Eviction>);
+Eviction* kubex_box_copy(const Eviction& from);
+void kubex_box_delete(Eviction* p) noexcept;
+EvictionList* kubex_box_new(std::type_identity<EvictionList>);
+EvictionList* kubex_box_copy(const EvictionList& from);
+void kubex_box_delete(EvictionList* p) noexcept;
+EvictionPodReference* kubex_box_new(std::type_identity<EvictionPodReference>);
+EvictionPodReference* kubex_box_copy(const EvictionPodReference& from);
+void kubex_box_delete(EvictionPodReference* p) noexcept;
+EvictionRequest* kubex_box_new(std::type_identity<EvictionRequest>);
+EvictionRequest* kubex_box_copy(const EvictionRequest& from);
+void kubex_box_delete(EvictionRequest* p) noexcept;
+EvictionRequestList* kubex_box_new(std::type_identity<EvictionRequestList>);
+EvictionRequestList* kubex_box_copy(const EvictionRequestList& from);
+void kubex_box_delete(EvictionRequestList* p) noexcept;
+EvictionRequestPodReference* kubex_box_new(std::type_identity<EvictionRequestPodReference>);
+EvictionRequestPodReference* kubex_box_copy(const EvictionRequestPodReference& from);
+void kubex_box_delete(EvictionRequestPodReference* p) noexcept;
+EvictionRequestSpec* kubex_box_new(std::type_identity<EvictionRequestSpec>);
+EvictionRequestSpec* kubex_box_copy(const EvictionRequestSpec& from);
+void kubex_box_delete(EvictionRequestSpec* p) noexcept;
+EvictionRequestStatus* kubex_box_new(std::type_identity<EvictionRequestStatus>);
+EvictionRequestStatus* kubex_box_copy(const EvictionRequestStatus& from);
+void kubex_box_delete(EvictionRequestStatus* p) noexcept;
+EvictionRequestTarget* kubex_box_new(std::type_identity<EvictionRequestTarget>);
+EvictionRequestTarget* kubex_box_copy(const EvictionRequestTarget& from);
+void kubex_box_delete(EvictionRequestTarget* p) noexcept;
+EvictionSpec* kubex_box_new(std::type_identity<EvictionSpec>);
+EvictionSpec* kubex_box_copy(const EvictionSpec& from);
+void kubex_box_delete(EvictionSpec* p) noexcept;
+EvictionStatus* kubex_box_new(std::type_identity<EvictionStatus>);
+EvictionStatus* kubex_box_copy(const EvictionStatus& from);
+void kubex_box_delete(EvictionStatus* p) noexcept;
+EvictionTarget* kubex_box_new(std::type_identity<EvictionTarget>);
+EvictionTarget* kubex_box_copy(const EvictionTarget& from);
+void kubex_box_delete(EvictionTarget* p) noexcept;
+Requester* kubex_box_new(std::type_identity<Requester>);
+Requester* kubex_box_copy(const Requester& from);
+void kubex_box_delete(Requester* p) noexcept;
+ResponderStatus* kubex_box_new(std::type_identity<ResponderStatus>);
+ResponderStatus* kubex_box_copy(const ResponderStatus& from);
+void kubex_box_delete(ResponderStatus* p) noexcept;
+TargetResponder* kubex_box_new(std::type_identity<TargetResponder>);
+TargetResponder* kubex_box_copy(const TargetResponder& from);
+void kubex_box_delete(TargetResponder* p) noexcept;
 
 /// intent specifies the action that should be taken for the specified target.
 struct EvictionRequestSpecIntent : ::kubex::StringEnum<EvictionRequestSpecIntent> {

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <kubex/core/box.hpp>
@@ -44,6 +45,74 @@ struct Workload;
 struct WorkloadList;
 struct WorkloadReference;
 struct WorkloadSpec;
+
+// Where a Box creates, copies and destroys each type: out of line, in this group's .cpp.
+CompositeDisruptionMode* kubex_box_new(std::type_identity<CompositeDisruptionMode>);
+CompositeDisruptionMode* kubex_box_copy(const CompositeDisruptionMode& from);
+void kubex_box_delete(CompositeDisruptionMode* p) noexcept;
+CompositeGangSchedulingPolicy* kubex_box_new(std::type_identity<CompositeGangSchedulingPolicy>);
+CompositeGangSchedulingPolicy* kubex_box_copy(const CompositeGangSchedulingPolicy& from);
+void kubex_box_delete(CompositeGangSchedulingPolicy* p) noexcept;
+CompositePodGroupSchedulingConstraints* kubex_box_new(std::type_identity<CompositePodGroupSchedulingConstraints>);
+CompositePodGroupSchedulingConstraints* kubex_box_copy(const CompositePodGroupSchedulingConstraints& from);
+void kubex_box_delete(CompositePodGroupSchedulingConstraints* p) noexcept;
+CompositePodGroupSchedulingPolicy* kubex_box_new(std::type_identity<CompositePodGroupSchedulingPolicy>);
+CompositePodGroupSchedulingPolicy* kubex_box_copy(const CompositePodGroupSchedulingPolicy& from);
+void kubex_box_delete(CompositePodGroupSchedulingPolicy* p) noexcept;
+CompositePodGroupTemplate* kubex_box_new(std::type_identity<CompositePodGroupTemplate>);
+CompositePodGroupTemplate* kubex_box_copy(const CompositePodGroupTemplate& from);
+void kubex_box_delete(CompositePodGroupTemplate* p) noexcept;
+DisruptionMode* kubex_box_new(std::type_identity<DisruptionMode>);
+DisruptionMode* kubex_box_copy(const DisruptionMode& from);
+void kubex_box_delete(DisruptionMode* p) noexcept;
+GangSchedulingPolicy* kubex_box_new(std::type_identity<GangSchedulingPolicy>);
+GangSchedulingPolicy* kubex_box_copy(const GangSchedulingPolicy& from);
+void kubex_box_delete(GangSchedulingPolicy* p) noexcept;
+PodGroup* kubex_box_new(std::type_identity<PodGroup>);
+PodGroup* kubex_box_copy(const PodGroup& from);
+void kubex_box_delete(PodGroup* p) noexcept;
+PodGroupList* kubex_box_new(std::type_identity<PodGroupList>);
+PodGroupList* kubex_box_copy(const PodGroupList& from);
+void kubex_box_delete(PodGroupList* p) noexcept;
+PodGroupResourceClaim* kubex_box_new(std::type_identity<PodGroupResourceClaim>);
+PodGroupResourceClaim* kubex_box_copy(const PodGroupResourceClaim& from);
+void kubex_box_delete(PodGroupResourceClaim* p) noexcept;
+PodGroupResourceClaimStatus* kubex_box_new(std::type_identity<PodGroupResourceClaimStatus>);
+PodGroupResourceClaimStatus* kubex_box_copy(const PodGroupResourceClaimStatus& from);
+void kubex_box_delete(PodGroupResourceClaimStatus* p) noexcept;
+PodGroupSchedulingConstraints* kubex_box_new(std::type_identity<PodGroupSchedulingConstraints>);
+PodGroupSchedulingConstraints* kubex_box_copy(const PodGroupSchedulingConstraints& from);
+void kubex_box_delete(PodGroupSchedulingConstraints* p) noexcept;
+PodGroupSchedulingPolicy* kubex_box_new(std::type_identity<PodGroupSchedulingPolicy>);
+PodGroupSchedulingPolicy* kubex_box_copy(const PodGroupSchedulingPolicy& from);
+void kubex_box_delete(PodGroupSchedulingPolicy* p) noexcept;
+PodGroupSpec* kubex_box_new(std::type_identity<PodGroupSpec>);
+PodGroupSpec* kubex_box_copy(const PodGroupSpec& from);
+void kubex_box_delete(PodGroupSpec* p) noexcept;
+PodGroupStatus* kubex_box_new(std::type_identity<PodGroupStatus>);
+PodGroupStatus* kubex_box_copy(const PodGroupStatus& from);
+void kubex_box_delete(PodGroupStatus* p) noexcept;
+PodGroupTemplate* kubex_box_new(std::type_identity<PodGroupTemplate>);
+PodGroupTemplate* kubex_box_copy(const PodGroupTemplate& from);
+void kubex_box_delete(PodGroupTemplate* p) noexcept;
+TopologyConstraint* kubex_box_new(std::type_identity<TopologyConstraint>);
+TopologyConstraint* kubex_box_copy(const TopologyConstraint& from);
+void kubex_box_delete(TopologyConstraint* p) noexcept;
+TypedLocalObjectReference* kubex_box_new(std::type_identity<TypedLocalObjectReference>);
+TypedLocalObjectReference* kubex_box_copy(const TypedLocalObjectReference& from);
+void kubex_box_delete(TypedLocalObjectReference* p) noexcept;
+Workload* kubex_box_new(std::type_identity<Workload>);
+Workload* kubex_box_copy(const Workload& from);
+void kubex_box_delete(Workload* p) noexcept;
+WorkloadList* kubex_box_new(std::type_identity<WorkloadList>);
+WorkloadList* kubex_box_copy(const WorkloadList& from);
+void kubex_box_delete(WorkloadList* p) noexcept;
+WorkloadReference* kubex_box_new(std::type_identity<WorkloadReference>);
+WorkloadReference* kubex_box_copy(const WorkloadReference& from);
+void kubex_box_delete(WorkloadReference* p) noexcept;
+WorkloadSpec* kubex_box_new(std::type_identity<WorkloadSpec>);
+WorkloadSpec* kubex_box_copy(const WorkloadSpec& from);
+void kubex_box_delete(WorkloadSpec* p) noexcept;
 
 /// preemptionPolicy is the Policy for preempting pods/podgroups with lower priority.
 struct CompositePodGroupTemplatePreemptionPolicy : ::kubex::StringEnum<CompositePodGroupTemplatePreemptionPolicy> {

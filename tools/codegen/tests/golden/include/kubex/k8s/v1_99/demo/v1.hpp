@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <kubex/core/box.hpp>
@@ -30,6 +31,23 @@ struct WidgetList;
 struct WidgetReview;
 struct WidgetSpec;
 struct WidgetStatus;
+
+// Where a Box creates, copies and destroys each type: out of line, in this group's .cpp.
+Widget* kubex_box_new(std::type_identity<Widget>);
+Widget* kubex_box_copy(const Widget& from);
+void kubex_box_delete(Widget* p) noexcept;
+WidgetList* kubex_box_new(std::type_identity<WidgetList>);
+WidgetList* kubex_box_copy(const WidgetList& from);
+void kubex_box_delete(WidgetList* p) noexcept;
+WidgetReview* kubex_box_new(std::type_identity<WidgetReview>);
+WidgetReview* kubex_box_copy(const WidgetReview& from);
+void kubex_box_delete(WidgetReview* p) noexcept;
+WidgetSpec* kubex_box_new(std::type_identity<WidgetSpec>);
+WidgetSpec* kubex_box_copy(const WidgetSpec& from);
+void kubex_box_delete(WidgetSpec* p) noexcept;
+WidgetStatus* kubex_box_new(std::type_identity<WidgetStatus>);
+WidgetStatus* kubex_box_copy(const WidgetStatus& from);
+void kubex_box_delete(WidgetStatus* p) noexcept;
 
 /// Phase of the widget.
 struct WidgetStatusPhase : ::kubex::StringEnum<WidgetStatusPhase> {

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <kubex/core/box.hpp>
@@ -23,6 +24,11 @@ class Writer;
 namespace kubex::k8s::v1_99::meta::v1 {
 
 struct ObjectMeta;
+
+// Where a Box creates, copies and destroys each type: out of line, in this group's .cpp.
+ObjectMeta* kubex_box_new(std::type_identity<ObjectMeta>);
+ObjectMeta* kubex_box_copy(const ObjectMeta& from);
+void kubex_box_delete(ObjectMeta* p) noexcept;
 
 /// ObjectMeta.
 struct ObjectMeta {
