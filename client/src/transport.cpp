@@ -140,7 +140,8 @@ class HttpsTransport final : public Transport,
         watchdog_(std::make_shared<Watchdog>(strand_)),
         server_(checked(config).server),
         options_(complete(std::move(options))),
-        origin_("https://" + server_.authority()),
+        authority_(server_.authority()),
+        origin_("https://" + authority_),
         location_(origin_ + server_.base_path),
         disable_compression_(config.disable_compression),
         impersonation_(detail::impersonation_headers(config.impersonate)),
@@ -337,7 +338,7 @@ class HttpsTransport final : public Transport,
     message.method(verb);
     message.target(server_.base_path + request.target);
     message.version(11);
-    message.set(http::field::host, server_.authority());
+    message.set(http::field::host, authority_);
     message.set(http::field::user_agent, options_.user_agent);
     message.set(http::field::accept, request.accept);
     if (!streaming && options_.compression && !disable_compression_) {
@@ -612,8 +613,10 @@ class HttpsTransport final : public Transport,
         }
         ++h2_streams_;
         outcome.h2.session = std::move(route.session);
-        co_await detail::exchange_h2(outcome.h2, call, server_.authority(), spare_bodies_.take(),
-                                     *this);
+        // Built before the co_await: GCC 12 destroys some temporaries of a co_await
+        // expression twice.
+        std::string body = streaming ? std::string() : spare_bodies_.take();
+        co_await detail::exchange_h2(outcome.h2, call, authority_, body, *this);
         const auto held = outcome.h2.stream;  // outlives the lease's reset below
         auto& stream = *held;
         if (stream.failed()) {  // too_large included: the stream was reset
@@ -739,6 +742,7 @@ class HttpsTransport final : public Transport,
   std::shared_ptr<Watchdog> watchdog_;  // before the connections, which unwatch as they close
   ServerUrl server_;
   ClientOptions options_;
+  std::string authority_;             // host:port
   std::string origin_;                // https://host:port
   std::string location_;              // origin_ and base path
   bool disable_compression_ = false;  // the kubeconfig's disable-compression

@@ -114,7 +114,7 @@ void StreamLease::reset() noexcept {
 }
 
 awaitable<void> exchange_h2(StreamLease& lease, Call& call, std::string_view authority,
-                            std::string body, const StreamHost& host) {
+                            std::string& body, const StreamHost& host) {
   const ClientOptions& options = host.options();
   Watchdog& watchdog = host.watchdog();
   lease.stream = std::make_shared<H2Stream>(host.strand());

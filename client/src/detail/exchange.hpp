@@ -54,11 +54,12 @@ struct StreamLease {
 };
 
 /// Sends `call` as a stream of `lease.session` and waits for its head (a stream, 2xx) or its
-/// end; `body` is the memory a whole response is read into. The stream goes into `lease` first,
-/// so whatever ends the exchange early (an error, a cancellation, the coroutine's destruction)
-/// resets it as the lease goes. A failed stream is left to the caller (H2Stream::failed()).
+/// end; a whole response is read into `body`'s memory (taken from it). The stream goes into `lease`
+/// first, so whatever ends the exchange early (an error, a cancellation, the coroutine's
+/// destruction) resets it as the lease goes. A failed stream is left to the caller
+/// (H2Stream::failed()).
 awaitable<void> exchange_h2(StreamLease& lease, Call& call, std::string_view authority,
-                            std::string body, const StreamHost& host);
+                            std::string& body, const StreamHost& host);
 
 /// Throws the Error of an HTTP/2 stream that failed.
 [[noreturn]] void fail_h2(const Call& call, const H2Stream& stream, const ClientOptions& options);
