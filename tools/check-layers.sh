@@ -5,6 +5,7 @@
 #   client/ -> no models (kubex/k8s/...) or kubex/runtime: Api<T> is generic.
 #   models/ -> no kubex/client, kubex/runtime or I/O library: models sit on core only.
 #   testing/ -> no models or kubex/runtime: its doubles stand in for the client layer.
+#   runtime/ -> no models (it is generic) and no transport internals: the public client API only.
 # Usage: tools/check-layers.sh [repository root]   (default: the parent of this script's folder)
 set -euo pipefail
 
@@ -32,6 +33,8 @@ check core "I/O libraries" 'boost/asio|boost/beast|asio\.hpp|asio/|openssl/|curl
 check client "higher kubex layers or models (Api<T> is generic)" 'kubex/(models|runtime|k8s)/'
 check models "the client or runtime layers (models know no I/O)" 'kubex/(client|runtime)/'
 check testing "models or runtime (test doubles for the client layer)" 'kubex/(models|runtime|k8s)/'
+check runtime "models (the runtime is generic over T)" 'kubex/(models|k8s)/'
+check runtime "the transport's internals" '(client/src|kubex/client/detail|detail/)'
 check models "I/O libraries" 'boost/asio|boost/beast|asio\.hpp|asio/|openssl/|curl/|sys/socket\.h|netinet/|arpa/inet\.h|fstream'
 
 if [[ $status -eq 0 ]]; then

@@ -80,6 +80,31 @@ TEST(LineItems, a_line_that_fails_to_parse_is_consumed_and_the_stream_goes_on) {
   EXPECT_FALSE(item);  // the end
 }
 
+TEST(LineItems, a_line_over_the_limit_fails_as_soon_as_it_is_too_long_and_for_good) {
+  LineItems<std::string, Echo> items;
+  items.limit(8);
+  items.buffer() = "12345678\n1234";
+  std::optional<std::string> item;
+  ASSERT_TRUE(items.take(item));  // exactly the limit is fine
+  EXPECT_EQ(item, "12345678");
+  EXPECT_FALSE(items.take(item));
+  items.buffer().append("56789");  // nine bytes and no newline yet: no need to wait for it
+  EXPECT_THROW((void)items.take(item), kubex::json::DecodeError);
+  EXPECT_TRUE(items.buffer().empty());  // the memory is given back
+  items.buffer().append("tail\nnext\n");
+  EXPECT_THROW((void)items.take(item), kubex::json::DecodeError);  // what follows is unframed
+}
+
+TEST(LineItems, a_complete_line_over_the_limit_fails_too) {
+  LineItems<std::string, Echo> items;
+  items.limit(4);
+  items.buffer() = "ok\ntoo long\n";
+  std::optional<std::string> item;
+  ASSERT_TRUE(items.take(item));
+  EXPECT_EQ(item, "ok");
+  EXPECT_THROW((void)items.take(item), kubex::json::DecodeError);
+}
+
 }  // namespace
 
 namespace shop {

@@ -1,10 +1,12 @@
-// Uses core and client through the installed package: builds a path and resolves an in-memory
-// kubeconfig. Exits non-zero if either gives an unexpected result.
+// Uses core, client and runtime through the installed package: builds a path, resolves an
+// in-memory kubeconfig and draws a backoff delay. Exits non-zero on an unexpected result.
 
 #include <kubex/client/kubeconfig.hpp>
 #include <kubex/core/error.hpp>
 #include <kubex/core/path.hpp>
+#include <kubex/runtime/backoff.hpp>
 
+#include <chrono>
 #include <exception>
 #include <iostream>
 
@@ -18,8 +20,10 @@ clusters: [{name: k, cluster: {server: "https://127.0.0.1:6443"}}]
 contexts: [{name: c, context: {cluster: k, namespace: apps}}]
 )",
                                                         ".", "consumer kubeconfig");
+    kubex::runtime::Backoff backoff({.initial = std::chrono::milliseconds(5), .jitter = 0.0});
+    const auto delay = backoff.next(kubex::runtime::Backoff::clock::now());
     if (path != "/api/v1/namespaces/default/pods" || config.namespace_name != "apps" ||
-        config.server.port != 6443) {
+        config.server.port != 6443 || delay != std::chrono::milliseconds(5)) {
       std::cerr << "unexpected result\n";
       return 1;
     }

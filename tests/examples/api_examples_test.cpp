@@ -50,6 +50,30 @@ TEST_F(api_examples_test, watch_pods) {
   EXPECT_TRUE(contains(r.output, "watch ended")) << r.output;
 }
 
+TEST_F(api_examples_test, pod_cache) {
+  const auto& ns = own_namespace();
+  testenv().kubectl("-n " + ns + " run existing --image=registry.k8s.io/pause:3.10");
+  // Changes made once the cache has synced must each be printed.
+  bool changed = false;
+  const auto r = run_command(
+      "KUBECONFIG=" + shell_quote(testenv().kubeconfig()) + " " +
+          shell_quote(KUBEX_EXAMPLE_POD_CACHE) + " " + shell_quote(ns) + " 6 2>&1",
+      [&](std::string_view line) {
+        if (!changed && line.starts_with("synced: ")) {
+          changed = true;
+          testenv().kubectl("-n " + ns + " run later --image=registry.k8s.io/pause:3.10");
+          testenv().kubectl("-n " + ns +
+                            " delete pod existing --grace-period=0 --force --wait=false");
+        }
+      });
+  EXPECT_TRUE(changed) << r.output;
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(contains(r.output, "synced: 1 pods")) << r.output;
+  EXPECT_TRUE(contains(r.output, "+ later ")) << r.output;
+  EXPECT_TRUE(contains(r.output, "- existing")) << r.output;
+  EXPECT_FALSE(contains(r.output, "watch failed")) << r.output;
+}
+
 TEST_F(api_examples_test, deployment) {
   const auto r = run(KUBEX_EXAMPLE_DEPLOYMENT, shell_quote(own_namespace()));
   EXPECT_EQ(r.exit_code, 0) << r.output;

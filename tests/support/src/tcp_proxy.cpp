@@ -27,7 +27,8 @@ struct TcpProxy::State {
   std::atomic<bool> refusing{false};
   std::atomic<bool> reset_next_request{false};
   std::atomic<std::size_t> accepted{0};
-  std::atomic<std::uint64_t> epoch{0};  // disrupt() resets connections accepted before it
+  std::atomic<std::size_t> silenced{0};  // connections numbered up to this are black-holed
+  std::atomic<std::uint64_t> epoch{0};   // disrupt() resets connections accepted before it
   std::mutex mutex;
   std::condition_variable changed;
   bool listening = false;
@@ -101,9 +102,10 @@ bool send_all(int fd, const char* data, std::size_t size) {
   return true;
 }
 
-// Forwards between `client` and the target until either side closes, the proxy stops, or a
-// disruption (an epoch after `epoch`, the one it was accepted in) resets the client.
-void forward(TcpProxy::State& state, int client, std::uint64_t epoch) {
+// Forwards between `client` (the `number`th accepted) and the target until either side closes,
+// the proxy stops, or a disruption (an epoch after `epoch`, the one it was accepted in) resets
+// the client. Once black-holed, it reads both sides and forwards nothing.
+void forward(TcpProxy::State& state, int client, std::uint64_t epoch, std::size_t number) {
   const int upstream = connect_to(state.target_host, state.target_port);
   if (upstream < 0) {
     reset(client);
@@ -121,9 +123,10 @@ void forward(TcpProxy::State& state, int client, std::uint64_t epoch) {
     if (::poll(fds, 2, 20) <= 0) {
       continue;
     }
+    const bool silent = number <= state.silenced.load();
     if ((fds[0].revents & (POLLIN | POLLHUP | POLLERR)) != 0) {
       const auto n = ::recv(client, buffer, sizeof buffer, 0);
-      if (n <= 0 || !send_all(upstream, buffer, static_cast<std::size_t>(n))) {
+      if (n <= 0 || (!silent && !send_all(upstream, buffer, static_cast<std::size_t>(n)))) {
         break;
       }
       if (!reset_at && state.reset_next_request.exchange(false)) {
@@ -135,7 +138,7 @@ void forward(TcpProxy::State& state, int client, std::uint64_t epoch) {
       if (n <= 0) {
         break;
       }
-      if (!reset_at && !send_all(client, buffer, static_cast<std::size_t>(n))) {
+      if (!silent && !reset_at && !send_all(client, buffer, static_cast<std::size_t>(n))) {
         break;
       }
     }
@@ -174,13 +177,13 @@ void accept_loop(const std::shared_ptr<TcpProxy::State>& state, int listener) {
     if (client < 0) {
       continue;
     }
-    ++state->accepted;
+    const std::size_t number = ++state->accepted;
     // Read here, before this thread can close the listener for a disruption that bumps it.
     const std::uint64_t epoch = state->epoch.load();
     std::lock_guard lock(state->mutex);
     ++state->live;
-    state->connections.emplace_back([state, client, epoch] {
-      forward(*state, client, epoch);
+    state->connections.emplace_back([state, client, epoch, number] {
+      forward(*state, client, epoch, number);
       std::lock_guard done(state->mutex);
       --state->live;
       state->changed.notify_all();
@@ -227,6 +230,10 @@ void TcpProxy::disrupt(std::chrono::milliseconds outage) {
   lock.lock();
   state_->refusing = false;
   state_->changed.wait(lock, [&] { return state_->listening; });
+}
+
+void TcpProxy::black_hole_open_connections() {
+  state_->silenced = state_->accepted.load();
 }
 
 void TcpProxy::reset_after_next_request() {

@@ -147,6 +147,9 @@ class LineStream {
 
   /// Ends the stream from any thread; a pending read fails with operation_canceled.
   void cancel() noexcept { stream_.cancel(); }
+  /// Lines (items) longer than `bytes` fail async_next with json::DecodeError, and so does
+  /// every later read: the stream must be dropped. 0: no limit.
+  void set_max_item_size(std::size_t bytes) noexcept { items_.limit(bytes); }
 
   /// The response head (status, warnings).
   [[nodiscard]] const HttpResponse& head() const noexcept { return stream_.head(); }
@@ -154,9 +157,14 @@ class LineStream {
  private:
   struct NextOp {
     LineStream* self_;
+    // False until this operation has waited for a read: an item already buffered is then
+    // posted, so that the handler never runs inside async_next (several events often arrive
+    // in one read, and a caller's handler may hold a lock around async_next).
+    bool waited = false;
     // A read completed: 0 bytes is the clean end of the body.
     template <class Self>
     void operator()(Self& self, std::exception_ptr error, std::size_t read) {
+      waited = true;
       if (error) {
         self.complete(std::move(error), std::nullopt);
         return;
@@ -170,13 +178,31 @@ class LineStream {
     template <class Self>
     void operator()(Self& self) {
       LineStream& s = *self_;
+      if (s.ready_ || s.failed_) {  // taken before a post
+        auto error = std::exchange(s.failed_, nullptr);
+        auto ready = std::exchange(s.ready_, std::nullopt);
+        self.complete(std::move(error), std::move(ready));
+        return;
+      }
       std::optional<Result> item;
       try {
         if (s.items_.take(item)) {
+          if (!waited) {
+            s.ready_ = std::move(item);
+            waited = true;
+            boost::asio::post(std::move(self));
+            return;
+          }
           self.complete(nullptr, std::move(item));
           return;
         }
       } catch (...) {
+        if (!waited) {
+          s.failed_ = std::current_exception();
+          waited = true;
+          boost::asio::post(std::move(self));
+          return;
+        }
         self.complete(std::current_exception(), std::nullopt);
         return;
       }
@@ -186,6 +212,8 @@ class LineStream {
 
   ResponseStream stream_;
   LineItems<Result, Parse> items_;
+  std::optional<Result> ready_;  // an item taken, on its way through a post
+  std::exception_ptr failed_;    // a parse failure, on its way through a post
 };
 
 }  // namespace detail
@@ -194,12 +222,17 @@ class LineStream {
 /// arrive. async_next completes with an event, or std::nullopt when the server ended the watch
 /// cleanly (timeoutSeconds elapsed, or it closed the stream; start again from the last
 /// resourceVersion seen). An ERROR event is an event, not a failure: see WatchEvent::status. A
-/// malformed line fails with json::DecodeError and the stream stays usable. Keep the stream
-/// alive while an async_next is pending.
+/// malformed line fails with json::DecodeError and the stream stays usable; an event over
+/// default_max_watch_event_size (16 MiB) fails too, and ends the stream. Keep the stream alive
+/// while an async_next is pending.
 template <class Object>
 class WatchStream : public detail::LineStream<WatchEvent<Object>, detail::ParseWatchEvent<Object>> {
  public:
-  using detail::LineStream<WatchEvent<Object>, detail::ParseWatchEvent<Object>>::LineStream;
+  /// Wraps an open watch whose status is 2xx.
+  explicit WatchStream(ResponseStream stream)
+      : detail::LineStream<WatchEvent<Object>, detail::ParseWatchEvent<Object>>(std::move(stream)) {
+    this->set_max_item_size(default_max_watch_event_size);
+  }
 };
 
 /// The lines of a followed container log (`follow=true`), as they are written: async_next

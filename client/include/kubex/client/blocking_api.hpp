@@ -62,6 +62,8 @@ class BlockingLines {
   }
   /// Ends the stream.
   void cancel() noexcept { stream_.cancel(); }
+  /// Lines longer than `bytes` make next() throw json::DecodeError (0: no limit).
+  void limit(std::size_t bytes) noexcept { items_.limit(bytes); }
   /// The response head.
   [[nodiscard]] const HttpResponse& head() const noexcept { return stream_.head(); }
 
@@ -77,10 +79,15 @@ template <class Object>
 class BlockingWatch {
  public:
   /// Reads the events of an open watch.
-  explicit BlockingWatch(BlockingStream stream) : lines_(std::move(stream)) {}
+  explicit BlockingWatch(BlockingStream stream) : lines_(std::move(stream)) {
+    lines_.limit(default_max_watch_event_size);
+  }
   /// The next event, or std::nullopt when the server ended the watch. A malformed line throws
-  /// json::DecodeError and the watch stays usable.
+  /// json::DecodeError and the watch stays usable; an event over the size limit throws it too,
+  /// and ends the watch.
   std::optional<WatchEvent<Object>> next() { return lines_.next(); }
+  /// Events longer than `bytes` fail next() (default: default_max_watch_event_size; 0: none).
+  void set_max_event_size(std::size_t bytes) noexcept { lines_.limit(bytes); }
   /// Ends the watch (from any thread; a pending next() throws operation_canceled).
   void cancel() noexcept { lines_.cancel(); }
 
@@ -230,6 +237,8 @@ class BlockingApi {
   {
     return BlockingLogStream(detail::blocking_open(*client_, calls_.logs(name, params, true)));
   }
+  /// The client it calls through.
+  [[nodiscard]] BlockingClient& client() const noexcept { return *client_; }
   /// The asynchronous Api over the same client and namespace, for subresources and anything
   /// else (include <kubex/client/api.hpp>; wait on the client for its operations).
   [[nodiscard]] async_api async() const {

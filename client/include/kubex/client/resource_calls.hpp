@@ -17,6 +17,7 @@
 #include <kubex/core/resource.hpp>
 #include <kubex/core/watch.hpp>
 
+#include <cstddef>
 #include <exception>
 #include <memory>
 #include <optional>
@@ -32,6 +33,11 @@ namespace kubex::client {
 /// it, its final state; or the server's Status (status "Success") when it is gone.
 template <class T>
 using DeleteResult = std::variant<T, Status>;
+
+/// The largest watch event a watch stream accepts unless told otherwise, as client-go: a
+/// larger one fails the read, so a hostile or broken server cannot make one line take all
+/// memory.
+inline constexpr std::size_t default_max_watch_event_size = std::size_t{16} << 20U;
 
 namespace detail {
 
@@ -212,6 +218,15 @@ class LineBuffer {
   std::optional<std::string_view> next_line();
   /// What is left after the last newline, once the stream has ended; empty if nothing.
   std::string_view rest();
+  /// Bytes received of the line not yet complete.
+  [[nodiscard]] std::size_t pending() const noexcept { return data_.size() - start_; }
+  /// Frees everything held (after a line grew too long).
+  void clear() noexcept {
+    data_.clear();
+    data_.shrink_to_fit();
+    start_ = 0;
+    scanned_ = 0;
+  }
 
  private:
   std::string data_;
@@ -228,14 +243,28 @@ class LineItems {
   std::string& buffer() noexcept { return lines_.data(); }
   /// The stream has ended: what is left after the last newline is the last line.
   void end() noexcept { ended_ = true; }
+  /// Lines longer than `bytes` fail take() (0: no limit), so that one huge line cannot take
+  /// all memory: at most `bytes` plus one read are held before it fails.
+  void limit(std::size_t bytes) noexcept { max_line_ = bytes; }
   /// True when `out` holds the next item, or std::nullopt once the body has ended; false when
-  /// more bytes are needed. Throws what Parse throws (the line is consumed).
+  /// more bytes are needed. Throws what Parse throws (the line is consumed), and
+  /// json::DecodeError for a line over the limit (then for every later call: what follows it
+  /// cannot be framed).
   bool take(std::optional<Result>& out) {
+    if (overflowed_) {
+      too_long();
+    }
     while (auto line = lines_.next_line()) {
+      if (max_line_ > 0 && line->size() > max_line_) {
+        too_long();
+      }
       if (auto item = Parse{}(*line)) {
         out = std::move(item);
         return true;
       }
+    }
+    if (max_line_ > 0 && lines_.pending() > max_line_) {
+      too_long();
     }
     if (!ended_) {
       return false;
@@ -246,8 +275,17 @@ class LineItems {
   }
 
  private:
+  [[noreturn]] void too_long() {
+    overflowed_ = true;
+    lines_.clear();
+    throw json::DecodeError("a line of the stream is longer than its limit of " +
+                            std::to_string(max_line_) + " bytes");
+  }
+
   LineBuffer lines_;
+  std::size_t max_line_ = 0;
   bool ended_ = false;
+  bool overflowed_ = false;
 };
 
 /// A watch line as a WatchEvent; blank lines are skipped.

@@ -3,7 +3,8 @@
 // TcpProxy forwards TCP between clients and the real apiserver (tools/testenv) on loopback and
 // breaks the path on demand, for faults the apiserver does not show at a test's chosen moment:
 // every connection reset and new ones refused for a while (an apiserver restarting, a load
-// balancer failing over), or a request delivered and its connection reset before the answer.
+// balancer failing over), a request delivered and its connection reset before the answer, or
+// open connections that go silent (a black-holed path).
 // TLS passes through untouched, so the client still talks to, and verifies, the apiserver.
 
 #include <chrono>
@@ -31,6 +32,10 @@ class TcpProxy {
   /// sees RST), waits `outage`, then listens on the same port again. Returns when the proxy
   /// accepts again.
   void disrupt(std::chrono::milliseconds outage);
+
+  /// Every connection open now stays open but carries nothing more, either way, as when a
+  /// network path dies without a reset; later connections are forwarded as usual.
+  void black_hole_open_connections();
 
   /// The next bytes any client sends, and whatever follows within 200 ms, reach the server;
   /// then that client's connection is reset and the server's answer dropped, once.

@@ -1,0 +1,628 @@
+#pragma once
+
+// The watcher: the state of a resource, then every change to it, for as long as it runs,
+// through every fault a watch meets. It lists (in pages), watches from the list's
+// resourceVersion, resumes a watch that ends from the last resourceVersion it saw, lists again
+// only when the server says that version is gone (410), and waits a jittered, growing delay
+// after each failure. Its events have the shape of kube-rs's watcher:
+//
+//   init, init_apply(obj)..., init_done      the whole state, at start and after each relist
+//   apply(obj), deleted(obj)                 changes after it
+//
+// Failures reach the caller as errors of async_next; the watcher itself goes on at the next
+// call (after its backoff delay), so a caller that logs and calls again never loses its place.
+// Built on kubex::client's public Api<T> only.
+
+#include <kubex/client/api.hpp>
+#include <kubex/core/api_error.hpp>
+#include <kubex/core/error.hpp>
+#include <kubex/core/failure.hpp>
+#include <kubex/core/json.hpp>
+#include <kubex/core/metadata.hpp>
+#include <kubex/core/params.hpp>
+#include <kubex/core/resource.hpp>
+#include <kubex/core/watch.hpp>
+#include <kubex/runtime/backoff.hpp>
+
+#include <boost/asio/compose.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <random>
+#include <string>
+#include <system_error>
+#include <type_traits>
+#include <utility>
+
+namespace kubex::runtime {
+
+/// What a watcher event says.
+enum class WatcherEventType : std::uint8_t {
+  init,        ///< A (re)list starts: the init_apply events that follow are the whole state.
+  init_apply,  ///< An object of the state being listed.
+  init_done,   ///< The listed state is complete: replace what was known with it.
+  apply,       ///< An object was added or changed.
+  deleted,     ///< An object was deleted; `object` is its last state.
+};
+
+/// One event of a watcher.
+template <class K>
+struct WatcherEvent {
+  /// What happened.
+  WatcherEventType type = WatcherEventType::init;
+  /// The object (init_apply, apply, deleted); default-constructed otherwise.
+  K object{};
+};
+
+/// How a watcher gets the state it starts from.
+enum class InitialState : std::uint8_t {
+  /// A paged LIST, then a watch from its resourceVersion.
+  list,
+  /// One watch that first sends the current objects (sendInitialEvents, the "WatchList" or
+  /// streaming list of Kubernetes 1.32+), ending at the bookmark annotated
+  /// k8s.io/initial-events-end. A server that refuses it is listed instead, from then on.
+  watch_list,
+};
+
+/// How a watcher lists and watches. The defaults follow client-go's reflector.
+struct WatcherConfig {
+  /// labelSelector of the list and the watch.
+  std::string label_selector{};
+  /// fieldSelector of the list and the watch.
+  std::string field_selector{};
+  /// How the initial state (and each relist) is read.
+  InitialState initial_state = InitialState::list;
+  /// Objects per page of the initial list (and of each relist); 0 lists everything at once.
+  std::int64_t page_size = 500;
+  /// timeoutSeconds of each watch: the server ends it after this long and the watcher resumes
+  /// it. With jitter, drawn from [watch_timeout, 2 * watch_timeout), so that many watchers do
+  /// not reconnect at once.
+  std::chrono::seconds watch_timeout{300};
+  /// See watch_timeout.
+  bool jitter_watch_timeout = true;
+  /// The delays after failures.
+  BackoffPolicy backoff{};
+  /// A watch the server ends this soon without a single event counts as a failure (backoff),
+  /// so that a server that accepts and closes at once does not make a hot loop.
+  std::chrono::milliseconds very_short_watch{1000};
+  /// A watch that brings nothing (no event, no bookmark) for this long is presumed dead (a
+  /// connection black-holed by the network: HTTP/1.1 has no health check of its own), torn
+  /// down, reported as a timeout and resumed. Zero: the watch's timeoutSeconds plus 30 s, by
+  /// which time a live server has ended it.
+  std::chrono::milliseconds idle_timeout{0};
+  /// The largest event accepted; a larger one is reported and the watch resumed (see
+  /// client::default_max_watch_event_size; 0: no limit).
+  std::size_t max_event_size = client::default_max_watch_event_size;
+};
+
+/// What a watcher has done so far.
+struct WatcherStats {
+  /// LIST requests (pages count one each).
+  std::uint64_t list_requests = 0;
+  /// Watch requests.
+  std::uint64_t watch_requests = 0;
+  /// Relists because the server no longer had the resourceVersion (410 Gone / Expired).
+  std::uint64_t relists = 0;
+  /// Failures reported through async_next.
+  std::uint64_t errors = 0;
+  /// Watches torn down because they stayed silent past the idle timeout.
+  std::uint64_t stalls = 0;
+  /// Times the server refused a watch with initial events, so the watcher listed instead.
+  std::uint64_t watch_list_refusals = 0;
+  /// Watches the server ended too soon, without an event (see very_short_watch).
+  std::uint64_t short_watches = 0;
+};
+
+namespace detail {
+
+// A watch's ERROR event as the error a failed request would have given.
+inline std::exception_ptr watch_error(const Status& status, std::string_view what) {
+  const unsigned code = status.code > 0 ? static_cast<unsigned>(status.code) : 500U;
+  // The Status as the server would have answered it (its details are not kept).
+  const std::string body = R"({"kind":"Status","apiVersion":"v1","status":"Failure","message":)" +
+                           json::encode(status.message) + R"(,"reason":)" +
+                           json::encode(status.reason) + R"(,"code":)" + std::to_string(code) + "}";
+  return std::make_exception_ptr(ApiError::from_response("GET", what, code, body));
+}
+
+inline bool gone_status(const Status& status) noexcept {
+  return status.code == 410 || status.reason == "Expired" || status.reason == "Gone";
+}
+
+// A server that does not serve watches with initial events answers the request itself with a
+// client error (an unknown or invalid parameter); anything else is a failure to retry.
+inline bool refuses_watch_list(const Failure& failure) noexcept {
+  const ApiError* api = failure.api_error();
+  if (api == nullptr) {
+    return false;
+  }
+  const unsigned code = api->http_status();
+  return code == 400 || code == 405 || code == 422;
+}
+
+}  // namespace detail
+
+/// A watcher of the objects an Api<T> addresses (one namespace, all namespaces, or the
+/// cluster), as full objects or, with MetadataOnly, as PartialObjectMetadata. Use Watcher<T>
+/// and MetadataWatcher<T>. One async_next at a time; keep the watcher alive until it completes.
+template <resource T, bool MetadataOnly>
+class BasicWatcher {
+ public:
+  /// What the events carry.
+  using object_type = std::conditional_t<MetadataOnly, PartialObjectMeta<T>, T>;
+  /// What a list answers.
+  using list_type = std::conditional_t<MetadataOnly, PartialObjectMetaList<T>,
+                                       typename resource_traits<T>::list_type>;
+  /// The events.
+  using event_type = WatcherEvent<object_type>;
+  /// Completion signature of async_next: an event, or a failure (the watcher goes on).
+  using Signature = void(std::exception_ptr, event_type);
+
+  /// Watches what `api` addresses. Nothing is sent before the first async_next.
+  explicit BasicWatcher(client::Api<T> api, WatcherConfig config = {})
+      : api_(std::move(api)),
+        config_(std::move(config)),
+        backoff_(config_.backoff),
+        timer_(api_.client().get_executor()),
+        idle_timer_(api_.client().get_executor()) {}
+  BasicWatcher(const BasicWatcher&) = delete;
+  BasicWatcher& operator=(const BasicWatcher&) = delete;
+  /// No async_next may be pending.
+  ~BasicWatcher() {
+    const std::lock_guard<std::mutex> lock(guard_->mutex);
+    guard_->stream = nullptr;  // an idle timeout already on its way finds nothing to cancel
+    idle_timer_.cancel();
+  }
+
+  /// The next event. Fails with what went wrong (a refused list, a dropped or undecodable
+  /// stream, an ERROR event other than 410); the next call goes on after the backoff delay.
+  /// After cancel(), fails with std::errc::operation_canceled.
+  template <class CompletionToken>
+  auto async_next(CompletionToken&& token) {
+    return boost::asio::async_compose<CompletionToken, Signature>(NextOp{this}, token,
+                                                                  api_.client().get_executor());
+  }
+
+  /// Stops the watcher, from any thread: a pending async_next fails with operation_canceled
+  /// (at once when it waits on the watch or a delay, after the request in flight otherwise).
+  void cancel() {
+    const std::lock_guard<std::mutex> lock(guard_->mutex);
+    canceled_ = true;
+    timer_.cancel();
+    idle_timer_.cancel();
+    if (stream_) {
+      stream_->cancel();
+    }
+  }
+
+  /// The last resourceVersion seen: the list's, then each event's and bookmark's.
+  [[nodiscard]] const std::string& resource_version() const noexcept { return version_; }
+  /// What the watcher has done so far.
+  [[nodiscard]] const WatcherStats& stats() const noexcept { return stats_; }
+  /// The Api it watches through.
+  [[nodiscard]] const client::Api<T>& api() const noexcept { return api_; }
+
+ private:
+  enum class Phase : std::uint8_t { start, listing, watch, watching };
+  using clock = Backoff::clock;
+
+  struct NextOp {
+    BasicWatcher* w;
+    // False until this operation has waited for something: completing before that would run
+    // the caller's handler inside async_next, so the result is posted instead.
+    bool waited = false;
+
+    // Delivers a pending event, or takes the next step.
+    template <class Self>
+    void operator()(Self& self) {
+      BasicWatcher& s = *w;
+      if (s.canceled_) {
+        return finish(
+            self, std::make_exception_ptr(
+                      Error(make_error_code(std::errc::operation_canceled), "watcher: canceled")));
+      }
+      if (!s.pending_.empty()) {
+        if (!waited) {
+          return post(self);
+        }
+        event_type event = std::move(s.pending_.front());
+        s.pending_.pop_front();
+        self.complete(nullptr, std::move(event));
+        return;
+      }
+      if (s.delay_ > std::chrono::milliseconds::zero()) {
+        const std::lock_guard<std::mutex> lock(s.guard_->mutex);
+        if (!s.canceled_) {
+          s.timer_.expires_after(std::exchange(s.delay_, std::chrono::milliseconds::zero()));
+          s.timer_.async_wait(std::move(self));
+          return;
+        }
+      }
+      switch (s.phase_) {
+        case Phase::start:
+          s.continue_.clear();
+          s.initializing_ =
+              s.config_.initial_state == InitialState::watch_list && !s.watch_list_refused_;
+          s.phase_ = s.initializing_ ? Phase::watch : Phase::listing;
+          s.pending_.push_back(event_type{WatcherEventType::init});
+          return (*this)(self);
+        case Phase::listing: {
+          ++s.stats_.list_requests;
+          const ListParams params{.label_selector = s.config_.label_selector,
+                                  .field_selector = s.config_.field_selector,
+                                  .limit = s.config_.page_size,
+                                  .continue_token = s.continue_};
+          if constexpr (MetadataOnly) {
+            s.api_.async_list_metadata(params, std::move(self));
+          } else {
+            s.api_.async_list(params, std::move(self));
+          }
+          return;
+        }
+        case Phase::watch: {
+          ++s.stats_.watch_requests;
+          WatchParams params{.label_selector = s.config_.label_selector,
+                             .field_selector = s.config_.field_selector,
+                             .resource_version = s.version_,
+                             .allow_bookmarks = true,
+                             .timeout_seconds = s.watch_timeout()};
+          if (s.initializing_) {
+            // The current state, as a quorum read would see it, then the changes after it.
+            params.resource_version.clear();
+            params.resource_version_match = ResourceVersionMatch::not_older_than;
+            params.send_initial_events = true;
+          }
+          if constexpr (MetadataOnly) {
+            s.api_.async_watch_metadata(params, std::move(self));
+          } else {
+            s.api_.async_watch(params, std::move(self));
+          }
+          return;
+        }
+        case Phase::watching: {
+          const std::lock_guard<std::mutex> lock(s.guard_->mutex);
+          if (!s.canceled_) {
+            s.stream_->async_next(std::move(self));
+            return;
+          }
+          break;
+        }
+      }
+      (*this)(self);  // canceled meanwhile
+    }
+
+    // The backoff delay has passed (or was cancelled).
+    template <class Self>
+    void operator()(Self& self, boost::system::error_code /*ec*/) {
+      waited = true;
+      (*this)(self);
+    }
+
+    // A page of the list.
+    template <class Self>
+    void operator()(Self& self, std::exception_ptr error, list_type page) {
+      waited = true;
+      BasicWatcher& s = *w;
+      if (!error && !s.canceled_) {
+        for (auto& item : page.items) {
+          s.pending_.push_back(event_type{WatcherEventType::init_apply, std::move(item)});
+        }
+        const auto& next = page.metadata.continue_;
+        if (next && !next->empty()) {
+          s.continue_ = *next;
+        } else if (page.metadata.resource_version && !page.metadata.resource_version->empty()) {
+          s.version_ = *page.metadata.resource_version;
+          s.pending_.push_back(event_type{WatcherEventType::init_done});
+          s.phase_ = Phase::watch;
+        } else {
+          error = std::make_exception_ptr(
+              Error(make_error_code(std::errc::protocol_error),
+                    "watcher: the list has no metadata.resourceVersion to watch from"));
+        }
+      }
+      if (error && !s.canceled_) {
+        // Start over with a fresh init: what was listed so far is incomplete. An expired
+        // continue token (410) is the server's doing, not the caller's news.
+        s.pending_.clear();
+        s.phase_ = Phase::start;
+        s.delay_ = s.backoff_.next(clock::now());
+        if (Failure(error).gone()) {
+          ++s.stats_.relists;
+          return (*this)(self);
+        }
+        return s.fail(self, std::move(error));
+      }
+      (*this)(self);
+    }
+
+    // The watch was opened, or refused.
+    template <class Self>
+    void operator()(Self& self, std::exception_ptr error, client::WatchStream<object_type> stream) {
+      waited = true;
+      BasicWatcher& s = *w;
+      if (s.canceled_) {
+        return (*this)(self);
+      }
+      if (error) {
+        const Failure failure(error);
+        if (failure.gone()) {
+          ++s.stats_.relists;
+          s.phase_ = Phase::start;  // relist at once: the version is gone, not the server
+          return (*this)(self);
+        }
+        if (s.initializing_ && detail::refuses_watch_list(failure)) {
+          // A server without WatchList: list instead (init was delivered already).
+          ++s.stats_.watch_list_refusals;
+          s.watch_list_refused_ = true;
+          s.initializing_ = false;
+          s.phase_ = Phase::listing;
+          return (*this)(self);
+        }
+        // Resume from the same version (or start the initial state again), later.
+        s.phase_ = s.resume_phase();
+        s.delay_ = s.backoff_.next(clock::now());
+        return s.fail(self, std::move(error));
+      }
+      stream.set_max_item_size(s.config_.max_event_size);
+      {
+        const std::lock_guard<std::mutex> lock(s.guard_->mutex);
+        s.stream_.emplace(std::move(stream));
+        s.guard_->stream = &*s.stream_;
+        s.arm_idle_timer();
+      }
+      s.stream_started_ = clock::now();
+      s.stream_events_ = 0;
+      s.phase_ = Phase::watching;
+      (*this)(self);
+    }
+
+    // The next event of the watch, its clean end, or a failure.
+    template <class Self>
+    void operator()(Self& self, std::exception_ptr error,
+                    std::optional<WatchEvent<object_type>> event) {
+      waited = true;
+      BasicWatcher& s = *w;
+      if (s.canceled_) {
+        return (*this)(self);
+      }
+      if (error && s.take_stall()) {
+        ++s.stats_.stalls;
+        error = std::make_exception_ptr(Error(
+            make_error_code(std::errc::timed_out),
+            "watch of " + s.describe() + ": nothing received for " +
+                std::to_string(s.idle_timeout().count()) + " ms; the connection is presumed dead"));
+      }
+      if (error) {
+        // A stream that failed or sent what does not decode: drop it and resume from the last
+        // version that was delivered, never skipping past the bad event.
+        s.drop_stream(s.resume_phase());
+        s.delay_ = s.backoff_.next(clock::now());
+        return s.fail(self, std::move(error));
+      }
+      if (!event) {
+        const bool very_short =
+            s.stream_events_ == 0 && clock::now() - s.stream_started_ < s.config_.very_short_watch;
+        s.drop_stream(s.resume_phase());
+        if (very_short) {
+          ++s.stats_.short_watches;
+          s.delay_ = s.backoff_.next(clock::now());
+        }
+        return (*this)(self);
+      }
+      ++s.stream_events_;
+      {
+        const std::lock_guard<std::mutex> lock(s.guard_->mutex);
+        s.arm_idle_timer();  // it is alive
+      }
+      if (s.initializing_ && event->type != WatchEventType::error) {
+        if (auto failure = s.initial_event(std::move(*event))) {
+          return s.fail(self, std::move(failure));
+        }
+        return (*this)(self);
+      }
+      switch (event->type) {
+        case WatchEventType::added:
+        case WatchEventType::modified:
+        case WatchEventType::deleted: {
+          const auto& version = event->object.metadata.resource_version;
+          if (!version || version->empty()) {
+            s.drop_stream(Phase::start);
+            s.delay_ = s.backoff_.next(clock::now());
+            return s.fail(self, std::make_exception_ptr(Error(
+                                    make_error_code(std::errc::protocol_error),
+                                    "watcher: a watch event without metadata.resourceVersion")));
+          }
+          s.version_ = *version;
+          s.pending_.push_back(event_type{event->type == WatchEventType::deleted
+                                              ? WatcherEventType::deleted
+                                              : WatcherEventType::apply,
+                                          std::move(event->object)});
+          break;
+        }
+        case WatchEventType::bookmark: {
+          const auto& version = event->object.metadata.resource_version;
+          if (version && !version->empty()) {
+            s.version_ = *version;
+          }
+          break;
+        }
+        case WatchEventType::error:
+          if (detail::gone_status(event->status)) {
+            ++s.stats_.relists;
+            s.drop_stream(Phase::start);
+            break;
+          }
+          s.drop_stream(s.resume_phase());
+          s.delay_ = s.backoff_.next(clock::now());
+          return s.fail(self, detail::watch_error(event->status, "watch of " + s.describe()));
+      }
+      (*this)(self);
+    }
+
+    template <class Self>
+    void post(Self& self) {
+      waited = true;
+      boost::asio::post(std::move(self));
+    }
+
+    template <class Self>
+    void finish(Self& self, std::exception_ptr error) {
+      if (!waited) {
+        return post(self);
+      }
+      self.complete(std::move(error), event_type{});
+    }
+  };
+
+  // An event of a watch's initial state: objects until the bookmark that ends it. The version
+  // stays where it is until then: initial events are not in resourceVersion order.
+  std::exception_ptr initial_event(WatchEvent<object_type> event) {
+    const auto& meta = event.object.metadata;
+    switch (event.type) {
+      case WatchEventType::added:
+        pending_.push_back(event_type{WatcherEventType::init_apply, std::move(event.object)});
+        break;
+      case WatchEventType::bookmark: {
+        const auto end = meta.annotations.find("k8s.io/initial-events-end");
+        if (end != meta.annotations.end() && end->second == "true" && meta.resource_version &&
+            !meta.resource_version->empty()) {
+          version_ = *meta.resource_version;
+          initializing_ = false;
+          pending_.push_back(event_type{WatcherEventType::init_done});
+        }
+        break;
+      }
+      default:
+        // Changes come after the end bookmark; one before it means the state is not what
+        // the server promised. Start again.
+        drop_stream(Phase::start);
+        delay_ = backoff_.next(clock::now());
+        return std::make_exception_ptr(
+            Error(make_error_code(std::errc::protocol_error),
+                  "watcher: a change among the initial events of " + describe()));
+    }
+    return nullptr;
+  }
+
+  [[nodiscard]] Phase resume_phase() const noexcept {
+    return initializing_ ? Phase::start : Phase::watch;
+  }
+
+  template <class Self>
+  void fail(Self& self, std::exception_ptr error) {
+    ++stats_.errors;
+    self.complete(std::move(error), event_type{});
+  }
+
+  void drop_stream(Phase next) {
+    const std::lock_guard<std::mutex> lock(guard_->mutex);
+    guard_->stream = nullptr;
+    ++guard_->generation;
+    guard_->stalled = false;
+    idle_timer_.cancel();
+    stream_.reset();
+    phase_ = next;
+  }
+
+  [[nodiscard]] std::chrono::milliseconds idle_timeout() const {
+    if (config_.idle_timeout > std::chrono::milliseconds::zero()) {
+      return config_.idle_timeout;
+    }
+    return std::chrono::seconds(watch_timeout_ + 30);
+  }
+
+  // (Re)starts the idle timeout of the open watch; guard_->mutex held. The handler may run
+  // after the watcher is gone, so it holds only the guard, weakly.
+  void arm_idle_timer() {
+    if (canceled_) {
+      return;
+    }
+    const std::uint64_t generation = ++guard_->generation;
+    idle_timer_.expires_after(idle_timeout());
+    idle_timer_.async_wait(
+        [weak = std::weak_ptr<Guard>(guard_), generation](boost::system::error_code ec) {
+          const auto guard = weak.lock();
+          if (ec || !guard) {
+            return;
+          }
+          const std::lock_guard<std::mutex> lock(guard->mutex);
+          if (guard->generation == generation && guard->stream != nullptr) {
+            guard->stalled = true;
+            guard->stream->cancel();
+          }
+        });
+  }
+
+  // True once after the idle timeout cancelled the stream.
+  bool take_stall() {
+    const std::lock_guard<std::mutex> lock(guard_->mutex);
+    return std::exchange(guard_->stalled, false);
+  }
+
+  [[nodiscard]] std::int64_t watch_timeout() {
+    const auto base = config_.watch_timeout.count();
+    watch_timeout_ = base;
+    if (config_.jitter_watch_timeout && base > 0) {
+      std::uniform_int_distribution<std::int64_t> spread(0, base - 1);
+      watch_timeout_ = base + spread(random_);
+    }
+    return watch_timeout_;
+  }
+
+  [[nodiscard]] std::string describe() const {
+    std::string out(resource_traits<T>::plural);
+    if (!api_.namespace_name().empty()) {
+      out.append(" in ").append(api_.namespace_name());
+    }
+    return out;
+  }
+
+  client::Api<T> api_;
+  WatcherConfig config_;
+  Backoff backoff_;
+  std::mt19937_64 random_{std::random_device{}()};
+  // What cancel() and the idle timeout share with the operation; the timeout's handler holds
+  // it weakly, as it may run after the watcher is gone.
+  struct Guard {
+    std::mutex mutex;  // canceled_, timer_, idle_timer_, stream_ and what is below
+    client::WatchStream<object_type>* stream = nullptr;  // the open watch
+    std::uint64_t generation = 0;                        // of the idle timer's arming
+    bool stalled = false;                                // the idle timeout cancelled it
+  };
+
+  std::shared_ptr<Guard> guard_ = std::make_shared<Guard>();
+  boost::asio::steady_timer timer_;       // the backoff delay
+  boost::asio::steady_timer idle_timer_;  // the idle timeout of the open watch
+  std::atomic<bool> canceled_{false};
+  std::optional<client::WatchStream<object_type>> stream_;
+  std::deque<event_type> pending_;
+  Phase phase_ = Phase::start;
+  bool initializing_ = false;        // reading a watch's initial events (InitialState::watch_list)
+  bool watch_list_refused_ = false;  // the server refused that: list
+  std::string continue_;
+  std::string version_;
+  std::chrono::milliseconds delay_{0};
+  std::int64_t watch_timeout_ = 0;  // timeoutSeconds of the current watch
+  clock::time_point stream_started_{};
+  std::uint64_t stream_events_ = 0;
+  WatcherStats stats_;
+};
+
+/// Watches full objects of T: `Watcher<Pod> w(Api<Pod>::all(client));`.
+template <resource T>
+using Watcher = BasicWatcher<T, false>;
+
+/// Watches only the metadata of T's objects (PartialObjectMetadata): a fraction of the bytes
+/// and memory, for controllers that need names, labels, owners and versions.
+template <resource T>
+using MetadataWatcher = BasicWatcher<T, true>;
+
+}  // namespace kubex::runtime

@@ -1,0 +1,335 @@
+// The watcher against the real apiserver: its cache of events must equal what a fresh list by
+// kubectl (the independent second client) shows, after paged lists, changes, watches the
+// server ends every second, and a resourceVersion compacted away while it was between watches.
+
+#include <kubex/client/blocking.hpp>
+#include <kubex/client/blocking_api.hpp>
+#include <kubex/core/failure.hpp>
+#include <kubex/k8s/default.hpp>
+#include <kubex/k8s/v1_35/core/v1.hpp>
+#include <kubex/runtime/blocking_watcher.hpp>
+#include <kubex/runtime/watcher.hpp>
+#include <kubex/testing/tcp_proxy.hpp>
+#include <kubex/testing/testenv_fixture.hpp>
+
+#include <boost/asio/use_future.hpp>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <exception>
+#include <future>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+namespace corev1 = kubex::k8s::v1_35::core::v1;
+using kubex::client::BlockingApi;
+using kubex::client::BlockingClient;
+using kubex::runtime::BasicWatcher;
+using kubex::runtime::MetadataWatcher;
+using kubex::runtime::Watcher;
+using kubex::runtime::WatcherConfig;
+using kubex::runtime::WatcherEventType;
+using namespace std::chrono_literals;
+
+// name -> resourceVersion, as a reflector's store would hold it.
+using Store = std::map<std::string, std::string>;
+
+class watcher_test : public kubex::testing::TestenvTest {
+ protected:
+  void SetUp() override {
+    TestenvTest::SetUp();
+    if (HasFatalFailure()) {
+      return;
+    }
+    client_.emplace(config(), client_options());
+    ns_ = own_namespace();
+    wait_for_root_ca();
+  }
+
+  template <class T>
+  kubex::client::Api<T> api() {
+    return BlockingApi<T>::namespaced(*client_, ns_).async();
+  }
+  std::string kubectl(const std::string& args) {
+    return testenv().kubectl("-n " + ns_ + " " + args);
+  }
+
+  // What kubectl lists of `resource` in the namespace, a quorum read.
+  Store kubectl_store(const std::string& resource) {
+    std::istringstream lines(kubectl(
+        "get " + resource +
+        R"( -o jsonpath='{range .items[*]}{.metadata.name}={.metadata.resourceVersion}{"\n"}{end}')"));
+    Store out;
+    for (std::string line; std::getline(lines, line);) {
+      if (const auto eq = line.find('='); eq != std::string::npos) {
+        out[line.substr(0, eq)] = line.substr(eq + 1);
+      }
+    }
+    return out;
+  }
+
+  // Applies the next event to `store`, as a reflector does (init starts a fresh state that
+  // replaces the old one at init_done); returns its type.
+  template <class T, bool M>
+  WatcherEventType apply_next(BasicWatcher<T, M>& w, Store& store) {
+    auto event = client_->wait(w.async_next(boost::asio::use_future));
+    const auto& meta = event.object.metadata;
+    switch (event.type) {
+      case WatcherEventType::init:
+        building_.clear();
+        break;
+      case WatcherEventType::init_apply:
+        building_[meta.name.value_or("")] = meta.resource_version.value_or("");
+        break;
+      case WatcherEventType::init_done:
+        store = std::move(building_);
+        building_.clear();
+        break;
+      case WatcherEventType::apply:
+        store[meta.name.value_or("")] = meta.resource_version.value_or("");
+        break;
+      case WatcherEventType::deleted:
+        store.erase(meta.name.value_or(""));
+        break;
+    }
+    return event.type;
+  }
+
+  template <class T, bool M>
+  void sync(BasicWatcher<T, M>& w, Store& store) {
+    while (apply_next(w, store) != WatcherEventType::init_done) {
+    }
+  }
+
+  std::optional<BlockingClient> client_;
+  std::string ns_;
+  Store building_;
+};
+
+TEST_F(watcher_test, lists_in_pages_follows_changes_and_matches_a_fresh_list) {
+  for (const char* name : {"a", "b", "c"}) {
+    kubectl(std::string("create configmap ") + name + " --from-literal=k=v");
+  }
+  WatcherConfig cfg;
+  cfg.page_size = 2;  // four objects with kube-root-ca.crt: two pages
+  Watcher<corev1::ConfigMap> w(api<corev1::ConfigMap>(), cfg);
+  Store store;
+  sync(w, store);
+  EXPECT_EQ(store, kubectl_store("configmaps"));
+  EXPECT_EQ(w.stats().list_requests, 2U);
+
+  kubectl("create configmap x --from-literal=k=v");
+  kubectl("label configmap a changed=yes");
+  kubectl("delete configmap b");
+  std::vector<WatcherEventType> seen;
+  while (seen.size() < 3) {
+    seen.push_back(apply_next(w, store));
+  }
+  EXPECT_EQ(seen, (std::vector<WatcherEventType>{WatcherEventType::apply, WatcherEventType::apply,
+                                                 WatcherEventType::deleted}));
+  EXPECT_EQ(store, kubectl_store("configmaps"));
+  EXPECT_EQ(w.stats().relists, 0U);
+  EXPECT_EQ(w.stats().errors, 0U);
+  w.cancel();
+}
+
+TEST_F(watcher_test, resumes_each_watch_the_server_ends_without_relisting_or_missing_a_change) {
+  WatcherConfig cfg;
+  cfg.watch_timeout = 1s;  // the server ends every watch after a second
+  cfg.jitter_watch_timeout = false;
+  Watcher<corev1::ConfigMap> w(api<corev1::ConfigMap>(), cfg);
+  Store store;
+  sync(w, store);
+  for (int i = 0; i < 4; ++i) {
+    std::this_thread::sleep_for(1200ms);  // the watch in progress times out meanwhile
+    kubectl("create configmap n" + std::to_string(i) + " --from-literal=k=v");
+    while (!store.contains("n" + std::to_string(i))) {
+      (void)apply_next(w, store);
+    }
+  }
+  EXPECT_EQ(store, kubectl_store("configmaps"));
+  EXPECT_EQ(w.stats().list_requests, 1U);  // never relisted
+  EXPECT_GE(w.stats().watch_requests, 4U);
+  EXPECT_EQ(w.stats().errors, 0U);
+  w.cancel();
+}
+
+TEST_F(watcher_test, watch_list_streams_the_state_then_follows_changes) {
+  for (const char* name : {"a", "b", "c"}) {
+    kubectl(std::string("create configmap ") + name + " --from-literal=k=v");
+  }
+  WatcherConfig cfg;
+  cfg.initial_state = kubex::runtime::InitialState::watch_list;
+  Watcher<corev1::ConfigMap> w(api<corev1::ConfigMap>(), cfg);
+  Store store;
+  sync(w, store);
+  EXPECT_EQ(store, kubectl_store("configmaps"));
+  EXPECT_EQ(w.stats().list_requests, 0U);  // the server (1.35) serves it: no fallback
+  EXPECT_EQ(w.stats().watch_list_refusals, 0U);
+  kubectl("delete configmap a");
+  kubectl("create configmap d --from-literal=k=v");
+  while (store.contains("a") || !store.contains("d")) {
+    (void)apply_next(w, store);
+  }
+  EXPECT_EQ(store, kubectl_store("configmaps"));
+  EXPECT_EQ(w.stats().watch_requests, 1U);
+  w.cancel();
+}
+
+TEST_F(watcher_test, the_blocking_watcher_lists_and_follows) {
+  kubectl("create configmap one --from-literal=k=v");
+  kubex::runtime::BlockingWatcher<corev1::ConfigMap> w(
+      BlockingApi<corev1::ConfigMap>::namespaced(*client_, ns_));
+  std::vector<std::string> names;
+  for (auto event = w.next(); event.type != WatcherEventType::init_done; event = w.next()) {
+    if (event.type == WatcherEventType::init_apply) {
+      names.push_back(event.object.metadata.name.value_or(""));
+    }
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"kube-root-ca.crt", "one"}));
+  kubectl("create configmap two --from-literal=k=v");
+  const auto event = w.next();
+  EXPECT_EQ(event.type, WatcherEventType::apply);
+  EXPECT_EQ(event.object.metadata.name, "two");
+  EXPECT_EQ(w.resource_version(), event.object.metadata.resource_version);
+  w.cancel();
+}
+
+TEST_F(watcher_test, a_metadata_watcher_lists_and_follows_labels) {
+  kubectl("create configmap m --from-literal=k=v");
+  MetadataWatcher<corev1::ConfigMap> w(api<corev1::ConfigMap>());
+  Store store;
+  sync(w, store);
+  EXPECT_EQ(store, kubectl_store("configmaps"));
+  kubectl("label configmap m tier=gold");
+  auto event = client_->wait(w.async_next(boost::asio::use_future));
+  EXPECT_EQ(event.type, WatcherEventType::apply);
+  EXPECT_EQ(event.object.kind, "PartialObjectMetadata");
+  EXPECT_EQ(event.object.metadata.labels["tier"], "gold");
+  w.cancel();
+}
+
+TEST_F(watcher_test, cancel_from_another_thread_ends_a_waiting_next_at_once) {
+  Watcher<corev1::ConfigMap> w(api<corev1::ConfigMap>());
+  Store store;
+  sync(w, store);
+  // Nothing changes, so the next event waits on the watch, while this thread runs the client
+  // (BlockingClient::wait); another thread cancels.
+  std::chrono::steady_clock::time_point canceled_at;
+  std::thread canceller([&w, &canceled_at] {
+    std::this_thread::sleep_for(500ms);
+    canceled_at = std::chrono::steady_clock::now();
+    w.cancel();
+  });
+  std::exception_ptr error;
+  try {
+    (void)client_->wait(w.async_next(boost::asio::use_future));
+  } catch (...) {
+    error = std::current_exception();
+  }
+  const auto ended = std::chrono::steady_clock::now();
+  canceller.join();
+  EXPECT_TRUE(kubex::Failure(error).canceled());
+  EXPECT_LT(ended - canceled_at, 2s);
+  EXPECT_EQ(w.stats().watch_requests, 1U);
+}
+
+TEST_F(watcher_test, a_black_holed_http1_watch_is_torn_down_after_the_idle_timeout_and_resumed) {
+  // Through a proxy that can silence the connection the watch runs on, over HTTP/1.1, which
+  // has no health check of its own (HTTP/2 would PING).
+  kubex::testing::TcpProxy proxy(config().server.host, config().server.port);
+  auto cfg = config();
+  cfg.server.port = proxy.port();
+  kubex::client::ClientOptions options;
+  options.http2 = false;
+  options.http2_for_streams = false;
+  BlockingClient client(cfg, options);
+  WatcherConfig wc;
+  wc.idle_timeout = 2s;
+  wc.backoff.initial = 100ms;
+  Watcher<corev1::ConfigMap> w(BlockingApi<corev1::ConfigMap>::namespaced(client, ns_).async(), wc);
+  Store store;
+  while (true) {
+    auto event = client.wait(w.async_next(boost::asio::use_future));
+    if (event.type == WatcherEventType::init_done) {
+      break;
+    }
+  }
+  // A first change, so that the watch is open (it starts at the next async_next), then cut
+  // its path silently and make a change it cannot see.
+  kubectl("create configmap early --from-literal=k=v");
+  EXPECT_EQ(client.wait(w.async_next(boost::asio::use_future)).type, WatcherEventType::apply);
+  proxy.black_hole_open_connections();
+  kubectl("create configmap late --from-literal=k=v");
+  const auto start = std::chrono::steady_clock::now();
+  std::size_t timeouts = 0;
+  std::optional<std::string> seen;
+  while (!seen && std::chrono::steady_clock::now() - start < 60s) {
+    try {
+      auto event = client.wait(w.async_next(boost::asio::use_future));
+      if (event.type == WatcherEventType::apply) {
+        seen = event.object.metadata.name;
+      }
+    } catch (...) {
+      const kubex::Failure f(std::current_exception());
+      EXPECT_FALSE(f.canceled());
+      timeouts += f.code() == std::errc::timed_out ? 1 : 0;
+    }
+  }
+  EXPECT_EQ(seen, "late");
+  EXPECT_GE(timeouts, 1U);
+  EXPECT_GE(w.stats().stalls, 1U);
+  EXPECT_EQ(w.stats().list_requests, 1U);  // resumed, not relisted
+  // Detected within the idle timeout plus a backoff delay, not the 5-minute watch timeout.
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 30s);
+  w.cancel();
+}
+
+// Compaction expires resourceVersions for every test running at the same time: these run
+// serially (ctest RUN_SERIAL, selected by the _disruptive_test suffix).
+using watcher_disruptive_test = watcher_test;
+
+TEST_F(watcher_disruptive_test, relists_when_its_version_is_compacted_away_between_watches) {
+  // PodTemplates: testenv serves them without the watch cache, so a watch reaches etcd, whose
+  // history before a compaction is gone, and no bookmark moves the watcher's version on.
+  const std::string manifest =
+      R"({"apiVersion":"v1","kind":"PodTemplate","metadata":{"name":"NAME"},)"
+      R"("template":{"spec":{"containers":[{"name":"c","image":"registry.k8s.io/pause:3.10"}]}}})";
+  const auto create = [&](const std::string& name) {
+    std::string m = manifest;
+    m.replace(m.find("NAME"), 4, name);
+    kubectl("create -f - <<'EOF'\n" + m + "\nEOF");
+  };
+  create("a");
+  WatcherConfig cfg;
+  cfg.watch_timeout = 2s;
+  cfg.jitter_watch_timeout = false;
+  Watcher<corev1::PodTemplate> w(api<corev1::PodTemplate>(), cfg);
+  Store store;
+  sync(w, store);
+  create("b");
+  EXPECT_EQ(apply_next(w, store), WatcherEventType::apply);
+  // Writes elsewhere move etcd's revision past the watcher's version; then compact it away.
+  kubectl("create configmap bump1 --from-literal=k=v");
+  kubectl("create configmap bump2 --from-literal=k=v");
+  testenv().compact_etcd();
+  // The watch in progress ends within 2 s; resuming from the compacted version gets 410, so
+  // the watcher lists again: a fresh init with both objects.
+  EXPECT_EQ(apply_next(w, store), WatcherEventType::init);
+  sync(w, store);
+  EXPECT_EQ(store, kubectl_store("podtemplates"));
+  EXPECT_EQ(w.stats().relists, 1U);
+  EXPECT_EQ(w.stats().errors, 0U);
+  create("c");
+  EXPECT_EQ(apply_next(w, store), WatcherEventType::apply);
+  EXPECT_EQ(store, kubectl_store("podtemplates"));
+  w.cancel();
+}
+
+}  // namespace

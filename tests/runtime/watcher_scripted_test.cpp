@@ -1,0 +1,513 @@
+// The watcher through kubex::testing::ScriptedTransport: what it does with each answer a
+// server can give (pages, clean ends, 410 as a status or as an ERROR event, refusals, streams
+// that close at once or send what does not decode), with every request it makes checked. The
+// script is a test double, used here for faults the real apiserver cannot show on cue; the
+// same watcher runs against the real control plane in tests/integration/watcher_test.cpp.
+
+#include <kubex/client/api.hpp>
+#include <kubex/core/api_error.hpp>
+#include <kubex/core/failure.hpp>
+#include <kubex/k8s/default.hpp>
+#include <kubex/k8s/v1_35/core/v1.hpp>
+#include <kubex/runtime/watcher.hpp>
+#include <kubex/testing/scripted_transport.hpp>
+
+#include <boost/asio/io_context.hpp>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <exception>
+#include <memory>
+#include <optional>
+#include <string>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+namespace {
+
+namespace core = kubex::k8s::v1_35::core::v1;
+using kubex::Failure;
+using kubex::client::Api;
+using kubex::client::Client;
+using kubex::runtime::Watcher;
+using kubex::runtime::WatcherConfig;
+using kubex::runtime::WatcherEventType;
+using kubex::testing::ScriptedTransport;
+using kubex::testing::Step;
+using kubex::testing::StreamPiece;
+using namespace std::chrono_literals;
+
+const std::string ns_pods = "/api/v1/namespaces/ns/pods";
+
+std::string pod_json(const std::string& name, const std::string& rv) {
+  return R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" + name +
+         R"(","namespace":"ns","resourceVersion":")" + rv + R"("}})";
+}
+
+std::string pod_list(const std::vector<std::string>& names, const std::string& rv,
+                     const std::string& continue_token = "") {
+  std::string items;
+  for (const auto& name : names) {
+    items += (items.empty() ? "" : ",") + pod_json(name, "1");
+  }
+  std::string meta = R"({"resourceVersion":")" + rv + "\"";
+  if (!continue_token.empty()) {
+    meta += R"(,"continue":")" + continue_token + "\"";
+  }
+  return R"({"apiVersion":"v1","kind":"PodList","metadata":)" + meta + R"(},"items":[)" + items +
+         "]}";
+}
+
+std::string status_json(int code, const std::string& reason) {
+  return R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"m",)"
+         R"("reason":")" +
+         reason + R"(","code":)" + std::to_string(code) + "}";
+}
+
+std::string event(const std::string& type, const std::string& object) {
+  return R"({"type":")" + type + R"(","object":)" + object + "}\n";
+}
+
+std::string bookmark(const std::string& rv) {
+  return event("BOOKMARK", R"({"kind":"Pod","apiVersion":"v1","metadata":{"resourceVersion":")" +
+                               rv + R"("}})");
+}
+
+// The watch the watcher opens after version `rv` (its timeout fixed by the test's config).
+std::string watch_target(const std::string& rv) {
+  return ns_pods + "?watch=true&resourceVersion=" + rv +
+         "&allowWatchBookmarks=true&timeoutSeconds=300";
+}
+
+Step watch_step(const std::string& rv, std::vector<std::string> lines, bool hold_open) {
+  Step step;
+  step.target = watch_target(rv);
+  for (auto& line : lines) {
+    step.stream.push_back(StreamPiece{.bytes = std::move(line)});
+  }
+  step.hold_open = hold_open;
+  return step;
+}
+
+// What one async_next gave.
+struct Next {
+  std::exception_ptr error;
+  kubex::runtime::WatcherEvent<core::Pod> event;
+  [[nodiscard]] std::string text() const {
+    if (error) {
+      return "error";
+    }
+    switch (event.type) {
+      case WatcherEventType::init:
+        return "init";
+      case WatcherEventType::init_apply:
+        return "init_apply " + event.object.metadata.name.value_or("?");
+      case WatcherEventType::init_done:
+        return "init_done";
+      case WatcherEventType::apply:
+        return "apply " + event.object.metadata.name.value_or("?");
+      case WatcherEventType::deleted:
+        return "deleted " + event.object.metadata.name.value_or("?");
+    }
+    return "?";
+  }
+};
+
+class watcher_scripted_test : public ::testing::Test {
+ protected:
+  watcher_scripted_test()
+      : transport_(std::make_shared<ScriptedTransport>(ioc_.get_executor())), client_(transport_) {}
+
+  void TearDown() override { EXPECT_EQ(transport_->verify(), ""); }
+
+  // A config whose requests the script can name: fixed watch timeout, short backoff.
+  static WatcherConfig config() {
+    WatcherConfig c;
+    c.page_size = 2;
+    c.jitter_watch_timeout = false;
+    c.backoff = {.initial = 40ms, .max = 1s, .factor = 2.0, .jitter = 0.0};
+    return c;
+  }
+
+  Watcher<core::Pod> watcher(WatcherConfig c = config()) {
+    return Watcher<core::Pod>(Api<core::Pod>::namespaced(client_, "ns"), std::move(c));
+  }
+
+  Next next(Watcher<core::Pod>& w) {
+    std::optional<Next> out;
+    w.async_next([&out](std::exception_ptr error, kubex::runtime::WatcherEvent<core::Pod> e) {
+      out = Next{std::move(error), std::move(e)};
+    });
+    while (!out) {
+      if (ioc_.run_one() == 0) {
+        ioc_.restart();
+      }
+    }
+    return std::move(*out);
+  }
+
+  std::vector<std::string> take(Watcher<core::Pod>& w, std::size_t n) {
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < n; ++i) {
+      out.push_back(next(w).text());
+    }
+    return out;
+  }
+
+  // Cancels `w` while an async_next waits, and checks that it ends as canceled.
+  void cancel_pending(Watcher<core::Pod>& w) {
+    std::optional<std::exception_ptr> out;
+    w.async_next([&out](std::exception_ptr error, auto) { out = std::move(error); });
+    ioc_.restart();
+    ioc_.poll();
+    w.cancel();
+    while (!out) {
+      if (ioc_.run_one() == 0) {
+        ioc_.restart();
+      }
+    }
+    EXPECT_TRUE(Failure(*out).canceled());
+  }
+
+  boost::asio::io_context ioc_;
+  std::shared_ptr<ScriptedTransport> transport_;
+  Client client_;
+};
+
+TEST_F(watcher_scripted_test, lists_in_pages_then_delivers_changes_and_swallows_bookmarks) {
+  transport_->respond("GET", ns_pods + "?limit=2", 200, pod_list({"a", "b"}, "100", "t1"));
+  transport_->respond("GET", ns_pods + "?limit=2&continue=t1", 200, pod_list({"c"}, "100"));
+  transport_->expect(
+      watch_step("100",
+                 {event("ADDED", pod_json("d", "101")), bookmark("105"),
+                  event("MODIFIED", pod_json("a", "106")), event("DELETED", pod_json("b", "107"))},
+                 true));
+  auto w = watcher();
+  EXPECT_EQ(take(w, 8),
+            (std::vector<std::string>{"init", "init_apply a", "init_apply b", "init_apply c",
+                                      "init_done", "apply d", "apply a", "deleted b"}));
+  EXPECT_EQ(w.resource_version(), "107");
+  cancel_pending(w);
+  EXPECT_EQ(w.stats().list_requests, 2U);
+  EXPECT_EQ(w.stats().watch_requests, 1U);
+  EXPECT_EQ(w.stats().errors, 0U);
+}
+
+TEST_F(watcher_scripted_test, a_burst_of_events_in_one_read_is_delivered_event_by_event) {
+  transport_->respond("GET", ns_pods + "?limit=2", 200, pod_list({}, "10"));
+  // One read brings four lines: each after the first is already buffered when asked for.
+  transport_->expect(
+      watch_step("10",
+                 {event("ADDED", pod_json("a", "11")) + bookmark("12") +
+                  event("MODIFIED", pod_json("b", "13")) + event("DELETED", pod_json("a", "14"))},
+                 true));
+  auto w = watcher();
+  EXPECT_EQ(take(w, 5),
+            (std::vector<std::string>{"init", "init_done", "apply a", "apply b", "deleted a"}));
+  EXPECT_EQ(w.resource_version(), "14");
+  cancel_pending(w);
+}
+
+TEST_F(watcher_scripted_test, a_bookmark_moves_the_version_the_next_watch_starts_from) {
+  transport_->respond("GET", ns_pods + "?limit=2", 200, pod_list({}, "10"));
+  transport_->expect(watch_step("10", {bookmark("15")}, false));  // then the server ends it
+  transport_->expect(watch_step("15", {event("ADDED", pod_json("a", "16"))}, true));
+  auto w = watcher();
+  EXPECT_EQ(take(w, 3), (std::vector<std::string>{"init", "init_done", "apply a"}));
+  cancel_pending(w);
+}
+
+TEST_F(watcher_scripted_test,
+       a_watch_the_server_ends_resumes_from_the_last_version_without_a_relist) {
+  transport_->respond("GET", ns_pods + "?limit=2", 200, pod_list({}, "10"));
+  transport_->expect(watch_step("10", {event("ADDED", pod_json("a", "11"))}, false));
+  transport_->expect(watch_step("11", {event("ADDED", pod_json("b", "12"))}, true));
+  auto w = watcher();
+  EXPECT_EQ(take(w, 4), (std::vector<std::string>{"init", "init_done", "apply a", "apply b"}));
+  cancel_pending(w);
+  EXPECT_EQ(w.stats().list_requests, 1U);
+  EXPECT_EQ(w.stats().watch_requests, 2U);
+}
+
+TEST_F(watcher_scripted_test, a_410_error_event_relists_without_reporting_an_error) {
+  transport_->respond("GET", ns_pods + "?limit=2", 200, pod_list({"a"}, "10"));
+  transport_->expect(watch_step("10", {event("ERROR", status_json(410, "Expired"))}, false));
+  transport_->respond("GET", ns_pods + "?limit=2", 200, pod_list({"a", "b"}, "20"));
+  transport_->expect(watch_step("20", {}, true));
+  auto w = watcher();
+  EXPECT_EQ(take(w, 7), (std::vector<std::string>{"init", "init_apply a", "init_done", "init",
+                                                  "init_apply a", "init_apply b", "init_done"}));
+  cancel_pending(w);
+  EXPECT_EQ(w.stats().relists, 1U);
+  EXPECT_EQ(w.stats().errors, 0U);
+}
+
+TEST_F(watcher_scripted_test, a_410_answer_to_the_watch_request_relists) {
+  transport_->respond("GET", ns_pods + "?limit=2", 200, pod_list({}, "10"));
+  Step gone;
+  gone.target = watch_target("10");
+  gone.response.status = 410;
+  gone.response.body = status_json(410, "Gone");
+  transport_->expect(gone);
+  transport_->respond("GET", ns_pods + "?limit=2", 200, pod_list({"a"}, "30"));
+  transport_->expect(watch_step("30", {}, true));
+  auto w = watcher();
+  EXPECT_EQ(take(w, 5),
+            (std::vector<std::string>{"init", "init_done", "init", "init_apply a", "init_done"}));
+  cancel_pending(w);
+  EXPECT_EQ(w.stats().relists, 1U);
+}
+
+TEST_F(watcher_scripted_test,
+       a_refused_watch_is_reported_then_retried_from_the_same_version_after_a_delay) {
+  transport_->respond("GET", ns_pods + "?limit=2", 200, pod_list({}, "10"));
+  Step refused;
+  refused.target = watch_target("10");
+  refused.fault = std::make_error_code(std::errc::connection_refused);
+  transport_->expect(refused);
+  Step throttled;
+  throttled.target = watch_target("10");
+  throttled.response.status = 429;
+  throttled.response.body = status_json(429, "TooManyRequests");
+  transport_->expect(throttled);
+  transport_->expect(watch_step("10", {event("ADDED", pod_json("a", "11"))}, true));
+  auto w = watcher();
+  EXPECT_EQ(take(w, 2), (std::vector<std::string>{"init", "init_done"}));
+  const auto start = std::chrono::steady_clock::now();
+  const Next first = next(w);
+  ASSERT_TRUE(first.error);
+  EXPECT_EQ(Failure(first.error).kind(), kubex::failure_kind::transport);
+  const Next second = next(w);
+  ASSERT_TRUE(second.error);
+  ASSERT_NE(Failure(second.error).api_error(), nullptr);
+  EXPECT_EQ(Failure(second.error).api_error()->http_status(), 429U);
+  EXPECT_EQ(next(w).text(), "apply a");
+  // Backoff without jitter: 40 ms after the refusal, 80 ms after the 429.
+  EXPECT_GE(std::chrono::steady_clock::now() - start, 120ms);
+  cancel_pending(w);
+  EXPECT_EQ(w.stats().list_requests, 1U);  // no relist
+  EXPECT_EQ(w.stats().errors, 2U);
+}
+
+TEST_F(watcher_scripted_test,
+       a_watch_that_closes_at_once_is_retried_with_growing_delays_not_in_a_loop) {
+  transport_->respond("GET", ns_pods + "?limit=2", 200, pod_list({}, "10"));
+  transport_->expect(watch_step("10", {}, false));
+  transport_->expect(watch_step("10", {}, false));
+  transport_->expect(watch_step("10", {event("ADDED", pod_json("a", "11"))}, true));
+  auto w = watcher();
+  EXPECT_EQ(take(w, 2), (std::vector<std::string>{"init", "init_done"}));
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(next(w).text(), "apply a");
+  EXPECT_GE(std::chrono::steady_clock::now() - start, 120ms);  // 40 ms, then 80 ms
+  EXPECT_EQ(w.stats().short_watches, 2U);
+  EXPECT_EQ(w.stats().errors, 0U);
+  cancel_pending(w);
+}
+
+TEST_F(watcher_scripted_test,
+       an_event_that_does_not_decode_is_reported_and_the_watch_resumes_before_it) {
+  transport_->respond("GET", ns_pods + "?limit=2", 200, pod_list({}, "10"));
+  transport_->expect(watch_step(
+      "10",
+      {event("ADDED", pod_json("a", "11")), "{\"type\":\"ADDED\",\"object\":{\"metadata\":7}}\n"},
+      true));
+  transport_->expect(watch_step("11", {event("ADDED", pod_json("b", "12"))}, true));
+  auto w = watcher();
+  EXPECT_EQ(take(w, 3), (std::vector<std::string>{"init", "init_done", "apply a"}));
+  const Next bad = next(w);
+  ASSERT_TRUE(bad.error);
+  EXPECT_EQ(Failure(bad.error).kind(), kubex::failure_kind::decode);
+  EXPECT_EQ(next(w).text(), "apply b");
+  cancel_pending(w);
+  EXPECT_EQ(w.stats().list_requests, 1U);
+}
+
+TEST_F(watcher_scripted_test, an_error_event_other_than_410_is_an_api_error_and_the_watch_resumes) {
+  transport_->respond("GET", ns_pods + "?limit=2", 200, pod_list({}, "10"));
+  transport_->expect(watch_step("10", {event("ERROR", status_json(500, "InternalError"))}, false));
+  transport_->expect(watch_step("10", {event("ADDED", pod_json("a", "11"))}, true));
+  auto w = watcher();
+  EXPECT_EQ(take(w, 2), (std::vector<std::string>{"init", "init_done"}));
+  const Next failed = next(w);
+  ASSERT_TRUE(failed.error);
+  const Failure f(failed.error);
+  ASSERT_NE(f.api_error(), nullptr);
+  EXPECT_EQ(f.api_error()->http_status(), 500U);
+  EXPECT_EQ(f.api_error()->reason(), "InternalError");
+  EXPECT_EQ(next(w).text(), "apply a");
+  cancel_pending(w);
+}
+
+TEST_F(watcher_scripted_test, a_list_that_fails_midway_starts_over_with_a_new_init) {
+  transport_->respond("GET", ns_pods + "?limit=2", 200, pod_list({"a", "b"}, "10", "t1"));
+  transport_->respond("GET", ns_pods + "?limit=2&continue=t1", 503,
+                      status_json(503, "ServiceUnavailable"));
+  transport_->respond("GET", ns_pods + "?limit=2", 200, pod_list({"a"}, "12"));
+  transport_->expect(watch_step("12", {}, true));
+  auto w = watcher();
+  EXPECT_EQ(take(w, 3), (std::vector<std::string>{"init", "init_apply a", "init_apply b"}));
+  EXPECT_EQ(next(w).text(), "error");
+  EXPECT_EQ(take(w, 3), (std::vector<std::string>{"init", "init_apply a", "init_done"}));
+  cancel_pending(w);
+}
+
+TEST_F(watcher_scripted_test, a_watch_silent_past_the_idle_timeout_is_reported_and_resumed) {
+  transport_->respond("GET", ns_pods + "?limit=2", 200, pod_list({}, "10"));
+  transport_->expect(
+      watch_step("10", {event("ADDED", pod_json("a", "11"))}, true));  // then silence
+  transport_->expect(watch_step("11", {event("ADDED", pod_json("b", "12"))}, true));
+  WatcherConfig c = config();
+  c.idle_timeout = 150ms;
+  auto w = watcher(c);
+  EXPECT_EQ(take(w, 3), (std::vector<std::string>{"init", "init_done", "apply a"}));
+  const auto start = std::chrono::steady_clock::now();
+  const Next silent = next(w);
+  ASSERT_TRUE(silent.error);
+  EXPECT_EQ(Failure(silent.error).code(), std::errc::timed_out);
+  EXPECT_GE(std::chrono::steady_clock::now() - start, 150ms);  // counted from the last event
+  EXPECT_EQ(next(w).text(), "apply b");
+  EXPECT_EQ(w.stats().stalls, 1U);
+  EXPECT_EQ(w.stats().list_requests, 1U);
+  cancel_pending(w);
+}
+
+TEST_F(watcher_scripted_test,
+       an_event_over_the_size_limit_is_reported_and_the_watch_resumes_before_it) {
+  transport_->respond("GET", ns_pods + "?limit=2", 200, pod_list({}, "10"));
+  std::string huge =
+      R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"big","resourceVersion":"12",)"
+      R"("annotations":{"x":")" +
+      std::string(4096, 'x') + R"("}}})";
+  Step oversized = watch_step("10", {event("ADDED", pod_json("a", "11"))}, true);
+  const std::string line = event("ADDED", huge);
+  for (std::size_t at = 0; at < line.size(); at += 512) {  // arriving read by read
+    oversized.stream.push_back(StreamPiece{.bytes = line.substr(at, 512)});
+  }
+  transport_->expect(oversized);
+  transport_->expect(watch_step("11", {event("ADDED", pod_json("b", "13"))}, true));
+  WatcherConfig c = config();
+  c.max_event_size = 2048;
+  auto w = watcher(c);
+  EXPECT_EQ(take(w, 3), (std::vector<std::string>{"init", "init_done", "apply a"}));
+  const Next big = next(w);
+  ASSERT_TRUE(big.error);
+  EXPECT_EQ(Failure(big.error).kind(), kubex::failure_kind::decode);
+  EXPECT_EQ(next(w).text(), "apply b");
+  cancel_pending(w);
+}
+
+// The request of a watch with initial events (InitialState::watch_list).
+const std::string watch_list_target =
+    ns_pods +
+    "?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&"
+    "allowWatchBookmarks=true&timeoutSeconds=300";
+
+std::string end_bookmark(const std::string& rv) {
+  return event("BOOKMARK", R"({"kind":"Pod","apiVersion":"v1","metadata":{"resourceVersion":")" +
+                               rv + R"(","annotations":{"k8s.io/initial-events-end":"true"}}})");
+}
+
+WatcherConfig watch_list_config() {
+  WatcherConfig c;
+  c.initial_state = kubex::runtime::InitialState::watch_list;
+  c.page_size = 2;
+  c.jitter_watch_timeout = false;
+  c.backoff = {.initial = 40ms, .max = 1s, .factor = 2.0, .jitter = 0.0};
+  return c;
+}
+
+TEST_F(watcher_scripted_test, watch_list_streams_the_state_up_to_the_end_bookmark_then_changes) {
+  Step step;
+  step.target = watch_list_target;
+  // Initial events come in any resourceVersion order; only the end bookmark sets the version.
+  for (std::string line :
+       {event("ADDED", pod_json("a", "7")), event("ADDED", pod_json("b", "3")), bookmark("8"),
+        end_bookmark("10"), event("MODIFIED", pod_json("a", "11"))}) {
+    step.stream.push_back(StreamPiece{.bytes = line});
+  }
+  step.hold_open = true;
+  transport_->expect(step);
+  auto w = watcher(watch_list_config());
+  EXPECT_EQ(take(w, 4),
+            (std::vector<std::string>{"init", "init_apply a", "init_apply b", "init_done"}));
+  EXPECT_EQ(w.resource_version(), "10");
+  EXPECT_EQ(next(w).text(), "apply a");
+  EXPECT_EQ(w.resource_version(), "11");
+  cancel_pending(w);
+  EXPECT_EQ(w.stats().list_requests, 0U);
+  EXPECT_EQ(w.stats().watch_requests, 1U);
+}
+
+TEST_F(watcher_scripted_test,
+       watch_list_broken_before_its_end_bookmark_starts_over_with_a_new_init) {
+  Step broken;
+  broken.target = watch_list_target;
+  broken.stream = {StreamPiece{.bytes = event("ADDED", pod_json("a", "7"))},
+                   StreamPiece{.error = std::make_error_code(std::errc::connection_reset)}};
+  transport_->expect(broken);
+  Step whole;
+  whole.target = watch_list_target;
+  whole.stream = {StreamPiece{.bytes = event("ADDED", pod_json("a", "7")) +
+                                       event("ADDED", pod_json("b", "8")) + end_bookmark("9")}};
+  whole.hold_open = true;
+  transport_->expect(whole);
+  auto w = watcher(watch_list_config());
+  EXPECT_EQ(take(w, 3), (std::vector<std::string>{"init", "init_apply a", "error"}));
+  EXPECT_EQ(take(w, 4),
+            (std::vector<std::string>{"init", "init_apply a", "init_apply b", "init_done"}));
+  EXPECT_EQ(w.resource_version(), "9");
+  cancel_pending(w);
+}
+
+TEST_F(watcher_scripted_test, a_server_that_refuses_watch_list_is_listed_instead_from_then_on) {
+  Step refused;
+  refused.target = watch_list_target;
+  refused.response.status = 422;
+  refused.response.body = status_json(422, "Invalid");
+  transport_->expect(refused);
+  transport_->respond("GET", ns_pods + "?limit=2", 200, pod_list({"a"}, "10"));
+  transport_->expect(watch_step("10", {event("ERROR", status_json(410, "Expired"))}, false));
+  transport_->respond("GET", ns_pods + "?limit=2", 200, pod_list({"a"}, "20"));  // not again
+  transport_->expect(watch_step("20", {}, true));
+  auto w = watcher(watch_list_config());
+  EXPECT_EQ(take(w, 6), (std::vector<std::string>{"init", "init_apply a", "init_done", "init",
+                                                  "init_apply a", "init_done"}));
+  cancel_pending(w);
+  EXPECT_EQ(w.stats().watch_list_refusals, 1U);
+  EXPECT_EQ(w.stats().errors, 0U);
+}
+
+TEST_F(watcher_scripted_test, cancel_ends_a_wait_in_the_backoff_delay_at_once) {
+  transport_->respond("GET", ns_pods + "?limit=2", 200, pod_list({}, "10"));
+  Step refused;
+  refused.target = watch_target("10");
+  refused.fault = std::make_error_code(std::errc::connection_refused);
+  transport_->expect(refused);
+  WatcherConfig c = config();
+  c.backoff.initial = 1h;  // the delay would outlast the test
+  c.backoff.max = 2h;
+  auto w = watcher(c);
+  EXPECT_EQ(take(w, 3), (std::vector<std::string>{"init", "init_done", "error"}));
+  const auto start = std::chrono::steady_clock::now();
+  cancel_pending(w);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 10s);
+  EXPECT_TRUE(Failure(next(w).error).canceled());  // and stays cancelled
+}
+
+TEST_F(watcher_scripted_test, the_callback_is_never_run_inside_async_next) {
+  transport_->respond("GET", ns_pods + "?limit=2", 200, pod_list({"a"}, "10"));
+  transport_->expect(watch_step("10", {}, true));
+  auto w = watcher();
+  EXPECT_EQ(take(w, 2), (std::vector<std::string>{"init", "init_apply a"}));
+  bool ran = false;
+  w.async_next([&ran](std::exception_ptr, auto) { ran = true; });
+  EXPECT_FALSE(ran);  // init_done is ready, but is delivered through the executor
+  ioc_.restart();
+  ioc_.poll();
+  EXPECT_TRUE(ran);
+  cancel_pending(w);
+}
+
+}  // namespace
