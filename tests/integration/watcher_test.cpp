@@ -8,13 +8,17 @@
 #include <kubex/k8s/default.hpp>
 #include <kubex/k8s/v1_35/core/v1.hpp>
 #include <kubex/runtime/blocking_watcher.hpp>
+#include <kubex/runtime/reflector.hpp>
 #include <kubex/runtime/watcher.hpp>
 #include <kubex/testing/tcp_proxy.hpp>
 #include <kubex/testing/testenv_fixture.hpp>
 
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
 #include <boost/asio/use_future.hpp>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <exception>
 #include <future>
@@ -105,6 +109,19 @@ class watcher_test : public kubex::testing::TestenvTest {
   void sync(BasicWatcher<T, M>& w, Store& store) {
     while (apply_next(w, store) != WatcherEventType::init_done) {
     }
+  }
+
+  // Polls until a running reflector's store equals what kubectl lists, at most `limit`.
+  template <class Running>
+  bool converges(const Running& r, std::chrono::seconds limit) {
+    const auto until = std::chrono::steady_clock::now() + limit;
+    while (std::chrono::steady_clock::now() < until) {
+      if (r.reflector().store().ready() && r.contents() == kubectl_store("configmaps")) {
+        return true;
+      }
+      std::this_thread::sleep_for(200ms);
+    }
+    return false;
   }
 
   std::optional<BlockingClient> client_;
@@ -291,9 +308,112 @@ TEST_F(watcher_test, a_black_holed_http1_watch_is_torn_down_after_the_idle_timeo
   w.cancel();
 }
 
+// A reflector on a client of its own, whose I/O runs on a thread of its own while the test
+// changes things with kubectl and reads the store.
+class RunningReflector {
+ public:
+  RunningReflector(const kubex::client::ClientConfig& config, const std::string& ns,
+                   kubex::runtime::ReflectorConfig<corev1::ConfigMap> rc)
+      : client_(ioc_.get_executor(), config),
+        reflector_(kubex::client::Api<corev1::ConfigMap>::namespaced(client_, ns), std::move(rc)) {
+    reflector_.async_run([this](std::exception_ptr e) { done_.set_value(std::move(e)); });
+    io_ = std::thread([this] { ioc_.run(); });
+  }
+  ~RunningReflector() {
+    reflector_.cancel();
+    ended_ = done_.get_future().wait_for(30s) == std::future_status::ready;
+    work_.reset();
+    ioc_.stop();
+    io_.join();
+  }
+  RunningReflector(const RunningReflector&) = delete;
+  RunningReflector& operator=(const RunningReflector&) = delete;
+
+  // name -> resourceVersion of what the store holds.
+  Store contents() const {
+    Store out;
+    for (const auto& o : reflector_.store().list()) {
+      out[o->metadata.name.value_or("")] = o->metadata.resource_version.value_or("");
+    }
+    return out;
+  }
+  const kubex::runtime::Reflector<corev1::ConfigMap>& reflector() const { return reflector_; }
+
+ private:
+  boost::asio::io_context ioc_;
+  boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work_{
+      ioc_.get_executor()};
+  kubex::client::Client client_;
+  kubex::runtime::Reflector<corev1::ConfigMap> reflector_;
+  std::promise<std::exception_ptr> done_;
+  std::thread io_;
+  bool ended_ = false;
+};
+
+// `count` config maps named prefix-0... as one List manifest for `kubectl apply -f -`.
+std::string config_maps(const std::string& prefix, int count) {
+  std::string items;
+  for (int i = 0; i < count; ++i) {
+    items +=
+        (i == 0 ? "" : ",") + (R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":")" +
+                               prefix + "-" + std::to_string(i) + R"(","labels":{"half":")" +
+                               (i % 2 == 0 ? "even" : "odd") + R"("}},"data":{"k":"v"}})");
+  }
+  return R"({"apiVersion":"v1","kind":"List","items":[)" + items + "]}";
+}
+
+TEST_F(watcher_test, a_reflector_store_equals_a_fresh_list_after_a_burst_of_a_thousand_changes) {
+  kubex::runtime::ReflectorConfig<corev1::ConfigMap> rc;
+  std::atomic<int> errors{0};
+  rc.on_error = [&errors](std::exception_ptr) {
+    ++errors;
+  };
+  RunningReflector running(config(), ns_, rc);
+  ASSERT_TRUE(running.reflector().store().wait_until_ready(30s));
+  // 400 creations, 400 updates and 200 deletions, as fast as the server takes them.
+  kubectl("apply -f - <<'EOF'\n" + config_maps("burst", 400) + "\nEOF");
+  kubectl("label configmap -l half --overwrite wave=2");
+  kubectl("delete configmap -l half=odd --wait=false");
+  EXPECT_TRUE(converges(running, 60s));
+  EXPECT_EQ(running.contents(), kubectl_store("configmaps"));
+  EXPECT_EQ(running.contents().size(), 201U);  // 200 even ones and kube-root-ca.crt
+  const auto labelled = running.reflector().store().get(ns_ + "/burst-0");
+  ASSERT_NE(labelled, nullptr);
+  EXPECT_EQ(labelled->metadata.labels.at("wave"), "2");
+  EXPECT_EQ(running.reflector().stats().list_requests, 1U);
+  EXPECT_EQ(errors, 0);
+}
+
+TEST_F(watcher_test, the_namespace_index_and_a_label_index_follow_changes) {
+  kubex::runtime::ReflectorConfig<corev1::ConfigMap> rc;
+  RunningReflector running(config(), ns_, rc);
+  ASSERT_TRUE(running.reflector().store().wait_until_ready(30s));
+  kubectl("apply -f - <<'EOF'\n" + config_maps("idx", 6) + "\nEOF");
+  ASSERT_TRUE(converges(running, 30s));
+  EXPECT_EQ(running.reflector().store().by_index("namespace", ns_).size(), 7U);
+}
+
 // Compaction expires resourceVersions for every test running at the same time: these run
 // serially (ctest RUN_SERIAL, selected by the _disruptive_test suffix).
 using watcher_disruptive_test = watcher_test;
+
+TEST_F(watcher_disruptive_test, a_reflector_converges_after_the_apiserver_is_killed_and_restarted) {
+  kubex::runtime::ReflectorConfig<corev1::ConfigMap> rc;
+  std::atomic<int> errors{0};
+  rc.on_error = [&errors](std::exception_ptr) {
+    ++errors;
+  };
+  RunningReflector running(config(), ns_, rc);
+  ASSERT_TRUE(running.reflector().store().wait_until_ready(30s));
+  kubectl("apply -f - <<'EOF'\n" + config_maps("before", 20) + "\nEOF");
+  ASSERT_TRUE(converges(running, 30s));
+  testenv().restart_apiserver("KILL");
+  // Changes right after the restart, while the reflector is still reconnecting.
+  kubectl("delete configmap -l half=odd --wait=false");
+  kubectl("apply -f - <<'EOF'\n" + config_maps("after", 10) + "\nEOF");
+  EXPECT_TRUE(converges(running, 90s));
+  EXPECT_EQ(running.contents(), kubectl_store("configmaps"));
+}
 
 TEST_F(watcher_disruptive_test, relists_when_its_version_is_compacted_away_between_watches) {
   // PodTemplates: testenv serves them without the watch cache, so a watch reaches etcd, whose

@@ -9,6 +9,7 @@
 #include <kubex/core/failure.hpp>
 #include <kubex/k8s/default.hpp>
 #include <kubex/k8s/v1_35/core/v1.hpp>
+#include <kubex/runtime/reflector.hpp>
 #include <kubex/runtime/watcher.hpp>
 #include <kubex/testing/scripted_transport.hpp>
 
@@ -508,6 +509,85 @@ TEST_F(watcher_scripted_test, the_callback_is_never_run_inside_async_next) {
   ioc_.poll();
   EXPECT_TRUE(ran);
   cancel_pending(w);
+}
+
+TEST_F(watcher_scripted_test, a_reflector_keeps_its_store_current_through_errors_until_cancelled) {
+  const std::string managed =
+      R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"a","namespace":"ns",)"
+      R"("resourceVersion":"1","managedFields":[{"manager":"kubectl","operation":"Apply"}]}})";
+  transport_->respond("GET", ns_pods + "?limit=2", 200,
+                      R"({"apiVersion":"v1","kind":"PodList","metadata":{"resourceVersion":"10"},)"
+                      R"("items":[)" +
+                          managed + "," + pod_json("b", "2") + "]}");
+  transport_->expect(
+      watch_step("10",
+                 {event("MODIFIED", pod_json("a", "11")), event("DELETED", pod_json("b", "12")),
+                  event("ERROR", status_json(500, "InternalError"))},
+                 false));
+  transport_->expect(watch_step("12", {event("ADDED", pod_json("c", "13"))}, true));
+  kubex::runtime::ReflectorConfig<core::Pod> rc;
+  rc.watcher = config();
+  std::size_t transformed = 0;
+  rc.transform = [&transformed](core::Pod& pod) {
+    pod.metadata.managed_fields.clear();
+    ++transformed;
+  };
+  std::vector<std::string> errors;
+  rc.on_error = [&errors](std::exception_ptr e) {
+    errors.push_back(Failure(e).api_error() ? Failure(e).api_error()->reason() : "?");
+  };
+  kubex::runtime::Reflector<core::Pod> reflector(Api<core::Pod>::namespaced(client_, "ns"), rc);
+  std::optional<std::exception_ptr> done;
+  reflector.async_run([&done](std::exception_ptr e) { done = std::move(e); });
+  const auto& store = reflector.store();
+  // Runs until the last change is in: c, after the error.
+  while (store.get("ns/c") == nullptr) {
+    ASSERT_GT(ioc_.run_one(), 0U) << "the reflector stopped";
+  }
+  EXPECT_TRUE(store.ready());
+  EXPECT_EQ(store.size(), 2U);
+  ASSERT_NE(store.get("ns/a"), nullptr);
+  EXPECT_EQ(store.get("ns/a")->metadata.resource_version, "11");
+  EXPECT_EQ(store.get("ns/b"), nullptr);
+  EXPECT_EQ(errors, (std::vector<std::string>{"InternalError"}));
+  EXPECT_EQ(transformed, 5U);  // a and b listed, a modified, b deleted, c added
+  EXPECT_FALSE(done);
+  reflector.cancel();
+  while (!done) {
+    if (ioc_.run_one() == 0) {
+      ioc_.restart();
+    }
+  }
+  EXPECT_EQ(*done, nullptr);  // cancelled: a clean end
+}
+
+TEST_F(watcher_scripted_test, the_transform_runs_before_the_object_is_stored) {
+  const std::string managed =
+      R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"a","namespace":"ns",)"
+      R"("resourceVersion":"1","managedFields":[{"manager":"kubectl","operation":"Apply"}]}})";
+  transport_->respond("GET", ns_pods + "?limit=2", 200,
+                      R"({"apiVersion":"v1","kind":"PodList","metadata":{"resourceVersion":"10"},)"
+                      R"("items":[)" +
+                          managed + "]}");
+  transport_->expect(watch_step("10", {}, true));
+  kubex::runtime::ReflectorConfig<core::Pod> rc;
+  rc.watcher = config();
+  rc.transform = [](core::Pod& pod) {
+    pod.metadata.managed_fields.clear();
+  };
+  kubex::runtime::Reflector<core::Pod> reflector(Api<core::Pod>::namespaced(client_, "ns"), rc);
+  std::optional<std::exception_ptr> done;
+  reflector.async_run([&done](std::exception_ptr e) { done = std::move(e); });
+  while (!reflector.store().ready()) {
+    ASSERT_GT(ioc_.run_one(), 0U);
+  }
+  EXPECT_TRUE(reflector.store().get("ns/a")->metadata.managed_fields.empty());
+  reflector.cancel();
+  while (!done) {
+    if (ioc_.run_one() == 0) {
+      ioc_.restart();
+    }
+  }
 }
 
 }  // namespace

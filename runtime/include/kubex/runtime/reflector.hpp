@@ -1,0 +1,112 @@
+#pragma once
+
+// The reflector: a watcher whose events keep a Store current, for as long as it runs. Readers
+// use the store from any thread; failures are reported and never stop it (the watcher resumes
+// by itself); it ends only when cancelled.
+
+#include <kubex/client/api.hpp>
+#include <kubex/core/failure.hpp>
+#include <kubex/core/resource.hpp>
+#include <kubex/runtime/store.hpp>
+#include <kubex/runtime/watcher.hpp>
+
+#include <boost/asio/compose.hpp>
+
+#include <exception>
+#include <functional>
+#include <utility>
+
+namespace kubex::runtime {
+
+/// How a reflector watches and what it keeps.
+template <class K>
+struct ReflectorConfig {
+  /// The watcher's configuration.
+  WatcherConfig watcher{};
+  /// Runs on each object before it is stored, e.g. to drop metadata.managedFields, which is
+  /// often most of an object's size and which a controller seldom reads.
+  std::function<void(K&)> transform{};
+  /// Hears each failure (the reflector goes on after it); none: failures are only counted.
+  std::function<void(std::exception_ptr)> on_error{};
+};
+
+/// A reflector of the objects an Api<T> addresses; use Reflector<T> and MetadataReflector<T>.
+/// The store outlives nothing: keep the reflector alive while async_run is pending.
+template <resource T, bool MetadataOnly>
+class BasicReflector {
+ public:
+  /// The watcher it runs.
+  using watcher_type = BasicWatcher<T, MetadataOnly>;
+  /// What the store holds.
+  using object_type = typename watcher_type::object_type;
+  /// Completion signature of async_run: null once cancelled.
+  using Signature = void(std::exception_ptr);
+
+  /// Reflects what `api` addresses. Nothing is sent before async_run.
+  explicit BasicReflector(client::Api<T> api, ReflectorConfig<object_type> config = {})
+      : watcher_(std::move(api), config.watcher), config_(std::move(config)) {}
+
+  /// Keeps the store current until cancel(); then completes with null.
+  template <class CompletionToken>
+  auto async_run(CompletionToken&& token) {
+    return boost::asio::async_compose<CompletionToken, Signature>(
+        RunOp{this}, token, watcher_.api().client().get_executor());
+  }
+  /// Stops async_run, from any thread.
+  void cancel() { watcher_.cancel(); }
+
+  /// The store, readable from any thread.
+  [[nodiscard]] const Store<object_type>& store() const noexcept { return store_; }
+  /// Adds an index to the store (see Store::add_index).
+  void add_index(std::string name, typename Store<object_type>::IndexFunc values) {
+    store_.add_index(std::move(name), std::move(values));
+  }
+  /// The watcher's counters (read while async_run waits, or after it).
+  [[nodiscard]] const WatcherStats& stats() const noexcept { return watcher_.stats(); }
+
+ private:
+  struct RunOp {
+    BasicReflector* r;
+
+    template <class Self>
+    void operator()(Self& self) {
+      r->watcher_.async_next(std::move(self));
+    }
+
+    template <class Self>
+    void operator()(Self& self, std::exception_ptr error, WatcherEvent<object_type> event) {
+      if (error) {
+        if (Failure(error).canceled()) {
+          self.complete(nullptr);
+          return;
+        }
+        if (r->config_.on_error) {
+          r->config_.on_error(error);
+        }
+      } else {
+        if (r->config_.transform &&
+            (event.type == WatcherEventType::init_apply || event.type == WatcherEventType::apply ||
+             event.type == WatcherEventType::deleted)) {
+          r->config_.transform(event.object);
+        }
+        r->store_.apply(std::move(event));
+      }
+      r->watcher_.async_next(std::move(self));
+    }
+  };
+
+  watcher_type watcher_;
+  ReflectorConfig<object_type> config_;
+  Store<object_type> store_;
+};
+
+/// Reflects full objects of T.
+template <resource T>
+using Reflector = BasicReflector<T, false>;
+
+/// Reflects only the metadata of T's objects: the cheapest store for controllers that need
+/// names, labels, owners and versions.
+template <resource T>
+using MetadataReflector = BasicReflector<T, true>;
+
+}  // namespace kubex::runtime
