@@ -4,6 +4,8 @@
 
 #include <kubex/client/blocking.hpp>
 #include <kubex/client/blocking_api.hpp>
+#include <kubex/client/discovery.hpp>
+#include <kubex/client/dynamic.hpp>
 #include <kubex/core/failure.hpp>
 #include <kubex/k8s/default.hpp>
 #include <kubex/k8s/v1_35/core/v1.hpp>
@@ -80,8 +82,8 @@ class watcher_test : public kubex::testing::TestenvTest {
 
   // Applies the next event to `store`, as a reflector does (init starts a fresh state that
   // replaces the old one at init_done); returns its type.
-  template <class T, bool M>
-  WatcherEventType apply_next(BasicWatcher<T, M>& w, Store& store) {
+  template <class S>
+  WatcherEventType apply_next(BasicWatcher<S>& w, Store& store) {
     auto event = client_->wait(w.async_next(boost::asio::use_future));
     const auto& meta = event.object.metadata;
     switch (event.type) {
@@ -105,8 +107,8 @@ class watcher_test : public kubex::testing::TestenvTest {
     return event.type;
   }
 
-  template <class T, bool M>
-  void sync(BasicWatcher<T, M>& w, Store& store) {
+  template <class S>
+  void sync(BasicWatcher<S>& w, Store& store) {
     while (apply_next(w, store) != WatcherEventType::init_done) {
     }
   }
@@ -215,6 +217,39 @@ TEST_F(watcher_test, the_blocking_watcher_lists_and_follows) {
   EXPECT_EQ(event.type, WatcherEventType::apply);
   EXPECT_EQ(event.object.metadata.name, "two");
   EXPECT_EQ(w.resource_version(), event.object.metadata.resource_version);
+  w.cancel();
+}
+
+TEST_F(watcher_test, a_dynamic_watcher_follows_a_custom_resource_found_by_discovery) {
+  testenv().kubectl("apply -f " + kubex::testing::shell_quote(KUBEX_CRD_MANIFEST));
+  testenv().kubectl(
+      "wait --for=condition=Established --timeout=60s crd/crontabs.stable.example.com");
+  const auto crontab = [](const std::string& name, const std::string& image) {
+    return R"({"apiVersion":"stable.example.com/v1","kind":"CronTab","metadata":{"name":")" + name +
+           R"("},"spec":{"cronSpec":"* * * * *","image":")" + image + R"("}})";
+  };
+  kubectl("apply -f - <<'EOF'\n" + crontab("first", "nginx") + "\nEOF");
+  kubex::client::Discovery discovery(client_->async_client());
+  const kubex::ApiResource resource = client_->wait(
+      discovery.async_resolve("stable.example.com", "CronTab", boost::asio::use_future));
+  using Meta = kubex::k8s::v1_35::meta::v1::ObjectMeta;
+  kubex::runtime::DynamicWatcher<Meta> w(
+      kubex::client::DynamicApi<Meta>::namespaced(client_->async_client(), resource, ns_));
+  Store store;
+  sync(w, store);
+  EXPECT_EQ(store, kubectl_store("crontabs"));
+  kubectl("apply -f - <<'EOF'\n" + crontab("first", "redis") + "\nEOF");
+  auto event = client_->wait(w.async_next(boost::asio::use_future));
+  ASSERT_EQ(event.type, WatcherEventType::apply);
+  EXPECT_EQ(event.object.kind, "CronTab");
+  const kubex::RawJson* spec = event.object.get("spec");
+  ASSERT_NE(spec, nullptr);
+  EXPECT_NE(spec->text.find("redis"), std::string::npos) << spec->text;
+  kubectl("delete crontab first");
+  while (!store.empty()) {
+    (void)apply_next(w, store);
+  }
+  EXPECT_EQ(store, kubectl_store("crontabs"));
   w.cancel();
 }
 

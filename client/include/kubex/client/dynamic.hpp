@@ -53,6 +53,10 @@ class DynamicApi {
 
   /// The resource.
   [[nodiscard]] const ApiResource& resource() const noexcept { return resource_; }
+  /// The namespace this Api addresses; empty for all namespaces or a cluster-scoped resource.
+  [[nodiscard]] const std::string& namespace_name() const noexcept { return namespace_; }
+  /// The client.
+  [[nodiscard]] const Client& client() const noexcept { return client_; }
 
   /// Reads object `name`.
   template <class CompletionToken>

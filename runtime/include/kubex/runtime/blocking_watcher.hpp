@@ -21,7 +21,7 @@ template <resource T, bool MetadataOnly>
 class BasicBlockingWatcher {
  public:
   /// The watcher it drives.
-  using watcher_type = BasicWatcher<T, MetadataOnly>;
+  using watcher_type = BasicWatcher<detail::TypedSource<T, MetadataOnly>>;
   /// What next() returns.
   using event_type = typename watcher_type::event_type;
 

@@ -30,20 +30,21 @@ struct ReflectorConfig {
   std::function<void(std::exception_ptr)> on_error{};
 };
 
-/// A reflector of the objects an Api<T> addresses; use Reflector<T> and MetadataReflector<T>.
-/// The store outlives nothing: keep the reflector alive while async_run is pending.
-template <resource T, bool MetadataOnly>
+/// A reflector of the objects an Api addresses; use Reflector<T>, MetadataReflector<T> and
+/// DynamicReflector<Meta>. Keep it alive while async_run is pending.
+template <class Source>
 class BasicReflector {
  public:
   /// The watcher it runs.
-  using watcher_type = BasicWatcher<T, MetadataOnly>;
+  using watcher_type = BasicWatcher<Source>;
   /// What the store holds.
   using object_type = typename watcher_type::object_type;
   /// Completion signature of async_run: null once cancelled.
   using Signature = void(std::exception_ptr);
 
   /// Reflects what `api` addresses. Nothing is sent before async_run.
-  explicit BasicReflector(client::Api<T> api, ReflectorConfig<object_type> config = {})
+  explicit BasicReflector(typename watcher_type::api_type api,
+                          ReflectorConfig<object_type> config = {})
       : watcher_(std::move(api), config.watcher), config_(std::move(config)) {}
 
   /// Keeps the store current until cancel(); then completes with null.
@@ -102,11 +103,15 @@ class BasicReflector {
 
 /// Reflects full objects of T.
 template <resource T>
-using Reflector = BasicReflector<T, false>;
+using Reflector = BasicReflector<detail::TypedSource<T, false>>;
 
 /// Reflects only the metadata of T's objects: the cheapest store for controllers that need
 /// names, labels, owners and versions.
 template <resource T>
-using MetadataReflector = BasicReflector<T, true>;
+using MetadataReflector = BasicReflector<detail::TypedSource<T, true>>;
+
+/// Reflects a resource known at run time as DynamicObject.
+template <class Meta>
+using DynamicReflector = BasicReflector<detail::DynamicSource<Meta>>;
 
 }  // namespace kubex::runtime

@@ -14,7 +14,9 @@
 // Built on kubex::client's public Api<T> only.
 
 #include <kubex/client/api.hpp>
+#include <kubex/client/dynamic.hpp>
 #include <kubex/core/api_error.hpp>
+#include <kubex/core/dynamic.hpp>
 #include <kubex/core/error.hpp>
 #include <kubex/core/failure.hpp>
 #include <kubex/core/json.hpp>
@@ -38,6 +40,7 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <string_view>
 #include <system_error>
 #include <type_traits>
 #include <utility>
@@ -148,26 +151,72 @@ inline bool refuses_watch_list(const Failure& failure) noexcept {
   return code == 400 || code == 405 || code == 422;
 }
 
-}  // namespace detail
-
-/// A watcher of the objects an Api<T> addresses (one namespace, all namespaces, or the
-/// cluster), as full objects or, with MetadataOnly, as PartialObjectMetadata. Use Watcher<T>
-/// and MetadataWatcher<T>. One async_next at a time; keep the watcher alive until it completes.
+// Where a watcher lists and watches: Api<T>, for full objects or their metadata.
 template <resource T, bool MetadataOnly>
-class BasicWatcher {
- public:
-  /// What the events carry.
+struct TypedSource {
+  using api_type = client::Api<T>;
   using object_type = std::conditional_t<MetadataOnly, PartialObjectMeta<T>, T>;
-  /// What a list answers.
   using list_type = std::conditional_t<MetadataOnly, PartialObjectMetaList<T>,
                                        typename resource_traits<T>::list_type>;
+
+  template <class Handler>
+  static void list(const api_type& api, const ListParams& params, Handler&& handler) {
+    if constexpr (MetadataOnly) {
+      api.async_list_metadata(params, std::forward<Handler>(handler));
+    } else {
+      api.async_list(params, std::forward<Handler>(handler));
+    }
+  }
+  template <class Handler>
+  static void watch(const api_type& api, const WatchParams& params, Handler&& handler) {
+    if constexpr (MetadataOnly) {
+      api.async_watch_metadata(params, std::forward<Handler>(handler));
+    } else {
+      api.async_watch(params, std::forward<Handler>(handler));
+    }
+  }
+  static std::string_view plural() { return resource_traits<T>::plural; }
+};
+
+// Where a watcher lists and watches: DynamicApi, for a resource known at run time.
+template <class Meta>
+struct DynamicSource {
+  using api_type = client::DynamicApi<Meta>;
+  using object_type = DynamicObject<Meta>;
+  using list_type = DynamicList<Meta>;
+
+  template <class Handler>
+  static void list(const api_type& api, const ListParams& params, Handler&& handler) {
+    api.async_list(params, std::forward<Handler>(handler));
+  }
+  template <class Handler>
+  static void watch(const api_type& api, const WatchParams& params, Handler&& handler) {
+    api.async_watch(params, std::forward<Handler>(handler));
+  }
+};
+
+}  // namespace detail
+
+/// A watcher of the objects an Api addresses (one namespace, all namespaces, or the cluster):
+/// use Watcher<T> (full objects), MetadataWatcher<T> (PartialObjectMetadata) and
+/// DynamicWatcher<Meta> (DynamicObject, through a DynamicApi). One async_next at a time; keep
+/// the watcher alive until it completes.
+template <class Source>
+class BasicWatcher {
+ public:
+  /// The Api it lists and watches through.
+  using api_type = typename Source::api_type;
+  /// What the events carry.
+  using object_type = typename Source::object_type;
+  /// What a list answers.
+  using list_type = typename Source::list_type;
   /// The events.
   using event_type = WatcherEvent<object_type>;
   /// Completion signature of async_next: an event, or a failure (the watcher goes on).
   using Signature = void(std::exception_ptr, event_type);
 
   /// Watches what `api` addresses. Nothing is sent before the first async_next.
-  explicit BasicWatcher(client::Api<T> api, WatcherConfig config = {})
+  explicit BasicWatcher(api_type api, WatcherConfig config = {})
       : api_(std::move(api)),
         config_(std::move(config)),
         backoff_(config_.backoff),
@@ -208,7 +257,7 @@ class BasicWatcher {
   /// What the watcher has done so far.
   [[nodiscard]] const WatcherStats& stats() const noexcept { return stats_; }
   /// The Api it watches through.
-  [[nodiscard]] const client::Api<T>& api() const noexcept { return api_; }
+  [[nodiscard]] const api_type& api() const noexcept { return api_; }
 
  private:
   enum class Phase : std::uint8_t { start, listing, watch, watching };
@@ -260,11 +309,7 @@ class BasicWatcher {
                                   .field_selector = s.config_.field_selector,
                                   .limit = s.config_.page_size,
                                   .continue_token = s.continue_};
-          if constexpr (MetadataOnly) {
-            s.api_.async_list_metadata(params, std::move(self));
-          } else {
-            s.api_.async_list(params, std::move(self));
-          }
+          Source::list(s.api_, params, std::move(self));
           return;
         }
         case Phase::watch: {
@@ -280,11 +325,7 @@ class BasicWatcher {
             params.resource_version_match = ResourceVersionMatch::not_older_than;
             params.send_initial_events = true;
           }
-          if constexpr (MetadataOnly) {
-            s.api_.async_watch_metadata(params, std::move(self));
-          } else {
-            s.api_.async_watch(params, std::move(self));
-          }
+          Source::watch(s.api_, params, std::move(self));
           return;
         }
         case Phase::watching: {
@@ -578,14 +619,19 @@ class BasicWatcher {
   }
 
   [[nodiscard]] std::string describe() const {
-    std::string out(resource_traits<T>::plural);
+    std::string out;
+    if constexpr (requires { Source::plural(); }) {
+      out = Source::plural();
+    } else {
+      out = api_.resource().plural;
+    }
     if (!api_.namespace_name().empty()) {
       out.append(" in ").append(api_.namespace_name());
     }
     return out;
   }
 
-  client::Api<T> api_;
+  api_type api_;
   WatcherConfig config_;
   Backoff backoff_;
   std::mt19937_64 random_{std::random_device{}()};
@@ -618,11 +664,16 @@ class BasicWatcher {
 
 /// Watches full objects of T: `Watcher<Pod> w(Api<Pod>::all(client));`.
 template <resource T>
-using Watcher = BasicWatcher<T, false>;
+using Watcher = BasicWatcher<detail::TypedSource<T, false>>;
 
 /// Watches only the metadata of T's objects (PartialObjectMetadata): a fraction of the bytes
 /// and memory, for controllers that need names, labels, owners and versions.
 template <resource T>
-using MetadataWatcher = BasicWatcher<T, true>;
+using MetadataWatcher = BasicWatcher<detail::TypedSource<T, true>>;
+
+/// Watches a resource known at run time (a custom resource found by Discovery, say) as
+/// DynamicObject: `DynamicWatcher<ObjectMeta> w(DynamicApi<ObjectMeta>::all(client, r));`.
+template <class Meta>
+using DynamicWatcher = BasicWatcher<detail::DynamicSource<Meta>>;
 
 }  // namespace kubex::runtime
