@@ -20,6 +20,7 @@
 #include <boost/asio/use_future.hpp>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <exception>
@@ -373,6 +374,7 @@ class RunningReflector {
     return out;
   }
   const kubex::runtime::Reflector<corev1::ConfigMap>& reflector() const { return reflector_; }
+  kubex::runtime::Reflector<corev1::ConfigMap>& reflector() { return reflector_; }
 
  private:
   boost::asio::io_context ioc_;
@@ -417,6 +419,31 @@ TEST_F(watcher_test, a_reflector_store_equals_a_fresh_list_after_a_burst_of_a_th
   EXPECT_EQ(labelled->metadata.labels.at("wave"), "2");
   EXPECT_EQ(running.reflector().stats().list_requests, 1U);
   EXPECT_EQ(errors, 0);
+}
+
+TEST_F(watcher_test, two_subscribers_share_one_watch_and_see_the_same_changes) {
+  kubex::runtime::ReflectorConfig<corev1::ConfigMap> rc;
+  RunningReflector running(config(), ns_, rc);
+  ASSERT_TRUE(running.reflector().store().wait_until_ready(30s));
+  auto first = running.reflector().subscribe();
+  auto second = running.reflector().subscribe();
+  kubectl("apply -f - <<'EOF'\n" + config_maps("shared", 3) + "\nEOF");
+  const auto names_of = [](auto& subscription) {
+    std::vector<std::string> names;
+    while (names.size() < 3) {
+      auto event = subscription.async_next(boost::asio::use_future).get();
+      if (event.type == WatcherEventType::apply) {
+        names.push_back(event.object->metadata.name.value_or(""));
+      }
+    }
+    std::sort(names.begin(), names.end());
+    return names;
+  };
+  const std::vector<std::string> expected{"shared-0", "shared-1", "shared-2"};
+  EXPECT_EQ(names_of(first), expected);
+  EXPECT_EQ(names_of(second), expected);
+  EXPECT_EQ(running.reflector().stats().list_requests, 1U);
+  EXPECT_EQ(running.reflector().stats().watch_requests, 1U);
 }
 
 TEST_F(watcher_test, the_namespace_index_and_a_label_index_follow_changes) {

@@ -590,4 +590,92 @@ TEST_F(watcher_scripted_test, the_transform_runs_before_the_object_is_stored) {
   }
 }
 
+// Takes `n` events from a subscription, as "type name" strings ("error" for a failure).
+template <class Sub>
+std::vector<std::string> drain(boost::asio::io_context& ioc, Sub& sub, std::size_t n,
+                               std::vector<std::shared_ptr<const core::Pod>>* objects = nullptr) {
+  std::vector<std::string> out;
+  while (out.size() < n) {
+    std::optional<std::string> got;
+    sub.async_next([&](std::exception_ptr e, kubex::runtime::StoreEvent<core::Pod> event) {
+      if (e) {
+        got = Failure(e).canceled() ? "canceled" : "error";
+        return;
+      }
+      if (objects != nullptr && event.object) {
+        objects->push_back(event.object);
+      }
+      static const char* names[] = {"init", "init_apply", "init_done", "apply", "deleted"};
+      got = std::string(names[static_cast<int>(event.type)]) +
+            (event.object ? " " + event.object->metadata.name.value_or("") : "");
+    });
+    while (!got) {
+      if (ioc.run_one() == 0) {
+        ioc.restart();
+      }
+    }
+    out.push_back(*got);
+  }
+  return out;
+}
+
+TEST_F(watcher_scripted_test, subscribers_share_one_watch_and_the_stored_objects) {
+  transport_->respond("GET", ns_pods + "?limit=2", 200, pod_list({"a"}, "10"));
+  transport_->expect(watch_step(
+      "10", {event("MODIFIED", pod_json("a", "11")), event("DELETED", pod_json("a", "12"))}, true));
+  kubex::runtime::ReflectorConfig<core::Pod> rc;
+  rc.watcher = config();
+  kubex::runtime::Reflector<core::Pod> reflector(Api<core::Pod>::namespaced(client_, "ns"), rc);
+  auto first = reflector.subscribe();
+  auto second = reflector.subscribe();
+  std::optional<std::exception_ptr> done;
+  reflector.async_run([&done](std::exception_ptr e) { done = std::move(e); });
+  const std::vector<std::string> expected{"init", "init_apply a", "init_done", "apply a",
+                                          "deleted a"};
+  std::vector<std::shared_ptr<const core::Pod>> seen_first;
+  std::vector<std::shared_ptr<const core::Pod>> seen_second;
+  EXPECT_EQ(drain(ioc_, first, 5, &seen_first), expected);
+  EXPECT_EQ(drain(ioc_, second, 5, &seen_second), expected);
+  ASSERT_EQ(seen_first.size(), 3U);
+  EXPECT_EQ(seen_first, seen_second);  // the same objects, not copies
+  EXPECT_EQ(seen_first[1]->metadata.resource_version, "11");
+  EXPECT_EQ(reflector.store().size(), 0U);
+  reflector.cancel();
+  EXPECT_EQ(drain(ioc_, first, 1), (std::vector<std::string>{"canceled"}));
+  while (!done) {
+    if (ioc_.run_one() == 0) {
+      ioc_.restart();
+    }
+  }
+  EXPECT_EQ(drain(ioc_, second, 1), (std::vector<std::string>{"canceled"}));
+}
+
+TEST_F(watcher_scripted_test, a_subscriber_that_falls_behind_is_cut_off_not_waited_for) {
+  transport_->respond("GET", ns_pods + "?limit=2", 200, pod_list({"a", "b"}, "10", "t"));
+  transport_->respond("GET", ns_pods + "?limit=2&continue=t", 200, pod_list({"c"}, "10"));
+  transport_->expect(watch_step("10", {}, true));
+  kubex::runtime::ReflectorConfig<core::Pod> rc;
+  rc.watcher = config();
+  kubex::runtime::Reflector<core::Pod> reflector(Api<core::Pod>::namespaced(client_, "ns"), rc);
+  auto slow = reflector.subscribe(3);
+  auto roomy = reflector.subscribe(100);
+  std::optional<std::exception_ptr> done;
+  reflector.async_run([&done](std::exception_ptr e) { done = std::move(e); });
+  while (!reflector.store().ready()) {
+    ASSERT_GT(ioc_.run_one(), 0U);
+  }
+  // Six events (init, three objects, init_done) into room for three: cut off, with an error
+  // that says so, while the other subscriber and the store are whole.
+  EXPECT_EQ(drain(ioc_, slow, 1), (std::vector<std::string>{"error"}));
+  EXPECT_EQ(drain(ioc_, roomy, 5), (std::vector<std::string>{"init", "init_apply a", "init_apply b",
+                                                             "init_apply c", "init_done"}));
+  EXPECT_EQ(reflector.store().size(), 3U);
+  reflector.cancel();
+  while (!done) {
+    if (ioc_.run_one() == 0) {
+      ioc_.restart();
+    }
+  }
+}
+
 }  // namespace

@@ -5,16 +5,23 @@
 // by itself); it ends only when cancelled.
 
 #include <kubex/client/api.hpp>
+#include <kubex/core/error.hpp>
 #include <kubex/core/failure.hpp>
 #include <kubex/core/resource.hpp>
 #include <kubex/runtime/store.hpp>
+#include <kubex/runtime/subscription.hpp>
 #include <kubex/runtime/watcher.hpp>
 
 #include <boost/asio/compose.hpp>
 
+#include <cstddef>
 #include <exception>
 #include <functional>
+#include <memory>
+#include <mutex>
+#include <system_error>
 #include <utility>
+#include <vector>
 
 namespace kubex::runtime {
 
@@ -58,6 +65,20 @@ class BasicReflector {
 
   /// The store, readable from any thread.
   [[nodiscard]] const Store<object_type>& store() const noexcept { return store_; }
+  /// A new consumer of the events, after the store applied them, with the stored objects
+  /// (shared). It sees the events from now on: read the store first for what came before.
+  /// One that falls more than `capacity` events behind is cut off (see Subscription).
+  Subscription<object_type> subscribe(std::size_t capacity = 4096) {
+    auto queue = std::make_shared<detail::SubscriberQueue<object_type>>(
+        watcher_.api().client().get_executor(), capacity);
+    const std::lock_guard<std::mutex> lock(subscribers_mutex_);
+    if (stopped_) {
+      queue->close(canceled());
+    } else {
+      subscribers_.push_back(queue);
+    }
+    return Subscription<object_type>(std::move(queue));
+  }
   /// Adds an index to the store (see Store::add_index).
   void add_index(std::string name, typename Store<object_type>::IndexFunc values) {
     store_.add_index(std::move(name), std::move(values));
@@ -78,6 +99,7 @@ class BasicReflector {
     void operator()(Self& self, std::exception_ptr error, WatcherEvent<object_type> event) {
       if (error) {
         if (Failure(error).canceled()) {
+          r->stop_subscribers();
           self.complete(nullptr);
           return;
         }
@@ -90,15 +112,44 @@ class BasicReflector {
              event.type == WatcherEventType::deleted)) {
           r->config_.transform(event.object);
         }
-        r->store_.apply(std::move(event));
+        const WatcherEventType type = event.type;
+        auto object = r->store_.apply(std::move(event));
+        r->publish(StoreEvent<object_type>{type, std::move(object)});
       }
       r->watcher_.async_next(std::move(self));
     }
   };
 
+  void publish(const StoreEvent<object_type>& event) {
+    const std::lock_guard<std::mutex> lock(subscribers_mutex_);
+    std::erase_if(subscribers_, [&event](const auto& weak) {
+      const auto queue = weak.lock();
+      return !queue || !queue->push(event);
+    });
+  }
+
+  void stop_subscribers() {
+    const std::lock_guard<std::mutex> lock(subscribers_mutex_);
+    stopped_ = true;
+    for (const auto& weak : subscribers_) {
+      if (const auto queue = weak.lock()) {
+        queue->close(canceled());
+      }
+    }
+    subscribers_.clear();
+  }
+
+  static std::exception_ptr canceled() {
+    return std::make_exception_ptr(
+        Error(make_error_code(std::errc::operation_canceled), "reflector: stopped"));
+  }
+
   watcher_type watcher_;
   ReflectorConfig<object_type> config_;
   Store<object_type> store_;
+  std::mutex subscribers_mutex_;
+  std::vector<std::weak_ptr<detail::SubscriberQueue<object_type>>> subscribers_;
+  bool stopped_ = false;
 };
 
 /// Reflects full objects of T.

@@ -72,16 +72,18 @@ class Store {
 
   /// Applies one event of a watcher: init starts a new state, init_apply adds to it, init_done
   /// swaps it in at once (readers see the old state or the new one, never a mix), apply and
-  /// deleted change one object.
-  void apply(WatcherEvent<K> event) {
+  /// deleted change one object. Returns the event's object as now shared (for deleted, its
+  /// last state, no longer stored); null for init and init_done.
+  object_ptr apply(WatcherEvent<K> event) {
     switch (event.type) {
       case WatcherEventType::init:
         building_.clear();
-        return;
+        return nullptr;
       case WatcherEventType::init_apply: {
         std::string key = object_key(event.object);
-        building_[std::move(key)] = std::make_shared<const K>(std::move(event.object));
-        return;
+        auto object = std::make_shared<const K>(std::move(event.object));
+        building_[std::move(key)] = object;
+        return object;
       }
       case WatcherEventType::init_done: {
         {
@@ -99,7 +101,7 @@ class Store {
         }
         building_.clear();
         ready_changed_.notify_all();
-        return;
+        return nullptr;
       }
       case WatcherEventType::apply: {
         std::string key = object_key(event.object);
@@ -109,21 +111,23 @@ class Store {
         if (slot) {
           unindex(key, *slot);
         }
-        slot = std::move(object);
+        slot = object;
         index(key, *slot);
-        return;
+        return object;
       }
       case WatcherEventType::deleted: {
         const std::string key = object_key(event.object);
+        auto last = std::make_shared<const K>(std::move(event.object));
         const std::unique_lock lock(mutex_);
         const auto it = objects_.find(key);
         if (it != objects_.end()) {
           unindex(key, *it->second);
           objects_.erase(it);
         }
-        return;
+        return last;
       }
     }
+    return nullptr;
   }
 
   /// The object stored under `key` ("namespace/name" or "name"), or null.
