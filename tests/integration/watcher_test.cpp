@@ -47,6 +47,18 @@ using namespace std::chrono_literals;
 // name -> resourceVersion, as a reflector's store would hold it.
 using Store = std::map<std::string, std::string>;
 
+// `count` config maps named prefix-0... as one List manifest for `kubectl apply -f -`.
+std::string config_maps(const std::string& prefix, int count) {
+  std::string items;
+  for (int i = 0; i < count; ++i) {
+    items +=
+        (i == 0 ? "" : ",") + (R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":")" +
+                               prefix + "-" + std::to_string(i) + R"(","labels":{"half":")" +
+                               (i % 2 == 0 ? "even" : "odd") + R"("}},"data":{"k":"v"}})");
+  }
+  return R"({"apiVersion":"v1","kind":"List","items":[)" + items + "]}";
+}
+
 class watcher_test : public kubex::testing::TestenvTest {
  protected:
   void SetUp() override {
@@ -146,7 +158,7 @@ TEST_F(watcher_test, lists_in_pages_follows_changes_and_matches_a_fresh_list) {
 
   kubectl("create configmap x --from-literal=k=v");
   kubectl("label configmap a changed=yes");
-  kubectl("delete configmap b");
+  kubectl("delete configmap b --wait=false");
   std::vector<WatcherEventType> seen;
   while (seen.size() < 3) {
     seen.push_back(apply_next(w, store));
@@ -192,7 +204,7 @@ TEST_F(watcher_test, watch_list_streams_the_state_then_follows_changes) {
   EXPECT_EQ(store, kubectl_store("configmaps"));
   EXPECT_EQ(w.stats().list_requests, 0U);  // the server (1.35) serves it: no fallback
   EXPECT_EQ(w.stats().watch_list_refusals, 0U);
-  kubectl("delete configmap a");
+  kubectl("delete configmap a --wait=false");
   kubectl("create configmap d --from-literal=k=v");
   while (store.contains("a") || !store.contains("d")) {
     (void)apply_next(w, store);
@@ -218,6 +230,15 @@ TEST_F(watcher_test, the_blocking_watcher_lists_and_follows) {
   EXPECT_EQ(event.type, WatcherEventType::apply);
   EXPECT_EQ(event.object.metadata.name, "two");
   EXPECT_EQ(w.resource_version(), event.object.metadata.resource_version);
+  // Several events in one read: each after the first is buffered when next() asks for it,
+  // and must come at once. (It once waited for the next frame on the connection, an HTTP/2
+  // PING 30 s later: the event was handed over on a thread the blocking client never ran.)
+  kubectl("apply -f - <<'EOF'\n" + config_maps("batch", 5) + "\nEOF");
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < 5; ++i) {
+    EXPECT_EQ(w.next().type, WatcherEventType::apply);
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 10s);
   w.cancel();
 }
 
@@ -246,7 +267,7 @@ TEST_F(watcher_test, a_dynamic_watcher_follows_a_custom_resource_found_by_discov
   const kubex::RawJson* spec = event.object.get("spec");
   ASSERT_NE(spec, nullptr);
   EXPECT_NE(spec->text.find("redis"), std::string::npos) << spec->text;
-  kubectl("delete crontab first");
+  kubectl("delete crontab first --wait=false");
   while (!store.empty()) {
     (void)apply_next(w, store);
   }
@@ -386,18 +407,6 @@ class RunningReflector {
   std::thread io_;
   bool ended_ = false;
 };
-
-// `count` config maps named prefix-0... as one List manifest for `kubectl apply -f -`.
-std::string config_maps(const std::string& prefix, int count) {
-  std::string items;
-  for (int i = 0; i < count; ++i) {
-    items +=
-        (i == 0 ? "" : ",") + (R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":")" +
-                               prefix + "-" + std::to_string(i) + R"(","labels":{"half":")" +
-                               (i % 2 == 0 ? "even" : "odd") + R"("}},"data":{"k":"v"}})");
-  }
-  return R"({"apiVersion":"v1","kind":"List","items":[)" + items + "]}";
-}
 
 TEST_F(watcher_test, a_reflector_store_equals_a_fresh_list_after_a_burst_of_a_thousand_changes) {
   kubex::runtime::ReflectorConfig<corev1::ConfigMap> rc;

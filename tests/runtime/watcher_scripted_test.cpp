@@ -13,11 +13,14 @@
 #include <kubex/runtime/watcher.hpp>
 #include <kubex/testing/scripted_transport.hpp>
 
+#include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/use_future.hpp>
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <exception>
+#include <future>
 #include <memory>
 #include <optional>
 #include <string>
@@ -207,6 +210,32 @@ TEST_F(watcher_scripted_test, a_burst_of_events_in_one_read_is_delivered_event_b
   EXPECT_EQ(take(w, 5),
             (std::vector<std::string>{"init", "init_done", "apply a", "apply b", "deleted a"}));
   EXPECT_EQ(w.resource_version(), "14");
+  cancel_pending(w);
+}
+
+TEST_F(watcher_scripted_test, a_buffered_event_completes_a_future_on_the_loop_that_waits_for_it) {
+  transport_->respond("GET", ns_pods + "?limit=2", 200, pod_list({}, "10"));
+  transport_->expect(watch_step(
+      "10", {event("ADDED", pod_json("a", "11")) + event("ADDED", pod_json("b", "12"))}, true));
+  auto w = watcher();
+  // As BlockingClient waits: run this loop until the future is ready. Other work keeps the
+  // loop from running dry (a real client has connections and timers), so a completion handed
+  // to another thread (a future's own executor) would leave run_one_for waiting its full time.
+  const auto busy = boost::asio::make_work_guard(ioc_);
+  const auto wait = [this](auto future) {
+    const auto start = std::chrono::steady_clock::now();
+    while (future.wait_for(0s) != std::future_status::ready) {
+      if (ioc_.run_one_for(2s) == 0) {
+        ioc_.restart();  // out of work, or the two seconds passed
+      }
+    }
+    EXPECT_LT(std::chrono::steady_clock::now() - start, 1s);
+    return future.get();
+  };
+  for (const char* expected : {"init", "init_done", "apply a", "apply b"}) {
+    const auto event = wait(w.async_next(boost::asio::use_future));
+    EXPECT_EQ((Next{nullptr, event}.text()), expected);
+  }
   cancel_pending(w);
 }
 

@@ -42,10 +42,13 @@ namespace detail {
 // The first step of a composed operation whose request could not be built: the error
 // completes it from the handler's executor, never inside the initiating function.
 template <class R, class Self>
-void complete_early(Self& self, std::exception_ptr& error, bool& posted) {
+void complete_early(Self& self, std::exception_ptr& error, bool& posted,
+                    const boost::asio::any_io_executor& executor) {
   if (!posted) {
+    // Through the client's executor: posting to the handler's own (a future's runs on
+    // another thread) would complete it where a BlockingClient waiting on its loop never sees.
     posted = true;
-    boost::asio::post(std::move(self));
+    boost::asio::post(executor, std::move(self));
     return;
   }
   self.complete(std::move(error), R{});
@@ -66,7 +69,7 @@ struct CallOp {
   template <class Self>
   void operator()(Self& self) {
     if (early) {
-      complete_early<R>(self, early, posted);
+      complete_early<R>(self, early, posted, client.get_executor());
       return;
     }
     method = request.method;
@@ -133,8 +136,10 @@ class LineStream {
   /// Completion signature of async_next: an item, or std::nullopt once the body has ended.
   using Signature = void(std::exception_ptr, std::optional<Result>);
 
-  /// Wraps an open stream whose status is 2xx.
-  explicit LineStream(ResponseStream stream) : stream_(std::move(stream)) {}
+  /// Wraps an open stream whose status is 2xx; an item already buffered when async_next starts
+  /// is handed over through `executor` (the client's), or the handler's own if none.
+  explicit LineStream(ResponseStream stream, boost::asio::any_io_executor executor = {})
+      : stream_(std::move(stream)), executor_(std::move(executor)) {}
 
   /// Reads the next item. Fails with what Parse throws (the stream stays usable) or with the
   /// transport's error (std::errc::operation_canceled after cancel()).
@@ -190,7 +195,7 @@ class LineStream {
           if (!waited) {
             s.ready_ = std::move(item);
             waited = true;
-            boost::asio::post(std::move(self));
+            s.post(std::move(self));
             return;
           }
           self.complete(nullptr, std::move(item));
@@ -200,7 +205,7 @@ class LineStream {
         if (!waited) {
           s.failed_ = std::current_exception();
           waited = true;
-          boost::asio::post(std::move(self));
+          s.post(std::move(self));
           return;
         }
         self.complete(std::current_exception(), std::nullopt);
@@ -210,7 +215,17 @@ class LineStream {
     }
   };
 
+  template <class Op>
+  void post(Op&& op) {
+    if (executor_) {
+      boost::asio::post(executor_, std::forward<Op>(op));
+    } else {
+      boost::asio::post(std::forward<Op>(op));
+    }
+  }
+
   ResponseStream stream_;
+  boost::asio::any_io_executor executor_;
   LineItems<Result, Parse> items_;
   std::optional<Result> ready_;  // an item taken, on its way through a post
   std::exception_ptr failed_;    // a parse failure, on its way through a post
@@ -228,9 +243,10 @@ class LineStream {
 template <class Object>
 class WatchStream : public detail::LineStream<WatchEvent<Object>, detail::ParseWatchEvent<Object>> {
  public:
-  /// Wraps an open watch whose status is 2xx.
-  explicit WatchStream(ResponseStream stream)
-      : detail::LineStream<WatchEvent<Object>, detail::ParseWatchEvent<Object>>(std::move(stream)) {
+  /// Wraps an open watch whose status is 2xx (see LineStream for `executor`).
+  explicit WatchStream(ResponseStream stream, boost::asio::any_io_executor executor = {})
+      : detail::LineStream<WatchEvent<Object>, detail::ParseWatchEvent<Object>>(
+            std::move(stream), std::move(executor)) {
     this->set_max_item_size(default_max_watch_event_size);
   }
 };
@@ -261,7 +277,7 @@ struct OpenOp {
     if (early) {
       if (!posted) {
         posted = true;
-        boost::asio::post(std::move(self));
+        boost::asio::post(client.get_executor(), std::move(self));  // see complete_early
         return;
       }
       self.complete(std::move(early), S(ResponseStream{}));
@@ -281,7 +297,7 @@ struct OpenOp {
       self.complete(std::move(error), S(ResponseStream{}));
       return;
     }
-    self.complete(nullptr, S(std::move(stream)));
+    self.complete(nullptr, S(std::move(stream), client.get_executor()));
   }
 };
 

@@ -508,10 +508,12 @@ class BasicWatcher {
       (*this)(self);
     }
 
+    // Through the client's executor, not the handler's: a future's would complete it on
+    // another thread, unseen by a BlockingClient waiting on its own loop.
     template <class Self>
     void post(Self& self) {
       waited = true;
-      boost::asio::post(std::move(self));
+      boost::asio::post(w->api_.client().get_executor(), std::move(self));
     }
 
     template <class Self>
