@@ -509,6 +509,42 @@ TEST_F(watcher_scripted_test, a_server_that_refuses_watch_list_is_listed_instead
   EXPECT_EQ(w.stats().errors, 0U);
 }
 
+TEST_F(watcher_scripted_test, selectors_reach_both_the_list_and_the_watch_across_all_namespaces) {
+  const std::string pods = "/api/v1/pods";
+  const std::string query = "labelSelector=app%3Dweb&fieldSelector=spec.nodeName%3Dn1";
+  transport_->respond("GET", pods + "?" + query + "&limit=2", 200, pod_list({"a"}, "10"));
+  Step watch;
+  watch.target = pods + "?watch=true&" + query +
+                 "&resourceVersion=10&allowWatchBookmarks=true&timeoutSeconds=300";
+  watch.hold_open = true;
+  transport_->expect(watch);
+  WatcherConfig c = config();
+  c.label_selector = "app=web";
+  c.field_selector = "spec.nodeName=n1";
+  Watcher<core::Pod> w(Api<core::Pod>::all(client_), c);
+  EXPECT_EQ(take(w, 3), (std::vector<std::string>{"init", "init_apply a", "init_done"}));
+  cancel_pending(w);
+}
+
+TEST_F(watcher_scripted_test, an_unknown_event_type_or_a_cut_last_line_is_reported_and_resumed) {
+  transport_->respond("GET", ns_pods + "?limit=2", 200, pod_list({}, "10"));
+  transport_->expect(watch_step("10", {event("SURPRISE", pod_json("a", "11"))}, true));
+  // A stream that ends in the middle of a line: what arrived does not decode.
+  transport_->expect(watch_step("10", {event("ADDED", pod_json("b", "12")).substr(0, 30)}, false));
+  transport_->expect(watch_step("10", {event("ADDED", pod_json("c", "13"))}, true));
+  auto w = watcher();
+  EXPECT_EQ(take(w, 2), (std::vector<std::string>{"init", "init_done"}));
+  const Next unknown = next(w);
+  ASSERT_TRUE(unknown.error);
+  EXPECT_EQ(Failure(unknown.error).kind(), kubex::failure_kind::decode);
+  const Next cut = next(w);
+  ASSERT_TRUE(cut.error);
+  EXPECT_EQ(Failure(cut.error).kind(), kubex::failure_kind::decode);
+  EXPECT_EQ(next(w).text(), "apply c");  // neither skipped a version: b was never applied
+  EXPECT_EQ(w.stats().errors, 2U);
+  cancel_pending(w);
+}
+
 TEST_F(watcher_scripted_test, cancel_ends_a_wait_in_the_backoff_delay_at_once) {
   transport_->respond("GET", ns_pods + "?limit=2", 200, pod_list({}, "10"));
   Step refused;
