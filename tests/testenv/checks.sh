@@ -267,7 +267,10 @@ check_apiserver_restart_keeps_data() {
   "$KUBEX_TESTENV_BIN" ctl --dir "$KUBEX_TESTENV_DIR" apiserver-start >/dev/null
   [ "$(kubectl -n "$ns" get configmap keep -o jsonpath='{.data.k}')" = v ] || fail "data lost across stop/start"
   # Controllers and the scheduler survive the outage: new pods still get scheduled and run.
-  "$KUBEX_TESTENV_BIN" seed --namespace "$ns" --pods 3 --log-emitter=false --timeout 60s || fail "no pods Running after the restart"
+  # Their informers come back on client-go's backoff, which each failed watch doubles up to
+  # 30 s and jitter doubles again, and earlier tests restart the apiserver too: allow two such
+  # periods and more.
+  "$KUBEX_TESTENV_BIN" seed --namespace "$ns" --pods 3 --log-emitter=false --timeout 150s || fail "no pods Running after the restart"
   kubectl delete namespace "$ns" --wait=false >/dev/null
   echo "apiserver killed, restarted, stopped and started; data kept; pods still scheduled"
 }
