@@ -27,9 +27,11 @@
 #include <future>
 #include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 namespace {
@@ -416,6 +418,22 @@ TEST_F(watcher_test, a_reflector_store_equals_a_fresh_list_after_a_burst_of_a_th
   };
   RunningReflector running(config(), ns_, rc);
   ASSERT_TRUE(running.reflector().store().wait_until_ready(30s));
+  // Every event is recorded as well, to be replayed on the state before the burst.
+  auto subscription = running.reflector().subscribe(100'000);
+  const Store before = running.contents();
+  std::vector<std::tuple<WatcherEventType, std::string, std::string>> events;
+  std::thread recorder([&subscription, &events] {
+    for (;;) {
+      try {
+        const auto event = subscription.async_next(boost::asio::use_future).get();
+        events.emplace_back(
+            event.type, event.object ? event.object->metadata.name.value_or("") : "",
+            event.object ? event.object->metadata.resource_version.value_or("") : "");
+      } catch (...) {
+        return;  // the reflector stopped
+      }
+    }
+  });
   // 400 creations, 400 updates and 200 deletions, as fast as the server takes them.
   kubectl("apply -f - <<'EOF'\n" + config_maps("burst", 400) + "\nEOF");
   kubectl("label configmap -l half --overwrite wave=2");
@@ -428,6 +446,22 @@ TEST_F(watcher_test, a_reflector_store_equals_a_fresh_list_after_a_burst_of_a_th
   EXPECT_EQ(labelled->metadata.labels.at("wave"), "2");
   EXPECT_EQ(running.reflector().stats().list_requests, 1U);
   EXPECT_EQ(errors, 0);
+  running.reflector().cancel();
+  recorder.join();
+  // The events, replayed on the state before them, give the state after them; and no change
+  // came twice: every event names another (object, resourceVersion).
+  Store replayed = before;
+  std::set<std::pair<std::string, std::string>> seen;
+  for (const auto& [type, name, rv] : events) {
+    EXPECT_TRUE(seen.emplace(name, rv).second) << name << " at " << rv << " came twice";
+    if (type == WatcherEventType::apply) {
+      replayed[name] = rv;
+    } else if (type == WatcherEventType::deleted) {
+      replayed.erase(name);
+    }
+  }
+  EXPECT_EQ(events.size(), 1000U);  // each change once: no init, no relist
+  EXPECT_EQ(replayed, kubectl_store("configmaps"));
 }
 
 TEST_F(watcher_test, two_subscribers_share_one_watch_and_see_the_same_changes) {
