@@ -20,6 +20,7 @@
 
 #include <chrono>
 #include <exception>
+#include <functional>
 #include <future>
 #include <memory>
 #include <optional>
@@ -138,16 +139,21 @@ class watcher_scripted_test : public ::testing::Test {
     return Watcher<core::Pod>(Api<core::Pod>::namespaced(client_, "ns"), std::move(c));
   }
 
+  // Runs the loop until `ready()`, as a caller waiting for a result does.
+  void run_until(const std::function<bool()>& ready) {
+    while (!ready()) {
+      if (ioc_.run_one() == 0) {
+        ioc_.restart();  // it ran out of work earlier and stopped
+      }
+    }
+  }
+
   Next next(Watcher<core::Pod>& w) {
     std::optional<Next> out;
     w.async_next([&out](std::exception_ptr error, kubex::runtime::WatcherEvent<core::Pod> e) {
       out = Next{std::move(error), std::move(e)};
     });
-    while (!out) {
-      if (ioc_.run_one() == 0) {
-        ioc_.restart();
-      }
-    }
+    run_until([&] { return out.has_value(); });
     return std::move(*out);
   }
 
@@ -166,11 +172,7 @@ class watcher_scripted_test : public ::testing::Test {
     ioc_.restart();
     ioc_.poll();
     w.cancel();
-    while (!out) {
-      if (ioc_.run_one() == 0) {
-        ioc_.restart();
-      }
-    }
+    run_until([&] { return out.has_value(); });
     EXPECT_TRUE(Failure(*out).canceled());
   }
 
@@ -618,11 +620,7 @@ TEST_F(watcher_scripted_test, a_reflector_keeps_its_store_current_through_errors
   EXPECT_EQ(transformed, 5U);  // a and b listed, a modified, b deleted, c added
   EXPECT_FALSE(done);
   reflector.cancel();
-  while (!done) {
-    if (ioc_.run_one() == 0) {
-      ioc_.restart();
-    }
-  }
+  run_until([&] { return done.has_value(); });
   EXPECT_EQ(*done, nullptr);  // cancelled: a clean end
 }
 
@@ -648,11 +646,7 @@ TEST_F(watcher_scripted_test, the_transform_runs_before_the_object_is_stored) {
   }
   EXPECT_TRUE(reflector.store().get("ns/a")->metadata.managed_fields.empty());
   reflector.cancel();
-  while (!done) {
-    if (ioc_.run_one() == 0) {
-      ioc_.restart();
-    }
-  }
+  run_until([&] { return done.has_value(); });
 }
 
 // Takes `n` events from a subscription, as "type name" strings ("error" for a failure).
@@ -707,11 +701,7 @@ TEST_F(watcher_scripted_test, subscribers_share_one_watch_and_the_stored_objects
   EXPECT_EQ(reflector.store().size(), 0U);
   reflector.cancel();
   EXPECT_EQ(drain(ioc_, first, 1), (std::vector<std::string>{"canceled"}));
-  while (!done) {
-    if (ioc_.run_one() == 0) {
-      ioc_.restart();
-    }
-  }
+  run_until([&] { return done.has_value(); });
   EXPECT_EQ(drain(ioc_, second, 1), (std::vector<std::string>{"canceled"}));
 }
 
@@ -736,11 +726,7 @@ TEST_F(watcher_scripted_test, a_subscriber_that_falls_behind_is_cut_off_not_wait
                                                              "init_apply c", "init_done"}));
   EXPECT_EQ(reflector.store().size(), 3U);
   reflector.cancel();
-  while (!done) {
-    if (ioc_.run_one() == 0) {
-      ioc_.restart();
-    }
-  }
+  run_until([&] { return done.has_value(); });
 }
 
 }  // namespace

@@ -137,8 +137,8 @@ class LineStream {
   using Signature = void(std::exception_ptr, std::optional<Result>);
 
   /// Wraps an open stream whose status is 2xx; an item already buffered when async_next starts
-  /// is handed over through `executor` (the client's), or the handler's own if none.
-  explicit LineStream(ResponseStream stream, boost::asio::any_io_executor executor = {})
+  /// is handed over through `executor`, the client's.
+  LineStream(ResponseStream stream, boost::asio::any_io_executor executor)
       : stream_(std::move(stream)), executor_(std::move(executor)) {}
 
   /// Reads the next item. Fails with what Parse throws (the stream stays usable) or with the
@@ -195,7 +195,7 @@ class LineStream {
           if (!waited) {
             s.ready_ = std::move(item);
             waited = true;
-            s.post(std::move(self));
+            boost::asio::post(s.executor_, std::move(self));
             return;
           }
           self.complete(nullptr, std::move(item));
@@ -205,7 +205,7 @@ class LineStream {
         if (!waited) {
           s.failed_ = std::current_exception();
           waited = true;
-          s.post(std::move(self));
+          boost::asio::post(s.executor_, std::move(self));
           return;
         }
         self.complete(std::current_exception(), std::nullopt);
@@ -214,15 +214,6 @@ class LineStream {
       s.stream_.async_read_some(s.items_.buffer(), std::move(self));
     }
   };
-
-  template <class Op>
-  void post(Op&& op) {
-    if (executor_) {
-      boost::asio::post(executor_, std::forward<Op>(op));
-    } else {
-      boost::asio::post(std::forward<Op>(op));
-    }
-  }
 
   ResponseStream stream_;
   boost::asio::any_io_executor executor_;
@@ -244,7 +235,7 @@ template <class Object>
 class WatchStream : public detail::LineStream<WatchEvent<Object>, detail::ParseWatchEvent<Object>> {
  public:
   /// Wraps an open watch whose status is 2xx (see LineStream for `executor`).
-  explicit WatchStream(ResponseStream stream, boost::asio::any_io_executor executor = {})
+  WatchStream(ResponseStream stream, boost::asio::any_io_executor executor)
       : detail::LineStream<WatchEvent<Object>, detail::ParseWatchEvent<Object>>(
             std::move(stream), std::move(executor)) {
     this->set_max_item_size(default_max_watch_event_size);
@@ -280,7 +271,7 @@ struct OpenOp {
         boost::asio::post(client.get_executor(), std::move(self));  // see complete_early
         return;
       }
-      self.complete(std::move(early), S(ResponseStream{}));
+      self.complete(std::move(early), S(ResponseStream{}, client.get_executor()));
       return;
     }
     method = request.method;
@@ -294,7 +285,7 @@ struct OpenOp {
       error = api_error(method, target, stream.head());
     }
     if (error) {
-      self.complete(std::move(error), S(ResponseStream{}));
+      self.complete(std::move(error), S(ResponseStream{}, client.get_executor()));
       return;
     }
     self.complete(nullptr, S(std::move(stream), client.get_executor()));

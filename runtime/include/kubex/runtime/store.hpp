@@ -62,12 +62,7 @@ class Store {
     const std::unique_lock lock(mutex_);
     Index& index = indexes_[name];
     index.values = std::move(values);
-    index.keys.clear();
-    for (const auto& [key, object] : objects_) {
-      for (auto& value : index.values(*object)) {
-        index.keys[std::move(value)].insert(key);
-      }
-    }
+    fill(index);
   }
 
   /// Applies one event of a watcher: init starts a new state, init_apply adds to it, init_done
@@ -90,12 +85,7 @@ class Store {
           const std::unique_lock lock(mutex_);
           objects_.swap(building_);
           for (auto& [name, index] : indexes_) {
-            index.keys.clear();
-            for (const auto& [key, object] : objects_) {
-              for (auto& value : index.values(*object)) {
-                index.keys[std::move(value)].insert(key);
-              }
-            }
+            fill(index);
           }
           ready_ = true;
         }
@@ -188,6 +178,14 @@ class Store {
   };
 
   // mutex_ held exclusively.
+  void fill(Index& index) {
+    index.keys.clear();
+    for (const auto& [key, object] : objects_) {
+      for (auto& value : index.values(*object)) {
+        index.keys[std::move(value)].insert(key);
+      }
+    }
+  }
   void index(const std::string& key, const K& object) {
     for (auto& [name, index] : indexes_) {
       for (auto& value : index.values(object)) {

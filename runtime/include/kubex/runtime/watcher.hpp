@@ -175,7 +175,7 @@ struct TypedSource {
       api.async_watch(params, std::forward<Handler>(handler));
     }
   }
-  static std::string_view plural() { return resource_traits<T>::plural; }
+  static std::string_view plural(const api_type& /*api*/) { return resource_traits<T>::plural; }
 };
 
 // Where a watcher lists and watches: DynamicApi, for a resource known at run time.
@@ -193,6 +193,7 @@ struct DynamicSource {
   static void watch(const api_type& api, const WatchParams& params, Handler&& handler) {
     api.async_watch(params, std::forward<Handler>(handler));
   }
+  static std::string_view plural(const api_type& api) { return api.resource().plural; }
 };
 
 }  // namespace detail
@@ -374,7 +375,7 @@ class BasicWatcher {
         // continue token (410) is the server's doing, not the caller's news.
         s.pending_.clear();
         s.phase_ = Phase::start;
-        s.delay_ = s.backoff_.next(clock::now());
+        s.back_off();
         if (Failure(error).gone()) {
           ++s.stats_.relists;
           return (*this)(self);
@@ -409,7 +410,7 @@ class BasicWatcher {
         }
         // Resume from the same version (or start the initial state again), later.
         s.phase_ = s.resume_phase();
-        s.delay_ = s.backoff_.next(clock::now());
+        s.back_off();
         return s.fail(self, std::move(error));
       }
       stream.set_max_item_size(s.config_.max_event_size);
@@ -445,7 +446,7 @@ class BasicWatcher {
         // A stream that failed or sent what does not decode: drop it and resume from the last
         // version that was delivered, never skipping past the bad event.
         s.drop_stream(s.resume_phase());
-        s.delay_ = s.backoff_.next(clock::now());
+        s.back_off();
         return s.fail(self, std::move(error));
       }
       if (!event) {
@@ -454,7 +455,7 @@ class BasicWatcher {
         s.drop_stream(s.resume_phase());
         if (very_short) {
           ++s.stats_.short_watches;
-          s.delay_ = s.backoff_.next(clock::now());
+          s.back_off();
         }
         return (*this)(self);
       }
@@ -476,7 +477,7 @@ class BasicWatcher {
           const auto& version = event->object.metadata.resource_version;
           if (!version || version->empty()) {
             s.drop_stream(Phase::start);
-            s.delay_ = s.backoff_.next(clock::now());
+            s.back_off();
             return s.fail(self, std::make_exception_ptr(Error(
                                     make_error_code(std::errc::protocol_error),
                                     "watcher: a watch event without metadata.resourceVersion")));
@@ -502,7 +503,7 @@ class BasicWatcher {
             break;
           }
           s.drop_stream(s.resume_phase());
-          s.delay_ = s.backoff_.next(clock::now());
+          s.back_off();
           return s.fail(self, detail::watch_error(event->status, "watch of " + s.describe()));
       }
       (*this)(self);
@@ -547,13 +548,16 @@ class BasicWatcher {
         // Changes come after the end bookmark; one before it means the state is not what
         // the server promised. Start again.
         drop_stream(Phase::start);
-        delay_ = backoff_.next(clock::now());
+        back_off();
         return std::make_exception_ptr(
             Error(make_error_code(std::errc::protocol_error),
                   "watcher: a change among the initial events of " + describe()));
     }
     return nullptr;
   }
+
+  // The next attempt waits the next backoff delay.
+  void back_off() { delay_ = backoff_.next(clock::now()); }
 
   [[nodiscard]] Phase resume_phase() const noexcept {
     return initializing_ ? Phase::start : Phase::watch;
@@ -621,12 +625,7 @@ class BasicWatcher {
   }
 
   [[nodiscard]] std::string describe() const {
-    std::string out;
-    if constexpr (requires { Source::plural(); }) {
-      out = Source::plural();
-    } else {
-      out = api_.resource().plural;
-    }
+    std::string out(Source::plural(api_));
     if (!api_.namespace_name().empty()) {
       out.append(" in ").append(api_.namespace_name());
     }
