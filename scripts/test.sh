@@ -88,7 +88,8 @@ integration() {
   ctest --test-dir build/ci -L integration --output-on-failure
   logs=(build/ci/Testing/Temporary/LastTest.log)
   if [ "$asan" = 1 ]; then
-    # testenv's own checks exercise kubectl and the Go binary, not kubex: once is enough.
+    # testenv's own checks exercise kubectl and the Go binary, not kubex; the tests that start
+    # a testenv of their own (label own-testenv) cost a control plane each: once is enough.
     ctest --test-dir build/asan -L integration -LE 'testenv' --output-on-failure
     logs+=(build/asan/Testing/Temporary/LastTest.log)
   fi

@@ -262,6 +262,27 @@ TEST_F(watcher_scripted_test,
   EXPECT_EQ(w.stats().watch_requests, 2U);
 }
 
+TEST_F(watcher_scripted_test,
+       a_zero_watch_timeout_sends_no_timeout_seconds_and_each_resumed_watch_neither) {
+  transport_->respond("GET", ns_pods + "?limit=2", 200, pod_list({}, "10"));
+  // The server's --min-request-timeout ends each watch; neither request names a timeout.
+  Step first = watch_step("10", {event("ADDED", pod_json("a", "11"))}, false);
+  first.target = ns_pods + "?watch=true&resourceVersion=10&allowWatchBookmarks=true";
+  Step second = watch_step("11", {event("ADDED", pod_json("b", "12"))}, true);
+  second.target = ns_pods + "?watch=true&resourceVersion=11&allowWatchBookmarks=true";
+  transport_->expect(first);
+  transport_->expect(second);
+  WatcherConfig c = config();
+  c.watch_timeout = 0s;
+  c.jitter_watch_timeout = true;  // nothing to jitter: still none
+  auto w = watcher(c);
+  EXPECT_EQ(take(w, 4), (std::vector<std::string>{"init", "init_done", "apply a", "apply b"}));
+  cancel_pending(w);
+  EXPECT_EQ(w.stats().list_requests, 1U);
+  EXPECT_EQ(w.stats().watch_requests, 2U);
+  EXPECT_EQ(w.stats().errors, 0U);
+}
+
 TEST_F(watcher_scripted_test, a_410_error_event_relists_without_reporting_an_error) {
   transport_->respond("GET", ns_pods + "?limit=2", 200, pod_list({"a"}, "10"));
   transport_->expect(watch_step("10", {event("ERROR", status_json(410, "Expired"))}, false));

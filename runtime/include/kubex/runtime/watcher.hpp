@@ -87,7 +87,8 @@ struct WatcherConfig {
   std::int64_t page_size = 500;
   /// timeoutSeconds of each watch: the server ends it after this long and the watcher resumes
   /// it. With jitter, drawn from [watch_timeout, 2 * watch_timeout), so that many watchers do
-  /// not reconnect at once.
+  /// not reconnect at once. Zero sends none: the apiserver's --min-request-timeout decides
+  /// (it ends each watch after 1 to 2 times that, jittered by itself).
   std::chrono::seconds watch_timeout{300};
   /// See watch_timeout.
   bool jitter_watch_timeout = true;
@@ -99,7 +100,9 @@ struct WatcherConfig {
   /// A watch that brings nothing (no event, no bookmark) for this long is presumed dead (a
   /// connection black-holed by the network: HTTP/1.1 has no health check of its own), torn
   /// down, reported as a timeout and resumed. Zero: the watch's timeoutSeconds plus 30 s, by
-  /// which time a live server has ended it.
+  /// which time a live server has ended it; without timeoutSeconds (watch_timeout zero), an
+  /// hour and 30 s, by which time a server with the default --min-request-timeout (1800 s)
+  /// has ended it: set it shorter to find a dead connection sooner.
   std::chrono::milliseconds idle_timeout{0};
   /// The largest event accepted; a larger one is reported and the watch resumed (see
   /// client::default_max_watch_event_size; 0: no limit).
@@ -583,7 +586,10 @@ class BasicWatcher {
     if (config_.idle_timeout > std::chrono::milliseconds::zero()) {
       return config_.idle_timeout;
     }
-    return std::chrono::seconds(watch_timeout_ + 30);
+    // The longest watch a server would keep open: its timeoutSeconds, or twice the apiserver's
+    // default --min-request-timeout when the server chooses.
+    const std::int64_t longest = watch_timeout_ > 0 ? watch_timeout_ : 2 * 1800;
+    return std::chrono::seconds(longest + 30);
   }
 
   // (Re)starts the idle timeout of the open watch; guard_->mutex held. The handler may run
@@ -614,12 +620,16 @@ class BasicWatcher {
     return std::exchange(guard_->stalled, false);
   }
 
-  [[nodiscard]] std::int64_t watch_timeout() {
+  // timeoutSeconds of the next watch; none lets the server choose.
+  [[nodiscard]] std::optional<std::int64_t> watch_timeout() {
     const auto base = config_.watch_timeout.count();
     watch_timeout_ = base;
     if (config_.jitter_watch_timeout && base > 0) {
       std::uniform_int_distribution<std::int64_t> spread(0, base - 1);
       watch_timeout_ = base + spread(random_);
+    }
+    if (watch_timeout_ <= 0) {
+      return std::nullopt;
     }
     return watch_timeout_;
   }
@@ -657,7 +667,7 @@ class BasicWatcher {
   std::string continue_;
   std::string version_;
   std::chrono::milliseconds delay_{0};
-  std::int64_t watch_timeout_ = 0;  // timeoutSeconds of the current watch
+  std::int64_t watch_timeout_ = 0;  // timeoutSeconds of the current watch; 0: none
   clock::time_point stream_started_{};
   std::uint64_t stream_events_ = 0;
   WatcherStats stats_;
