@@ -6,6 +6,7 @@
 //
 //	testenv up [flags] [-- extra kube-apiserver flags]   start everything, print one ready line
 //	testenv seed [flags]                                 create benchmark pods and wait until Running
+//	testenv churn [flags]                                modify a namespace's pods N times
 //	testenv ctl --dir DIR apiserver-stop|apiserver-start|apiserver-restart|etcd-compact|status
 //	testenv apiserver|controller-manager|scheduler ARGS  (internal) run one upstream component
 package main
@@ -20,6 +21,7 @@ const usage = `usage: testenv <command> [flags]
 commands:
   up         start etcd, kube-apiserver, controller-manager, scheduler and simulated nodes
   seed       create benchmark pods (seed-0...) and a log-emitter pod, wait until Running
+  churn      patch a namespace's pods N times; print the resourceVersion from before
   ctl        control a running testenv (apiserver-stop, apiserver-start, apiserver-restart,
              etcd-compact, status)
   version    print the Kubernetes version this testenv runs
@@ -39,6 +41,8 @@ func main() {
 		err = runUp(args)
 	case "seed":
 		err = runSeed(args)
+	case "churn":
+		err = runChurn(args)
 	case "ctl":
 		err = runCtl(args)
 	case "version":

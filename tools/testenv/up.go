@@ -120,8 +120,11 @@ func runUp(args []string) error {
 	default:
 		return fmt.Errorf("--exit-on-stdin-close must be true, false or auto, not %q", o.stdinWatch)
 	}
-	if o.nodes < 1 {
-		return fmt.Errorf("--nodes must be at least 1")
+	if o.nodes < 1 || o.nodes > simkubelet.MaxNodes {
+		return fmt.Errorf("--nodes must be between 1 and %d (each node's pod CIDR is a /22 of 10.244.0.0/16)", simkubelet.MaxNodes)
+	}
+	if o.maxPods < 1 || o.maxPods > simkubelet.PodIPsPerNode {
+		return fmt.Errorf("--max-pods must be between 1 and %d, the pod IPs of a node's /22; for more pods use more --nodes", simkubelet.PodIPsPerNode)
 	}
 	env, err := startEnv(o)
 	if err != nil {

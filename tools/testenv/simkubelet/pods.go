@@ -457,8 +457,16 @@ func imageID(image string) string {
 	return repo + "@sha256:" + hex.EncodeToString(sum[:])
 }
 
-// ipPool hands out pod IPs from a node's /22 (about 1,000 addresses). They are data only:
-// nothing ever dials them.
+// MaxNodes is how many nodes' /22s fit in 10.244.0.0/16.
+const MaxNodes = 64
+
+// PodIPsPerNode is how many pod IPs a node's /22 hands out (1,024 less the network address,
+// the gateway and the broadcast address): --max-pods may not exceed it.
+const PodIPsPerNode = ipPoolSize - 3
+
+const ipPoolSize = 1024
+
+// ipPool hands out pod IPs from a node's /22. They are data only: nothing ever dials them.
 type ipPool struct {
 	cidr string
 	base [3]byte
@@ -472,9 +480,8 @@ func newIPPool(node int) *ipPool {
 }
 
 func (p *ipPool) allocate() (string, error) {
-	const size = 1024
-	for i := 0; i < size; i++ {
-		n := 2 + (p.next-2+i)%(size-3)
+	for i := 0; i < PodIPsPerNode; i++ {
+		n := 2 + (p.next-2+i)%PodIPsPerNode
 		if !p.used[n] {
 			p.used[n] = true
 			p.next = n + 1
