@@ -5,9 +5,12 @@
 # off, seeds 500 pods and a log-emitter, runs every adapter and scenario in fresh processes
 # next to the physical limits L1/L2, prints progress and the headline table, and writes
 # benchmarks/report.md, report.csv and charts/. Then the library-defaults pass (compression on,
-# each library as it comes; one round, three scenarios) writes benchmarks/defaults/.
+# each library as it comes; one round, three scenarios) writes benchmarks/defaults/. Last, the
+# runtime pass: 10,000 pods on twelve simulated nodes, kubex's reflector and watch beside
+# client-go's informer and kube-rs's reflector (benchmarks/suite/runtime.py) into
+# benchmarks/runtime/.
 #
-#   scripts/run.sh [--no-defaults-pass] [run.py options]
+#   scripts/run.sh [--no-defaults-pass] [--no-runtime-pass] [run.py options]
 #       e.g. --full, --rounds 3, --adapters kubex,L1,client-go, --scenarios list_large
 #   scripts/run.sh --setup-only [--adapters ...]
 #       only the set-up: system packages and the peers (scripts/test.sh runs this, so CI
@@ -18,11 +21,13 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
 defaults_pass=1
+runtime_pass=1
 setup_only=0
 args=()
 for a in "$@"; do
   case "$a" in
     --no-defaults-pass) defaults_pass=0 ;;
+    --no-runtime-pass) runtime_pass=0 ;;
     --setup-only) setup_only=1 ;;
     *) args+=("$a") ;;
   esac
@@ -48,4 +53,9 @@ if [ "$defaults_pass" = 1 ]; then
     python3 benchmarks/suite/run.py --build-dir build/bench --out benchmarks/defaults \
       --results build/bench/results-defaults.jsonl "${args[@]}" --library-defaults --rounds 1 \
       --no-charts
+fi
+if [ "$runtime_pass" = 1 ]; then
+  echo "==> runtime pass: 10,000 pods on twelve simulated nodes; reflectors and watches"
+  scripts/with-testenv.sh --feature-gates=APIResponseCompression=false --nodes 12 -- \
+    python3 benchmarks/suite/runtime.py --build-dir build/bench --out benchmarks/runtime
 fi

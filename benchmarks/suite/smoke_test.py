@@ -15,6 +15,7 @@ import unittest
 from pathlib import Path
 
 RUN = Path(__file__).with_name("run.py")
+RUNTIME = Path(__file__).with_name("runtime.py")
 sys.path.insert(0, str(RUN.parent))
 from run import process_tree, testenv_root  # noqa: E402
 BUILD, OUT = Path(sys.argv[1]), Path(sys.argv[2])
@@ -28,6 +29,23 @@ def run(*args: str) -> subprocess.CompletedProcess:
 
 
 class Smoke(unittest.TestCase):
+    def test_the_runtime_benchmark_runs_every_adapter_and_writes_its_report(self):
+        out = OUT / "runtime"
+        done = subprocess.run(
+            [sys.executable, str(RUNTIME), "--build-dir", str(BUILD), "--out", str(out),
+             "--pods", "30", "--events", "200", "--rounds", "1", "--timeout", "120"],
+            capture_output=True, text=True, timeout=900)
+        self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+        records = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+        seen = {(r["adapter"], r["run"]) for r in records}
+        self.assertEqual(len(seen), 5 * 5, seen)  # kubex, kubex-h1, client-go (2), kube-rs
+        for r in records:
+            self.assertEqual(r.get("objects", r.get("events")), 200 if "events" in r else 30, r)
+        report = (out / "report.md").read_text()
+        for section in ("## reflector_sync", "## reflector_memory", "## watch_throughput"):
+            self.assertIn(section, report)
+
+
     def test_smoke_run_writes_every_artifact(self):
         out = OUT / "smoke"
         done = run("--smoke", "--out", str(out), *([] if SANITIZED else ["--memory"]))

@@ -25,13 +25,19 @@
 
 namespace kubex::runtime {
 
+/// A transform that drops metadata.managedFields and frees their memory: a fifth of a pod's
+/// (benchmarks/runtime/report.md), which a controller seldom reads.
+template <class K>
+void drop_managed_fields(K& object) {
+  decltype(object.metadata.managed_fields)().swap(object.metadata.managed_fields);
+}
+
 /// How a reflector watches and what it keeps.
 template <class K>
 struct ReflectorConfig {
   /// The watcher's configuration.
   WatcherConfig watcher{};
-  /// Runs on each object before it is stored, e.g. to drop metadata.managedFields, which is
-  /// often most of an object's size and which a controller seldom reads.
+  /// Runs on each object before it is stored, e.g. drop_managed_fields<K>.
   std::function<void(K&)> transform{};
   /// Hears each failure (the reflector goes on after it); none: failures are only counted.
   std::function<void(std::exception_ptr)> on_error{};
