@@ -684,6 +684,51 @@ TEST_F(watcher_test, two_subscribers_share_one_watch_and_see_the_same_changes) {
   EXPECT_EQ(running.reflector().stats().watch_requests, 1U);
 }
 
+TEST_F(watcher_test, the_change_stream_adds_modifies_and_deletes_as_kubectl_does) {
+  kubectl("create configmap before --from-literal=k=v");
+  kubex::runtime::ReflectorConfig<corev1::ConfigMap> rc;
+  RunningReflector running(config(), ns_, rc);
+  ASSERT_TRUE(running.reflector().store().wait_until_ready(30s));
+  auto changes = running.reflector().changes();
+  // A consumer that keeps only what the changes tell it.
+  Store state;
+  std::vector<std::string> seen;
+  const auto take = [&](std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) {
+      auto change = changes.async_next(boost::asio::use_future).get();
+      const auto& meta = change.object->metadata;
+      const std::string name = meta.name.value_or("");
+      switch (change.type) {
+        case kubex::runtime::ChangeType::added:
+          EXPECT_FALSE(state.contains(name)) << name;
+          state[name] = meta.resource_version.value_or("");
+          seen.push_back("added " + name);
+          break;
+        case kubex::runtime::ChangeType::modified:
+          EXPECT_EQ(state[name], change.old->metadata.resource_version.value_or("")) << name;
+          state[name] = meta.resource_version.value_or("");
+          seen.push_back("modified " + name);
+          break;
+        case kubex::runtime::ChangeType::deleted:
+          EXPECT_EQ(state.erase(name), 1U) << name;
+          seen.push_back("deleted " + name);
+          break;
+      }
+    }
+  };
+  take(2);  // what the store held when the stream opened, in no particular order
+  std::sort(seen.begin(), seen.end());
+  kubectl("create configmap one --from-literal=k=v");
+  take(1);
+  kubectl("label configmap one changed=yes");
+  take(1);
+  kubectl("delete configmap before --wait=false");
+  take(1);
+  EXPECT_EQ(seen, (std::vector<std::string>{"added before", "added kube-root-ca.crt", "added one",
+                                            "modified one", "deleted before"}));
+  EXPECT_EQ(state, kubectl_store("configmaps"));
+}
+
 TEST_F(watcher_test, the_namespace_index_and_a_label_index_follow_changes) {
   kubex::runtime::ReflectorConfig<corev1::ConfigMap> rc;
   RunningReflector running(config(), ns_, rc);

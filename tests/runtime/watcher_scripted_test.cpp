@@ -18,6 +18,7 @@
 #include <boost/asio/use_future.hpp>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <exception>
 #include <functional>
@@ -750,3 +751,100 @@ TEST_F(watcher_scripted_test, a_subscriber_that_falls_behind_is_cut_off_not_wait
 }
 
 }  // namespace
+
+// What a Changes stream gave: "added a@1", "modified a@11 (was 1)", "deleted b@13", "error".
+template <class C>
+std::vector<std::string> take_changes(boost::asio::io_context& ioc, C& changes, std::size_t n) {
+  std::vector<std::string> out;
+  while (out.size() < n) {
+    std::optional<std::string> got;
+    changes.async_next([&](std::exception_ptr e, kubex::runtime::Change<core::Pod> change) {
+      if (e) {
+        got = Failure(e).canceled() ? "canceled" : "error";
+        return;
+      }
+      static const char* names[] = {"added", "modified", "deleted"};
+      const auto& meta = change.object->metadata;
+      got = std::string(names[static_cast<int>(change.type)]) + " " + meta.name.value_or("") + "@" +
+            meta.resource_version.value_or("");
+      if (change.old) {
+        got = *got + " (was " + change.old->metadata.resource_version.value_or("") + ")";
+      }
+    });
+    while (!got) {
+      if (ioc.run_one() == 0) {
+        ioc.restart();
+      }
+    }
+    out.push_back(*got);
+  }
+  return out;
+}
+
+std::string pod_list_versions(const std::vector<std::pair<std::string, std::string>>& pods,
+                              const std::string& rv) {
+  std::string items;
+  for (const auto& [name, version] : pods) {
+    items += (items.empty() ? "" : ",") + pod_json(name, version);
+  }
+  return R"({"apiVersion":"v1","kind":"PodList","metadata":{"resourceVersion":")" + rv +
+         R"("},"items":[)" + items + "]}";
+}
+
+// Scripted: which objects changed while the watcher was relisting is a race against the real
+// server; here the relist's answer is fixed, so every case of the diff is checked.
+TEST_F(watcher_scripted_test, the_change_stream_turns_a_relist_into_the_changes_it_implies) {
+  transport_->respond("GET", ns_pods + "?limit=2", 200,
+                      pod_list_versions({{"a", "1"}, {"b", "1"}}, "10"));
+  transport_->expect(watch_step(
+      "10",
+      {event("MODIFIED", pod_json("a", "11")), event("ADDED", pod_json("c", "12")),
+       event("MODIFIED", pod_json("b", "1")),  // nothing new: no change
+       event("DELETED", pod_json("b", "13")), event("ERROR", status_json(410, "Expired"))},
+      false));
+  // The relist: a is gone, c changed, d is new, e was added and is still there.
+  transport_->respond("GET", ns_pods + "?limit=2", 200,
+                      pod_list_versions({{"c", "14"}, {"d", "15"}}, "20"));
+  transport_->expect(watch_step("20", {event("ADDED", pod_json("e", "21"))}, true));
+  kubex::runtime::ReflectorConfig<core::Pod> rc;
+  rc.watcher = config();
+  kubex::runtime::Reflector<core::Pod> reflector(Api<core::Pod>::namespaced(client_, "ns"), rc);
+  auto changes = reflector.changes();
+  std::optional<std::exception_ptr> done;
+  reflector.async_run([&done](std::exception_ptr e) { done = std::move(e); });
+  auto listed = take_changes(ioc_, changes, 2);
+  std::sort(listed.begin(), listed.end());
+  EXPECT_EQ(listed, (std::vector<std::string>{"added a@1", "added b@1"}));
+  EXPECT_EQ(take_changes(ioc_, changes, 3),
+            (std::vector<std::string>{"modified a@11 (was 1)", "added c@12", "deleted b@13"}));
+  auto relisted = take_changes(ioc_, changes, 3);
+  std::sort(relisted.begin(), relisted.end());
+  EXPECT_EQ(relisted,
+            (std::vector<std::string>{"added d@15", "deleted a@11", "modified c@14 (was 12)"}));
+  EXPECT_EQ(take_changes(ioc_, changes, 1), (std::vector<std::string>{"added e@21"}));
+  reflector.cancel();
+  EXPECT_EQ(take_changes(ioc_, changes, 1), (std::vector<std::string>{"canceled"}));
+  run_until([&] { return done.has_value(); });
+}
+
+TEST_F(watcher_scripted_test, a_change_stream_opened_on_a_synced_reflector_starts_with_the_store) {
+  transport_->respond("GET", ns_pods + "?limit=2", 200,
+                      pod_list_versions({{"a", "1"}, {"b", "2"}}, "10"));
+  Step watch = watch_step("10", {}, true);
+  transport_->expect(std::move(watch));
+  kubex::runtime::ReflectorConfig<core::Pod> rc;
+  rc.watcher = config();
+  kubex::runtime::Reflector<core::Pod> reflector(Api<core::Pod>::namespaced(client_, "ns"), rc);
+  std::optional<std::exception_ptr> done;
+  reflector.async_run([&done](std::exception_ptr e) { done = std::move(e); });
+  while (!reflector.store().ready()) {
+    ASSERT_GT(ioc_.run_one(), 0U);
+  }
+  auto changes = reflector.changes();
+  auto first = take_changes(ioc_, changes, 2);
+  std::sort(first.begin(), first.end());
+  EXPECT_EQ(first, (std::vector<std::string>{"added a@1", "added b@2"}));
+  reflector.cancel();
+  EXPECT_EQ(take_changes(ioc_, changes, 1), (std::vector<std::string>{"canceled"}));
+  run_until([&] { return done.has_value(); });
+}

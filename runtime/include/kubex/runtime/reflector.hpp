@@ -8,6 +8,7 @@
 #include <kubex/core/error.hpp>
 #include <kubex/core/failure.hpp>
 #include <kubex/core/resource.hpp>
+#include <kubex/runtime/changes.hpp>
 #include <kubex/runtime/store.hpp>
 #include <kubex/runtime/subscription.hpp>
 #include <kubex/runtime/watcher.hpp>
@@ -85,6 +86,21 @@ class BasicReflector {
     }
     return Subscription<object_type>(std::move(queue));
   }
+  /// A new consumer of the plain event stream: every stored object as added, then each
+  /// change, a relist turned into the changes it implies (see Changes). Capacity as subscribe.
+  Changes<object_type> changes(std::size_t capacity = 4096) {
+    auto queue = std::make_shared<detail::SubscriberQueue<object_type>>(
+        watcher_.api().client().get_executor(), capacity);
+    const std::lock_guard<std::mutex> lock(subscribers_mutex_);
+    if (stopped_) {
+      queue->close(canceled());
+    } else {
+      subscribers_.push_back(queue);
+    }
+    // Under the lock no event is being applied: the store and the events after it agree.
+    return Changes<object_type>(Subscription<object_type>(std::move(queue)), store_.list(),
+                                store_.ready(), store_.listing());
+  }
   /// Adds an index to the store (see Store::add_index).
   void add_index(std::string name, typename Store<object_type>::IndexFunc values) {
     store_.add_index(std::move(name), std::move(values));
@@ -118,19 +134,21 @@ class BasicReflector {
              event.type == WatcherEventType::deleted)) {
           r->config_.transform(event.object);
         }
-        const WatcherEventType type = event.type;
-        auto object = r->store_.apply(std::move(event));
-        r->publish(StoreEvent<object_type>{type, std::move(object)});
+        r->apply(std::move(event));
       }
       r->watcher_.async_next(std::move(self));
     }
   };
 
-  void publish(const StoreEvent<object_type>& event) {
+  // Applies an event to the store and hands it to the subscribers in one step, so that a new
+  // consumer (changes()) starts from a state and the events after it: none missed, none twice.
+  void apply(WatcherEvent<object_type> event) {
     const std::lock_guard<std::mutex> lock(subscribers_mutex_);
-    std::erase_if(subscribers_, [&event](const auto& weak) {
+    const WatcherEventType type = event.type;
+    const StoreEvent<object_type> applied{type, store_.apply(std::move(event))};
+    std::erase_if(subscribers_, [&applied](const auto& weak) {
       const auto queue = weak.lock();
-      return !queue || !queue->push(event);
+      return !queue || !queue->push(applied);
     });
   }
 

@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <shared_mutex>
 #include <string>
@@ -73,6 +74,7 @@ class Store {
     switch (event.type) {
       case WatcherEventType::init:
         building_.clear();
+        listing_ = true;
         return nullptr;
       case WatcherEventType::init_apply: {
         std::string key = object_key(event.object);
@@ -90,6 +92,7 @@ class Store {
           ready_ = true;
         }
         building_.clear();
+        listing_ = false;
         ready_changed_.notify_all();
         return nullptr;
       }
@@ -118,6 +121,20 @@ class Store {
       }
     }
     return nullptr;
+  }
+
+  /// The writer's side only (while no event is being applied): whether a (re)list is being
+  /// received, and its objects so far.
+  [[nodiscard]] std::optional<std::vector<object_ptr>> listing() const {
+    if (!listing_) {
+      return std::nullopt;
+    }
+    std::vector<object_ptr> out;
+    out.reserve(building_.size());
+    for (const auto& [key, object] : building_) {
+      out.push_back(object);
+    }
+    return out;
   }
 
   /// The object stored under `key` ("namespace/name" or "name"), or null.
@@ -213,6 +230,7 @@ class Store {
   std::map<std::string, Index> indexes_;
   bool ready_ = false;
   std::unordered_map<std::string, object_ptr> building_;  // the writer's only
+  bool listing_ = false;                                  // the writer's only
 };
 
 }  // namespace kubex::runtime

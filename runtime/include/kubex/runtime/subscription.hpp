@@ -90,6 +90,8 @@ class SubscriberQueue {
     }
   }
 
+  [[nodiscard]] const boost::asio::any_io_executor& executor() const { return executor_; }
+
   void next(boost::asio::any_completion_handler<Signature> handler) {
     std::unique_lock lock(mutex_);
     if (!events_.empty()) {
@@ -138,6 +140,9 @@ class Subscription {
   /// Wraps the queue a reflector feeds.
   explicit Subscription(std::shared_ptr<detail::SubscriberQueue<K>> queue)
       : queue_(std::move(queue)) {}
+
+  /// The executor its completions run on (the reflector's client's, by default).
+  [[nodiscard]] boost::asio::any_io_executor get_executor() const { return queue_->executor(); }
 
   /// The next event the reflector applied. Fails with std::errc::no_buffer_space once this
   /// subscriber fell behind by more than its capacity, and with operation_canceled after the
