@@ -26,7 +26,6 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -38,43 +37,19 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/client-go/tools/metrics"
+
+	"kubex.dev/bench/client-go/measure"
 )
 
 // ---------------------------------------------------------------------------------------------
 // Command line and the measured loop's bookkeeping (as common/measure.hpp).
 
-var clockBase = time.Now()
-
-// nowNs is monotonic time in nanoseconds (time.Since uses the monotonic reading).
-func nowNs() int64 { return int64(time.Since(clockBase)) }
-
-// cpuNs is the user plus system CPU time of the whole process (all threads).
-func cpuNs() int64 {
-	var u syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &u); err != nil {
-		return 0
-	}
-	return u.Utime.Nano() + u.Stime.Nano()
-}
-
-// procStatusKB reads a field of /proc/self/status in KiB (VmRSS, VmHWM); -1 when unavailable.
-func procStatusKB(field string) int64 {
-	data, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return -1
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if rest, ok := strings.CutPrefix(line, field+":"); ok {
-			fields := strings.Fields(rest)
-			if len(fields) > 0 {
-				if v, err := strconv.ParseInt(fields[0], 10, 64); err == nil {
-					return v
-				}
-			}
-		}
-	}
-	return -1
-}
+// The clocks, from the measure package.
+var (
+	nowNs        = measure.NowNs
+	cpuNs        = measure.CPUNs
+	procStatusKB = measure.ProcStatusKB
+)
 
 // announcePhase tells the driver that the measured loop starts ("loop") or has ended ("done"),
 // at once, so that it can read the control plane's CPU time over the loop alone.

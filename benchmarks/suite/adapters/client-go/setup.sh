@@ -14,7 +14,7 @@ command -v go >/dev/null || { echo "setup.sh: Go is needed to build the client-g
 # (apimachinery, client-go) then come from one entry of Go's build cache. The adapter dials
 # 127.0.0.1, so the resolver cgo would bring is never used.
 export CGO_ENABLED=0
-want="$( { go version; echo "CGO_ENABLED=$CGO_ENABLED"; cd "$here" && cat ./*.go runtime/*.go go.mod go.sum; } |
+want="$( { go version; echo "CGO_ENABLED=$CGO_ENABLED"; cd "$here" && cat ./*.go runtime/*.go measure/*.go go.mod go.sum; } |
   sha256sum | cut -d' ' -f1)"
 if [[ -x "$bin" ]] && [[ -x "$bin-runtime" ]] && [[ -f "$stamp" ]] && [[ "$(cat "$stamp")" = "$want" ]]; then
   exit 0

@@ -76,29 +76,15 @@ class BasicReflector {
   /// (shared). It sees the events from now on: read the store first for what came before.
   /// One that falls more than `capacity` events behind is cut off (see Subscription).
   Subscription<object_type> subscribe(std::size_t capacity = 4096) {
-    auto queue = std::make_shared<detail::SubscriberQueue<object_type>>(
-        watcher_.api().client().get_executor(), capacity);
     const std::lock_guard<std::mutex> lock(subscribers_mutex_);
-    if (stopped_) {
-      queue->close(canceled());
-    } else {
-      subscribers_.push_back(queue);
-    }
-    return Subscription<object_type>(std::move(queue));
+    return Subscription<object_type>(add_subscriber(capacity));
   }
   /// A new consumer of the plain event stream: every stored object as added, then each
   /// change, a relist turned into the changes it implies (see Changes). Capacity as subscribe.
   Changes<object_type> changes(std::size_t capacity = 4096) {
-    auto queue = std::make_shared<detail::SubscriberQueue<object_type>>(
-        watcher_.api().client().get_executor(), capacity);
     const std::lock_guard<std::mutex> lock(subscribers_mutex_);
-    if (stopped_) {
-      queue->close(canceled());
-    } else {
-      subscribers_.push_back(queue);
-    }
     // Under the lock no event is being applied: the store and the events after it agree.
-    return Changes<object_type>(Subscription<object_type>(std::move(queue)), store_.list(),
+    return Changes<object_type>(Subscription<object_type>(add_subscriber(capacity)), store_.list(),
                                 store_.ready(), store_.listing());
   }
   /// Adds an index to the store (see Store::add_index).
@@ -139,6 +125,19 @@ class BasicReflector {
       r->watcher_.async_next(std::move(self));
     }
   };
+
+  // A new subscriber's queue, closed at once when the reflector has stopped; the subscribers'
+  // lock held.
+  std::shared_ptr<detail::SubscriberQueue<object_type>> add_subscriber(std::size_t capacity) {
+    auto queue = std::make_shared<detail::SubscriberQueue<object_type>>(
+        watcher_.api().client().get_executor(), capacity);
+    if (stopped_) {
+      queue->close(canceled());
+    } else {
+      subscribers_.push_back(queue);
+    }
+    return queue;
+  }
 
   // Applies an event to the store and hands it to the subscribers in one step, so that a new
   // consumer (changes()) starts from a state and the events after it: none missed, none twice.

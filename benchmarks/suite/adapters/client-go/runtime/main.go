@@ -26,7 +26,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -40,35 +39,17 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"kubex.dev/bench/client-go/measure"
 )
 
-var clockBase = time.Now()
+var (
+	nowNs = measure.NowNs
+	cpuNs = measure.CPUNs
+)
 
-func nowNs() int64 { return int64(time.Since(clockBase)) }
-
-// cpuNs is the user plus system CPU time of the whole process (all threads).
-func cpuNs() int64 {
-	var u syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &u); err != nil {
-		return 0
-	}
-	return u.Utime.Nano() + u.Stime.Nano()
-}
-
-// rssKB is VmRSS of /proc/self/status in KiB; -1 when unavailable.
-func rssKB() int64 {
-	data, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return -1
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			v, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
-			return v
-		}
-	}
-	return -1
-}
+// rssKB is VmRSS in KiB; -1 when unavailable.
+func rssKB() int64 { return measure.ProcStatusKB("VmRSS") }
 
 // heapBytes is the Go heap's live bytes after a full collection: what the program holds.
 func heapBytes() int64 {

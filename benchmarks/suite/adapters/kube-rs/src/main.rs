@@ -11,7 +11,6 @@
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 use std::io::Read;
-use std::time::Instant;
 
 use futures::{AsyncBufReadExt, StreamExt, TryStreamExt};
 use k8s_openapi::api::core::v1::{Container, Namespace, Pod, PodSpec};
@@ -24,37 +23,10 @@ type Error = Box<dyn std::error::Error>;
 type Result<T> = std::result::Result<T, Error>;
 
 // ---------------------------------------------------------------------------------------------
-// Measurement (as common/measure.hpp)
+// Measurement (as common/measure.hpp; the clocks are in measure.rs)
 
-/// Monotonic nanoseconds since the first call.
-fn now_ns() -> i64 {
-    thread_local! {
-        static EPOCH: Instant = Instant::now();
-    }
-    EPOCH.with(|e| e.elapsed().as_nanos() as i64)
-}
-
-/// User plus system CPU of the whole process (all threads), in nanoseconds.
-fn cpu_ns() -> i64 {
-    // SAFETY: getrusage only writes into the zeroed struct we pass.
-    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
-    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut u) };
-    let ns = |t: libc::timeval| t.tv_sec as i64 * 1_000_000_000 + t.tv_usec as i64 * 1000;
-    ns(u.ru_utime) + ns(u.ru_stime)
-}
-
-/// A field of /proc/self/status in KiB (VmRSS, VmHWM); -1 when unavailable.
-fn proc_status_kb(field: &str) -> i64 {
-    let Ok(text) = std::fs::read_to_string("/proc/self/status") else {
-        return -1;
-    };
-    for line in text.lines() {
-        if let Some(rest) = line.strip_prefix(field).and_then(|r| r.strip_prefix(':')) {
-            return rest.trim().trim_end_matches("kB").trim().parse().unwrap_or(-1);
-        }
-    }
-    -1
-}
+mod measure;
+use measure::{cpu_ns, now_ns, proc_status_kb};
 
 /// The allocation counters of common/alloc_shim.c when the memory pass preloads it over malloc
 /// (Rust's default allocator is the system's malloc): count, bytes allocated, live bytes, peak

@@ -11,7 +11,7 @@
 //! Prints one JSON line on stdout; anything else goes to stderr.
 
 use std::collections::HashMap;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use futures::{Stream, StreamExt, TryStreamExt};
 use k8s_openapi::api::core::v1::{Namespace, Pod};
@@ -25,32 +25,8 @@ use kube::{Client, Config};
 type Error = Box<dyn std::error::Error>;
 type Result<T> = std::result::Result<T, Error>;
 
-fn now_ns() -> i64 {
-    thread_local! {
-        static EPOCH: Instant = Instant::now();
-    }
-    EPOCH.with(|e| e.elapsed().as_nanos() as i64)
-}
-
-/// User plus system CPU of the whole process (all threads), in nanoseconds.
-fn cpu_ns() -> i64 {
-    // SAFETY: getrusage only writes into the zeroed struct we pass.
-    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
-    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut u) };
-    let ns = |t: libc::timeval| t.tv_sec as i64 * 1_000_000_000 + t.tv_usec as i64 * 1000;
-    ns(u.ru_utime) + ns(u.ru_stime)
-}
-
-/// VmRSS in KiB; -1 when unavailable.
-fn rss_kb() -> i64 {
-    let Ok(text) = std::fs::read_to_string("/proc/self/status") else {
-        return -1;
-    };
-    text.lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|r| r.trim().trim_end_matches("kB").trim().parse().ok())
-        .unwrap_or(-1)
-}
+mod measure;
+use measure::{cpu_ns, now_ns, proc_status_kb};
 
 /// Bytes glibc's malloc holds (Rust's default allocator is the system malloc): every arena's
 /// chunks in use plus mmapped blocks, measured as the kubex adapter does.
@@ -98,7 +74,10 @@ where
     out.insert("sync_cpu_ms".into(), ((c1 - c0) as f64 / 1e6).into());
     out.insert("objects".into(), reader.len().into());
     out.insert("rss_baseline_kb".into(), base.0.into());
-    out.insert("rss_delta_kb".into(), (rss_kb() - base.0).into());
+    out.insert(
+        "rss_delta_kb".into(),
+        (proc_status_kb("VmRSS") - base.0).into(),
+    );
     out.insert("heap_delta_bytes".into(), (heap_bytes() - base.1).into());
     task.abort();
     Ok(())
@@ -167,7 +146,7 @@ async fn run() -> Result<()> {
             };
             out.insert("initial".into(), initial.into());
             out.insert("variant".into(), variant.clone().into());
-            let base = (rss_kb(), heap_bytes());
+            let base = (proc_status_kb("VmRSS"), heap_bytes());
             match variant.as_str() {
                 "full" | "no_managed_fields" => {
                     let strip = variant == "no_managed_fields";
