@@ -670,6 +670,16 @@ TEST_F(watcher_scripted_test, the_transform_runs_before_the_object_is_stored) {
   run_until([&] { return done.has_value(); });
 }
 
+// Runs `ioc` until a handler has set `got`.
+std::string run_until_set(boost::asio::io_context& ioc, const std::optional<std::string>& got) {
+  while (!got) {
+    if (ioc.run_one() == 0) {
+      ioc.restart();
+    }
+  }
+  return *got;
+}
+
 // Takes `n` events from a subscription, as "type name" strings ("error" for a failure).
 template <class Sub>
 std::vector<std::string> drain(boost::asio::io_context& ioc, Sub& sub, std::size_t n,
@@ -689,12 +699,7 @@ std::vector<std::string> drain(boost::asio::io_context& ioc, Sub& sub, std::size
       got = std::string(names[static_cast<int>(event.type)]) +
             (event.object ? " " + event.object->metadata.name.value_or("") : "");
     });
-    while (!got) {
-      if (ioc.run_one() == 0) {
-        ioc.restart();
-      }
-    }
-    out.push_back(*got);
+    out.push_back(run_until_set(ioc, got));
   }
   return out;
 }
@@ -771,12 +776,7 @@ std::vector<std::string> take_changes(boost::asio::io_context& ioc, C& changes, 
         got = *got + " (was " + change.old->metadata.resource_version.value_or("") + ")";
       }
     });
-    while (!got) {
-      if (ioc.run_one() == 0) {
-        ioc.restart();
-      }
-    }
-    out.push_back(*got);
+    out.push_back(run_until_set(ioc, got));
   }
   return out;
 }

@@ -13,8 +13,6 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/clientcmd"
 )
 
 // runChurn modifies a namespace's pods N times and prints the resourceVersion from before the
@@ -42,12 +40,7 @@ func runChurn(args []string) error {
 		fs.Usage()
 		return fmt.Errorf("--namespace and --kubeconfig are required; --count and --workers must be >= 1")
 	}
-	cfg, err := clientcmd.BuildConfigFromFlags("", *kubeconfig)
-	if err != nil {
-		return err
-	}
-	cfg.QPS, cfg.UserAgent = -1, "kubex-testenv-churn"
-	client, err := kubernetes.NewForConfig(cfg)
+	client, err := clientFor(*kubeconfig, "", "kubex-testenv-churn")
 	if err != nil {
 		return err
 	}

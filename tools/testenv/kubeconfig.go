@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 )
@@ -75,4 +76,17 @@ func writeFileAtomic(path string, data []byte) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
+}
+
+// clientFor is a clientset for a kubeconfig's context ("" is the current one) without a
+// client-side rate limit, as the seed and churn subcommands use it.
+func clientFor(kubeconfig, kctx, userAgent string) (kubernetes.Interface, error) {
+	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(
+		&clientcmd.ClientConfigLoadingRules{ExplicitPath: kubeconfig},
+		&clientcmd.ConfigOverrides{CurrentContext: kctx}).ClientConfig()
+	if err != nil {
+		return nil, err
+	}
+	cfg.QPS, cfg.UserAgent = -1, userAgent
+	return kubernetes.NewForConfig(cfg)
 }

@@ -15,7 +15,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"kubex.dev/tools/testenv/simkubelet"
 )
@@ -57,14 +56,7 @@ func runSeed(args []string) error {
 	if o.pods < 0 || o.workers < 1 {
 		return fmt.Errorf("--pods must be >= 0 and --workers >= 1")
 	}
-	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(
-		&clientcmd.ClientConfigLoadingRules{ExplicitPath: *kubeconfig},
-		&clientcmd.ConfigOverrides{CurrentContext: *kctx}).ClientConfig()
-	if err != nil {
-		return err
-	}
-	cfg.QPS, cfg.UserAgent = -1, "kubex-testenv-seed"
-	client, err := kubernetes.NewForConfig(cfg)
+	client, err := clientFor(*kubeconfig, *kctx, "kubex-testenv-seed")
 	if err != nil {
 		return err
 	}

@@ -52,7 +52,7 @@ class Changes {
   /// Follows `subscription` from the state it starts at: `stored` (the store's objects, each
   /// delivered as added when `ready`) and, when a (re)list was being received, `listing`.
   Changes(Subscription<K> subscription, const std::vector<object_ptr>& stored, bool ready,
-          std::optional<std::vector<object_ptr>> listing)
+          const std::unordered_map<std::string, object_ptr>* listing)
       : subscription_(std::move(subscription)) {
     if (ready) {
       for (const auto& object : stored) {
@@ -60,11 +60,8 @@ class Changes {
         ready_.push_back({ChangeType::added, object, nullptr});
       }
     }
-    if (listing) {
-      listing_.emplace();
-      for (const auto& object : *listing) {
-        (*listing_)[object_key(*object)] = object;
-      }
+    if (listing != nullptr) {
+      listing_.emplace(*listing);
     }
   }
 

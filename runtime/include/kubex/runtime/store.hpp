@@ -13,7 +13,6 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <optional>
 #include <set>
 #include <shared_mutex>
 #include <string>
@@ -123,18 +122,10 @@ class Store {
     return nullptr;
   }
 
-  /// The writer's side only (while no event is being applied): whether a (re)list is being
-  /// received, and its objects so far.
-  [[nodiscard]] std::optional<std::vector<object_ptr>> listing() const {
-    if (!listing_) {
-      return std::nullopt;
-    }
-    std::vector<object_ptr> out;
-    out.reserve(building_.size());
-    for (const auto& [key, object] : building_) {
-      out.push_back(object);
-    }
-    return out;
+  /// The writer's side only (while no event is being applied): the (re)list being received,
+  /// by key, or null when none is.
+  [[nodiscard]] const std::unordered_map<std::string, object_ptr>* listing() const {
+    return listing_ ? &building_ : nullptr;
   }
 
   /// The object stored under `key` ("namespace/name" or "name"), or null.

@@ -23,10 +23,10 @@ type Error = Box<dyn std::error::Error>;
 type Result<T> = std::result::Result<T, Error>;
 
 // ---------------------------------------------------------------------------------------------
-// Measurement (as common/measure.hpp; the clocks are in measure.rs)
+// Measurement (as common/measure.hpp; the clocks are in common.rs)
 
-mod measure;
-use measure::{cpu_ns, now_ns, proc_status_kb};
+mod common;
+use common::{cpu_ns, exit_on_failure, now_ns, proc_status_kb};
 
 /// The allocation counters of common/alloc_shim.c when the memory pass preloads it over malloc
 /// (Rust's default allocator is the system's malloc): count, bytes allocated, live bytes, peak
@@ -466,14 +466,6 @@ async fn run() -> Result<()> {
 async fn main() {
     now_ns();
     if let Err(e) = run().await {
-        // The error and its causes (kube's top-level errors are terse: "client error (Connect)").
-        let mut text = e.to_string();
-        let mut cause = e.source();
-        while let Some(c) = cause {
-            text += &format!(": {c}");
-            cause = c.source();
-        }
-        eprintln!("kube-rs-bench: {text}");
-        std::process::exit(1);
+        exit_on_failure("kube-rs-bench", e.as_ref());
     }
 }

@@ -25,8 +25,8 @@ use kube::{Client, Config};
 type Error = Box<dyn std::error::Error>;
 type Result<T> = std::result::Result<T, Error>;
 
-mod measure;
-use measure::{cpu_ns, now_ns, proc_status_kb};
+mod common;
+use common::{cpu_ns, exit_on_failure, now_ns, proc_status_kb};
 
 /// Bytes glibc's malloc holds (Rust's default allocator is the system malloc): every arena's
 /// chunks in use plus mmapped blocks, measured as the kubex adapter does.
@@ -179,13 +179,6 @@ async fn run() -> Result<()> {
 async fn main() {
     now_ns();
     if let Err(e) = run().await {
-        let mut text = e.to_string();
-        let mut cause = e.source();
-        while let Some(c) = cause {
-            text += &format!(": {c}");
-            cause = c.source();
-        }
-        eprintln!("kube-rs-runtime: {text}");
-        std::process::exit(1);
+        exit_on_failure("kube-rs-runtime", e.as_ref());
     }
 }

@@ -1,4 +1,5 @@
-//! Measurement shared by the kube-rs programs (as benchmarks/suite/common/measure.hpp).
+//! What the kube-rs programs share: the clocks (as benchmarks/suite/common/measure.hpp) and
+//! how a failure ends them.
 
 use std::time::Instant;
 
@@ -35,4 +36,17 @@ pub fn proc_status_kb(field: &str) -> i64 {
         }
     }
     -1
+}
+
+/// Prints `e` and its causes (kube's top-level errors are terse: "client error (Connect)") as
+/// `program: ...` on stderr and exits with status 1.
+pub fn exit_on_failure(program: &str, e: &dyn std::error::Error) -> ! {
+    let mut text = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        text += &format!(": {c}");
+        cause = c.source();
+    }
+    eprintln!("{program}: {text}");
+    std::process::exit(1);
 }
