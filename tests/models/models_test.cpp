@@ -239,3 +239,36 @@ TEST(models, signal_names_survive_signal_h_macros) {
 }
 
 }  // namespace
+
+// Server-side apply sends a partial object: a required field left empty would claim it, empty,
+// for the caller's field manager (or be refused), so the partial writer leaves it out.
+TEST(models, a_partial_writer_leaves_out_required_fields_left_empty) {
+  namespace apps = kubex::k8s::v1_35::apps::v1;
+  namespace core = kubex::k8s::v1_35::core::v1;
+  apps::Deployment d;
+  d.metadata.name = "web";
+  d.spec.emplace().replicas = 3;
+  std::string partial;
+  kubex::json::encode(d, partial, kubex::json::Writer::Mode::partial);
+  EXPECT_EQ(partial, R"({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web"},)"
+                     R"("spec":{"replicas":3}})");
+  // The whole object still writes them, as the schema asks.
+  EXPECT_NE(kubex::json::encode(d).find(R"("selector":{})"), std::string::npos);
+  // A required field that is set is sent; so is an optional one set empty (emptyDir: {}).
+  core::Container c;
+  c.name = "web";
+  core::PodSpec spec;
+  spec.containers = {c};
+  spec.volumes = {core::Volume{}};
+  spec.volumes[0].name = "scratch";
+  spec.volumes[0].empty_dir.emplace();
+  std::string pod_spec;
+  kubex::json::encode(spec, pod_spec, kubex::json::Writer::Mode::partial);
+  EXPECT_EQ(pod_spec,
+            R"({"containers":[{"name":"web"}],"volumes":[{"emptyDir":{},"name":"scratch"}]})");
+  // A zero number and false are values, never "unset".
+  core::ContainerPort port;
+  std::string port_json;
+  kubex::json::encode(port, port_json, kubex::json::Writer::Mode::partial);
+  EXPECT_EQ(port_json, R"({"containerPort":0})");
+}

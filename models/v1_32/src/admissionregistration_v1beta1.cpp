@@ -101,10 +101,8 @@ void kubex_read(json::Reader& r, AuditAnnotation& o) {
 
 void kubex_write(json::Writer& w, const AuditAnnotation& o) {
   w.begin_object();
-  w.key_literal("\"key\":");
-  json::write(w, o.key);
-  w.key_literal("\"valueExpression\":");
-  json::write(w, o.value_expression);
+  json::write_required(w, "\"key\":", o.key);
+  json::write_required(w, "\"valueExpression\":", o.value_expression);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -134,10 +132,8 @@ void kubex_read(json::Reader& r, ExpressionWarning& o) {
 
 void kubex_write(json::Writer& w, const ExpressionWarning& o) {
   w.begin_object();
-  w.key_literal("\"fieldRef\":");
-  json::write(w, o.field_ref);
-  w.key_literal("\"warning\":");
-  json::write(w, o.warning);
+  json::write_required(w, "\"fieldRef\":", o.field_ref);
+  json::write_required(w, "\"warning\":", o.warning);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -167,10 +163,8 @@ void kubex_read(json::Reader& r, MatchCondition& o) {
 
 void kubex_write(json::Writer& w, const MatchCondition& o) {
   w.begin_object();
-  w.key_literal("\"expression\":");
-  json::write(w, o.expression);
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"expression\":", o.expression);
+  json::write_required(w, "\"name\":", o.name);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -483,8 +477,7 @@ void kubex_write(json::Writer& w, const ValidatingAdmissionPolicy& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.spec)) {
     w.key_literal("\"spec\":");
     json::write(w, o.spec);
@@ -536,8 +529,7 @@ void kubex_write(json::Writer& w, const ValidatingAdmissionPolicyBinding& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.spec)) {
     w.key_literal("\"spec\":");
     json::write(w, o.spec);
@@ -587,10 +579,8 @@ void kubex_write(json::Writer& w, const ValidatingAdmissionPolicyBindingList& o)
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -693,10 +683,8 @@ void kubex_write(json::Writer& w, const ValidatingAdmissionPolicyList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -868,8 +856,7 @@ void kubex_read(json::Reader& r, Validation& o) {
 
 void kubex_write(json::Writer& w, const Validation& o) {
   w.begin_object();
-  w.key_literal("\"expression\":");
-  json::write(w, o.expression);
+  json::write_required(w, "\"expression\":", o.expression);
   if (!json::is_absent(o.message)) {
     w.key_literal("\"message\":");
     json::write(w, o.message);
@@ -911,10 +898,8 @@ void kubex_read(json::Reader& r, Variable& o) {
 
 void kubex_write(json::Writer& w, const Variable& o) {
   w.begin_object();
-  w.key_literal("\"expression\":");
-  json::write(w, o.expression);
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"expression\":", o.expression);
+  json::write_required(w, "\"name\":", o.name);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }

@@ -121,8 +121,7 @@ void kubex_write(json::Writer& w, const CronJob& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.spec)) {
     w.key_literal("\"spec\":");
     json::write(w, o.spec);
@@ -176,10 +175,8 @@ void kubex_write(json::Writer& w, const CronJobList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -251,10 +248,8 @@ void kubex_write(json::Writer& w, const CronJobSpec& o) {
     w.key_literal("\"failedJobsHistoryLimit\":");
     json::write(w, o.failed_jobs_history_limit);
   }
-  w.key_literal("\"jobTemplate\":");
-  json::write(w, o.job_template);
-  w.key_literal("\"schedule\":");
-  json::write(w, o.schedule);
+  json::write_required(w, "\"jobTemplate\":", o.job_template);
+  json::write_required(w, "\"schedule\":", o.schedule);
   if (!json::is_absent(o.starting_deadline_seconds)) {
     w.key_literal("\"startingDeadlineSeconds\":");
     json::write(w, o.starting_deadline_seconds);
@@ -367,8 +362,7 @@ void kubex_write(json::Writer& w, const Job& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.spec)) {
     w.key_literal("\"spec\":");
     json::write(w, o.spec);
@@ -444,10 +438,8 @@ void kubex_write(json::Writer& w, const JobCondition& o) {
     w.key_literal("\"reason\":");
     json::write(w, o.reason);
   }
-  w.key_literal("\"status\":");
-  json::write(w, o.status);
-  w.key_literal("\"type\":");
-  json::write(w, o.type);
+  json::write_required(w, "\"status\":", o.status);
+  json::write_required(w, "\"type\":", o.type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -493,10 +485,8 @@ void kubex_write(json::Writer& w, const JobList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -656,8 +646,7 @@ void kubex_write(json::Writer& w, const JobSpec& o) {
     w.key_literal("\"suspend\":");
     json::write(w, o.suspend);
   }
-  w.key_literal("\"template\":");
-  json::write(w, o.template_);
+  json::write_required(w, "\"template\":", o.template_);
   if (!json::is_absent(o.ttl_seconds_after_finished)) {
     w.key_literal("\"ttlSecondsAfterFinished\":");
     json::write(w, o.ttl_seconds_after_finished);
@@ -814,8 +803,7 @@ void kubex_read(json::Reader& r, JobTemplateSpec& o) {
 
 void kubex_write(json::Writer& w, const JobTemplateSpec& o) {
   w.begin_object();
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.spec)) {
     w.key_literal("\"spec\":");
     json::write(w, o.spec);
@@ -843,8 +831,7 @@ void kubex_read(json::Reader& r, PodFailurePolicy& o) {
 
 void kubex_write(json::Writer& w, const PodFailurePolicy& o) {
   w.begin_object();
-  w.key_literal("\"rules\":");
-  json::write(w, o.rules);
+  json::write_required(w, "\"rules\":", o.rules);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -884,10 +871,8 @@ void kubex_write(json::Writer& w, const PodFailurePolicyOnExitCodesRequirement& 
     w.key_literal("\"containerName\":");
     json::write(w, o.container_name);
   }
-  w.key_literal("\"operator\":");
-  json::write(w, o.operator_);
-  w.key_literal("\"values\":");
-  json::write(w, o.values);
+  json::write_required(w, "\"operator\":", o.operator_);
+  json::write_required(w, "\"values\":", o.values);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -917,10 +902,8 @@ void kubex_read(json::Reader& r, PodFailurePolicyOnPodConditionsPattern& o) {
 
 void kubex_write(json::Writer& w, const PodFailurePolicyOnPodConditionsPattern& o) {
   w.begin_object();
-  w.key_literal("\"status\":");
-  json::write(w, o.status);
-  w.key_literal("\"type\":");
-  json::write(w, o.type);
+  json::write_required(w, "\"status\":", o.status);
+  json::write_required(w, "\"type\":", o.type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -956,8 +939,7 @@ void kubex_read(json::Reader& r, PodFailurePolicyRule& o) {
 
 void kubex_write(json::Writer& w, const PodFailurePolicyRule& o) {
   w.begin_object();
-  w.key_literal("\"action\":");
-  json::write(w, o.action);
+  json::write_required(w, "\"action\":", o.action);
   if (!json::is_absent(o.on_exit_codes)) {
     w.key_literal("\"onExitCodes\":");
     json::write(w, o.on_exit_codes);
@@ -989,8 +971,7 @@ void kubex_read(json::Reader& r, SuccessPolicy& o) {
 
 void kubex_write(json::Writer& w, const SuccessPolicy& o) {
   w.begin_object();
-  w.key_literal("\"rules\":");
-  json::write(w, o.rules);
+  json::write_required(w, "\"rules\":", o.rules);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }

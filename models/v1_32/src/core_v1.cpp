@@ -899,8 +899,7 @@ void kubex_write(json::Writer& w, const AWSElasticBlockStoreVolumeSource& o) {
     w.key_literal("\"readOnly\":");
     json::write(w, o.read_only);
   }
-  w.key_literal("\"volumeID\":");
-  json::write(w, o.volume_id);
+  json::write_required(w, "\"volumeID\":", o.volume_id);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -981,8 +980,7 @@ void kubex_write(json::Writer& w, const AppArmorProfile& o) {
     w.key_literal("\"localhostProfile\":");
     json::write(w, o.localhost_profile);
   }
-  w.key_literal("\"type\":");
-  json::write(w, o.type);
+  json::write_required(w, "\"type\":", o.type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1012,10 +1010,8 @@ void kubex_read(json::Reader& r, AttachedVolume& o) {
 
 void kubex_write(json::Writer& w, const AttachedVolume& o) {
   w.begin_object();
-  w.key_literal("\"devicePath\":");
-  json::write(w, o.device_path);
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"devicePath\":", o.device_path);
+  json::write_required(w, "\"name\":", o.name);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1075,10 +1071,8 @@ void kubex_write(json::Writer& w, const AzureDiskVolumeSource& o) {
     w.key_literal("\"cachingMode\":");
     json::write(w, o.caching_mode);
   }
-  w.key_literal("\"diskName\":");
-  json::write(w, o.disk_name);
-  w.key_literal("\"diskURI\":");
-  json::write(w, o.disk_uri);
+  json::write_required(w, "\"diskName\":", o.disk_name);
+  json::write_required(w, "\"diskURI\":", o.disk_uri);
   if (!json::is_absent(o.fs_type)) {
     w.key_literal("\"fsType\":");
     json::write(w, o.fs_type);
@@ -1132,14 +1126,12 @@ void kubex_write(json::Writer& w, const AzureFilePersistentVolumeSource& o) {
     w.key_literal("\"readOnly\":");
     json::write(w, o.read_only);
   }
-  w.key_literal("\"secretName\":");
-  json::write(w, o.secret_name);
+  json::write_required(w, "\"secretName\":", o.secret_name);
   if (!json::is_absent(o.secret_namespace)) {
     w.key_literal("\"secretNamespace\":");
     json::write(w, o.secret_namespace);
   }
-  w.key_literal("\"shareName\":");
-  json::write(w, o.share_name);
+  json::write_required(w, "\"shareName\":", o.share_name);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1179,10 +1171,8 @@ void kubex_write(json::Writer& w, const AzureFileVolumeSource& o) {
     w.key_literal("\"readOnly\":");
     json::write(w, o.read_only);
   }
-  w.key_literal("\"secretName\":");
-  json::write(w, o.secret_name);
-  w.key_literal("\"shareName\":");
-  json::write(w, o.share_name);
+  json::write_required(w, "\"secretName\":", o.secret_name);
+  json::write_required(w, "\"shareName\":", o.share_name);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1228,10 +1218,8 @@ void kubex_write(json::Writer& w, const Binding& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"target\":");
-  json::write(w, o.target);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"target\":", o.target);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1315,8 +1303,7 @@ void kubex_write(json::Writer& w, const CSIPersistentVolumeSource& o) {
     w.key_literal("\"controllerPublishSecretRef\":");
     json::write(w, o.controller_publish_secret_ref);
   }
-  w.key_literal("\"driver\":");
-  json::write(w, o.driver);
+  json::write_required(w, "\"driver\":", o.driver);
   if (!json::is_absent(o.fs_type)) {
     w.key_literal("\"fsType\":");
     json::write(w, o.fs_type);
@@ -1341,8 +1328,7 @@ void kubex_write(json::Writer& w, const CSIPersistentVolumeSource& o) {
     w.key_literal("\"volumeAttributes\":");
     json::write(w, o.volume_attributes);
   }
-  w.key_literal("\"volumeHandle\":");
-  json::write(w, o.volume_handle);
+  json::write_required(w, "\"volumeHandle\":", o.volume_handle);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1388,8 +1374,7 @@ void kubex_read(json::Reader& r, CSIVolumeSource& o) {
 
 void kubex_write(json::Writer& w, const CSIVolumeSource& o) {
   w.begin_object();
-  w.key_literal("\"driver\":");
-  json::write(w, o.driver);
+  json::write_required(w, "\"driver\":", o.driver);
   if (!json::is_absent(o.fs_type)) {
     w.key_literal("\"fsType\":");
     json::write(w, o.fs_type);
@@ -1492,8 +1477,7 @@ void kubex_read(json::Reader& r, CephFSPersistentVolumeSource& o) {
 
 void kubex_write(json::Writer& w, const CephFSPersistentVolumeSource& o) {
   w.begin_object();
-  w.key_literal("\"monitors\":");
-  json::write(w, o.monitors);
+  json::write_required(w, "\"monitors\":", o.monitors);
   if (!json::is_absent(o.path)) {
     w.key_literal("\"path\":");
     json::write(w, o.path);
@@ -1563,8 +1547,7 @@ void kubex_read(json::Reader& r, CephFSVolumeSource& o) {
 
 void kubex_write(json::Writer& w, const CephFSVolumeSource& o) {
   w.begin_object();
-  w.key_literal("\"monitors\":");
-  json::write(w, o.monitors);
+  json::write_required(w, "\"monitors\":", o.monitors);
   if (!json::is_absent(o.path)) {
     w.key_literal("\"path\":");
     json::write(w, o.path);
@@ -1636,8 +1619,7 @@ void kubex_write(json::Writer& w, const CinderPersistentVolumeSource& o) {
     w.key_literal("\"secretRef\":");
     json::write(w, o.secret_ref);
   }
-  w.key_literal("\"volumeID\":");
-  json::write(w, o.volume_id);
+  json::write_required(w, "\"volumeID\":", o.volume_id);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1689,8 +1671,7 @@ void kubex_write(json::Writer& w, const CinderVolumeSource& o) {
     w.key_literal("\"secretRef\":");
     json::write(w, o.secret_ref);
   }
-  w.key_literal("\"volumeID\":");
-  json::write(w, o.volume_id);
+  json::write_required(w, "\"volumeID\":", o.volume_id);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1775,8 +1756,7 @@ void kubex_write(json::Writer& w, const ClusterTrustBundleProjection& o) {
     w.key_literal("\"optional\":");
     json::write(w, o.optional);
   }
-  w.key_literal("\"path\":");
-  json::write(w, o.path);
+  json::write_required(w, "\"path\":", o.path);
   if (!json::is_absent(o.signer_name)) {
     w.key_literal("\"signerName\":");
     json::write(w, o.signer_name);
@@ -1830,10 +1810,8 @@ void kubex_write(json::Writer& w, const ComponentCondition& o) {
     w.key_literal("\"message\":");
     json::write(w, o.message);
   }
-  w.key_literal("\"status\":");
-  json::write(w, o.status);
-  w.key_literal("\"type\":");
-  json::write(w, o.type);
+  json::write_required(w, "\"status\":", o.status);
+  json::write_required(w, "\"type\":", o.type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1877,8 +1855,7 @@ void kubex_write(json::Writer& w, const ComponentStatus& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.conditions)) {
     w.key_literal("\"conditions\":");
     json::write(w, o.conditions);
@@ -1928,10 +1905,8 @@ void kubex_write(json::Writer& w, const ComponentStatusList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1985,8 +1960,7 @@ void kubex_write(json::Writer& w, const ConfigMap& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.binary_data)) {
     w.key_literal("\"binaryData\":");
     json::write(w, o.binary_data);
@@ -2071,8 +2045,7 @@ void kubex_read(json::Reader& r, ConfigMapKeySelector& o) {
 
 void kubex_write(json::Writer& w, const ConfigMapKeySelector& o) {
   w.begin_object();
-  w.key_literal("\"key\":");
-  json::write(w, o.key);
+  json::write_required(w, "\"key\":", o.key);
   if (!json::is_absent(o.name)) {
     w.key_literal("\"name\":");
     json::write(w, o.name);
@@ -2126,10 +2099,8 @@ void kubex_write(json::Writer& w, const ConfigMapList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -2177,12 +2148,9 @@ void kubex_read(json::Reader& r, ConfigMapNodeConfigSource& o) {
 
 void kubex_write(json::Writer& w, const ConfigMapNodeConfigSource& o) {
   w.begin_object();
-  w.key_literal("\"kubeletConfigKey\":");
-  json::write(w, o.kubelet_config_key);
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
-  w.key_literal("\"namespace\":");
-  json::write(w, o.namespace_);
+  json::write_required(w, "\"kubeletConfigKey\":", o.kubelet_config_key);
+  json::write_required(w, "\"name\":", o.name);
+  json::write_required(w, "\"namespace\":", o.namespace_);
   if (!json::is_absent(o.resource_version)) {
     w.key_literal("\"resourceVersion\":");
     json::write(w, o.resource_version);
@@ -2464,8 +2432,7 @@ void kubex_write(json::Writer& w, const Container& o) {
     w.key_literal("\"livenessProbe\":");
     json::write(w, o.liveness_probe);
   }
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   if (!json::is_absent(o.ports)) {
     w.key_literal("\"ports\":");
     json::write(w, o.ports);
@@ -2608,8 +2575,7 @@ void kubex_read(json::Reader& r, ContainerPort& o) {
 
 void kubex_write(json::Writer& w, const ContainerPort& o) {
   w.begin_object();
-  w.key_literal("\"containerPort\":");
-  json::write(w, o.container_port);
+  json::write_required(w, "\"containerPort\":", o.container_port);
   if (!json::is_absent(o.host_ip)) {
     w.key_literal("\"hostIP\":");
     json::write(w, o.host_ip);
@@ -2655,10 +2621,8 @@ void kubex_read(json::Reader& r, ContainerResizePolicy& o) {
 
 void kubex_write(json::Writer& w, const ContainerResizePolicy& o) {
   w.begin_object();
-  w.key_literal("\"resourceName\":");
-  json::write(w, o.resource_name);
-  w.key_literal("\"restartPolicy\":");
-  json::write(w, o.restart_policy);
+  json::write_required(w, "\"resourceName\":", o.resource_name);
+  json::write_required(w, "\"restartPolicy\":", o.restart_policy);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -2792,8 +2756,7 @@ void kubex_write(json::Writer& w, const ContainerStateTerminated& o) {
     w.key_literal("\"containerID\":");
     json::write(w, o.container_id);
   }
-  w.key_literal("\"exitCode\":");
-  json::write(w, o.exit_code);
+  json::write_required(w, "\"exitCode\":", o.exit_code);
   if (!json::is_absent(o.finished_at)) {
     w.key_literal("\"finishedAt\":");
     json::write(w, o.finished_at);
@@ -2952,24 +2915,19 @@ void kubex_write(json::Writer& w, const ContainerStatus& o) {
     w.key_literal("\"containerID\":");
     json::write(w, o.container_id);
   }
-  w.key_literal("\"image\":");
-  json::write(w, o.image);
-  w.key_literal("\"imageID\":");
-  json::write(w, o.image_id);
+  json::write_required(w, "\"image\":", o.image);
+  json::write_required(w, "\"imageID\":", o.image_id);
   if (!json::is_absent(o.last_state)) {
     w.key_literal("\"lastState\":");
     json::write(w, o.last_state);
   }
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
-  w.key_literal("\"ready\":");
-  json::write(w, o.ready);
+  json::write_required(w, "\"name\":", o.name);
+  json::write_required(w, "\"ready\":", o.ready);
   if (!json::is_absent(o.resources)) {
     w.key_literal("\"resources\":");
     json::write(w, o.resources);
   }
-  w.key_literal("\"restartCount\":");
-  json::write(w, o.restart_count);
+  json::write_required(w, "\"restartCount\":", o.restart_count);
   if (!json::is_absent(o.started)) {
     w.key_literal("\"started\":");
     json::write(w, o.started);
@@ -3036,8 +2994,7 @@ void kubex_read(json::Reader& r, DaemonEndpoint& o) {
 
 void kubex_write(json::Writer& w, const DaemonEndpoint& o) {
   w.begin_object();
-  w.key_literal("\"Port\":");
-  json::write(w, o.port);
+  json::write_required(w, "\"Port\":", o.port);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -3112,8 +3069,7 @@ void kubex_write(json::Writer& w, const DownwardAPIVolumeFile& o) {
     w.key_literal("\"mode\":");
     json::write(w, o.mode);
   }
-  w.key_literal("\"path\":");
-  json::write(w, o.path);
+  json::write_required(w, "\"path\":", o.path);
   if (!json::is_absent(o.resource_field_ref)) {
     w.key_literal("\"resourceFieldRef\":");
     json::write(w, o.resource_field_ref);
@@ -3235,8 +3191,7 @@ void kubex_write(json::Writer& w, const EndpointAddress& o) {
     w.key_literal("\"hostname\":");
     json::write(w, o.hostname);
   }
-  w.key_literal("\"ip\":");
-  json::write(w, o.ip);
+  json::write_required(w, "\"ip\":", o.ip);
   if (!json::is_absent(o.node_name)) {
     w.key_literal("\"nodeName\":");
     json::write(w, o.node_name);
@@ -3292,8 +3247,7 @@ void kubex_write(json::Writer& w, const EndpointPort& o) {
     w.key_literal("\"name\":");
     json::write(w, o.name);
   }
-  w.key_literal("\"port\":");
-  json::write(w, o.port);
+  json::write_required(w, "\"port\":", o.port);
   if (!json::is_absent(o.protocol)) {
     w.key_literal("\"protocol\":");
     json::write(w, o.protocol);
@@ -3390,8 +3344,7 @@ void kubex_write(json::Writer& w, const Endpoints& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.subsets)) {
     w.key_literal("\"subsets\":");
     json::write(w, o.subsets);
@@ -3441,10 +3394,8 @@ void kubex_write(json::Writer& w, const EndpointsList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -3527,8 +3478,7 @@ void kubex_read(json::Reader& r, EnvVar& o) {
 
 void kubex_write(json::Writer& w, const EnvVar& o) {
   w.begin_object();
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   if (!json::is_absent(o.value)) {
     w.key_literal("\"value\":");
     json::write(w, o.value);
@@ -3769,8 +3719,7 @@ void kubex_write(json::Writer& w, const EphemeralContainer& o) {
     w.key_literal("\"livenessProbe\":");
     json::write(w, o.liveness_probe);
   }
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   if (!json::is_absent(o.ports)) {
     w.key_literal("\"ports\":");
     json::write(w, o.ports);
@@ -3973,8 +3922,7 @@ void kubex_write(json::Writer& w, const Event& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.action)) {
     w.key_literal("\"action\":");
     json::write(w, o.action);
@@ -3991,8 +3939,7 @@ void kubex_write(json::Writer& w, const Event& o) {
     w.key_literal("\"firstTimestamp\":");
     json::write(w, o.first_timestamp);
   }
-  w.key_literal("\"involvedObject\":");
-  json::write(w, o.involved_object);
+  json::write_required(w, "\"involvedObject\":", o.involved_object);
   if (!json::is_absent(o.last_timestamp)) {
     w.key_literal("\"lastTimestamp\":");
     json::write(w, o.last_timestamp);
@@ -4074,10 +4021,8 @@ void kubex_write(json::Writer& w, const EventList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -4291,8 +4236,7 @@ void kubex_read(json::Reader& r, FlexPersistentVolumeSource& o) {
 
 void kubex_write(json::Writer& w, const FlexPersistentVolumeSource& o) {
   w.begin_object();
-  w.key_literal("\"driver\":");
-  json::write(w, o.driver);
+  json::write_required(w, "\"driver\":", o.driver);
   if (!json::is_absent(o.fs_type)) {
     w.key_literal("\"fsType\":");
     json::write(w, o.fs_type);
@@ -4354,8 +4298,7 @@ void kubex_read(json::Reader& r, FlexVolumeSource& o) {
 
 void kubex_write(json::Writer& w, const FlexVolumeSource& o) {
   w.begin_object();
-  w.key_literal("\"driver\":");
-  json::write(w, o.driver);
+  json::write_required(w, "\"driver\":", o.driver);
   if (!json::is_absent(o.fs_type)) {
     w.key_literal("\"fsType\":");
     json::write(w, o.fs_type);
@@ -4454,8 +4397,7 @@ void kubex_write(json::Writer& w, const GCEPersistentDiskVolumeSource& o) {
     w.key_literal("\"partition\":");
     json::write(w, o.partition);
   }
-  w.key_literal("\"pdName\":");
-  json::write(w, o.pd_name);
+  json::write_required(w, "\"pdName\":", o.pd_name);
   if (!json::is_absent(o.read_only)) {
     w.key_literal("\"readOnly\":");
     json::write(w, o.read_only);
@@ -4489,8 +4431,7 @@ void kubex_read(json::Reader& r, GRPCAction& o) {
 
 void kubex_write(json::Writer& w, const GRPCAction& o) {
   w.begin_object();
-  w.key_literal("\"port\":");
-  json::write(w, o.port);
+  json::write_required(w, "\"port\":", o.port);
   if (!json::is_absent(o.service)) {
     w.key_literal("\"service\":");
     json::write(w, o.service);
@@ -4534,8 +4475,7 @@ void kubex_write(json::Writer& w, const GitRepoVolumeSource& o) {
     w.key_literal("\"directory\":");
     json::write(w, o.directory);
   }
-  w.key_literal("\"repository\":");
-  json::write(w, o.repository);
+  json::write_required(w, "\"repository\":", o.repository);
   if (!json::is_absent(o.revision)) {
     w.key_literal("\"revision\":");
     json::write(w, o.revision);
@@ -4581,14 +4521,12 @@ void kubex_read(json::Reader& r, GlusterfsPersistentVolumeSource& o) {
 
 void kubex_write(json::Writer& w, const GlusterfsPersistentVolumeSource& o) {
   w.begin_object();
-  w.key_literal("\"endpoints\":");
-  json::write(w, o.endpoints);
+  json::write_required(w, "\"endpoints\":", o.endpoints);
   if (!json::is_absent(o.endpoints_namespace)) {
     w.key_literal("\"endpointsNamespace\":");
     json::write(w, o.endpoints_namespace);
   }
-  w.key_literal("\"path\":");
-  json::write(w, o.path);
+  json::write_required(w, "\"path\":", o.path);
   if (!json::is_absent(o.read_only)) {
     w.key_literal("\"readOnly\":");
     json::write(w, o.read_only);
@@ -4628,10 +4566,8 @@ void kubex_read(json::Reader& r, GlusterfsVolumeSource& o) {
 
 void kubex_write(json::Writer& w, const GlusterfsVolumeSource& o) {
   w.begin_object();
-  w.key_literal("\"endpoints\":");
-  json::write(w, o.endpoints);
-  w.key_literal("\"path\":");
-  json::write(w, o.path);
+  json::write_required(w, "\"endpoints\":", o.endpoints);
+  json::write_required(w, "\"path\":", o.path);
   if (!json::is_absent(o.read_only)) {
     w.key_literal("\"readOnly\":");
     json::write(w, o.read_only);
@@ -4691,8 +4627,7 @@ void kubex_write(json::Writer& w, const HTTPGetAction& o) {
     w.key_literal("\"path\":");
     json::write(w, o.path);
   }
-  w.key_literal("\"port\":");
-  json::write(w, o.port);
+  json::write_required(w, "\"port\":", o.port);
   if (!json::is_absent(o.scheme)) {
     w.key_literal("\"scheme\":");
     json::write(w, o.scheme);
@@ -4726,10 +4661,8 @@ void kubex_read(json::Reader& r, HTTPHeader& o) {
 
 void kubex_write(json::Writer& w, const HTTPHeader& o) {
   w.begin_object();
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
-  w.key_literal("\"value\":");
-  json::write(w, o.value);
+  json::write_required(w, "\"name\":", o.name);
+  json::write_required(w, "\"value\":", o.value);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -4763,8 +4696,7 @@ void kubex_write(json::Writer& w, const HostAlias& o) {
     w.key_literal("\"hostnames\":");
     json::write(w, o.hostnames);
   }
-  w.key_literal("\"ip\":");
-  json::write(w, o.ip);
+  json::write_required(w, "\"ip\":", o.ip);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -4788,8 +4720,7 @@ void kubex_read(json::Reader& r, HostIP& o) {
 
 void kubex_write(json::Writer& w, const HostIP& o) {
   w.begin_object();
-  w.key_literal("\"ip\":");
-  json::write(w, o.ip);
+  json::write_required(w, "\"ip\":", o.ip);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -4817,8 +4748,7 @@ void kubex_read(json::Reader& r, HostPathVolumeSource& o) {
 
 void kubex_write(json::Writer& w, const HostPathVolumeSource& o) {
   w.begin_object();
-  w.key_literal("\"path\":");
-  json::write(w, o.path);
+  json::write_required(w, "\"path\":", o.path);
   if (!json::is_absent(o.type)) {
     w.key_literal("\"type\":");
     json::write(w, o.type);
@@ -4920,14 +4850,12 @@ void kubex_write(json::Writer& w, const ISCSIPersistentVolumeSource& o) {
     w.key_literal("\"initiatorName\":");
     json::write(w, o.initiator_name);
   }
-  w.key_literal("\"iqn\":");
-  json::write(w, o.iqn);
+  json::write_required(w, "\"iqn\":", o.iqn);
   if (!json::is_absent(o.iscsi_interface)) {
     w.key_literal("\"iscsiInterface\":");
     json::write(w, o.iscsi_interface);
   }
-  w.key_literal("\"lun\":");
-  json::write(w, o.lun);
+  json::write_required(w, "\"lun\":", o.lun);
   if (!json::is_absent(o.portals)) {
     w.key_literal("\"portals\":");
     json::write(w, o.portals);
@@ -4940,8 +4868,7 @@ void kubex_write(json::Writer& w, const ISCSIPersistentVolumeSource& o) {
     w.key_literal("\"secretRef\":");
     json::write(w, o.secret_ref);
   }
-  w.key_literal("\"targetPortal\":");
-  json::write(w, o.target_portal);
+  json::write_required(w, "\"targetPortal\":", o.target_portal);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -5039,14 +4966,12 @@ void kubex_write(json::Writer& w, const ISCSIVolumeSource& o) {
     w.key_literal("\"initiatorName\":");
     json::write(w, o.initiator_name);
   }
-  w.key_literal("\"iqn\":");
-  json::write(w, o.iqn);
+  json::write_required(w, "\"iqn\":", o.iqn);
   if (!json::is_absent(o.iscsi_interface)) {
     w.key_literal("\"iscsiInterface\":");
     json::write(w, o.iscsi_interface);
   }
-  w.key_literal("\"lun\":");
-  json::write(w, o.lun);
+  json::write_required(w, "\"lun\":", o.lun);
   if (!json::is_absent(o.portals)) {
     w.key_literal("\"portals\":");
     json::write(w, o.portals);
@@ -5059,8 +4984,7 @@ void kubex_write(json::Writer& w, const ISCSIVolumeSource& o) {
     w.key_literal("\"secretRef\":");
     json::write(w, o.secret_ref);
   }
-  w.key_literal("\"targetPortal\":");
-  json::write(w, o.target_portal);
+  json::write_required(w, "\"targetPortal\":", o.target_portal);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -5131,14 +5055,12 @@ void kubex_read(json::Reader& r, KeyToPath& o) {
 
 void kubex_write(json::Writer& w, const KeyToPath& o) {
   w.begin_object();
-  w.key_literal("\"key\":");
-  json::write(w, o.key);
+  json::write_required(w, "\"key\":", o.key);
   if (!json::is_absent(o.mode)) {
     w.key_literal("\"mode\":");
     json::write(w, o.mode);
   }
-  w.key_literal("\"path\":");
-  json::write(w, o.path);
+  json::write_required(w, "\"path\":", o.path);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -5276,8 +5198,7 @@ void kubex_write(json::Writer& w, const LimitRange& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.spec)) {
     w.key_literal("\"spec\":");
     json::write(w, o.spec);
@@ -5353,8 +5274,7 @@ void kubex_write(json::Writer& w, const LimitRangeItem& o) {
     w.key_literal("\"min\":");
     json::write(w, o.min);
   }
-  w.key_literal("\"type\":");
-  json::write(w, o.type);
+  json::write_required(w, "\"type\":", o.type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -5400,10 +5320,8 @@ void kubex_write(json::Writer& w, const LimitRangeList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -5427,8 +5345,7 @@ void kubex_read(json::Reader& r, LimitRangeSpec& o) {
 
 void kubex_write(json::Writer& w, const LimitRangeSpec& o) {
   w.begin_object();
-  w.key_literal("\"limits\":");
-  json::write(w, o.limits);
+  json::write_required(w, "\"limits\":", o.limits);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -5462,14 +5379,12 @@ void kubex_read(json::Reader& r, LinuxContainerUser& o) {
 
 void kubex_write(json::Writer& w, const LinuxContainerUser& o) {
   w.begin_object();
-  w.key_literal("\"gid\":");
-  json::write(w, o.gid);
+  json::write_required(w, "\"gid\":", o.gid);
   if (!json::is_absent(o.supplemental_groups)) {
     w.key_literal("\"supplementalGroups\":");
     json::write(w, o.supplemental_groups);
   }
-  w.key_literal("\"uid\":");
-  json::write(w, o.uid);
+  json::write_required(w, "\"uid\":", o.uid);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -5614,8 +5529,7 @@ void kubex_write(json::Writer& w, const LocalVolumeSource& o) {
     w.key_literal("\"fsType\":");
     json::write(w, o.fs_type);
   }
-  w.key_literal("\"path\":");
-  json::write(w, o.path);
+  json::write_required(w, "\"path\":", o.path);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -5645,8 +5559,7 @@ void kubex_read(json::Reader& r, ModifyVolumeStatus& o) {
 
 void kubex_write(json::Writer& w, const ModifyVolumeStatus& o) {
   w.begin_object();
-  w.key_literal("\"status\":");
-  json::write(w, o.status);
+  json::write_required(w, "\"status\":", o.status);
   if (!json::is_absent(o.target_volume_attributes_class_name)) {
     w.key_literal("\"targetVolumeAttributesClassName\":");
     json::write(w, o.target_volume_attributes_class_name);
@@ -5686,14 +5599,12 @@ void kubex_read(json::Reader& r, NFSVolumeSource& o) {
 
 void kubex_write(json::Writer& w, const NFSVolumeSource& o) {
   w.begin_object();
-  w.key_literal("\"path\":");
-  json::write(w, o.path);
+  json::write_required(w, "\"path\":", o.path);
   if (!json::is_absent(o.read_only)) {
     w.key_literal("\"readOnly\":");
     json::write(w, o.read_only);
   }
-  w.key_literal("\"server\":");
-  json::write(w, o.server);
+  json::write_required(w, "\"server\":", o.server);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -5743,8 +5654,7 @@ void kubex_write(json::Writer& w, const Namespace& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.spec)) {
     w.key_literal("\"spec\":");
     json::write(w, o.spec);
@@ -5810,10 +5720,8 @@ void kubex_write(json::Writer& w, const NamespaceCondition& o) {
     w.key_literal("\"reason\":");
     json::write(w, o.reason);
   }
-  w.key_literal("\"status\":");
-  json::write(w, o.status);
-  w.key_literal("\"type\":");
-  json::write(w, o.type);
+  json::write_required(w, "\"status\":", o.status);
+  json::write_required(w, "\"type\":", o.type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -5859,10 +5767,8 @@ void kubex_write(json::Writer& w, const NamespaceList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -5976,8 +5882,7 @@ void kubex_write(json::Writer& w, const Node& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.spec)) {
     w.key_literal("\"spec\":");
     json::write(w, o.spec);
@@ -6015,10 +5920,8 @@ void kubex_read(json::Reader& r, NodeAddress& o) {
 
 void kubex_write(json::Writer& w, const NodeAddress& o) {
   w.begin_object();
-  w.key_literal("\"address\":");
-  json::write(w, o.address);
-  w.key_literal("\"type\":");
-  json::write(w, o.type);
+  json::write_required(w, "\"address\":", o.address);
+  json::write_required(w, "\"type\":", o.type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -6123,10 +6026,8 @@ void kubex_write(json::Writer& w, const NodeCondition& o) {
     w.key_literal("\"reason\":");
     json::write(w, o.reason);
   }
-  w.key_literal("\"status\":");
-  json::write(w, o.status);
-  w.key_literal("\"type\":");
-  json::write(w, o.type);
+  json::write_required(w, "\"status\":", o.status);
+  json::write_required(w, "\"type\":", o.type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -6310,10 +6211,8 @@ void kubex_write(json::Writer& w, const NodeList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -6411,8 +6310,7 @@ void kubex_read(json::Reader& r, NodeSelector& o) {
 
 void kubex_write(json::Writer& w, const NodeSelector& o) {
   w.begin_object();
-  w.key_literal("\"nodeSelectorTerms\":");
-  json::write(w, o.node_selector_terms);
+  json::write_required(w, "\"nodeSelectorTerms\":", o.node_selector_terms);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -6448,10 +6346,8 @@ void kubex_read(json::Reader& r, NodeSelectorRequirement& o) {
 
 void kubex_write(json::Writer& w, const NodeSelectorRequirement& o) {
   w.begin_object();
-  w.key_literal("\"key\":");
-  json::write(w, o.key);
-  w.key_literal("\"operator\":");
-  json::write(w, o.operator_);
+  json::write_required(w, "\"key\":", o.key);
+  json::write_required(w, "\"operator\":", o.operator_);
   if (!json::is_absent(o.values)) {
     w.key_literal("\"values\":");
     json::write(w, o.values);
@@ -6792,26 +6688,16 @@ void kubex_read(json::Reader& r, NodeSystemInfo& o) {
 
 void kubex_write(json::Writer& w, const NodeSystemInfo& o) {
   w.begin_object();
-  w.key_literal("\"architecture\":");
-  json::write(w, o.architecture);
-  w.key_literal("\"bootID\":");
-  json::write(w, o.boot_id);
-  w.key_literal("\"containerRuntimeVersion\":");
-  json::write(w, o.container_runtime_version);
-  w.key_literal("\"kernelVersion\":");
-  json::write(w, o.kernel_version);
-  w.key_literal("\"kubeProxyVersion\":");
-  json::write(w, o.kube_proxy_version);
-  w.key_literal("\"kubeletVersion\":");
-  json::write(w, o.kubelet_version);
-  w.key_literal("\"machineID\":");
-  json::write(w, o.machine_id);
-  w.key_literal("\"operatingSystem\":");
-  json::write(w, o.operating_system);
-  w.key_literal("\"osImage\":");
-  json::write(w, o.os_image);
-  w.key_literal("\"systemUUID\":");
-  json::write(w, o.system_uuid);
+  json::write_required(w, "\"architecture\":", o.architecture);
+  json::write_required(w, "\"bootID\":", o.boot_id);
+  json::write_required(w, "\"containerRuntimeVersion\":", o.container_runtime_version);
+  json::write_required(w, "\"kernelVersion\":", o.kernel_version);
+  json::write_required(w, "\"kubeProxyVersion\":", o.kube_proxy_version);
+  json::write_required(w, "\"kubeletVersion\":", o.kubelet_version);
+  json::write_required(w, "\"machineID\":", o.machine_id);
+  json::write_required(w, "\"operatingSystem\":", o.operating_system);
+  json::write_required(w, "\"osImage\":", o.os_image);
+  json::write_required(w, "\"systemUUID\":", o.system_uuid);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -6845,8 +6731,7 @@ void kubex_write(json::Writer& w, const ObjectFieldSelector& o) {
     w.key_literal("\"apiVersion\":");
     json::write(w, o.api_version);
   }
-  w.key_literal("\"fieldPath\":");
-  json::write(w, o.field_path);
+  json::write_required(w, "\"fieldPath\":", o.field_path);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -6979,8 +6864,7 @@ void kubex_write(json::Writer& w, const PersistentVolume& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.spec)) {
     w.key_literal("\"spec\":");
     json::write(w, o.spec);
@@ -7038,8 +6922,7 @@ void kubex_write(json::Writer& w, const PersistentVolumeClaim& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.spec)) {
     w.key_literal("\"spec\":");
     json::write(w, o.spec);
@@ -7115,10 +6998,8 @@ void kubex_write(json::Writer& w, const PersistentVolumeClaimCondition& o) {
     w.key_literal("\"reason\":");
     json::write(w, o.reason);
   }
-  w.key_literal("\"status\":");
-  json::write(w, o.status);
-  w.key_literal("\"type\":");
-  json::write(w, o.type);
+  json::write_required(w, "\"status\":", o.status);
+  json::write_required(w, "\"type\":", o.type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -7164,10 +7045,8 @@ void kubex_write(json::Writer& w, const PersistentVolumeClaimList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -7395,10 +7274,8 @@ void kubex_read(json::Reader& r, PersistentVolumeClaimTemplate& o) {
 
 void kubex_write(json::Writer& w, const PersistentVolumeClaimTemplate& o) {
   w.begin_object();
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"spec\":");
-  json::write(w, o.spec);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"spec\":", o.spec);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -7428,8 +7305,7 @@ void kubex_read(json::Reader& r, PersistentVolumeClaimVolumeSource& o) {
 
 void kubex_write(json::Writer& w, const PersistentVolumeClaimVolumeSource& o) {
   w.begin_object();
-  w.key_literal("\"claimName\":");
-  json::write(w, o.claim_name);
+  json::write_required(w, "\"claimName\":", o.claim_name);
   if (!json::is_absent(o.read_only)) {
     w.key_literal("\"readOnly\":");
     json::write(w, o.read_only);
@@ -7479,10 +7355,8 @@ void kubex_write(json::Writer& w, const PersistentVolumeList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -7872,8 +7746,7 @@ void kubex_write(json::Writer& w, const PhotonPersistentDiskVolumeSource& o) {
     w.key_literal("\"fsType\":");
     json::write(w, o.fs_type);
   }
-  w.key_literal("\"pdID\":");
-  json::write(w, o.pd_id);
+  json::write_required(w, "\"pdID\":", o.pd_id);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -7923,8 +7796,7 @@ void kubex_write(json::Writer& w, const Pod& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.spec)) {
     w.key_literal("\"spec\":");
     json::write(w, o.spec);
@@ -8041,8 +7913,7 @@ void kubex_write(json::Writer& w, const PodAffinityTerm& o) {
     w.key_literal("\"namespaces\":");
     json::write(w, o.namespaces);
   }
-  w.key_literal("\"topologyKey\":");
-  json::write(w, o.topology_key);
+  json::write_required(w, "\"topologyKey\":", o.topology_key);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -8147,10 +8018,8 @@ void kubex_write(json::Writer& w, const PodCondition& o) {
     w.key_literal("\"reason\":");
     json::write(w, o.reason);
   }
-  w.key_literal("\"status\":");
-  json::write(w, o.status);
-  w.key_literal("\"type\":");
-  json::write(w, o.type);
+  json::write_required(w, "\"status\":", o.status);
+  json::write_required(w, "\"type\":", o.type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -8258,8 +8127,7 @@ void kubex_read(json::Reader& r, PodIP& o) {
 
 void kubex_write(json::Writer& w, const PodIP& o) {
   w.begin_object();
-  w.key_literal("\"ip\":");
-  json::write(w, o.ip);
+  json::write_required(w, "\"ip\":", o.ip);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -8305,10 +8173,8 @@ void kubex_write(json::Writer& w, const PodList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -8332,8 +8198,7 @@ void kubex_read(json::Reader& r, PodOS& o) {
 
 void kubex_write(json::Writer& w, const PodOS& o) {
   w.begin_object();
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -8357,8 +8222,7 @@ void kubex_read(json::Reader& r, PodReadinessGate& o) {
 
 void kubex_write(json::Writer& w, const PodReadinessGate& o) {
   w.begin_object();
-  w.key_literal("\"conditionType\":");
-  json::write(w, o.condition_type);
+  json::write_required(w, "\"conditionType\":", o.condition_type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -8394,8 +8258,7 @@ void kubex_read(json::Reader& r, PodResourceClaim& o) {
 
 void kubex_write(json::Writer& w, const PodResourceClaim& o) {
   w.begin_object();
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   if (!json::is_absent(o.resource_claim_name)) {
     w.key_literal("\"resourceClaimName\":");
     json::write(w, o.resource_claim_name);
@@ -8433,8 +8296,7 @@ void kubex_read(json::Reader& r, PodResourceClaimStatus& o) {
 
 void kubex_write(json::Writer& w, const PodResourceClaimStatus& o) {
   w.begin_object();
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   if (!json::is_absent(o.resource_claim_name)) {
     w.key_literal("\"resourceClaimName\":");
     json::write(w, o.resource_claim_name);
@@ -8462,8 +8324,7 @@ void kubex_read(json::Reader& r, PodSchedulingGate& o) {
 
 void kubex_write(json::Writer& w, const PodSchedulingGate& o) {
   w.begin_object();
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -8828,8 +8689,7 @@ void kubex_write(json::Writer& w, const PodSpec& o) {
     w.key_literal("\"automountServiceAccountToken\":");
     json::write(w, o.automount_service_account_token);
   }
-  w.key_literal("\"containers\":");
-  json::write(w, o.containers);
+  json::write_required(w, "\"containers\":", o.containers);
   if (!json::is_absent(o.dns_config)) {
     w.key_literal("\"dnsConfig\":");
     json::write(w, o.dns_config);
@@ -9180,8 +9040,7 @@ void kubex_write(json::Writer& w, const PodTemplate& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.template_)) {
     w.key_literal("\"template\":");
     json::write(w, o.template_);
@@ -9231,10 +9090,8 @@ void kubex_write(json::Writer& w, const PodTemplateList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -9264,8 +9121,7 @@ void kubex_read(json::Reader& r, PodTemplateSpec& o) {
 
 void kubex_write(json::Writer& w, const PodTemplateSpec& o) {
   w.begin_object();
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.spec)) {
     w.key_literal("\"spec\":");
     json::write(w, o.spec);
@@ -9309,10 +9165,8 @@ void kubex_write(json::Writer& w, const PortStatus& o) {
     w.key_literal("\"error\":");
     json::write(w, o.error);
   }
-  w.key_literal("\"port\":");
-  json::write(w, o.port);
-  w.key_literal("\"protocol\":");
-  json::write(w, o.protocol);
+  json::write_required(w, "\"port\":", o.port);
+  json::write_required(w, "\"protocol\":", o.protocol);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -9354,8 +9208,7 @@ void kubex_write(json::Writer& w, const PortworxVolumeSource& o) {
     w.key_literal("\"readOnly\":");
     json::write(w, o.read_only);
   }
-  w.key_literal("\"volumeID\":");
-  json::write(w, o.volume_id);
+  json::write_required(w, "\"volumeID\":", o.volume_id);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -9385,10 +9238,8 @@ void kubex_read(json::Reader& r, PreferredSchedulingTerm& o) {
 
 void kubex_write(json::Writer& w, const PreferredSchedulingTerm& o) {
   w.begin_object();
-  w.key_literal("\"preference\":");
-  json::write(w, o.preference);
-  w.key_literal("\"weight\":");
-  json::write(w, o.weight);
+  json::write_required(w, "\"preference\":", o.preference);
+  json::write_required(w, "\"weight\":", o.weight);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -9596,8 +9447,7 @@ void kubex_write(json::Writer& w, const QuobyteVolumeSource& o) {
     w.key_literal("\"readOnly\":");
     json::write(w, o.read_only);
   }
-  w.key_literal("\"registry\":");
-  json::write(w, o.registry);
+  json::write_required(w, "\"registry\":", o.registry);
   if (!json::is_absent(o.tenant)) {
     w.key_literal("\"tenant\":");
     json::write(w, o.tenant);
@@ -9606,8 +9456,7 @@ void kubex_write(json::Writer& w, const QuobyteVolumeSource& o) {
     w.key_literal("\"user\":");
     json::write(w, o.user);
   }
-  w.key_literal("\"volume\":");
-  json::write(w, o.volume);
+  json::write_required(w, "\"volume\":", o.volume);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -9673,14 +9522,12 @@ void kubex_write(json::Writer& w, const RBDPersistentVolumeSource& o) {
     w.key_literal("\"fsType\":");
     json::write(w, o.fs_type);
   }
-  w.key_literal("\"image\":");
-  json::write(w, o.image);
+  json::write_required(w, "\"image\":", o.image);
   if (!json::is_absent(o.keyring)) {
     w.key_literal("\"keyring\":");
     json::write(w, o.keyring);
   }
-  w.key_literal("\"monitors\":");
-  json::write(w, o.monitors);
+  json::write_required(w, "\"monitors\":", o.monitors);
   if (!json::is_absent(o.pool)) {
     w.key_literal("\"pool\":");
     json::write(w, o.pool);
@@ -9762,14 +9609,12 @@ void kubex_write(json::Writer& w, const RBDVolumeSource& o) {
     w.key_literal("\"fsType\":");
     json::write(w, o.fs_type);
   }
-  w.key_literal("\"image\":");
-  json::write(w, o.image);
+  json::write_required(w, "\"image\":", o.image);
   if (!json::is_absent(o.keyring)) {
     w.key_literal("\"keyring\":");
     json::write(w, o.keyring);
   }
-  w.key_literal("\"monitors\":");
-  json::write(w, o.monitors);
+  json::write_required(w, "\"monitors\":", o.monitors);
   if (!json::is_absent(o.pool)) {
     w.key_literal("\"pool\":");
     json::write(w, o.pool);
@@ -9835,8 +9680,7 @@ void kubex_write(json::Writer& w, const ReplicationController& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.spec)) {
     w.key_literal("\"spec\":");
     json::write(w, o.spec);
@@ -9902,10 +9746,8 @@ void kubex_write(json::Writer& w, const ReplicationControllerCondition& o) {
     w.key_literal("\"reason\":");
     json::write(w, o.reason);
   }
-  w.key_literal("\"status\":");
-  json::write(w, o.status);
-  w.key_literal("\"type\":");
-  json::write(w, o.type);
+  json::write_required(w, "\"status\":", o.status);
+  json::write_required(w, "\"type\":", o.type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -9951,10 +9793,8 @@ void kubex_write(json::Writer& w, const ReplicationControllerList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -10081,8 +9921,7 @@ void kubex_write(json::Writer& w, const ReplicationControllerStatus& o) {
     w.key_literal("\"readyReplicas\":");
     json::write(w, o.ready_replicas);
   }
-  w.key_literal("\"replicas\":");
-  json::write(w, o.replicas);
+  json::write_required(w, "\"replicas\":", o.replicas);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -10112,8 +9951,7 @@ void kubex_read(json::Reader& r, ResourceClaim& o) {
 
 void kubex_write(json::Writer& w, const ResourceClaim& o) {
   w.begin_object();
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   if (!json::is_absent(o.request)) {
     w.key_literal("\"request\":");
     json::write(w, o.request);
@@ -10161,8 +9999,7 @@ void kubex_write(json::Writer& w, const ResourceFieldSelector& o) {
     w.key_literal("\"divisor\":");
     json::write(w, o.divisor);
   }
-  w.key_literal("\"resource\":");
-  json::write(w, o.resource);
+  json::write_required(w, "\"resource\":", o.resource);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -10196,8 +10033,7 @@ void kubex_write(json::Writer& w, const ResourceHealth& o) {
     w.key_literal("\"health\":");
     json::write(w, o.health);
   }
-  w.key_literal("\"resourceID\":");
-  json::write(w, o.resource_id);
+  json::write_required(w, "\"resourceID\":", o.resource_id);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -10247,8 +10083,7 @@ void kubex_write(json::Writer& w, const ResourceQuota& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.spec)) {
     w.key_literal("\"spec\":");
     json::write(w, o.spec);
@@ -10302,10 +10137,8 @@ void kubex_write(json::Writer& w, const ResourceQuotaList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -10462,8 +10295,7 @@ void kubex_read(json::Reader& r, ResourceStatus& o) {
 
 void kubex_write(json::Writer& w, const ResourceStatus& o) {
   w.begin_object();
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   if (!json::is_absent(o.resources)) {
     w.key_literal("\"resources\":");
     json::write(w, o.resources);
@@ -10596,8 +10428,7 @@ void kubex_write(json::Writer& w, const ScaleIOPersistentVolumeSource& o) {
     w.key_literal("\"fsType\":");
     json::write(w, o.fs_type);
   }
-  w.key_literal("\"gateway\":");
-  json::write(w, o.gateway);
+  json::write_required(w, "\"gateway\":", o.gateway);
   if (!json::is_absent(o.protection_domain)) {
     w.key_literal("\"protectionDomain\":");
     json::write(w, o.protection_domain);
@@ -10606,8 +10437,7 @@ void kubex_write(json::Writer& w, const ScaleIOPersistentVolumeSource& o) {
     w.key_literal("\"readOnly\":");
     json::write(w, o.read_only);
   }
-  w.key_literal("\"secretRef\":");
-  json::write(w, o.secret_ref);
+  json::write_required(w, "\"secretRef\":", o.secret_ref);
   if (!json::is_absent(o.ssl_enabled)) {
     w.key_literal("\"sslEnabled\":");
     json::write(w, o.ssl_enabled);
@@ -10620,8 +10450,7 @@ void kubex_write(json::Writer& w, const ScaleIOPersistentVolumeSource& o) {
     w.key_literal("\"storagePool\":");
     json::write(w, o.storage_pool);
   }
-  w.key_literal("\"system\":");
-  json::write(w, o.system);
+  json::write_required(w, "\"system\":", o.system);
   if (!json::is_absent(o.volume_name)) {
     w.key_literal("\"volumeName\":");
     json::write(w, o.volume_name);
@@ -10701,8 +10530,7 @@ void kubex_write(json::Writer& w, const ScaleIOVolumeSource& o) {
     w.key_literal("\"fsType\":");
     json::write(w, o.fs_type);
   }
-  w.key_literal("\"gateway\":");
-  json::write(w, o.gateway);
+  json::write_required(w, "\"gateway\":", o.gateway);
   if (!json::is_absent(o.protection_domain)) {
     w.key_literal("\"protectionDomain\":");
     json::write(w, o.protection_domain);
@@ -10711,8 +10539,7 @@ void kubex_write(json::Writer& w, const ScaleIOVolumeSource& o) {
     w.key_literal("\"readOnly\":");
     json::write(w, o.read_only);
   }
-  w.key_literal("\"secretRef\":");
-  json::write(w, o.secret_ref);
+  json::write_required(w, "\"secretRef\":", o.secret_ref);
   if (!json::is_absent(o.ssl_enabled)) {
     w.key_literal("\"sslEnabled\":");
     json::write(w, o.ssl_enabled);
@@ -10725,8 +10552,7 @@ void kubex_write(json::Writer& w, const ScaleIOVolumeSource& o) {
     w.key_literal("\"storagePool\":");
     json::write(w, o.storage_pool);
   }
-  w.key_literal("\"system\":");
-  json::write(w, o.system);
+  json::write_required(w, "\"system\":", o.system);
   if (!json::is_absent(o.volume_name)) {
     w.key_literal("\"volumeName\":");
     json::write(w, o.volume_name);
@@ -10793,10 +10619,8 @@ void kubex_read(json::Reader& r, ScopedResourceSelectorRequirement& o) {
 
 void kubex_write(json::Writer& w, const ScopedResourceSelectorRequirement& o) {
   w.begin_object();
-  w.key_literal("\"operator\":");
-  json::write(w, o.operator_);
-  w.key_literal("\"scopeName\":");
-  json::write(w, o.scope_name);
+  json::write_required(w, "\"operator\":", o.operator_);
+  json::write_required(w, "\"scopeName\":", o.scope_name);
   if (!json::is_absent(o.values)) {
     w.key_literal("\"values\":");
     json::write(w, o.values);
@@ -10834,8 +10658,7 @@ void kubex_write(json::Writer& w, const SeccompProfile& o) {
     w.key_literal("\"localhostProfile\":");
     json::write(w, o.localhost_profile);
   }
-  w.key_literal("\"type\":");
-  json::write(w, o.type);
+  json::write_required(w, "\"type\":", o.type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -10893,8 +10716,7 @@ void kubex_write(json::Writer& w, const Secret& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.data)) {
     w.key_literal("\"data\":");
     json::write(w, o.data);
@@ -10983,8 +10805,7 @@ void kubex_read(json::Reader& r, SecretKeySelector& o) {
 
 void kubex_write(json::Writer& w, const SecretKeySelector& o) {
   w.begin_object();
-  w.key_literal("\"key\":");
-  json::write(w, o.key);
+  json::write_required(w, "\"key\":", o.key);
   if (!json::is_absent(o.name)) {
     w.key_literal("\"name\":");
     json::write(w, o.name);
@@ -11038,10 +10859,8 @@ void kubex_write(json::Writer& w, const SecretList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -11359,8 +11178,7 @@ void kubex_write(json::Writer& w, const Service& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.spec)) {
     w.key_literal("\"spec\":");
     json::write(w, o.spec);
@@ -11426,8 +11244,7 @@ void kubex_write(json::Writer& w, const ServiceAccount& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.automount_service_account_token)) {
     w.key_literal("\"automountServiceAccountToken\":");
     json::write(w, o.automount_service_account_token);
@@ -11485,10 +11302,8 @@ void kubex_write(json::Writer& w, const ServiceAccountList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -11532,8 +11347,7 @@ void kubex_write(json::Writer& w, const ServiceAccountTokenProjection& o) {
     w.key_literal("\"expirationSeconds\":");
     json::write(w, o.expiration_seconds);
   }
-  w.key_literal("\"path\":");
-  json::write(w, o.path);
+  json::write_required(w, "\"path\":", o.path);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -11579,10 +11393,8 @@ void kubex_write(json::Writer& w, const ServiceList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -11644,8 +11456,7 @@ void kubex_write(json::Writer& w, const ServicePort& o) {
     w.key_literal("\"nodePort\":");
     json::write(w, o.node_port);
   }
-  w.key_literal("\"port\":");
-  json::write(w, o.port);
+  json::write_required(w, "\"port\":", o.port);
   if (!json::is_absent(o.protocol)) {
     w.key_literal("\"protocol\":");
     json::write(w, o.protocol);
@@ -11946,8 +11757,7 @@ void kubex_read(json::Reader& r, SleepAction& o) {
 
 void kubex_write(json::Writer& w, const SleepAction& o) {
   w.begin_object();
-  w.key_literal("\"seconds\":");
-  json::write(w, o.seconds);
+  json::write_required(w, "\"seconds\":", o.seconds);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -12111,10 +11921,8 @@ void kubex_read(json::Reader& r, Sysctl& o) {
 
 void kubex_write(json::Writer& w, const Sysctl& o) {
   w.begin_object();
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
-  w.key_literal("\"value\":");
-  json::write(w, o.value);
+  json::write_required(w, "\"name\":", o.name);
+  json::write_required(w, "\"value\":", o.value);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -12146,8 +11954,7 @@ void kubex_write(json::Writer& w, const TCPSocketAction& o) {
     w.key_literal("\"host\":");
     json::write(w, o.host);
   }
-  w.key_literal("\"port\":");
-  json::write(w, o.port);
+  json::write_required(w, "\"port\":", o.port);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -12189,10 +11996,8 @@ void kubex_read(json::Reader& r, Taint& o) {
 
 void kubex_write(json::Writer& w, const Taint& o) {
   w.begin_object();
-  w.key_literal("\"effect\":");
-  json::write(w, o.effect);
-  w.key_literal("\"key\":");
-  json::write(w, o.key);
+  json::write_required(w, "\"effect\":", o.effect);
+  json::write_required(w, "\"key\":", o.key);
   if (!json::is_absent(o.time_added)) {
     w.key_literal("\"timeAdded\":");
     json::write(w, o.time_added);
@@ -12297,10 +12102,8 @@ void kubex_read(json::Reader& r, TopologySelectorLabelRequirement& o) {
 
 void kubex_write(json::Writer& w, const TopologySelectorLabelRequirement& o) {
   w.begin_object();
-  w.key_literal("\"key\":");
-  json::write(w, o.key);
-  w.key_literal("\"values\":");
-  json::write(w, o.values);
+  json::write_required(w, "\"key\":", o.key);
+  json::write_required(w, "\"values\":", o.values);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -12401,8 +12204,7 @@ void kubex_write(json::Writer& w, const TopologySpreadConstraint& o) {
     w.key_literal("\"matchLabelKeys\":");
     json::write(w, o.match_label_keys);
   }
-  w.key_literal("\"maxSkew\":");
-  json::write(w, o.max_skew);
+  json::write_required(w, "\"maxSkew\":", o.max_skew);
   if (!json::is_absent(o.min_domains)) {
     w.key_literal("\"minDomains\":");
     json::write(w, o.min_domains);
@@ -12415,10 +12217,8 @@ void kubex_write(json::Writer& w, const TopologySpreadConstraint& o) {
     w.key_literal("\"nodeTaintsPolicy\":");
     json::write(w, o.node_taints_policy);
   }
-  w.key_literal("\"topologyKey\":");
-  json::write(w, o.topology_key);
-  w.key_literal("\"whenUnsatisfiable\":");
-  json::write(w, o.when_unsatisfiable);
+  json::write_required(w, "\"topologyKey\":", o.topology_key);
+  json::write_required(w, "\"whenUnsatisfiable\":", o.when_unsatisfiable);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -12452,14 +12252,12 @@ void kubex_read(json::Reader& r, TypedLocalObjectReference& o) {
 
 void kubex_write(json::Writer& w, const TypedLocalObjectReference& o) {
   w.begin_object();
-  w.key_literal("\"kind\":");
-  json::write(w, o.kind);
+  json::write_required(w, "\"kind\":", o.kind);
   if (!json::is_absent(o.api_group)) {
     w.key_literal("\"apiGroup\":");
     json::write(w, o.api_group);
   }
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -12499,14 +12297,12 @@ void kubex_read(json::Reader& r, TypedObjectReference& o) {
 
 void kubex_write(json::Writer& w, const TypedObjectReference& o) {
   w.begin_object();
-  w.key_literal("\"kind\":");
-  json::write(w, o.kind);
+  json::write_required(w, "\"kind\":", o.kind);
   if (!json::is_absent(o.api_group)) {
     w.key_literal("\"apiGroup\":");
     json::write(w, o.api_group);
   }
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   if (!json::is_absent(o.namespace_)) {
     w.key_literal("\"namespace\":");
     json::write(w, o.namespace_);
@@ -12758,8 +12554,7 @@ void kubex_write(json::Writer& w, const Volume& o) {
     w.key_literal("\"iscsi\":");
     json::write(w, o.iscsi);
   }
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   if (!json::is_absent(o.nfs)) {
     w.key_literal("\"nfs\":");
     json::write(w, o.nfs);
@@ -12833,10 +12628,8 @@ void kubex_read(json::Reader& r, VolumeDevice& o) {
 
 void kubex_write(json::Writer& w, const VolumeDevice& o) {
   w.begin_object();
-  w.key_literal("\"devicePath\":");
-  json::write(w, o.device_path);
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"devicePath\":", o.device_path);
+  json::write_required(w, "\"name\":", o.name);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -12896,14 +12689,12 @@ void kubex_read(json::Reader& r, VolumeMount& o) {
 
 void kubex_write(json::Writer& w, const VolumeMount& o) {
   w.begin_object();
-  w.key_literal("\"mountPath\":");
-  json::write(w, o.mount_path);
+  json::write_required(w, "\"mountPath\":", o.mount_path);
   if (!json::is_absent(o.mount_propagation)) {
     w.key_literal("\"mountPropagation\":");
     json::write(w, o.mount_propagation);
   }
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   if (!json::is_absent(o.read_only)) {
     w.key_literal("\"readOnly\":");
     json::write(w, o.read_only);
@@ -12961,10 +12752,8 @@ void kubex_read(json::Reader& r, VolumeMountStatus& o) {
 
 void kubex_write(json::Writer& w, const VolumeMountStatus& o) {
   w.begin_object();
-  w.key_literal("\"mountPath\":");
-  json::write(w, o.mount_path);
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"mountPath\":", o.mount_path);
+  json::write_required(w, "\"name\":", o.name);
   if (!json::is_absent(o.read_only)) {
     w.key_literal("\"readOnly\":");
     json::write(w, o.read_only);
@@ -13157,8 +12946,7 @@ void kubex_write(json::Writer& w, const VsphereVirtualDiskVolumeSource& o) {
     w.key_literal("\"storagePolicyName\":");
     json::write(w, o.storage_policy_name);
   }
-  w.key_literal("\"volumePath\":");
-  json::write(w, o.volume_path);
+  json::write_required(w, "\"volumePath\":", o.volume_path);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -13188,10 +12976,8 @@ void kubex_read(json::Reader& r, WeightedPodAffinityTerm& o) {
 
 void kubex_write(json::Writer& w, const WeightedPodAffinityTerm& o) {
   w.begin_object();
-  w.key_literal("\"podAffinityTerm\":");
-  json::write(w, o.pod_affinity_term);
-  w.key_literal("\"weight\":");
-  json::write(w, o.weight);
+  json::write_required(w, "\"podAffinityTerm\":", o.pod_affinity_term);
+  json::write_required(w, "\"weight\":", o.weight);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }

@@ -129,8 +129,7 @@ void kubex_write(json::Writer& w, const Event& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.action)) {
     w.key_literal("\"action\":");
     json::write(w, o.action);
@@ -151,8 +150,7 @@ void kubex_write(json::Writer& w, const Event& o) {
     w.key_literal("\"deprecatedSource\":");
     json::write(w, o.deprecated_source);
   }
-  w.key_literal("\"eventTime\":");
-  json::write(w, o.event_time);
+  json::write_required(w, "\"eventTime\":", o.event_time);
   if (!json::is_absent(o.note)) {
     w.key_literal("\"note\":");
     json::write(w, o.note);
@@ -230,10 +228,8 @@ void kubex_write(json::Writer& w, const EventList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -263,10 +259,8 @@ void kubex_read(json::Reader& r, EventSeries& o) {
 
 void kubex_write(json::Writer& w, const EventSeries& o) {
   w.begin_object();
-  w.key_literal("\"count\":");
-  json::write(w, o.count);
-  w.key_literal("\"lastObservedTime\":");
-  json::write(w, o.last_observed_time);
+  json::write_required(w, "\"count\":", o.count);
+  json::write_required(w, "\"lastObservedTime\":", o.last_observed_time);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }

@@ -143,14 +143,12 @@ void kubex_read(json::Reader& r, HTTPIngressPath& o) {
 
 void kubex_write(json::Writer& w, const HTTPIngressPath& o) {
   w.begin_object();
-  w.key_literal("\"backend\":");
-  json::write(w, o.backend);
+  json::write_required(w, "\"backend\":", o.backend);
   if (!json::is_absent(o.path)) {
     w.key_literal("\"path\":");
     json::write(w, o.path);
   }
-  w.key_literal("\"pathType\":");
-  json::write(w, o.path_type);
+  json::write_required(w, "\"pathType\":", o.path_type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -174,8 +172,7 @@ void kubex_read(json::Reader& r, HTTPIngressRuleValue& o) {
 
 void kubex_write(json::Writer& w, const HTTPIngressRuleValue& o) {
   w.begin_object();
-  w.key_literal("\"paths\":");
-  json::write(w, o.paths);
+  json::write_required(w, "\"paths\":", o.paths);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -205,8 +202,7 @@ void kubex_read(json::Reader& r, IPBlock& o) {
 
 void kubex_write(json::Writer& w, const IPBlock& o) {
   w.begin_object();
-  w.key_literal("\"cidr\":");
-  json::write(w, o.cidr);
+  json::write_required(w, "\"cidr\":", o.cidr);
   if (!json::is_absent(o.except)) {
     w.key_literal("\"except\":");
     json::write(w, o.except);
@@ -260,8 +256,7 @@ void kubex_write(json::Writer& w, const Ingress& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.spec)) {
     w.key_literal("\"spec\":");
     json::write(w, o.spec);
@@ -350,8 +345,7 @@ void kubex_write(json::Writer& w, const IngressClass& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.spec)) {
     w.key_literal("\"spec\":");
     json::write(w, o.spec);
@@ -401,10 +395,8 @@ void kubex_write(json::Writer& w, const IngressClassList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -450,14 +442,12 @@ void kubex_read(json::Reader& r, IngressClassParametersReference& o) {
 
 void kubex_write(json::Writer& w, const IngressClassParametersReference& o) {
   w.begin_object();
-  w.key_literal("\"kind\":");
-  json::write(w, o.kind);
+  json::write_required(w, "\"kind\":", o.kind);
   if (!json::is_absent(o.api_group)) {
     w.key_literal("\"apiGroup\":");
     json::write(w, o.api_group);
   }
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   if (!json::is_absent(o.namespace_)) {
     w.key_literal("\"namespace\":");
     json::write(w, o.namespace_);
@@ -546,10 +536,8 @@ void kubex_write(json::Writer& w, const IngressList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -663,10 +651,8 @@ void kubex_write(json::Writer& w, const IngressPortStatus& o) {
     w.key_literal("\"error\":");
     json::write(w, o.error);
   }
-  w.key_literal("\"port\":");
-  json::write(w, o.port);
-  w.key_literal("\"protocol\":");
-  json::write(w, o.protocol);
+  json::write_required(w, "\"port\":", o.port);
+  json::write_required(w, "\"protocol\":", o.protocol);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -729,8 +715,7 @@ void kubex_read(json::Reader& r, IngressServiceBackend& o) {
 
 void kubex_write(json::Writer& w, const IngressServiceBackend& o) {
   w.begin_object();
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   if (!json::is_absent(o.port)) {
     w.key_literal("\"port\":");
     json::write(w, o.port);
@@ -899,8 +884,7 @@ void kubex_write(json::Writer& w, const NetworkPolicy& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.spec)) {
     w.key_literal("\"spec\":");
     json::write(w, o.spec);
@@ -1024,10 +1008,8 @@ void kubex_write(json::Writer& w, const NetworkPolicyList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1169,8 +1151,7 @@ void kubex_write(json::Writer& w, const NetworkPolicySpec& o) {
     w.key_literal("\"ingress\":");
     json::write(w, o.ingress);
   }
-  w.key_literal("\"podSelector\":");
-  json::write(w, o.pod_selector);
+  json::write_required(w, "\"podSelector\":", o.pod_selector);
   if (!json::is_absent(o.policy_types)) {
     w.key_literal("\"policyTypes\":");
     json::write(w, o.policy_types);

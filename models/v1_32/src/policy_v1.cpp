@@ -69,8 +69,7 @@ void kubex_write(json::Writer& w, const Eviction& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.delete_options)) {
     w.key_literal("\"deleteOptions\":");
     json::write(w, o.delete_options);
@@ -124,8 +123,7 @@ void kubex_write(json::Writer& w, const PodDisruptionBudget& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.spec)) {
     w.key_literal("\"spec\":");
     json::write(w, o.spec);
@@ -179,10 +177,8 @@ void kubex_write(json::Writer& w, const PodDisruptionBudgetList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -299,18 +295,14 @@ void kubex_write(json::Writer& w, const PodDisruptionBudgetStatus& o) {
     w.key_literal("\"conditions\":");
     json::write(w, o.conditions);
   }
-  w.key_literal("\"currentHealthy\":");
-  json::write(w, o.current_healthy);
-  w.key_literal("\"desiredHealthy\":");
-  json::write(w, o.desired_healthy);
+  json::write_required(w, "\"currentHealthy\":", o.current_healthy);
+  json::write_required(w, "\"desiredHealthy\":", o.desired_healthy);
   if (!json::is_absent(o.disrupted_pods)) {
     w.key_literal("\"disruptedPods\":");
     json::write(w, o.disrupted_pods);
   }
-  w.key_literal("\"disruptionsAllowed\":");
-  json::write(w, o.disruptions_allowed);
-  w.key_literal("\"expectedPods\":");
-  json::write(w, o.expected_pods);
+  json::write_required(w, "\"disruptionsAllowed\":", o.disruptions_allowed);
+  json::write_required(w, "\"expectedPods\":", o.expected_pods);
   if (!json::is_absent(o.observed_generation)) {
     w.key_literal("\"observedGeneration\":");
     json::write(w, o.observed_generation);

@@ -193,16 +193,13 @@ void kubex_write(json::Writer& w, const AllocatedDeviceStatus& o) {
     w.key_literal("\"data\":");
     json::write(w, o.data);
   }
-  w.key_literal("\"device\":");
-  json::write(w, o.device);
-  w.key_literal("\"driver\":");
-  json::write(w, o.driver);
+  json::write_required(w, "\"device\":", o.device);
+  json::write_required(w, "\"driver\":", o.driver);
   if (!json::is_absent(o.network_data)) {
     w.key_literal("\"networkData\":");
     json::write(w, o.network_data);
   }
-  w.key_literal("\"pool\":");
-  json::write(w, o.pool);
+  json::write_required(w, "\"pool\":", o.pool);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -300,8 +297,7 @@ void kubex_read(json::Reader& r, CELDeviceSelector& o) {
 
 void kubex_write(json::Writer& w, const CELDeviceSelector& o) {
   w.begin_object();
-  w.key_literal("\"expression\":");
-  json::write(w, o.expression);
+  json::write_required(w, "\"expression\":", o.expression);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -335,8 +331,7 @@ void kubex_write(json::Writer& w, const Device& o) {
     w.key_literal("\"basic\":");
     json::write(w, o.basic);
   }
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -378,8 +373,7 @@ void kubex_write(json::Writer& w, const DeviceAllocationConfiguration& o) {
     w.key_literal("\"requests\":");
     json::write(w, o.requests);
   }
-  w.key_literal("\"source\":");
-  json::write(w, o.source);
+  json::write_required(w, "\"source\":", o.source);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -497,8 +491,7 @@ void kubex_read(json::Reader& r, DeviceCapacity& o) {
 
 void kubex_write(json::Writer& w, const DeviceCapacity& o) {
   w.begin_object();
-  w.key_literal("\"value\":");
-  json::write(w, o.value);
+  json::write_required(w, "\"value\":", o.value);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -626,10 +619,8 @@ void kubex_write(json::Writer& w, const DeviceClass& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"spec\":");
-  json::write(w, o.spec);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"spec\":", o.spec);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -702,10 +693,8 @@ void kubex_write(json::Writer& w, const DeviceClassList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -845,10 +834,8 @@ void kubex_write(json::Writer& w, const DeviceRequest& o) {
     w.key_literal("\"count\":");
     json::write(w, o.count);
   }
-  w.key_literal("\"deviceClassName\":");
-  json::write(w, o.device_class_name);
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"deviceClassName\":", o.device_class_name);
+  json::write_required(w, "\"name\":", o.name);
   if (!json::is_absent(o.selectors)) {
     w.key_literal("\"selectors\":");
     json::write(w, o.selectors);
@@ -902,14 +889,10 @@ void kubex_write(json::Writer& w, const DeviceRequestAllocationResult& o) {
     w.key_literal("\"adminAccess\":");
     json::write(w, o.admin_access);
   }
-  w.key_literal("\"device\":");
-  json::write(w, o.device);
-  w.key_literal("\"driver\":");
-  json::write(w, o.driver);
-  w.key_literal("\"pool\":");
-  json::write(w, o.pool);
-  w.key_literal("\"request\":");
-  json::write(w, o.request);
+  json::write_required(w, "\"device\":", o.device);
+  json::write_required(w, "\"driver\":", o.driver);
+  json::write_required(w, "\"pool\":", o.pool);
+  json::write_required(w, "\"request\":", o.request);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1013,10 +996,8 @@ void kubex_read(json::Reader& r, OpaqueDeviceConfiguration& o) {
 
 void kubex_write(json::Writer& w, const OpaqueDeviceConfiguration& o) {
   w.begin_object();
-  w.key_literal("\"driver\":");
-  json::write(w, o.driver);
-  w.key_literal("\"parameters\":");
-  json::write(w, o.parameters);
+  json::write_required(w, "\"driver\":", o.driver);
+  json::write_required(w, "\"parameters\":", o.parameters);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1066,10 +1047,8 @@ void kubex_write(json::Writer& w, const ResourceClaim& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"spec\":");
-  json::write(w, o.spec);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"spec\":", o.spec);
   if (!json::is_absent(o.status)) {
     w.key_literal("\"status\":");
     json::write(w, o.status);
@@ -1117,12 +1096,9 @@ void kubex_write(json::Writer& w, const ResourceClaimConsumerReference& o) {
     w.key_literal("\"apiGroup\":");
     json::write(w, o.api_group);
   }
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
-  w.key_literal("\"resource\":");
-  json::write(w, o.resource);
-  w.key_literal("\"uid\":");
-  json::write(w, o.uid);
+  json::write_required(w, "\"name\":", o.name);
+  json::write_required(w, "\"resource\":", o.resource);
+  json::write_required(w, "\"uid\":", o.uid);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1168,10 +1144,8 @@ void kubex_write(json::Writer& w, const ResourceClaimList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1289,10 +1263,8 @@ void kubex_write(json::Writer& w, const ResourceClaimTemplate& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"spec\":");
-  json::write(w, o.spec);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"spec\":", o.spec);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1338,10 +1310,8 @@ void kubex_write(json::Writer& w, const ResourceClaimTemplateList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1371,10 +1341,8 @@ void kubex_read(json::Reader& r, ResourceClaimTemplateSpec& o) {
 
 void kubex_write(json::Writer& w, const ResourceClaimTemplateSpec& o) {
   w.begin_object();
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"spec\":");
-  json::write(w, o.spec);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"spec\":", o.spec);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1410,12 +1378,9 @@ void kubex_read(json::Reader& r, ResourcePool& o) {
 
 void kubex_write(json::Writer& w, const ResourcePool& o) {
   w.begin_object();
-  w.key_literal("\"generation\":");
-  json::write(w, o.generation);
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
-  w.key_literal("\"resourceSliceCount\":");
-  json::write(w, o.resource_slice_count);
+  json::write_required(w, "\"generation\":", o.generation);
+  json::write_required(w, "\"name\":", o.name);
+  json::write_required(w, "\"resourceSliceCount\":", o.resource_slice_count);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1459,10 +1424,8 @@ void kubex_write(json::Writer& w, const ResourceSlice& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"spec\":");
-  json::write(w, o.spec);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"spec\":", o.spec);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1508,10 +1471,8 @@ void kubex_write(json::Writer& w, const ResourceSliceList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1571,8 +1532,7 @@ void kubex_write(json::Writer& w, const ResourceSliceSpec& o) {
     w.key_literal("\"devices\":");
     json::write(w, o.devices);
   }
-  w.key_literal("\"driver\":");
-  json::write(w, o.driver);
+  json::write_required(w, "\"driver\":", o.driver);
   if (!json::is_absent(o.node_name)) {
     w.key_literal("\"nodeName\":");
     json::write(w, o.node_name);
@@ -1581,8 +1541,7 @@ void kubex_write(json::Writer& w, const ResourceSliceSpec& o) {
     w.key_literal("\"nodeSelector\":");
     json::write(w, o.node_selector);
   }
-  w.key_literal("\"pool\":");
-  json::write(w, o.pool);
+  json::write_required(w, "\"pool\":", o.pool);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }

@@ -123,10 +123,8 @@ void kubex_write(json::Writer& w, const CSIDriver& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"spec\":");
-  json::write(w, o.spec);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"spec\":", o.spec);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -172,10 +170,8 @@ void kubex_write(json::Writer& w, const CSIDriverList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -312,10 +308,8 @@ void kubex_write(json::Writer& w, const CSINode& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"spec\":");
-  json::write(w, o.spec);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"spec\":", o.spec);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -361,10 +355,8 @@ void kubex_write(json::Writer& w, const CSINodeDriver& o) {
     w.key_literal("\"allocatable\":");
     json::write(w, o.allocatable);
   }
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
-  w.key_literal("\"nodeID\":");
-  json::write(w, o.node_id);
+  json::write_required(w, "\"name\":", o.name);
+  json::write_required(w, "\"nodeID\":", o.node_id);
   if (!json::is_absent(o.topology_keys)) {
     w.key_literal("\"topologyKeys\":");
     json::write(w, o.topology_keys);
@@ -414,10 +406,8 @@ void kubex_write(json::Writer& w, const CSINodeList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -441,8 +431,7 @@ void kubex_read(json::Reader& r, CSINodeSpec& o) {
 
 void kubex_write(json::Writer& w, const CSINodeSpec& o) {
   w.begin_object();
-  w.key_literal("\"drivers\":");
-  json::write(w, o.drivers);
+  json::write_required(w, "\"drivers\":", o.drivers);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -504,8 +493,7 @@ void kubex_write(json::Writer& w, const CSIStorageCapacity& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.capacity)) {
     w.key_literal("\"capacity\":");
     json::write(w, o.capacity);
@@ -518,8 +506,7 @@ void kubex_write(json::Writer& w, const CSIStorageCapacity& o) {
     w.key_literal("\"nodeTopology\":");
     json::write(w, o.node_topology);
   }
-  w.key_literal("\"storageClassName\":");
-  json::write(w, o.storage_class_name);
+  json::write_required(w, "\"storageClassName\":", o.storage_class_name);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -565,10 +552,8 @@ void kubex_write(json::Writer& w, const CSIStorageCapacityList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -646,8 +631,7 @@ void kubex_write(json::Writer& w, const StorageClass& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.allow_volume_expansion)) {
     w.key_literal("\"allowVolumeExpansion\":");
     json::write(w, o.allow_volume_expansion);
@@ -664,8 +648,7 @@ void kubex_write(json::Writer& w, const StorageClass& o) {
     w.key_literal("\"parameters\":");
     json::write(w, o.parameters);
   }
-  w.key_literal("\"provisioner\":");
-  json::write(w, o.provisioner);
+  json::write_required(w, "\"provisioner\":", o.provisioner);
   if (!json::is_absent(o.reclaim_policy)) {
     w.key_literal("\"reclaimPolicy\":");
     json::write(w, o.reclaim_policy);
@@ -719,10 +702,8 @@ void kubex_write(json::Writer& w, const StorageClassList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -752,8 +733,7 @@ void kubex_read(json::Reader& r, TokenRequest& o) {
 
 void kubex_write(json::Writer& w, const TokenRequest& o) {
   w.begin_object();
-  w.key_literal("\"audience\":");
-  json::write(w, o.audience);
+  json::write_required(w, "\"audience\":", o.audience);
   if (!json::is_absent(o.expiration_seconds)) {
     w.key_literal("\"expirationSeconds\":");
     json::write(w, o.expiration_seconds);
@@ -807,10 +787,8 @@ void kubex_write(json::Writer& w, const VolumeAttachment& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"spec\":");
-  json::write(w, o.spec);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"spec\":", o.spec);
   if (!json::is_absent(o.status)) {
     w.key_literal("\"status\":");
     json::write(w, o.status);
@@ -860,10 +838,8 @@ void kubex_write(json::Writer& w, const VolumeAttachmentList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -934,12 +910,9 @@ void kubex_read(json::Reader& r, VolumeAttachmentSpec& o) {
 
 void kubex_write(json::Writer& w, const VolumeAttachmentSpec& o) {
   w.begin_object();
-  w.key_literal("\"attacher\":");
-  json::write(w, o.attacher);
-  w.key_literal("\"nodeName\":");
-  json::write(w, o.node_name);
-  w.key_literal("\"source\":");
-  json::write(w, o.source);
+  json::write_required(w, "\"attacher\":", o.attacher);
+  json::write_required(w, "\"nodeName\":", o.node_name);
+  json::write_required(w, "\"source\":", o.source);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -983,8 +956,7 @@ void kubex_write(json::Writer& w, const VolumeAttachmentStatus& o) {
     w.key_literal("\"attachError\":");
     json::write(w, o.attach_error);
   }
-  w.key_literal("\"attached\":");
-  json::write(w, o.attached);
+  json::write_required(w, "\"attached\":", o.attached);
   if (!json::is_absent(o.attachment_metadata)) {
     w.key_literal("\"attachmentMetadata\":");
     json::write(w, o.attachment_metadata);

@@ -59,10 +59,8 @@ void kubex_write(json::Writer& w, const VolumeAttributesClass& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"driverName\":");
-  json::write(w, o.driver_name);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"driverName\":", o.driver_name);
   if (!json::is_absent(o.parameters)) {
     w.key_literal("\"parameters\":");
     json::write(w, o.parameters);
@@ -112,10 +110,8 @@ void kubex_write(json::Writer& w, const VolumeAttributesClassList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }

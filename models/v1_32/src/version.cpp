@@ -71,24 +71,15 @@ void kubex_read(json::Reader& r, Info& o) {
 
 void kubex_write(json::Writer& w, const Info& o) {
   w.begin_object();
-  w.key_literal("\"buildDate\":");
-  json::write(w, o.build_date);
-  w.key_literal("\"compiler\":");
-  json::write(w, o.compiler);
-  w.key_literal("\"gitCommit\":");
-  json::write(w, o.git_commit);
-  w.key_literal("\"gitTreeState\":");
-  json::write(w, o.git_tree_state);
-  w.key_literal("\"gitVersion\":");
-  json::write(w, o.git_version);
-  w.key_literal("\"goVersion\":");
-  json::write(w, o.go_version);
-  w.key_literal("\"major\":");
-  json::write(w, o.major_);
-  w.key_literal("\"minor\":");
-  json::write(w, o.minor_);
-  w.key_literal("\"platform\":");
-  json::write(w, o.platform);
+  json::write_required(w, "\"buildDate\":", o.build_date);
+  json::write_required(w, "\"compiler\":", o.compiler);
+  json::write_required(w, "\"gitCommit\":", o.git_commit);
+  json::write_required(w, "\"gitTreeState\":", o.git_tree_state);
+  json::write_required(w, "\"gitVersion\":", o.git_version);
+  json::write_required(w, "\"goVersion\":", o.go_version);
+  json::write_required(w, "\"major\":", o.major_);
+  json::write_required(w, "\"minor\":", o.minor_);
+  json::write_required(w, "\"platform\":", o.platform);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }

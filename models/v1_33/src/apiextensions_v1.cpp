@@ -137,16 +137,13 @@ void kubex_write(json::Writer& w, const CustomResourceColumnDefinition& o) {
     w.key_literal("\"format\":");
     json::write(w, o.format);
   }
-  w.key_literal("\"jsonPath\":");
-  json::write(w, o.json_path);
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"jsonPath\":", o.json_path);
+  json::write_required(w, "\"name\":", o.name);
   if (!json::is_absent(o.priority)) {
     w.key_literal("\"priority\":");
     json::write(w, o.priority);
   }
-  w.key_literal("\"type\":");
-  json::write(w, o.type);
+  json::write_required(w, "\"type\":", o.type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -176,8 +173,7 @@ void kubex_read(json::Reader& r, CustomResourceConversion& o) {
 
 void kubex_write(json::Writer& w, const CustomResourceConversion& o) {
   w.begin_object();
-  w.key_literal("\"strategy\":");
-  json::write(w, o.strategy);
+  json::write_required(w, "\"strategy\":", o.strategy);
   if (!json::is_absent(o.webhook)) {
     w.key_literal("\"webhook\":");
     json::write(w, o.webhook);
@@ -231,10 +227,8 @@ void kubex_write(json::Writer& w, const CustomResourceDefinition& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"spec\":");
-  json::write(w, o.spec);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"spec\":", o.spec);
   if (!json::is_absent(o.status)) {
     w.key_literal("\"status\":");
     json::write(w, o.status);
@@ -296,10 +290,8 @@ void kubex_write(json::Writer& w, const CustomResourceDefinitionCondition& o) {
     w.key_literal("\"reason\":");
     json::write(w, o.reason);
   }
-  w.key_literal("\"status\":");
-  json::write(w, o.status);
-  w.key_literal("\"type\":");
-  json::write(w, o.type);
+  json::write_required(w, "\"status\":", o.status);
+  json::write_required(w, "\"type\":", o.type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -345,10 +337,8 @@ void kubex_write(json::Writer& w, const CustomResourceDefinitionList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -398,8 +388,7 @@ void kubex_read(json::Reader& r, CustomResourceDefinitionNames& o) {
 
 void kubex_write(json::Writer& w, const CustomResourceDefinitionNames& o) {
   w.begin_object();
-  w.key_literal("\"kind\":");
-  json::write(w, o.kind);
+  json::write_required(w, "\"kind\":", o.kind);
   if (!json::is_absent(o.categories)) {
     w.key_literal("\"categories\":");
     json::write(w, o.categories);
@@ -408,8 +397,7 @@ void kubex_write(json::Writer& w, const CustomResourceDefinitionNames& o) {
     w.key_literal("\"listKind\":");
     json::write(w, o.list_kind);
   }
-  w.key_literal("\"plural\":");
-  json::write(w, o.plural);
+  json::write_required(w, "\"plural\":", o.plural);
   if (!json::is_absent(o.short_names)) {
     w.key_literal("\"shortNames\":");
     json::write(w, o.short_names);
@@ -471,18 +459,14 @@ void kubex_write(json::Writer& w, const CustomResourceDefinitionSpec& o) {
     w.key_literal("\"conversion\":");
     json::write(w, o.conversion);
   }
-  w.key_literal("\"group\":");
-  json::write(w, o.group);
-  w.key_literal("\"names\":");
-  json::write(w, o.names);
+  json::write_required(w, "\"group\":", o.group);
+  json::write_required(w, "\"names\":", o.names);
   if (!json::is_absent(o.preserve_unknown_fields)) {
     w.key_literal("\"preserveUnknownFields\":");
     json::write(w, o.preserve_unknown_fields);
   }
-  w.key_literal("\"scope\":");
-  json::write(w, o.scope);
-  w.key_literal("\"versions\":");
-  json::write(w, o.versions);
+  json::write_required(w, "\"scope\":", o.scope);
+  json::write_required(w, "\"versions\":", o.versions);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -611,8 +595,7 @@ void kubex_write(json::Writer& w, const CustomResourceDefinitionVersion& o) {
     w.key_literal("\"deprecationWarning\":");
     json::write(w, o.deprecation_warning);
   }
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   if (!json::is_absent(o.schema)) {
     w.key_literal("\"schema\":");
     json::write(w, o.schema);
@@ -621,10 +604,8 @@ void kubex_write(json::Writer& w, const CustomResourceDefinitionVersion& o) {
     w.key_literal("\"selectableFields\":");
     json::write(w, o.selectable_fields);
   }
-  w.key_literal("\"served\":");
-  json::write(w, o.served);
-  w.key_literal("\"storage\":");
-  json::write(w, o.storage);
+  json::write_required(w, "\"served\":", o.served);
+  json::write_required(w, "\"storage\":", o.storage);
   if (!json::is_absent(o.subresources)) {
     w.key_literal("\"subresources\":");
     json::write(w, o.subresources);
@@ -668,10 +649,8 @@ void kubex_write(json::Writer& w, const CustomResourceSubresourceScale& o) {
     w.key_literal("\"labelSelectorPath\":");
     json::write(w, o.label_selector_path);
   }
-  w.key_literal("\"specReplicasPath\":");
-  json::write(w, o.spec_replicas_path);
-  w.key_literal("\"statusReplicasPath\":");
-  json::write(w, o.status_replicas_path);
+  json::write_required(w, "\"specReplicasPath\":", o.spec_replicas_path);
+  json::write_required(w, "\"statusReplicasPath\":", o.status_replicas_path);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1209,8 +1188,7 @@ void kubex_read(json::Reader& r, SelectableField& o) {
 
 void kubex_write(json::Writer& w, const SelectableField& o) {
   w.begin_object();
-  w.key_literal("\"jsonPath\":");
-  json::write(w, o.json_path);
+  json::write_required(w, "\"jsonPath\":", o.json_path);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1248,10 +1226,8 @@ void kubex_read(json::Reader& r, ServiceReference& o) {
 
 void kubex_write(json::Writer& w, const ServiceReference& o) {
   w.begin_object();
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
-  w.key_literal("\"namespace\":");
-  json::write(w, o.namespace_);
+  json::write_required(w, "\"name\":", o.name);
+  json::write_required(w, "\"namespace\":", o.namespace_);
   if (!json::is_absent(o.path)) {
     w.key_literal("\"path\":");
     json::write(w, o.path);
@@ -1333,8 +1309,7 @@ void kubex_write(json::Writer& w, const ValidationRule& o) {
     w.key_literal("\"reason\":");
     json::write(w, o.reason);
   }
-  w.key_literal("\"rule\":");
-  json::write(w, o.rule);
+  json::write_required(w, "\"rule\":", o.rule);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1415,8 +1390,7 @@ void kubex_write(json::Writer& w, const WebhookConversion& o) {
     w.key_literal("\"clientConfig\":");
     json::write(w, o.client_config);
   }
-  w.key_literal("\"conversionReviewVersions\":");
-  json::write(w, o.conversion_review_versions);
+  json::write_required(w, "\"conversionReviewVersions\":", o.conversion_review_versions);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }

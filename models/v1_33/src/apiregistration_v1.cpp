@@ -77,8 +77,7 @@ void kubex_write(json::Writer& w, const APIService& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.spec)) {
     w.key_literal("\"spec\":");
     json::write(w, o.spec);
@@ -144,10 +143,8 @@ void kubex_write(json::Writer& w, const APIServiceCondition& o) {
     w.key_literal("\"reason\":");
     json::write(w, o.reason);
   }
-  w.key_literal("\"status\":");
-  json::write(w, o.status);
-  w.key_literal("\"type\":");
-  json::write(w, o.type);
+  json::write_required(w, "\"status\":", o.status);
+  json::write_required(w, "\"type\":", o.type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -193,10 +190,8 @@ void kubex_write(json::Writer& w, const APIServiceList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -262,8 +257,7 @@ void kubex_write(json::Writer& w, const APIServiceSpec& o) {
     w.key_literal("\"group\":");
     json::write(w, o.group);
   }
-  w.key_literal("\"groupPriorityMinimum\":");
-  json::write(w, o.group_priority_minimum);
+  json::write_required(w, "\"groupPriorityMinimum\":", o.group_priority_minimum);
   if (!json::is_absent(o.insecure_skip_tls_verify)) {
     w.key_literal("\"insecureSkipTLSVerify\":");
     json::write(w, o.insecure_skip_tls_verify);
@@ -276,8 +270,7 @@ void kubex_write(json::Writer& w, const APIServiceSpec& o) {
     w.key_literal("\"version\":");
     json::write(w, o.version);
   }
-  w.key_literal("\"versionPriority\":");
-  json::write(w, o.version_priority);
+  json::write_required(w, "\"versionPriority\":", o.version_priority);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }

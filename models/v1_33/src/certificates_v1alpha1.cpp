@@ -59,10 +59,8 @@ void kubex_write(json::Writer& w, const ClusterTrustBundle& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"spec\":");
-  json::write(w, o.spec);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"spec\":", o.spec);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -108,10 +106,8 @@ void kubex_write(json::Writer& w, const ClusterTrustBundleList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -145,8 +141,7 @@ void kubex_write(json::Writer& w, const ClusterTrustBundleSpec& o) {
     w.key_literal("\"signerName\":");
     json::write(w, o.signer_name);
   }
-  w.key_literal("\"trustBundle\":");
-  json::write(w, o.trust_bundle);
+  json::write_required(w, "\"trustBundle\":", o.trust_bundle);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }

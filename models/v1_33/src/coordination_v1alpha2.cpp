@@ -59,8 +59,7 @@ void kubex_write(json::Writer& w, const LeaseCandidate& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.spec)) {
     w.key_literal("\"spec\":");
     json::write(w, o.spec);
@@ -110,10 +109,8 @@ void kubex_write(json::Writer& w, const LeaseCandidateList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -163,14 +160,12 @@ void kubex_read(json::Reader& r, LeaseCandidateSpec& o) {
 
 void kubex_write(json::Writer& w, const LeaseCandidateSpec& o) {
   w.begin_object();
-  w.key_literal("\"binaryVersion\":");
-  json::write(w, o.binary_version);
+  json::write_required(w, "\"binaryVersion\":", o.binary_version);
   if (!json::is_absent(o.emulation_version)) {
     w.key_literal("\"emulationVersion\":");
     json::write(w, o.emulation_version);
   }
-  w.key_literal("\"leaseName\":");
-  json::write(w, o.lease_name);
+  json::write_required(w, "\"leaseName\":", o.lease_name);
   if (!json::is_absent(o.ping_time)) {
     w.key_literal("\"pingTime\":");
     json::write(w, o.ping_time);
@@ -179,8 +174,7 @@ void kubex_write(json::Writer& w, const LeaseCandidateSpec& o) {
     w.key_literal("\"renewTime\":");
     json::write(w, o.renew_time);
   }
-  w.key_literal("\"strategy\":");
-  json::write(w, o.strategy);
+  json::write_required(w, "\"strategy\":", o.strategy);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }

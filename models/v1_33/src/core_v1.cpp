@@ -903,8 +903,7 @@ void kubex_write(json::Writer& w, const AWSElasticBlockStoreVolumeSource& o) {
     w.key_literal("\"readOnly\":");
     json::write(w, o.read_only);
   }
-  w.key_literal("\"volumeID\":");
-  json::write(w, o.volume_id);
+  json::write_required(w, "\"volumeID\":", o.volume_id);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -985,8 +984,7 @@ void kubex_write(json::Writer& w, const AppArmorProfile& o) {
     w.key_literal("\"localhostProfile\":");
     json::write(w, o.localhost_profile);
   }
-  w.key_literal("\"type\":");
-  json::write(w, o.type);
+  json::write_required(w, "\"type\":", o.type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1016,10 +1014,8 @@ void kubex_read(json::Reader& r, AttachedVolume& o) {
 
 void kubex_write(json::Writer& w, const AttachedVolume& o) {
   w.begin_object();
-  w.key_literal("\"devicePath\":");
-  json::write(w, o.device_path);
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"devicePath\":", o.device_path);
+  json::write_required(w, "\"name\":", o.name);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1079,10 +1075,8 @@ void kubex_write(json::Writer& w, const AzureDiskVolumeSource& o) {
     w.key_literal("\"cachingMode\":");
     json::write(w, o.caching_mode);
   }
-  w.key_literal("\"diskName\":");
-  json::write(w, o.disk_name);
-  w.key_literal("\"diskURI\":");
-  json::write(w, o.disk_uri);
+  json::write_required(w, "\"diskName\":", o.disk_name);
+  json::write_required(w, "\"diskURI\":", o.disk_uri);
   if (!json::is_absent(o.fs_type)) {
     w.key_literal("\"fsType\":");
     json::write(w, o.fs_type);
@@ -1136,14 +1130,12 @@ void kubex_write(json::Writer& w, const AzureFilePersistentVolumeSource& o) {
     w.key_literal("\"readOnly\":");
     json::write(w, o.read_only);
   }
-  w.key_literal("\"secretName\":");
-  json::write(w, o.secret_name);
+  json::write_required(w, "\"secretName\":", o.secret_name);
   if (!json::is_absent(o.secret_namespace)) {
     w.key_literal("\"secretNamespace\":");
     json::write(w, o.secret_namespace);
   }
-  w.key_literal("\"shareName\":");
-  json::write(w, o.share_name);
+  json::write_required(w, "\"shareName\":", o.share_name);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1183,10 +1175,8 @@ void kubex_write(json::Writer& w, const AzureFileVolumeSource& o) {
     w.key_literal("\"readOnly\":");
     json::write(w, o.read_only);
   }
-  w.key_literal("\"secretName\":");
-  json::write(w, o.secret_name);
-  w.key_literal("\"shareName\":");
-  json::write(w, o.share_name);
+  json::write_required(w, "\"secretName\":", o.secret_name);
+  json::write_required(w, "\"shareName\":", o.share_name);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1232,10 +1222,8 @@ void kubex_write(json::Writer& w, const Binding& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"target\":");
-  json::write(w, o.target);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"target\":", o.target);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1319,8 +1307,7 @@ void kubex_write(json::Writer& w, const CSIPersistentVolumeSource& o) {
     w.key_literal("\"controllerPublishSecretRef\":");
     json::write(w, o.controller_publish_secret_ref);
   }
-  w.key_literal("\"driver\":");
-  json::write(w, o.driver);
+  json::write_required(w, "\"driver\":", o.driver);
   if (!json::is_absent(o.fs_type)) {
     w.key_literal("\"fsType\":");
     json::write(w, o.fs_type);
@@ -1345,8 +1332,7 @@ void kubex_write(json::Writer& w, const CSIPersistentVolumeSource& o) {
     w.key_literal("\"volumeAttributes\":");
     json::write(w, o.volume_attributes);
   }
-  w.key_literal("\"volumeHandle\":");
-  json::write(w, o.volume_handle);
+  json::write_required(w, "\"volumeHandle\":", o.volume_handle);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1392,8 +1378,7 @@ void kubex_read(json::Reader& r, CSIVolumeSource& o) {
 
 void kubex_write(json::Writer& w, const CSIVolumeSource& o) {
   w.begin_object();
-  w.key_literal("\"driver\":");
-  json::write(w, o.driver);
+  json::write_required(w, "\"driver\":", o.driver);
   if (!json::is_absent(o.fs_type)) {
     w.key_literal("\"fsType\":");
     json::write(w, o.fs_type);
@@ -1496,8 +1481,7 @@ void kubex_read(json::Reader& r, CephFSPersistentVolumeSource& o) {
 
 void kubex_write(json::Writer& w, const CephFSPersistentVolumeSource& o) {
   w.begin_object();
-  w.key_literal("\"monitors\":");
-  json::write(w, o.monitors);
+  json::write_required(w, "\"monitors\":", o.monitors);
   if (!json::is_absent(o.path)) {
     w.key_literal("\"path\":");
     json::write(w, o.path);
@@ -1567,8 +1551,7 @@ void kubex_read(json::Reader& r, CephFSVolumeSource& o) {
 
 void kubex_write(json::Writer& w, const CephFSVolumeSource& o) {
   w.begin_object();
-  w.key_literal("\"monitors\":");
-  json::write(w, o.monitors);
+  json::write_required(w, "\"monitors\":", o.monitors);
   if (!json::is_absent(o.path)) {
     w.key_literal("\"path\":");
     json::write(w, o.path);
@@ -1640,8 +1623,7 @@ void kubex_write(json::Writer& w, const CinderPersistentVolumeSource& o) {
     w.key_literal("\"secretRef\":");
     json::write(w, o.secret_ref);
   }
-  w.key_literal("\"volumeID\":");
-  json::write(w, o.volume_id);
+  json::write_required(w, "\"volumeID\":", o.volume_id);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1693,8 +1675,7 @@ void kubex_write(json::Writer& w, const CinderVolumeSource& o) {
     w.key_literal("\"secretRef\":");
     json::write(w, o.secret_ref);
   }
-  w.key_literal("\"volumeID\":");
-  json::write(w, o.volume_id);
+  json::write_required(w, "\"volumeID\":", o.volume_id);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1779,8 +1760,7 @@ void kubex_write(json::Writer& w, const ClusterTrustBundleProjection& o) {
     w.key_literal("\"optional\":");
     json::write(w, o.optional);
   }
-  w.key_literal("\"path\":");
-  json::write(w, o.path);
+  json::write_required(w, "\"path\":", o.path);
   if (!json::is_absent(o.signer_name)) {
     w.key_literal("\"signerName\":");
     json::write(w, o.signer_name);
@@ -1834,10 +1814,8 @@ void kubex_write(json::Writer& w, const ComponentCondition& o) {
     w.key_literal("\"message\":");
     json::write(w, o.message);
   }
-  w.key_literal("\"status\":");
-  json::write(w, o.status);
-  w.key_literal("\"type\":");
-  json::write(w, o.type);
+  json::write_required(w, "\"status\":", o.status);
+  json::write_required(w, "\"type\":", o.type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1881,8 +1859,7 @@ void kubex_write(json::Writer& w, const ComponentStatus& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.conditions)) {
     w.key_literal("\"conditions\":");
     json::write(w, o.conditions);
@@ -1932,10 +1909,8 @@ void kubex_write(json::Writer& w, const ComponentStatusList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1989,8 +1964,7 @@ void kubex_write(json::Writer& w, const ConfigMap& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.binary_data)) {
     w.key_literal("\"binaryData\":");
     json::write(w, o.binary_data);
@@ -2075,8 +2049,7 @@ void kubex_read(json::Reader& r, ConfigMapKeySelector& o) {
 
 void kubex_write(json::Writer& w, const ConfigMapKeySelector& o) {
   w.begin_object();
-  w.key_literal("\"key\":");
-  json::write(w, o.key);
+  json::write_required(w, "\"key\":", o.key);
   if (!json::is_absent(o.name)) {
     w.key_literal("\"name\":");
     json::write(w, o.name);
@@ -2130,10 +2103,8 @@ void kubex_write(json::Writer& w, const ConfigMapList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -2181,12 +2152,9 @@ void kubex_read(json::Reader& r, ConfigMapNodeConfigSource& o) {
 
 void kubex_write(json::Writer& w, const ConfigMapNodeConfigSource& o) {
   w.begin_object();
-  w.key_literal("\"kubeletConfigKey\":");
-  json::write(w, o.kubelet_config_key);
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
-  w.key_literal("\"namespace\":");
-  json::write(w, o.namespace_);
+  json::write_required(w, "\"kubeletConfigKey\":", o.kubelet_config_key);
+  json::write_required(w, "\"name\":", o.name);
+  json::write_required(w, "\"namespace\":", o.namespace_);
   if (!json::is_absent(o.resource_version)) {
     w.key_literal("\"resourceVersion\":");
     json::write(w, o.resource_version);
@@ -2468,8 +2436,7 @@ void kubex_write(json::Writer& w, const Container& o) {
     w.key_literal("\"livenessProbe\":");
     json::write(w, o.liveness_probe);
   }
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   if (!json::is_absent(o.ports)) {
     w.key_literal("\"ports\":");
     json::write(w, o.ports);
@@ -2612,8 +2579,7 @@ void kubex_read(json::Reader& r, ContainerPort& o) {
 
 void kubex_write(json::Writer& w, const ContainerPort& o) {
   w.begin_object();
-  w.key_literal("\"containerPort\":");
-  json::write(w, o.container_port);
+  json::write_required(w, "\"containerPort\":", o.container_port);
   if (!json::is_absent(o.host_ip)) {
     w.key_literal("\"hostIP\":");
     json::write(w, o.host_ip);
@@ -2659,10 +2625,8 @@ void kubex_read(json::Reader& r, ContainerResizePolicy& o) {
 
 void kubex_write(json::Writer& w, const ContainerResizePolicy& o) {
   w.begin_object();
-  w.key_literal("\"resourceName\":");
-  json::write(w, o.resource_name);
-  w.key_literal("\"restartPolicy\":");
-  json::write(w, o.restart_policy);
+  json::write_required(w, "\"resourceName\":", o.resource_name);
+  json::write_required(w, "\"restartPolicy\":", o.restart_policy);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -2796,8 +2760,7 @@ void kubex_write(json::Writer& w, const ContainerStateTerminated& o) {
     w.key_literal("\"containerID\":");
     json::write(w, o.container_id);
   }
-  w.key_literal("\"exitCode\":");
-  json::write(w, o.exit_code);
+  json::write_required(w, "\"exitCode\":", o.exit_code);
   if (!json::is_absent(o.finished_at)) {
     w.key_literal("\"finishedAt\":");
     json::write(w, o.finished_at);
@@ -2962,24 +2925,19 @@ void kubex_write(json::Writer& w, const ContainerStatus& o) {
     w.key_literal("\"containerID\":");
     json::write(w, o.container_id);
   }
-  w.key_literal("\"image\":");
-  json::write(w, o.image);
-  w.key_literal("\"imageID\":");
-  json::write(w, o.image_id);
+  json::write_required(w, "\"image\":", o.image);
+  json::write_required(w, "\"imageID\":", o.image_id);
   if (!json::is_absent(o.last_state)) {
     w.key_literal("\"lastState\":");
     json::write(w, o.last_state);
   }
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
-  w.key_literal("\"ready\":");
-  json::write(w, o.ready);
+  json::write_required(w, "\"name\":", o.name);
+  json::write_required(w, "\"ready\":", o.ready);
   if (!json::is_absent(o.resources)) {
     w.key_literal("\"resources\":");
     json::write(w, o.resources);
   }
-  w.key_literal("\"restartCount\":");
-  json::write(w, o.restart_count);
+  json::write_required(w, "\"restartCount\":", o.restart_count);
   if (!json::is_absent(o.started)) {
     w.key_literal("\"started\":");
     json::write(w, o.started);
@@ -3050,8 +3008,7 @@ void kubex_read(json::Reader& r, DaemonEndpoint& o) {
 
 void kubex_write(json::Writer& w, const DaemonEndpoint& o) {
   w.begin_object();
-  w.key_literal("\"Port\":");
-  json::write(w, o.port);
+  json::write_required(w, "\"Port\":", o.port);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -3126,8 +3083,7 @@ void kubex_write(json::Writer& w, const DownwardAPIVolumeFile& o) {
     w.key_literal("\"mode\":");
     json::write(w, o.mode);
   }
-  w.key_literal("\"path\":");
-  json::write(w, o.path);
+  json::write_required(w, "\"path\":", o.path);
   if (!json::is_absent(o.resource_field_ref)) {
     w.key_literal("\"resourceFieldRef\":");
     json::write(w, o.resource_field_ref);
@@ -3249,8 +3205,7 @@ void kubex_write(json::Writer& w, const EndpointAddress& o) {
     w.key_literal("\"hostname\":");
     json::write(w, o.hostname);
   }
-  w.key_literal("\"ip\":");
-  json::write(w, o.ip);
+  json::write_required(w, "\"ip\":", o.ip);
   if (!json::is_absent(o.node_name)) {
     w.key_literal("\"nodeName\":");
     json::write(w, o.node_name);
@@ -3306,8 +3261,7 @@ void kubex_write(json::Writer& w, const EndpointPort& o) {
     w.key_literal("\"name\":");
     json::write(w, o.name);
   }
-  w.key_literal("\"port\":");
-  json::write(w, o.port);
+  json::write_required(w, "\"port\":", o.port);
   if (!json::is_absent(o.protocol)) {
     w.key_literal("\"protocol\":");
     json::write(w, o.protocol);
@@ -3404,8 +3358,7 @@ void kubex_write(json::Writer& w, const Endpoints& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.subsets)) {
     w.key_literal("\"subsets\":");
     json::write(w, o.subsets);
@@ -3455,10 +3408,8 @@ void kubex_write(json::Writer& w, const EndpointsList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -3541,8 +3492,7 @@ void kubex_read(json::Reader& r, EnvVar& o) {
 
 void kubex_write(json::Writer& w, const EnvVar& o) {
   w.begin_object();
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   if (!json::is_absent(o.value)) {
     w.key_literal("\"value\":");
     json::write(w, o.value);
@@ -3783,8 +3733,7 @@ void kubex_write(json::Writer& w, const EphemeralContainer& o) {
     w.key_literal("\"livenessProbe\":");
     json::write(w, o.liveness_probe);
   }
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   if (!json::is_absent(o.ports)) {
     w.key_literal("\"ports\":");
     json::write(w, o.ports);
@@ -3987,8 +3936,7 @@ void kubex_write(json::Writer& w, const Event& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.action)) {
     w.key_literal("\"action\":");
     json::write(w, o.action);
@@ -4005,8 +3953,7 @@ void kubex_write(json::Writer& w, const Event& o) {
     w.key_literal("\"firstTimestamp\":");
     json::write(w, o.first_timestamp);
   }
-  w.key_literal("\"involvedObject\":");
-  json::write(w, o.involved_object);
+  json::write_required(w, "\"involvedObject\":", o.involved_object);
   if (!json::is_absent(o.last_timestamp)) {
     w.key_literal("\"lastTimestamp\":");
     json::write(w, o.last_timestamp);
@@ -4088,10 +4035,8 @@ void kubex_write(json::Writer& w, const EventList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -4305,8 +4250,7 @@ void kubex_read(json::Reader& r, FlexPersistentVolumeSource& o) {
 
 void kubex_write(json::Writer& w, const FlexPersistentVolumeSource& o) {
   w.begin_object();
-  w.key_literal("\"driver\":");
-  json::write(w, o.driver);
+  json::write_required(w, "\"driver\":", o.driver);
   if (!json::is_absent(o.fs_type)) {
     w.key_literal("\"fsType\":");
     json::write(w, o.fs_type);
@@ -4368,8 +4312,7 @@ void kubex_read(json::Reader& r, FlexVolumeSource& o) {
 
 void kubex_write(json::Writer& w, const FlexVolumeSource& o) {
   w.begin_object();
-  w.key_literal("\"driver\":");
-  json::write(w, o.driver);
+  json::write_required(w, "\"driver\":", o.driver);
   if (!json::is_absent(o.fs_type)) {
     w.key_literal("\"fsType\":");
     json::write(w, o.fs_type);
@@ -4468,8 +4411,7 @@ void kubex_write(json::Writer& w, const GCEPersistentDiskVolumeSource& o) {
     w.key_literal("\"partition\":");
     json::write(w, o.partition);
   }
-  w.key_literal("\"pdName\":");
-  json::write(w, o.pd_name);
+  json::write_required(w, "\"pdName\":", o.pd_name);
   if (!json::is_absent(o.read_only)) {
     w.key_literal("\"readOnly\":");
     json::write(w, o.read_only);
@@ -4503,8 +4445,7 @@ void kubex_read(json::Reader& r, GRPCAction& o) {
 
 void kubex_write(json::Writer& w, const GRPCAction& o) {
   w.begin_object();
-  w.key_literal("\"port\":");
-  json::write(w, o.port);
+  json::write_required(w, "\"port\":", o.port);
   if (!json::is_absent(o.service)) {
     w.key_literal("\"service\":");
     json::write(w, o.service);
@@ -4548,8 +4489,7 @@ void kubex_write(json::Writer& w, const GitRepoVolumeSource& o) {
     w.key_literal("\"directory\":");
     json::write(w, o.directory);
   }
-  w.key_literal("\"repository\":");
-  json::write(w, o.repository);
+  json::write_required(w, "\"repository\":", o.repository);
   if (!json::is_absent(o.revision)) {
     w.key_literal("\"revision\":");
     json::write(w, o.revision);
@@ -4595,14 +4535,12 @@ void kubex_read(json::Reader& r, GlusterfsPersistentVolumeSource& o) {
 
 void kubex_write(json::Writer& w, const GlusterfsPersistentVolumeSource& o) {
   w.begin_object();
-  w.key_literal("\"endpoints\":");
-  json::write(w, o.endpoints);
+  json::write_required(w, "\"endpoints\":", o.endpoints);
   if (!json::is_absent(o.endpoints_namespace)) {
     w.key_literal("\"endpointsNamespace\":");
     json::write(w, o.endpoints_namespace);
   }
-  w.key_literal("\"path\":");
-  json::write(w, o.path);
+  json::write_required(w, "\"path\":", o.path);
   if (!json::is_absent(o.read_only)) {
     w.key_literal("\"readOnly\":");
     json::write(w, o.read_only);
@@ -4642,10 +4580,8 @@ void kubex_read(json::Reader& r, GlusterfsVolumeSource& o) {
 
 void kubex_write(json::Writer& w, const GlusterfsVolumeSource& o) {
   w.begin_object();
-  w.key_literal("\"endpoints\":");
-  json::write(w, o.endpoints);
-  w.key_literal("\"path\":");
-  json::write(w, o.path);
+  json::write_required(w, "\"endpoints\":", o.endpoints);
+  json::write_required(w, "\"path\":", o.path);
   if (!json::is_absent(o.read_only)) {
     w.key_literal("\"readOnly\":");
     json::write(w, o.read_only);
@@ -4705,8 +4641,7 @@ void kubex_write(json::Writer& w, const HTTPGetAction& o) {
     w.key_literal("\"path\":");
     json::write(w, o.path);
   }
-  w.key_literal("\"port\":");
-  json::write(w, o.port);
+  json::write_required(w, "\"port\":", o.port);
   if (!json::is_absent(o.scheme)) {
     w.key_literal("\"scheme\":");
     json::write(w, o.scheme);
@@ -4740,10 +4675,8 @@ void kubex_read(json::Reader& r, HTTPHeader& o) {
 
 void kubex_write(json::Writer& w, const HTTPHeader& o) {
   w.begin_object();
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
-  w.key_literal("\"value\":");
-  json::write(w, o.value);
+  json::write_required(w, "\"name\":", o.name);
+  json::write_required(w, "\"value\":", o.value);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -4777,8 +4710,7 @@ void kubex_write(json::Writer& w, const HostAlias& o) {
     w.key_literal("\"hostnames\":");
     json::write(w, o.hostnames);
   }
-  w.key_literal("\"ip\":");
-  json::write(w, o.ip);
+  json::write_required(w, "\"ip\":", o.ip);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -4802,8 +4734,7 @@ void kubex_read(json::Reader& r, HostIP& o) {
 
 void kubex_write(json::Writer& w, const HostIP& o) {
   w.begin_object();
-  w.key_literal("\"ip\":");
-  json::write(w, o.ip);
+  json::write_required(w, "\"ip\":", o.ip);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -4831,8 +4762,7 @@ void kubex_read(json::Reader& r, HostPathVolumeSource& o) {
 
 void kubex_write(json::Writer& w, const HostPathVolumeSource& o) {
   w.begin_object();
-  w.key_literal("\"path\":");
-  json::write(w, o.path);
+  json::write_required(w, "\"path\":", o.path);
   if (!json::is_absent(o.type)) {
     w.key_literal("\"type\":");
     json::write(w, o.type);
@@ -4934,14 +4864,12 @@ void kubex_write(json::Writer& w, const ISCSIPersistentVolumeSource& o) {
     w.key_literal("\"initiatorName\":");
     json::write(w, o.initiator_name);
   }
-  w.key_literal("\"iqn\":");
-  json::write(w, o.iqn);
+  json::write_required(w, "\"iqn\":", o.iqn);
   if (!json::is_absent(o.iscsi_interface)) {
     w.key_literal("\"iscsiInterface\":");
     json::write(w, o.iscsi_interface);
   }
-  w.key_literal("\"lun\":");
-  json::write(w, o.lun);
+  json::write_required(w, "\"lun\":", o.lun);
   if (!json::is_absent(o.portals)) {
     w.key_literal("\"portals\":");
     json::write(w, o.portals);
@@ -4954,8 +4882,7 @@ void kubex_write(json::Writer& w, const ISCSIPersistentVolumeSource& o) {
     w.key_literal("\"secretRef\":");
     json::write(w, o.secret_ref);
   }
-  w.key_literal("\"targetPortal\":");
-  json::write(w, o.target_portal);
+  json::write_required(w, "\"targetPortal\":", o.target_portal);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -5053,14 +4980,12 @@ void kubex_write(json::Writer& w, const ISCSIVolumeSource& o) {
     w.key_literal("\"initiatorName\":");
     json::write(w, o.initiator_name);
   }
-  w.key_literal("\"iqn\":");
-  json::write(w, o.iqn);
+  json::write_required(w, "\"iqn\":", o.iqn);
   if (!json::is_absent(o.iscsi_interface)) {
     w.key_literal("\"iscsiInterface\":");
     json::write(w, o.iscsi_interface);
   }
-  w.key_literal("\"lun\":");
-  json::write(w, o.lun);
+  json::write_required(w, "\"lun\":", o.lun);
   if (!json::is_absent(o.portals)) {
     w.key_literal("\"portals\":");
     json::write(w, o.portals);
@@ -5073,8 +4998,7 @@ void kubex_write(json::Writer& w, const ISCSIVolumeSource& o) {
     w.key_literal("\"secretRef\":");
     json::write(w, o.secret_ref);
   }
-  w.key_literal("\"targetPortal\":");
-  json::write(w, o.target_portal);
+  json::write_required(w, "\"targetPortal\":", o.target_portal);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -5145,14 +5069,12 @@ void kubex_read(json::Reader& r, KeyToPath& o) {
 
 void kubex_write(json::Writer& w, const KeyToPath& o) {
   w.begin_object();
-  w.key_literal("\"key\":");
-  json::write(w, o.key);
+  json::write_required(w, "\"key\":", o.key);
   if (!json::is_absent(o.mode)) {
     w.key_literal("\"mode\":");
     json::write(w, o.mode);
   }
-  w.key_literal("\"path\":");
-  json::write(w, o.path);
+  json::write_required(w, "\"path\":", o.path);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -5300,8 +5222,7 @@ void kubex_write(json::Writer& w, const LimitRange& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.spec)) {
     w.key_literal("\"spec\":");
     json::write(w, o.spec);
@@ -5377,8 +5298,7 @@ void kubex_write(json::Writer& w, const LimitRangeItem& o) {
     w.key_literal("\"min\":");
     json::write(w, o.min);
   }
-  w.key_literal("\"type\":");
-  json::write(w, o.type);
+  json::write_required(w, "\"type\":", o.type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -5424,10 +5344,8 @@ void kubex_write(json::Writer& w, const LimitRangeList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -5451,8 +5369,7 @@ void kubex_read(json::Reader& r, LimitRangeSpec& o) {
 
 void kubex_write(json::Writer& w, const LimitRangeSpec& o) {
   w.begin_object();
-  w.key_literal("\"limits\":");
-  json::write(w, o.limits);
+  json::write_required(w, "\"limits\":", o.limits);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -5486,14 +5403,12 @@ void kubex_read(json::Reader& r, LinuxContainerUser& o) {
 
 void kubex_write(json::Writer& w, const LinuxContainerUser& o) {
   w.begin_object();
-  w.key_literal("\"gid\":");
-  json::write(w, o.gid);
+  json::write_required(w, "\"gid\":", o.gid);
   if (!json::is_absent(o.supplemental_groups)) {
     w.key_literal("\"supplementalGroups\":");
     json::write(w, o.supplemental_groups);
   }
-  w.key_literal("\"uid\":");
-  json::write(w, o.uid);
+  json::write_required(w, "\"uid\":", o.uid);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -5638,8 +5553,7 @@ void kubex_write(json::Writer& w, const LocalVolumeSource& o) {
     w.key_literal("\"fsType\":");
     json::write(w, o.fs_type);
   }
-  w.key_literal("\"path\":");
-  json::write(w, o.path);
+  json::write_required(w, "\"path\":", o.path);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -5669,8 +5583,7 @@ void kubex_read(json::Reader& r, ModifyVolumeStatus& o) {
 
 void kubex_write(json::Writer& w, const ModifyVolumeStatus& o) {
   w.begin_object();
-  w.key_literal("\"status\":");
-  json::write(w, o.status);
+  json::write_required(w, "\"status\":", o.status);
   if (!json::is_absent(o.target_volume_attributes_class_name)) {
     w.key_literal("\"targetVolumeAttributesClassName\":");
     json::write(w, o.target_volume_attributes_class_name);
@@ -5710,14 +5623,12 @@ void kubex_read(json::Reader& r, NFSVolumeSource& o) {
 
 void kubex_write(json::Writer& w, const NFSVolumeSource& o) {
   w.begin_object();
-  w.key_literal("\"path\":");
-  json::write(w, o.path);
+  json::write_required(w, "\"path\":", o.path);
   if (!json::is_absent(o.read_only)) {
     w.key_literal("\"readOnly\":");
     json::write(w, o.read_only);
   }
-  w.key_literal("\"server\":");
-  json::write(w, o.server);
+  json::write_required(w, "\"server\":", o.server);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -5767,8 +5678,7 @@ void kubex_write(json::Writer& w, const Namespace& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.spec)) {
     w.key_literal("\"spec\":");
     json::write(w, o.spec);
@@ -5834,10 +5744,8 @@ void kubex_write(json::Writer& w, const NamespaceCondition& o) {
     w.key_literal("\"reason\":");
     json::write(w, o.reason);
   }
-  w.key_literal("\"status\":");
-  json::write(w, o.status);
-  w.key_literal("\"type\":");
-  json::write(w, o.type);
+  json::write_required(w, "\"status\":", o.status);
+  json::write_required(w, "\"type\":", o.type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -5883,10 +5791,8 @@ void kubex_write(json::Writer& w, const NamespaceList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -6000,8 +5906,7 @@ void kubex_write(json::Writer& w, const Node& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.spec)) {
     w.key_literal("\"spec\":");
     json::write(w, o.spec);
@@ -6039,10 +5944,8 @@ void kubex_read(json::Reader& r, NodeAddress& o) {
 
 void kubex_write(json::Writer& w, const NodeAddress& o) {
   w.begin_object();
-  w.key_literal("\"address\":");
-  json::write(w, o.address);
-  w.key_literal("\"type\":");
-  json::write(w, o.type);
+  json::write_required(w, "\"address\":", o.address);
+  json::write_required(w, "\"type\":", o.type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -6147,10 +6050,8 @@ void kubex_write(json::Writer& w, const NodeCondition& o) {
     w.key_literal("\"reason\":");
     json::write(w, o.reason);
   }
-  w.key_literal("\"status\":");
-  json::write(w, o.status);
-  w.key_literal("\"type\":");
-  json::write(w, o.type);
+  json::write_required(w, "\"status\":", o.status);
+  json::write_required(w, "\"type\":", o.type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -6334,10 +6235,8 @@ void kubex_write(json::Writer& w, const NodeList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -6435,8 +6334,7 @@ void kubex_read(json::Reader& r, NodeSelector& o) {
 
 void kubex_write(json::Writer& w, const NodeSelector& o) {
   w.begin_object();
-  w.key_literal("\"nodeSelectorTerms\":");
-  json::write(w, o.node_selector_terms);
+  json::write_required(w, "\"nodeSelectorTerms\":", o.node_selector_terms);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -6472,10 +6370,8 @@ void kubex_read(json::Reader& r, NodeSelectorRequirement& o) {
 
 void kubex_write(json::Writer& w, const NodeSelectorRequirement& o) {
   w.begin_object();
-  w.key_literal("\"key\":");
-  json::write(w, o.key);
-  w.key_literal("\"operator\":");
-  json::write(w, o.operator_);
+  json::write_required(w, "\"key\":", o.key);
+  json::write_required(w, "\"operator\":", o.operator_);
   if (!json::is_absent(o.values)) {
     w.key_literal("\"values\":");
     json::write(w, o.values);
@@ -6849,30 +6745,20 @@ void kubex_read(json::Reader& r, NodeSystemInfo& o) {
 
 void kubex_write(json::Writer& w, const NodeSystemInfo& o) {
   w.begin_object();
-  w.key_literal("\"architecture\":");
-  json::write(w, o.architecture);
-  w.key_literal("\"bootID\":");
-  json::write(w, o.boot_id);
-  w.key_literal("\"containerRuntimeVersion\":");
-  json::write(w, o.container_runtime_version);
-  w.key_literal("\"kernelVersion\":");
-  json::write(w, o.kernel_version);
-  w.key_literal("\"kubeProxyVersion\":");
-  json::write(w, o.kube_proxy_version);
-  w.key_literal("\"kubeletVersion\":");
-  json::write(w, o.kubelet_version);
-  w.key_literal("\"machineID\":");
-  json::write(w, o.machine_id);
-  w.key_literal("\"operatingSystem\":");
-  json::write(w, o.operating_system);
-  w.key_literal("\"osImage\":");
-  json::write(w, o.os_image);
+  json::write_required(w, "\"architecture\":", o.architecture);
+  json::write_required(w, "\"bootID\":", o.boot_id);
+  json::write_required(w, "\"containerRuntimeVersion\":", o.container_runtime_version);
+  json::write_required(w, "\"kernelVersion\":", o.kernel_version);
+  json::write_required(w, "\"kubeProxyVersion\":", o.kube_proxy_version);
+  json::write_required(w, "\"kubeletVersion\":", o.kubelet_version);
+  json::write_required(w, "\"machineID\":", o.machine_id);
+  json::write_required(w, "\"operatingSystem\":", o.operating_system);
+  json::write_required(w, "\"osImage\":", o.os_image);
   if (!json::is_absent(o.swap)) {
     w.key_literal("\"swap\":");
     json::write(w, o.swap);
   }
-  w.key_literal("\"systemUUID\":");
-  json::write(w, o.system_uuid);
+  json::write_required(w, "\"systemUUID\":", o.system_uuid);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -6906,8 +6792,7 @@ void kubex_write(json::Writer& w, const ObjectFieldSelector& o) {
     w.key_literal("\"apiVersion\":");
     json::write(w, o.api_version);
   }
-  w.key_literal("\"fieldPath\":");
-  json::write(w, o.field_path);
+  json::write_required(w, "\"fieldPath\":", o.field_path);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -7040,8 +6925,7 @@ void kubex_write(json::Writer& w, const PersistentVolume& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.spec)) {
     w.key_literal("\"spec\":");
     json::write(w, o.spec);
@@ -7099,8 +6983,7 @@ void kubex_write(json::Writer& w, const PersistentVolumeClaim& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.spec)) {
     w.key_literal("\"spec\":");
     json::write(w, o.spec);
@@ -7176,10 +7059,8 @@ void kubex_write(json::Writer& w, const PersistentVolumeClaimCondition& o) {
     w.key_literal("\"reason\":");
     json::write(w, o.reason);
   }
-  w.key_literal("\"status\":");
-  json::write(w, o.status);
-  w.key_literal("\"type\":");
-  json::write(w, o.type);
+  json::write_required(w, "\"status\":", o.status);
+  json::write_required(w, "\"type\":", o.type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -7225,10 +7106,8 @@ void kubex_write(json::Writer& w, const PersistentVolumeClaimList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -7456,10 +7335,8 @@ void kubex_read(json::Reader& r, PersistentVolumeClaimTemplate& o) {
 
 void kubex_write(json::Writer& w, const PersistentVolumeClaimTemplate& o) {
   w.begin_object();
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"spec\":");
-  json::write(w, o.spec);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"spec\":", o.spec);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -7489,8 +7366,7 @@ void kubex_read(json::Reader& r, PersistentVolumeClaimVolumeSource& o) {
 
 void kubex_write(json::Writer& w, const PersistentVolumeClaimVolumeSource& o) {
   w.begin_object();
-  w.key_literal("\"claimName\":");
-  json::write(w, o.claim_name);
+  json::write_required(w, "\"claimName\":", o.claim_name);
   if (!json::is_absent(o.read_only)) {
     w.key_literal("\"readOnly\":");
     json::write(w, o.read_only);
@@ -7540,10 +7416,8 @@ void kubex_write(json::Writer& w, const PersistentVolumeList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -7933,8 +7807,7 @@ void kubex_write(json::Writer& w, const PhotonPersistentDiskVolumeSource& o) {
     w.key_literal("\"fsType\":");
     json::write(w, o.fs_type);
   }
-  w.key_literal("\"pdID\":");
-  json::write(w, o.pd_id);
+  json::write_required(w, "\"pdID\":", o.pd_id);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -7984,8 +7857,7 @@ void kubex_write(json::Writer& w, const Pod& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.spec)) {
     w.key_literal("\"spec\":");
     json::write(w, o.spec);
@@ -8102,8 +7974,7 @@ void kubex_write(json::Writer& w, const PodAffinityTerm& o) {
     w.key_literal("\"namespaces\":");
     json::write(w, o.namespaces);
   }
-  w.key_literal("\"topologyKey\":");
-  json::write(w, o.topology_key);
+  json::write_required(w, "\"topologyKey\":", o.topology_key);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -8216,10 +8087,8 @@ void kubex_write(json::Writer& w, const PodCondition& o) {
     w.key_literal("\"reason\":");
     json::write(w, o.reason);
   }
-  w.key_literal("\"status\":");
-  json::write(w, o.status);
-  w.key_literal("\"type\":");
-  json::write(w, o.type);
+  json::write_required(w, "\"status\":", o.status);
+  json::write_required(w, "\"type\":", o.type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -8327,8 +8196,7 @@ void kubex_read(json::Reader& r, PodIP& o) {
 
 void kubex_write(json::Writer& w, const PodIP& o) {
   w.begin_object();
-  w.key_literal("\"ip\":");
-  json::write(w, o.ip);
+  json::write_required(w, "\"ip\":", o.ip);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -8374,10 +8242,8 @@ void kubex_write(json::Writer& w, const PodList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -8401,8 +8267,7 @@ void kubex_read(json::Reader& r, PodOS& o) {
 
 void kubex_write(json::Writer& w, const PodOS& o) {
   w.begin_object();
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -8426,8 +8291,7 @@ void kubex_read(json::Reader& r, PodReadinessGate& o) {
 
 void kubex_write(json::Writer& w, const PodReadinessGate& o) {
   w.begin_object();
-  w.key_literal("\"conditionType\":");
-  json::write(w, o.condition_type);
+  json::write_required(w, "\"conditionType\":", o.condition_type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -8463,8 +8327,7 @@ void kubex_read(json::Reader& r, PodResourceClaim& o) {
 
 void kubex_write(json::Writer& w, const PodResourceClaim& o) {
   w.begin_object();
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   if (!json::is_absent(o.resource_claim_name)) {
     w.key_literal("\"resourceClaimName\":");
     json::write(w, o.resource_claim_name);
@@ -8502,8 +8365,7 @@ void kubex_read(json::Reader& r, PodResourceClaimStatus& o) {
 
 void kubex_write(json::Writer& w, const PodResourceClaimStatus& o) {
   w.begin_object();
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   if (!json::is_absent(o.resource_claim_name)) {
     w.key_literal("\"resourceClaimName\":");
     json::write(w, o.resource_claim_name);
@@ -8531,8 +8393,7 @@ void kubex_read(json::Reader& r, PodSchedulingGate& o) {
 
 void kubex_write(json::Writer& w, const PodSchedulingGate& o) {
   w.begin_object();
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -8897,8 +8758,7 @@ void kubex_write(json::Writer& w, const PodSpec& o) {
     w.key_literal("\"automountServiceAccountToken\":");
     json::write(w, o.automount_service_account_token);
   }
-  w.key_literal("\"containers\":");
-  json::write(w, o.containers);
+  json::write_required(w, "\"containers\":", o.containers);
   if (!json::is_absent(o.dns_config)) {
     w.key_literal("\"dnsConfig\":");
     json::write(w, o.dns_config);
@@ -9259,8 +9119,7 @@ void kubex_write(json::Writer& w, const PodTemplate& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.template_)) {
     w.key_literal("\"template\":");
     json::write(w, o.template_);
@@ -9310,10 +9169,8 @@ void kubex_write(json::Writer& w, const PodTemplateList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -9343,8 +9200,7 @@ void kubex_read(json::Reader& r, PodTemplateSpec& o) {
 
 void kubex_write(json::Writer& w, const PodTemplateSpec& o) {
   w.begin_object();
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.spec)) {
     w.key_literal("\"spec\":");
     json::write(w, o.spec);
@@ -9388,10 +9244,8 @@ void kubex_write(json::Writer& w, const PortStatus& o) {
     w.key_literal("\"error\":");
     json::write(w, o.error);
   }
-  w.key_literal("\"port\":");
-  json::write(w, o.port);
-  w.key_literal("\"protocol\":");
-  json::write(w, o.protocol);
+  json::write_required(w, "\"port\":", o.port);
+  json::write_required(w, "\"protocol\":", o.protocol);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -9433,8 +9287,7 @@ void kubex_write(json::Writer& w, const PortworxVolumeSource& o) {
     w.key_literal("\"readOnly\":");
     json::write(w, o.read_only);
   }
-  w.key_literal("\"volumeID\":");
-  json::write(w, o.volume_id);
+  json::write_required(w, "\"volumeID\":", o.volume_id);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -9464,10 +9317,8 @@ void kubex_read(json::Reader& r, PreferredSchedulingTerm& o) {
 
 void kubex_write(json::Writer& w, const PreferredSchedulingTerm& o) {
   w.begin_object();
-  w.key_literal("\"preference\":");
-  json::write(w, o.preference);
-  w.key_literal("\"weight\":");
-  json::write(w, o.weight);
+  json::write_required(w, "\"preference\":", o.preference);
+  json::write_required(w, "\"weight\":", o.weight);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -9675,8 +9526,7 @@ void kubex_write(json::Writer& w, const QuobyteVolumeSource& o) {
     w.key_literal("\"readOnly\":");
     json::write(w, o.read_only);
   }
-  w.key_literal("\"registry\":");
-  json::write(w, o.registry);
+  json::write_required(w, "\"registry\":", o.registry);
   if (!json::is_absent(o.tenant)) {
     w.key_literal("\"tenant\":");
     json::write(w, o.tenant);
@@ -9685,8 +9535,7 @@ void kubex_write(json::Writer& w, const QuobyteVolumeSource& o) {
     w.key_literal("\"user\":");
     json::write(w, o.user);
   }
-  w.key_literal("\"volume\":");
-  json::write(w, o.volume);
+  json::write_required(w, "\"volume\":", o.volume);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -9752,14 +9601,12 @@ void kubex_write(json::Writer& w, const RBDPersistentVolumeSource& o) {
     w.key_literal("\"fsType\":");
     json::write(w, o.fs_type);
   }
-  w.key_literal("\"image\":");
-  json::write(w, o.image);
+  json::write_required(w, "\"image\":", o.image);
   if (!json::is_absent(o.keyring)) {
     w.key_literal("\"keyring\":");
     json::write(w, o.keyring);
   }
-  w.key_literal("\"monitors\":");
-  json::write(w, o.monitors);
+  json::write_required(w, "\"monitors\":", o.monitors);
   if (!json::is_absent(o.pool)) {
     w.key_literal("\"pool\":");
     json::write(w, o.pool);
@@ -9841,14 +9688,12 @@ void kubex_write(json::Writer& w, const RBDVolumeSource& o) {
     w.key_literal("\"fsType\":");
     json::write(w, o.fs_type);
   }
-  w.key_literal("\"image\":");
-  json::write(w, o.image);
+  json::write_required(w, "\"image\":", o.image);
   if (!json::is_absent(o.keyring)) {
     w.key_literal("\"keyring\":");
     json::write(w, o.keyring);
   }
-  w.key_literal("\"monitors\":");
-  json::write(w, o.monitors);
+  json::write_required(w, "\"monitors\":", o.monitors);
   if (!json::is_absent(o.pool)) {
     w.key_literal("\"pool\":");
     json::write(w, o.pool);
@@ -9914,8 +9759,7 @@ void kubex_write(json::Writer& w, const ReplicationController& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.spec)) {
     w.key_literal("\"spec\":");
     json::write(w, o.spec);
@@ -9981,10 +9825,8 @@ void kubex_write(json::Writer& w, const ReplicationControllerCondition& o) {
     w.key_literal("\"reason\":");
     json::write(w, o.reason);
   }
-  w.key_literal("\"status\":");
-  json::write(w, o.status);
-  w.key_literal("\"type\":");
-  json::write(w, o.type);
+  json::write_required(w, "\"status\":", o.status);
+  json::write_required(w, "\"type\":", o.type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -10030,10 +9872,8 @@ void kubex_write(json::Writer& w, const ReplicationControllerList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -10160,8 +10000,7 @@ void kubex_write(json::Writer& w, const ReplicationControllerStatus& o) {
     w.key_literal("\"readyReplicas\":");
     json::write(w, o.ready_replicas);
   }
-  w.key_literal("\"replicas\":");
-  json::write(w, o.replicas);
+  json::write_required(w, "\"replicas\":", o.replicas);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -10191,8 +10030,7 @@ void kubex_read(json::Reader& r, ResourceClaim& o) {
 
 void kubex_write(json::Writer& w, const ResourceClaim& o) {
   w.begin_object();
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   if (!json::is_absent(o.request)) {
     w.key_literal("\"request\":");
     json::write(w, o.request);
@@ -10240,8 +10078,7 @@ void kubex_write(json::Writer& w, const ResourceFieldSelector& o) {
     w.key_literal("\"divisor\":");
     json::write(w, o.divisor);
   }
-  w.key_literal("\"resource\":");
-  json::write(w, o.resource);
+  json::write_required(w, "\"resource\":", o.resource);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -10275,8 +10112,7 @@ void kubex_write(json::Writer& w, const ResourceHealth& o) {
     w.key_literal("\"health\":");
     json::write(w, o.health);
   }
-  w.key_literal("\"resourceID\":");
-  json::write(w, o.resource_id);
+  json::write_required(w, "\"resourceID\":", o.resource_id);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -10326,8 +10162,7 @@ void kubex_write(json::Writer& w, const ResourceQuota& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.spec)) {
     w.key_literal("\"spec\":");
     json::write(w, o.spec);
@@ -10381,10 +10216,8 @@ void kubex_write(json::Writer& w, const ResourceQuotaList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -10541,8 +10374,7 @@ void kubex_read(json::Reader& r, ResourceStatus& o) {
 
 void kubex_write(json::Writer& w, const ResourceStatus& o) {
   w.begin_object();
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   if (!json::is_absent(o.resources)) {
     w.key_literal("\"resources\":");
     json::write(w, o.resources);
@@ -10675,8 +10507,7 @@ void kubex_write(json::Writer& w, const ScaleIOPersistentVolumeSource& o) {
     w.key_literal("\"fsType\":");
     json::write(w, o.fs_type);
   }
-  w.key_literal("\"gateway\":");
-  json::write(w, o.gateway);
+  json::write_required(w, "\"gateway\":", o.gateway);
   if (!json::is_absent(o.protection_domain)) {
     w.key_literal("\"protectionDomain\":");
     json::write(w, o.protection_domain);
@@ -10685,8 +10516,7 @@ void kubex_write(json::Writer& w, const ScaleIOPersistentVolumeSource& o) {
     w.key_literal("\"readOnly\":");
     json::write(w, o.read_only);
   }
-  w.key_literal("\"secretRef\":");
-  json::write(w, o.secret_ref);
+  json::write_required(w, "\"secretRef\":", o.secret_ref);
   if (!json::is_absent(o.ssl_enabled)) {
     w.key_literal("\"sslEnabled\":");
     json::write(w, o.ssl_enabled);
@@ -10699,8 +10529,7 @@ void kubex_write(json::Writer& w, const ScaleIOPersistentVolumeSource& o) {
     w.key_literal("\"storagePool\":");
     json::write(w, o.storage_pool);
   }
-  w.key_literal("\"system\":");
-  json::write(w, o.system);
+  json::write_required(w, "\"system\":", o.system);
   if (!json::is_absent(o.volume_name)) {
     w.key_literal("\"volumeName\":");
     json::write(w, o.volume_name);
@@ -10780,8 +10609,7 @@ void kubex_write(json::Writer& w, const ScaleIOVolumeSource& o) {
     w.key_literal("\"fsType\":");
     json::write(w, o.fs_type);
   }
-  w.key_literal("\"gateway\":");
-  json::write(w, o.gateway);
+  json::write_required(w, "\"gateway\":", o.gateway);
   if (!json::is_absent(o.protection_domain)) {
     w.key_literal("\"protectionDomain\":");
     json::write(w, o.protection_domain);
@@ -10790,8 +10618,7 @@ void kubex_write(json::Writer& w, const ScaleIOVolumeSource& o) {
     w.key_literal("\"readOnly\":");
     json::write(w, o.read_only);
   }
-  w.key_literal("\"secretRef\":");
-  json::write(w, o.secret_ref);
+  json::write_required(w, "\"secretRef\":", o.secret_ref);
   if (!json::is_absent(o.ssl_enabled)) {
     w.key_literal("\"sslEnabled\":");
     json::write(w, o.ssl_enabled);
@@ -10804,8 +10631,7 @@ void kubex_write(json::Writer& w, const ScaleIOVolumeSource& o) {
     w.key_literal("\"storagePool\":");
     json::write(w, o.storage_pool);
   }
-  w.key_literal("\"system\":");
-  json::write(w, o.system);
+  json::write_required(w, "\"system\":", o.system);
   if (!json::is_absent(o.volume_name)) {
     w.key_literal("\"volumeName\":");
     json::write(w, o.volume_name);
@@ -10872,10 +10698,8 @@ void kubex_read(json::Reader& r, ScopedResourceSelectorRequirement& o) {
 
 void kubex_write(json::Writer& w, const ScopedResourceSelectorRequirement& o) {
   w.begin_object();
-  w.key_literal("\"operator\":");
-  json::write(w, o.operator_);
-  w.key_literal("\"scopeName\":");
-  json::write(w, o.scope_name);
+  json::write_required(w, "\"operator\":", o.operator_);
+  json::write_required(w, "\"scopeName\":", o.scope_name);
   if (!json::is_absent(o.values)) {
     w.key_literal("\"values\":");
     json::write(w, o.values);
@@ -10913,8 +10737,7 @@ void kubex_write(json::Writer& w, const SeccompProfile& o) {
     w.key_literal("\"localhostProfile\":");
     json::write(w, o.localhost_profile);
   }
-  w.key_literal("\"type\":");
-  json::write(w, o.type);
+  json::write_required(w, "\"type\":", o.type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -10972,8 +10795,7 @@ void kubex_write(json::Writer& w, const Secret& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.data)) {
     w.key_literal("\"data\":");
     json::write(w, o.data);
@@ -11062,8 +10884,7 @@ void kubex_read(json::Reader& r, SecretKeySelector& o) {
 
 void kubex_write(json::Writer& w, const SecretKeySelector& o) {
   w.begin_object();
-  w.key_literal("\"key\":");
-  json::write(w, o.key);
+  json::write_required(w, "\"key\":", o.key);
   if (!json::is_absent(o.name)) {
     w.key_literal("\"name\":");
     json::write(w, o.name);
@@ -11117,10 +10938,8 @@ void kubex_write(json::Writer& w, const SecretList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -11438,8 +11257,7 @@ void kubex_write(json::Writer& w, const Service& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.spec)) {
     w.key_literal("\"spec\":");
     json::write(w, o.spec);
@@ -11505,8 +11323,7 @@ void kubex_write(json::Writer& w, const ServiceAccount& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.automount_service_account_token)) {
     w.key_literal("\"automountServiceAccountToken\":");
     json::write(w, o.automount_service_account_token);
@@ -11564,10 +11381,8 @@ void kubex_write(json::Writer& w, const ServiceAccountList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -11611,8 +11426,7 @@ void kubex_write(json::Writer& w, const ServiceAccountTokenProjection& o) {
     w.key_literal("\"expirationSeconds\":");
     json::write(w, o.expiration_seconds);
   }
-  w.key_literal("\"path\":");
-  json::write(w, o.path);
+  json::write_required(w, "\"path\":", o.path);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -11658,10 +11472,8 @@ void kubex_write(json::Writer& w, const ServiceList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -11723,8 +11535,7 @@ void kubex_write(json::Writer& w, const ServicePort& o) {
     w.key_literal("\"nodePort\":");
     json::write(w, o.node_port);
   }
-  w.key_literal("\"port\":");
-  json::write(w, o.port);
+  json::write_required(w, "\"port\":", o.port);
   if (!json::is_absent(o.protocol)) {
     w.key_literal("\"protocol\":");
     json::write(w, o.protocol);
@@ -12025,8 +11836,7 @@ void kubex_read(json::Reader& r, SleepAction& o) {
 
 void kubex_write(json::Writer& w, const SleepAction& o) {
   w.begin_object();
-  w.key_literal("\"seconds\":");
-  json::write(w, o.seconds);
+  json::write_required(w, "\"seconds\":", o.seconds);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -12190,10 +12000,8 @@ void kubex_read(json::Reader& r, Sysctl& o) {
 
 void kubex_write(json::Writer& w, const Sysctl& o) {
   w.begin_object();
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
-  w.key_literal("\"value\":");
-  json::write(w, o.value);
+  json::write_required(w, "\"name\":", o.name);
+  json::write_required(w, "\"value\":", o.value);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -12225,8 +12033,7 @@ void kubex_write(json::Writer& w, const TCPSocketAction& o) {
     w.key_literal("\"host\":");
     json::write(w, o.host);
   }
-  w.key_literal("\"port\":");
-  json::write(w, o.port);
+  json::write_required(w, "\"port\":", o.port);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -12268,10 +12075,8 @@ void kubex_read(json::Reader& r, Taint& o) {
 
 void kubex_write(json::Writer& w, const Taint& o) {
   w.begin_object();
-  w.key_literal("\"effect\":");
-  json::write(w, o.effect);
-  w.key_literal("\"key\":");
-  json::write(w, o.key);
+  json::write_required(w, "\"effect\":", o.effect);
+  json::write_required(w, "\"key\":", o.key);
   if (!json::is_absent(o.time_added)) {
     w.key_literal("\"timeAdded\":");
     json::write(w, o.time_added);
@@ -12376,10 +12181,8 @@ void kubex_read(json::Reader& r, TopologySelectorLabelRequirement& o) {
 
 void kubex_write(json::Writer& w, const TopologySelectorLabelRequirement& o) {
   w.begin_object();
-  w.key_literal("\"key\":");
-  json::write(w, o.key);
-  w.key_literal("\"values\":");
-  json::write(w, o.values);
+  json::write_required(w, "\"key\":", o.key);
+  json::write_required(w, "\"values\":", o.values);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -12480,8 +12283,7 @@ void kubex_write(json::Writer& w, const TopologySpreadConstraint& o) {
     w.key_literal("\"matchLabelKeys\":");
     json::write(w, o.match_label_keys);
   }
-  w.key_literal("\"maxSkew\":");
-  json::write(w, o.max_skew);
+  json::write_required(w, "\"maxSkew\":", o.max_skew);
   if (!json::is_absent(o.min_domains)) {
     w.key_literal("\"minDomains\":");
     json::write(w, o.min_domains);
@@ -12494,10 +12296,8 @@ void kubex_write(json::Writer& w, const TopologySpreadConstraint& o) {
     w.key_literal("\"nodeTaintsPolicy\":");
     json::write(w, o.node_taints_policy);
   }
-  w.key_literal("\"topologyKey\":");
-  json::write(w, o.topology_key);
-  w.key_literal("\"whenUnsatisfiable\":");
-  json::write(w, o.when_unsatisfiable);
+  json::write_required(w, "\"topologyKey\":", o.topology_key);
+  json::write_required(w, "\"whenUnsatisfiable\":", o.when_unsatisfiable);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -12531,14 +12331,12 @@ void kubex_read(json::Reader& r, TypedLocalObjectReference& o) {
 
 void kubex_write(json::Writer& w, const TypedLocalObjectReference& o) {
   w.begin_object();
-  w.key_literal("\"kind\":");
-  json::write(w, o.kind);
+  json::write_required(w, "\"kind\":", o.kind);
   if (!json::is_absent(o.api_group)) {
     w.key_literal("\"apiGroup\":");
     json::write(w, o.api_group);
   }
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -12578,14 +12376,12 @@ void kubex_read(json::Reader& r, TypedObjectReference& o) {
 
 void kubex_write(json::Writer& w, const TypedObjectReference& o) {
   w.begin_object();
-  w.key_literal("\"kind\":");
-  json::write(w, o.kind);
+  json::write_required(w, "\"kind\":", o.kind);
   if (!json::is_absent(o.api_group)) {
     w.key_literal("\"apiGroup\":");
     json::write(w, o.api_group);
   }
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   if (!json::is_absent(o.namespace_)) {
     w.key_literal("\"namespace\":");
     json::write(w, o.namespace_);
@@ -12837,8 +12633,7 @@ void kubex_write(json::Writer& w, const Volume& o) {
     w.key_literal("\"iscsi\":");
     json::write(w, o.iscsi);
   }
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   if (!json::is_absent(o.nfs)) {
     w.key_literal("\"nfs\":");
     json::write(w, o.nfs);
@@ -12912,10 +12707,8 @@ void kubex_read(json::Reader& r, VolumeDevice& o) {
 
 void kubex_write(json::Writer& w, const VolumeDevice& o) {
   w.begin_object();
-  w.key_literal("\"devicePath\":");
-  json::write(w, o.device_path);
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"devicePath\":", o.device_path);
+  json::write_required(w, "\"name\":", o.name);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -12975,14 +12768,12 @@ void kubex_read(json::Reader& r, VolumeMount& o) {
 
 void kubex_write(json::Writer& w, const VolumeMount& o) {
   w.begin_object();
-  w.key_literal("\"mountPath\":");
-  json::write(w, o.mount_path);
+  json::write_required(w, "\"mountPath\":", o.mount_path);
   if (!json::is_absent(o.mount_propagation)) {
     w.key_literal("\"mountPropagation\":");
     json::write(w, o.mount_propagation);
   }
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   if (!json::is_absent(o.read_only)) {
     w.key_literal("\"readOnly\":");
     json::write(w, o.read_only);
@@ -13040,10 +12831,8 @@ void kubex_read(json::Reader& r, VolumeMountStatus& o) {
 
 void kubex_write(json::Writer& w, const VolumeMountStatus& o) {
   w.begin_object();
-  w.key_literal("\"mountPath\":");
-  json::write(w, o.mount_path);
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"mountPath\":", o.mount_path);
+  json::write_required(w, "\"name\":", o.name);
   if (!json::is_absent(o.read_only)) {
     w.key_literal("\"readOnly\":");
     json::write(w, o.read_only);
@@ -13236,8 +13025,7 @@ void kubex_write(json::Writer& w, const VsphereVirtualDiskVolumeSource& o) {
     w.key_literal("\"storagePolicyName\":");
     json::write(w, o.storage_policy_name);
   }
-  w.key_literal("\"volumePath\":");
-  json::write(w, o.volume_path);
+  json::write_required(w, "\"volumePath\":", o.volume_path);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -13267,10 +13055,8 @@ void kubex_read(json::Reader& r, WeightedPodAffinityTerm& o) {
 
 void kubex_write(json::Writer& w, const WeightedPodAffinityTerm& o) {
   w.begin_object();
-  w.key_literal("\"podAffinityTerm\":");
-  json::write(w, o.pod_affinity_term);
-  w.key_literal("\"weight\":");
-  json::write(w, o.weight);
+  json::write_required(w, "\"podAffinityTerm\":", o.pod_affinity_term);
+  json::write_required(w, "\"weight\":", o.weight);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }

@@ -97,8 +97,7 @@ void kubex_read(json::Reader& r, Endpoint& o) {
 
 void kubex_write(json::Writer& w, const Endpoint& o) {
   w.begin_object();
-  w.key_literal("\"addresses\":");
-  json::write(w, o.addresses);
+  json::write_required(w, "\"addresses\":", o.addresses);
   if (!json::is_absent(o.conditions)) {
     w.key_literal("\"conditions\":");
     json::write(w, o.conditions);
@@ -321,12 +320,9 @@ void kubex_write(json::Writer& w, const EndpointSlice& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"addressType\":");
-  json::write(w, o.address_type);
-  w.key_literal("\"endpoints\":");
-  json::write(w, o.endpoints);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"addressType\":", o.address_type);
+  json::write_required(w, "\"endpoints\":", o.endpoints);
   if (!json::is_absent(o.ports)) {
     w.key_literal("\"ports\":");
     json::write(w, o.ports);
@@ -376,10 +372,8 @@ void kubex_write(json::Writer& w, const EndpointSliceList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -403,8 +397,7 @@ void kubex_read(json::Reader& r, ForNode& o) {
 
 void kubex_write(json::Writer& w, const ForNode& o) {
   w.begin_object();
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -428,8 +421,7 @@ void kubex_read(json::Reader& r, ForZone& o) {
 
 void kubex_write(json::Writer& w, const ForZone& o) {
   w.begin_object();
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }

@@ -75,8 +75,7 @@ void kubex_write(json::Writer& w, const PriorityClass& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.description)) {
     w.key_literal("\"description\":");
     json::write(w, o.description);
@@ -89,8 +88,7 @@ void kubex_write(json::Writer& w, const PriorityClass& o) {
     w.key_literal("\"preemptionPolicy\":");
     json::write(w, o.preemption_policy);
   }
-  w.key_literal("\"value\":");
-  json::write(w, o.value);
+  json::write_required(w, "\"value\":", o.value);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -136,10 +134,8 @@ void kubex_write(json::Writer& w, const PriorityClassList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }

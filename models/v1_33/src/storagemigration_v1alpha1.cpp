@@ -132,10 +132,8 @@ void kubex_write(json::Writer& w, const MigrationCondition& o) {
     w.key_literal("\"reason\":");
     json::write(w, o.reason);
   }
-  w.key_literal("\"status\":");
-  json::write(w, o.status);
-  w.key_literal("\"type\":");
-  json::write(w, o.type);
+  json::write_required(w, "\"status\":", o.status);
+  json::write_required(w, "\"type\":", o.type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -185,8 +183,7 @@ void kubex_write(json::Writer& w, const StorageVersionMigration& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.spec)) {
     w.key_literal("\"spec\":");
     json::write(w, o.spec);
@@ -240,10 +237,8 @@ void kubex_write(json::Writer& w, const StorageVersionMigrationList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -277,8 +272,7 @@ void kubex_write(json::Writer& w, const StorageVersionMigrationSpec& o) {
     w.key_literal("\"continueToken\":");
     json::write(w, o.continue_token);
   }
-  w.key_literal("\"resource\":");
-  json::write(w, o.resource);
+  json::write_required(w, "\"resource\":", o.resource);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }

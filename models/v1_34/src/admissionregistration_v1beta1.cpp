@@ -147,10 +147,8 @@ void kubex_read(json::Reader& r, MatchCondition& o) {
 
 void kubex_write(json::Writer& w, const MatchCondition& o) {
   w.begin_object();
-  w.key_literal("\"expression\":");
-  json::write(w, o.expression);
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"expression\":", o.expression);
+  json::write_required(w, "\"name\":", o.name);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -261,8 +259,7 @@ void kubex_write(json::Writer& w, const MutatingAdmissionPolicy& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.spec)) {
     w.key_literal("\"spec\":");
     json::write(w, o.spec);
@@ -310,8 +307,7 @@ void kubex_write(json::Writer& w, const MutatingAdmissionPolicyBinding& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.spec)) {
     w.key_literal("\"spec\":");
     json::write(w, o.spec);
@@ -361,10 +357,8 @@ void kubex_write(json::Writer& w, const MutatingAdmissionPolicyBindingList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -457,10 +451,8 @@ void kubex_write(json::Writer& w, const MutatingAdmissionPolicyList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -585,8 +577,7 @@ void kubex_write(json::Writer& w, const Mutation& o) {
     w.key_literal("\"jsonPatch\":");
     json::write(w, o.json_patch);
   }
-  w.key_literal("\"patchType\":");
-  json::write(w, o.patch_type);
+  json::write_required(w, "\"patchType\":", o.patch_type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -785,10 +776,8 @@ void kubex_read(json::Reader& r, Variable& o) {
 
 void kubex_write(json::Writer& w, const Variable& o) {
   w.begin_object();
-  w.key_literal("\"expression\":");
-  json::write(w, o.expression);
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"expression\":", o.expression);
+  json::write_required(w, "\"name\":", o.name);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }

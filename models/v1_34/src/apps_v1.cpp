@@ -171,14 +171,12 @@ void kubex_write(json::Writer& w, const ControllerRevision& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.data)) {
     w.key_literal("\"data\":");
     json::write(w, o.data);
   }
-  w.key_literal("\"revision\":");
-  json::write(w, o.revision);
+  json::write_required(w, "\"revision\":", o.revision);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -224,10 +222,8 @@ void kubex_write(json::Writer& w, const ControllerRevisionList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -277,8 +273,7 @@ void kubex_write(json::Writer& w, const DaemonSet& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.spec)) {
     w.key_literal("\"spec\":");
     json::write(w, o.spec);
@@ -344,10 +339,8 @@ void kubex_write(json::Writer& w, const DaemonSetCondition& o) {
     w.key_literal("\"reason\":");
     json::write(w, o.reason);
   }
-  w.key_literal("\"status\":");
-  json::write(w, o.status);
-  w.key_literal("\"type\":");
-  json::write(w, o.type);
+  json::write_required(w, "\"status\":", o.status);
+  json::write_required(w, "\"type\":", o.type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -393,10 +386,8 @@ void kubex_write(json::Writer& w, const DaemonSetList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -450,10 +441,8 @@ void kubex_write(json::Writer& w, const DaemonSetSpec& o) {
     w.key_literal("\"revisionHistoryLimit\":");
     json::write(w, o.revision_history_limit);
   }
-  w.key_literal("\"selector\":");
-  json::write(w, o.selector);
-  w.key_literal("\"template\":");
-  json::write(w, o.template_);
+  json::write_required(w, "\"selector\":", o.selector);
+  json::write_required(w, "\"template\":", o.template_);
   if (!json::is_absent(o.update_strategy)) {
     w.key_literal("\"updateStrategy\":");
     json::write(w, o.update_strategy);
@@ -537,18 +526,14 @@ void kubex_write(json::Writer& w, const DaemonSetStatus& o) {
     w.key_literal("\"conditions\":");
     json::write(w, o.conditions);
   }
-  w.key_literal("\"currentNumberScheduled\":");
-  json::write(w, o.current_number_scheduled);
-  w.key_literal("\"desiredNumberScheduled\":");
-  json::write(w, o.desired_number_scheduled);
+  json::write_required(w, "\"currentNumberScheduled\":", o.current_number_scheduled);
+  json::write_required(w, "\"desiredNumberScheduled\":", o.desired_number_scheduled);
   if (!json::is_absent(o.number_available)) {
     w.key_literal("\"numberAvailable\":");
     json::write(w, o.number_available);
   }
-  w.key_literal("\"numberMisscheduled\":");
-  json::write(w, o.number_misscheduled);
-  w.key_literal("\"numberReady\":");
-  json::write(w, o.number_ready);
+  json::write_required(w, "\"numberMisscheduled\":", o.number_misscheduled);
+  json::write_required(w, "\"numberReady\":", o.number_ready);
   if (!json::is_absent(o.number_unavailable)) {
     w.key_literal("\"numberUnavailable\":");
     json::write(w, o.number_unavailable);
@@ -647,8 +632,7 @@ void kubex_write(json::Writer& w, const Deployment& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.spec)) {
     w.key_literal("\"spec\":");
     json::write(w, o.spec);
@@ -724,10 +708,8 @@ void kubex_write(json::Writer& w, const DeploymentCondition& o) {
     w.key_literal("\"reason\":");
     json::write(w, o.reason);
   }
-  w.key_literal("\"status\":");
-  json::write(w, o.status);
-  w.key_literal("\"type\":");
-  json::write(w, o.type);
+  json::write_required(w, "\"status\":", o.status);
+  json::write_required(w, "\"type\":", o.type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -773,10 +755,8 @@ void kubex_write(json::Writer& w, const DeploymentList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -856,14 +836,12 @@ void kubex_write(json::Writer& w, const DeploymentSpec& o) {
     w.key_literal("\"revisionHistoryLimit\":");
     json::write(w, o.revision_history_limit);
   }
-  w.key_literal("\"selector\":");
-  json::write(w, o.selector);
+  json::write_required(w, "\"selector\":", o.selector);
   if (!json::is_absent(o.strategy)) {
     w.key_literal("\"strategy\":");
     json::write(w, o.strategy);
   }
-  w.key_literal("\"template\":");
-  json::write(w, o.template_);
+  json::write_required(w, "\"template\":", o.template_);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1055,8 +1033,7 @@ void kubex_write(json::Writer& w, const ReplicaSet& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.spec)) {
     w.key_literal("\"spec\":");
     json::write(w, o.spec);
@@ -1122,10 +1099,8 @@ void kubex_write(json::Writer& w, const ReplicaSetCondition& o) {
     w.key_literal("\"reason\":");
     json::write(w, o.reason);
   }
-  w.key_literal("\"status\":");
-  json::write(w, o.status);
-  w.key_literal("\"type\":");
-  json::write(w, o.type);
+  json::write_required(w, "\"status\":", o.status);
+  json::write_required(w, "\"type\":", o.type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1171,10 +1146,8 @@ void kubex_write(json::Writer& w, const ReplicaSetList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1220,8 +1193,7 @@ void kubex_write(json::Writer& w, const ReplicaSetSpec& o) {
     w.key_literal("\"replicas\":");
     json::write(w, o.replicas);
   }
-  w.key_literal("\"selector\":");
-  json::write(w, o.selector);
+  json::write_required(w, "\"selector\":", o.selector);
   if (!json::is_absent(o.template_)) {
     w.key_literal("\"template\":");
     json::write(w, o.template_);
@@ -1305,8 +1277,7 @@ void kubex_write(json::Writer& w, const ReplicaSetStatus& o) {
     w.key_literal("\"readyReplicas\":");
     json::write(w, o.ready_replicas);
   }
-  w.key_literal("\"replicas\":");
-  json::write(w, o.replicas);
+  json::write_required(w, "\"replicas\":", o.replicas);
   if (!json::is_absent(o.terminating_replicas)) {
     w.key_literal("\"terminatingReplicas\":");
     json::write(w, o.terminating_replicas);
@@ -1471,8 +1442,7 @@ void kubex_write(json::Writer& w, const StatefulSet& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.spec)) {
     w.key_literal("\"spec\":");
     json::write(w, o.spec);
@@ -1538,10 +1508,8 @@ void kubex_write(json::Writer& w, const StatefulSetCondition& o) {
     w.key_literal("\"reason\":");
     json::write(w, o.reason);
   }
-  w.key_literal("\"status\":");
-  json::write(w, o.status);
-  w.key_literal("\"type\":");
-  json::write(w, o.type);
+  json::write_required(w, "\"status\":", o.status);
+  json::write_required(w, "\"type\":", o.type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1587,10 +1555,8 @@ void kubex_write(json::Writer& w, const StatefulSetList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1754,14 +1720,12 @@ void kubex_write(json::Writer& w, const StatefulSetSpec& o) {
     w.key_literal("\"revisionHistoryLimit\":");
     json::write(w, o.revision_history_limit);
   }
-  w.key_literal("\"selector\":");
-  json::write(w, o.selector);
+  json::write_required(w, "\"selector\":", o.selector);
   if (!json::is_absent(o.service_name)) {
     w.key_literal("\"serviceName\":");
     json::write(w, o.service_name);
   }
-  w.key_literal("\"template\":");
-  json::write(w, o.template_);
+  json::write_required(w, "\"template\":", o.template_);
   if (!json::is_absent(o.update_strategy)) {
     w.key_literal("\"updateStrategy\":");
     json::write(w, o.update_strategy);
@@ -1869,8 +1833,7 @@ void kubex_write(json::Writer& w, const StatefulSetStatus& o) {
     w.key_literal("\"readyReplicas\":");
     json::write(w, o.ready_replicas);
   }
-  w.key_literal("\"replicas\":");
-  json::write(w, o.replicas);
+  json::write_required(w, "\"replicas\":", o.replicas);
   if (!json::is_absent(o.update_revision)) {
     w.key_literal("\"updateRevision\":");
     json::write(w, o.update_revision);

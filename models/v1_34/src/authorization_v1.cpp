@@ -187,10 +187,8 @@ void kubex_write(json::Writer& w, const LocalSubjectAccessReview& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"spec\":");
-  json::write(w, o.spec);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"spec\":", o.spec);
   if (!json::is_absent(o.status)) {
     w.key_literal("\"status\":");
     json::write(w, o.status);
@@ -263,8 +261,7 @@ void kubex_write(json::Writer& w, const NonResourceRule& o) {
     w.key_literal("\"nonResourceURLs\":");
     json::write(w, o.non_resource_urls);
   }
-  w.key_literal("\"verbs\":");
-  json::write(w, o.verbs);
+  json::write_required(w, "\"verbs\":", o.verbs);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -419,8 +416,7 @@ void kubex_write(json::Writer& w, const ResourceRule& o) {
     w.key_literal("\"resources\":");
     json::write(w, o.resources);
   }
-  w.key_literal("\"verbs\":");
-  json::write(w, o.verbs);
+  json::write_required(w, "\"verbs\":", o.verbs);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -470,10 +466,8 @@ void kubex_write(json::Writer& w, const SelfSubjectAccessReview& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"spec\":");
-  json::write(w, o.spec);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"spec\":", o.spec);
   if (!json::is_absent(o.status)) {
     w.key_literal("\"status\":");
     json::write(w, o.status);
@@ -564,10 +558,8 @@ void kubex_write(json::Writer& w, const SelfSubjectRulesReview& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"spec\":");
-  json::write(w, o.spec);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"spec\":", o.spec);
   if (!json::is_absent(o.status)) {
     w.key_literal("\"status\":");
     json::write(w, o.status);
@@ -648,10 +640,8 @@ void kubex_write(json::Writer& w, const SubjectAccessReview& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"spec\":");
-  json::write(w, o.spec);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"spec\":", o.spec);
   if (!json::is_absent(o.status)) {
     w.key_literal("\"status\":");
     json::write(w, o.status);
@@ -772,8 +762,7 @@ void kubex_read(json::Reader& r, SubjectAccessReviewStatus& o) {
 
 void kubex_write(json::Writer& w, const SubjectAccessReviewStatus& o) {
   w.begin_object();
-  w.key_literal("\"allowed\":");
-  json::write(w, o.allowed);
+  json::write_required(w, "\"allowed\":", o.allowed);
   if (!json::is_absent(o.denied)) {
     w.key_literal("\"denied\":");
     json::write(w, o.denied);
@@ -831,12 +820,9 @@ void kubex_write(json::Writer& w, const SubjectRulesReviewStatus& o) {
     w.key_literal("\"evaluationError\":");
     json::write(w, o.evaluation_error);
   }
-  w.key_literal("\"incomplete\":");
-  json::write(w, o.incomplete);
-  w.key_literal("\"nonResourceRules\":");
-  json::write(w, o.non_resource_rules);
-  w.key_literal("\"resourceRules\":");
-  json::write(w, o.resource_rules);
+  json::write_required(w, "\"incomplete\":", o.incomplete);
+  json::write_required(w, "\"nonResourceRules\":", o.non_resource_rules);
+  json::write_required(w, "\"resourceRules\":", o.resource_rules);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }

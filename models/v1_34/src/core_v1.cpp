@@ -927,8 +927,7 @@ void kubex_write(json::Writer& w, const AWSElasticBlockStoreVolumeSource& o) {
     w.key_literal("\"readOnly\":");
     json::write(w, o.read_only);
   }
-  w.key_literal("\"volumeID\":");
-  json::write(w, o.volume_id);
+  json::write_required(w, "\"volumeID\":", o.volume_id);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1009,8 +1008,7 @@ void kubex_write(json::Writer& w, const AppArmorProfile& o) {
     w.key_literal("\"localhostProfile\":");
     json::write(w, o.localhost_profile);
   }
-  w.key_literal("\"type\":");
-  json::write(w, o.type);
+  json::write_required(w, "\"type\":", o.type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1040,10 +1038,8 @@ void kubex_read(json::Reader& r, AttachedVolume& o) {
 
 void kubex_write(json::Writer& w, const AttachedVolume& o) {
   w.begin_object();
-  w.key_literal("\"devicePath\":");
-  json::write(w, o.device_path);
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"devicePath\":", o.device_path);
+  json::write_required(w, "\"name\":", o.name);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1103,10 +1099,8 @@ void kubex_write(json::Writer& w, const AzureDiskVolumeSource& o) {
     w.key_literal("\"cachingMode\":");
     json::write(w, o.caching_mode);
   }
-  w.key_literal("\"diskName\":");
-  json::write(w, o.disk_name);
-  w.key_literal("\"diskURI\":");
-  json::write(w, o.disk_uri);
+  json::write_required(w, "\"diskName\":", o.disk_name);
+  json::write_required(w, "\"diskURI\":", o.disk_uri);
   if (!json::is_absent(o.fs_type)) {
     w.key_literal("\"fsType\":");
     json::write(w, o.fs_type);
@@ -1160,14 +1154,12 @@ void kubex_write(json::Writer& w, const AzureFilePersistentVolumeSource& o) {
     w.key_literal("\"readOnly\":");
     json::write(w, o.read_only);
   }
-  w.key_literal("\"secretName\":");
-  json::write(w, o.secret_name);
+  json::write_required(w, "\"secretName\":", o.secret_name);
   if (!json::is_absent(o.secret_namespace)) {
     w.key_literal("\"secretNamespace\":");
     json::write(w, o.secret_namespace);
   }
-  w.key_literal("\"shareName\":");
-  json::write(w, o.share_name);
+  json::write_required(w, "\"shareName\":", o.share_name);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1207,10 +1199,8 @@ void kubex_write(json::Writer& w, const AzureFileVolumeSource& o) {
     w.key_literal("\"readOnly\":");
     json::write(w, o.read_only);
   }
-  w.key_literal("\"secretName\":");
-  json::write(w, o.secret_name);
-  w.key_literal("\"shareName\":");
-  json::write(w, o.share_name);
+  json::write_required(w, "\"secretName\":", o.secret_name);
+  json::write_required(w, "\"shareName\":", o.share_name);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1256,10 +1246,8 @@ void kubex_write(json::Writer& w, const Binding& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"target\":");
-  json::write(w, o.target);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"target\":", o.target);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1343,8 +1331,7 @@ void kubex_write(json::Writer& w, const CSIPersistentVolumeSource& o) {
     w.key_literal("\"controllerPublishSecretRef\":");
     json::write(w, o.controller_publish_secret_ref);
   }
-  w.key_literal("\"driver\":");
-  json::write(w, o.driver);
+  json::write_required(w, "\"driver\":", o.driver);
   if (!json::is_absent(o.fs_type)) {
     w.key_literal("\"fsType\":");
     json::write(w, o.fs_type);
@@ -1369,8 +1356,7 @@ void kubex_write(json::Writer& w, const CSIPersistentVolumeSource& o) {
     w.key_literal("\"volumeAttributes\":");
     json::write(w, o.volume_attributes);
   }
-  w.key_literal("\"volumeHandle\":");
-  json::write(w, o.volume_handle);
+  json::write_required(w, "\"volumeHandle\":", o.volume_handle);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1416,8 +1402,7 @@ void kubex_read(json::Reader& r, CSIVolumeSource& o) {
 
 void kubex_write(json::Writer& w, const CSIVolumeSource& o) {
   w.begin_object();
-  w.key_literal("\"driver\":");
-  json::write(w, o.driver);
+  json::write_required(w, "\"driver\":", o.driver);
   if (!json::is_absent(o.fs_type)) {
     w.key_literal("\"fsType\":");
     json::write(w, o.fs_type);
@@ -1520,8 +1505,7 @@ void kubex_read(json::Reader& r, CephFSPersistentVolumeSource& o) {
 
 void kubex_write(json::Writer& w, const CephFSPersistentVolumeSource& o) {
   w.begin_object();
-  w.key_literal("\"monitors\":");
-  json::write(w, o.monitors);
+  json::write_required(w, "\"monitors\":", o.monitors);
   if (!json::is_absent(o.path)) {
     w.key_literal("\"path\":");
     json::write(w, o.path);
@@ -1591,8 +1575,7 @@ void kubex_read(json::Reader& r, CephFSVolumeSource& o) {
 
 void kubex_write(json::Writer& w, const CephFSVolumeSource& o) {
   w.begin_object();
-  w.key_literal("\"monitors\":");
-  json::write(w, o.monitors);
+  json::write_required(w, "\"monitors\":", o.monitors);
   if (!json::is_absent(o.path)) {
     w.key_literal("\"path\":");
     json::write(w, o.path);
@@ -1664,8 +1647,7 @@ void kubex_write(json::Writer& w, const CinderPersistentVolumeSource& o) {
     w.key_literal("\"secretRef\":");
     json::write(w, o.secret_ref);
   }
-  w.key_literal("\"volumeID\":");
-  json::write(w, o.volume_id);
+  json::write_required(w, "\"volumeID\":", o.volume_id);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1717,8 +1699,7 @@ void kubex_write(json::Writer& w, const CinderVolumeSource& o) {
     w.key_literal("\"secretRef\":");
     json::write(w, o.secret_ref);
   }
-  w.key_literal("\"volumeID\":");
-  json::write(w, o.volume_id);
+  json::write_required(w, "\"volumeID\":", o.volume_id);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1803,8 +1784,7 @@ void kubex_write(json::Writer& w, const ClusterTrustBundleProjection& o) {
     w.key_literal("\"optional\":");
     json::write(w, o.optional);
   }
-  w.key_literal("\"path\":");
-  json::write(w, o.path);
+  json::write_required(w, "\"path\":", o.path);
   if (!json::is_absent(o.signer_name)) {
     w.key_literal("\"signerName\":");
     json::write(w, o.signer_name);
@@ -1858,10 +1838,8 @@ void kubex_write(json::Writer& w, const ComponentCondition& o) {
     w.key_literal("\"message\":");
     json::write(w, o.message);
   }
-  w.key_literal("\"status\":");
-  json::write(w, o.status);
-  w.key_literal("\"type\":");
-  json::write(w, o.type);
+  json::write_required(w, "\"status\":", o.status);
+  json::write_required(w, "\"type\":", o.type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1905,8 +1883,7 @@ void kubex_write(json::Writer& w, const ComponentStatus& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.conditions)) {
     w.key_literal("\"conditions\":");
     json::write(w, o.conditions);
@@ -1956,10 +1933,8 @@ void kubex_write(json::Writer& w, const ComponentStatusList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -2013,8 +1988,7 @@ void kubex_write(json::Writer& w, const ConfigMap& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.binary_data)) {
     w.key_literal("\"binaryData\":");
     json::write(w, o.binary_data);
@@ -2099,8 +2073,7 @@ void kubex_read(json::Reader& r, ConfigMapKeySelector& o) {
 
 void kubex_write(json::Writer& w, const ConfigMapKeySelector& o) {
   w.begin_object();
-  w.key_literal("\"key\":");
-  json::write(w, o.key);
+  json::write_required(w, "\"key\":", o.key);
   if (!json::is_absent(o.name)) {
     w.key_literal("\"name\":");
     json::write(w, o.name);
@@ -2154,10 +2127,8 @@ void kubex_write(json::Writer& w, const ConfigMapList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -2205,12 +2176,9 @@ void kubex_read(json::Reader& r, ConfigMapNodeConfigSource& o) {
 
 void kubex_write(json::Writer& w, const ConfigMapNodeConfigSource& o) {
   w.begin_object();
-  w.key_literal("\"kubeletConfigKey\":");
-  json::write(w, o.kubelet_config_key);
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
-  w.key_literal("\"namespace\":");
-  json::write(w, o.namespace_);
+  json::write_required(w, "\"kubeletConfigKey\":", o.kubelet_config_key);
+  json::write_required(w, "\"name\":", o.name);
+  json::write_required(w, "\"namespace\":", o.namespace_);
   if (!json::is_absent(o.resource_version)) {
     w.key_literal("\"resourceVersion\":");
     json::write(w, o.resource_version);
@@ -2498,8 +2466,7 @@ void kubex_write(json::Writer& w, const Container& o) {
     w.key_literal("\"livenessProbe\":");
     json::write(w, o.liveness_probe);
   }
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   if (!json::is_absent(o.ports)) {
     w.key_literal("\"ports\":");
     json::write(w, o.ports);
@@ -2599,12 +2566,9 @@ void kubex_read(json::Reader& r, ContainerExtendedResourceRequest& o) {
 
 void kubex_write(json::Writer& w, const ContainerExtendedResourceRequest& o) {
   w.begin_object();
-  w.key_literal("\"containerName\":");
-  json::write(w, o.container_name);
-  w.key_literal("\"requestName\":");
-  json::write(w, o.request_name);
-  w.key_literal("\"resourceName\":");
-  json::write(w, o.resource_name);
+  json::write_required(w, "\"containerName\":", o.container_name);
+  json::write_required(w, "\"requestName\":", o.request_name);
+  json::write_required(w, "\"resourceName\":", o.resource_name);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -2687,8 +2651,7 @@ void kubex_read(json::Reader& r, ContainerPort& o) {
 
 void kubex_write(json::Writer& w, const ContainerPort& o) {
   w.begin_object();
-  w.key_literal("\"containerPort\":");
-  json::write(w, o.container_port);
+  json::write_required(w, "\"containerPort\":", o.container_port);
   if (!json::is_absent(o.host_ip)) {
     w.key_literal("\"hostIP\":");
     json::write(w, o.host_ip);
@@ -2734,10 +2697,8 @@ void kubex_read(json::Reader& r, ContainerResizePolicy& o) {
 
 void kubex_write(json::Writer& w, const ContainerResizePolicy& o) {
   w.begin_object();
-  w.key_literal("\"resourceName\":");
-  json::write(w, o.resource_name);
-  w.key_literal("\"restartPolicy\":");
-  json::write(w, o.restart_policy);
+  json::write_required(w, "\"resourceName\":", o.resource_name);
+  json::write_required(w, "\"restartPolicy\":", o.restart_policy);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -2767,8 +2728,7 @@ void kubex_read(json::Reader& r, ContainerRestartRule& o) {
 
 void kubex_write(json::Writer& w, const ContainerRestartRule& o) {
   w.begin_object();
-  w.key_literal("\"action\":");
-  json::write(w, o.action);
+  json::write_required(w, "\"action\":", o.action);
   if (!json::is_absent(o.exit_codes)) {
     w.key_literal("\"exitCodes\":");
     json::write(w, o.exit_codes);
@@ -2802,8 +2762,7 @@ void kubex_read(json::Reader& r, ContainerRestartRuleOnExitCodes& o) {
 
 void kubex_write(json::Writer& w, const ContainerRestartRuleOnExitCodes& o) {
   w.begin_object();
-  w.key_literal("\"operator\":");
-  json::write(w, o.operator_);
+  json::write_required(w, "\"operator\":", o.operator_);
   if (!json::is_absent(o.values)) {
     w.key_literal("\"values\":");
     json::write(w, o.values);
@@ -2941,8 +2900,7 @@ void kubex_write(json::Writer& w, const ContainerStateTerminated& o) {
     w.key_literal("\"containerID\":");
     json::write(w, o.container_id);
   }
-  w.key_literal("\"exitCode\":");
-  json::write(w, o.exit_code);
+  json::write_required(w, "\"exitCode\":", o.exit_code);
   if (!json::is_absent(o.finished_at)) {
     w.key_literal("\"finishedAt\":");
     json::write(w, o.finished_at);
@@ -3107,24 +3065,19 @@ void kubex_write(json::Writer& w, const ContainerStatus& o) {
     w.key_literal("\"containerID\":");
     json::write(w, o.container_id);
   }
-  w.key_literal("\"image\":");
-  json::write(w, o.image);
-  w.key_literal("\"imageID\":");
-  json::write(w, o.image_id);
+  json::write_required(w, "\"image\":", o.image);
+  json::write_required(w, "\"imageID\":", o.image_id);
   if (!json::is_absent(o.last_state)) {
     w.key_literal("\"lastState\":");
     json::write(w, o.last_state);
   }
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
-  w.key_literal("\"ready\":");
-  json::write(w, o.ready);
+  json::write_required(w, "\"name\":", o.name);
+  json::write_required(w, "\"ready\":", o.ready);
   if (!json::is_absent(o.resources)) {
     w.key_literal("\"resources\":");
     json::write(w, o.resources);
   }
-  w.key_literal("\"restartCount\":");
-  json::write(w, o.restart_count);
+  json::write_required(w, "\"restartCount\":", o.restart_count);
   if (!json::is_absent(o.started)) {
     w.key_literal("\"started\":");
     json::write(w, o.started);
@@ -3195,8 +3148,7 @@ void kubex_read(json::Reader& r, DaemonEndpoint& o) {
 
 void kubex_write(json::Writer& w, const DaemonEndpoint& o) {
   w.begin_object();
-  w.key_literal("\"Port\":");
-  json::write(w, o.port);
+  json::write_required(w, "\"Port\":", o.port);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -3271,8 +3223,7 @@ void kubex_write(json::Writer& w, const DownwardAPIVolumeFile& o) {
     w.key_literal("\"mode\":");
     json::write(w, o.mode);
   }
-  w.key_literal("\"path\":");
-  json::write(w, o.path);
+  json::write_required(w, "\"path\":", o.path);
   if (!json::is_absent(o.resource_field_ref)) {
     w.key_literal("\"resourceFieldRef\":");
     json::write(w, o.resource_field_ref);
@@ -3394,8 +3345,7 @@ void kubex_write(json::Writer& w, const EndpointAddress& o) {
     w.key_literal("\"hostname\":");
     json::write(w, o.hostname);
   }
-  w.key_literal("\"ip\":");
-  json::write(w, o.ip);
+  json::write_required(w, "\"ip\":", o.ip);
   if (!json::is_absent(o.node_name)) {
     w.key_literal("\"nodeName\":");
     json::write(w, o.node_name);
@@ -3451,8 +3401,7 @@ void kubex_write(json::Writer& w, const EndpointPort& o) {
     w.key_literal("\"name\":");
     json::write(w, o.name);
   }
-  w.key_literal("\"port\":");
-  json::write(w, o.port);
+  json::write_required(w, "\"port\":", o.port);
   if (!json::is_absent(o.protocol)) {
     w.key_literal("\"protocol\":");
     json::write(w, o.protocol);
@@ -3549,8 +3498,7 @@ void kubex_write(json::Writer& w, const Endpoints& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.subsets)) {
     w.key_literal("\"subsets\":");
     json::write(w, o.subsets);
@@ -3600,10 +3548,8 @@ void kubex_write(json::Writer& w, const EndpointsList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -3686,8 +3632,7 @@ void kubex_read(json::Reader& r, EnvVar& o) {
 
 void kubex_write(json::Writer& w, const EnvVar& o) {
   w.begin_object();
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   if (!json::is_absent(o.value)) {
     w.key_literal("\"value\":");
     json::write(w, o.value);
@@ -3944,8 +3889,7 @@ void kubex_write(json::Writer& w, const EphemeralContainer& o) {
     w.key_literal("\"livenessProbe\":");
     json::write(w, o.liveness_probe);
   }
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   if (!json::is_absent(o.ports)) {
     w.key_literal("\"ports\":");
     json::write(w, o.ports);
@@ -4152,8 +4096,7 @@ void kubex_write(json::Writer& w, const Event& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.action)) {
     w.key_literal("\"action\":");
     json::write(w, o.action);
@@ -4170,8 +4113,7 @@ void kubex_write(json::Writer& w, const Event& o) {
     w.key_literal("\"firstTimestamp\":");
     json::write(w, o.first_timestamp);
   }
-  w.key_literal("\"involvedObject\":");
-  json::write(w, o.involved_object);
+  json::write_required(w, "\"involvedObject\":", o.involved_object);
   if (!json::is_absent(o.last_timestamp)) {
     w.key_literal("\"lastTimestamp\":");
     json::write(w, o.last_timestamp);
@@ -4253,10 +4195,8 @@ void kubex_write(json::Writer& w, const EventList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -4466,16 +4406,13 @@ void kubex_read(json::Reader& r, FileKeySelector& o) {
 
 void kubex_write(json::Writer& w, const FileKeySelector& o) {
   w.begin_object();
-  w.key_literal("\"key\":");
-  json::write(w, o.key);
+  json::write_required(w, "\"key\":", o.key);
   if (!json::is_absent(o.optional)) {
     w.key_literal("\"optional\":");
     json::write(w, o.optional);
   }
-  w.key_literal("\"path\":");
-  json::write(w, o.path);
-  w.key_literal("\"volumeName\":");
-  json::write(w, o.volume_name);
+  json::write_required(w, "\"path\":", o.path);
+  json::write_required(w, "\"volumeName\":", o.volume_name);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -4521,8 +4458,7 @@ void kubex_read(json::Reader& r, FlexPersistentVolumeSource& o) {
 
 void kubex_write(json::Writer& w, const FlexPersistentVolumeSource& o) {
   w.begin_object();
-  w.key_literal("\"driver\":");
-  json::write(w, o.driver);
+  json::write_required(w, "\"driver\":", o.driver);
   if (!json::is_absent(o.fs_type)) {
     w.key_literal("\"fsType\":");
     json::write(w, o.fs_type);
@@ -4584,8 +4520,7 @@ void kubex_read(json::Reader& r, FlexVolumeSource& o) {
 
 void kubex_write(json::Writer& w, const FlexVolumeSource& o) {
   w.begin_object();
-  w.key_literal("\"driver\":");
-  json::write(w, o.driver);
+  json::write_required(w, "\"driver\":", o.driver);
   if (!json::is_absent(o.fs_type)) {
     w.key_literal("\"fsType\":");
     json::write(w, o.fs_type);
@@ -4684,8 +4619,7 @@ void kubex_write(json::Writer& w, const GCEPersistentDiskVolumeSource& o) {
     w.key_literal("\"partition\":");
     json::write(w, o.partition);
   }
-  w.key_literal("\"pdName\":");
-  json::write(w, o.pd_name);
+  json::write_required(w, "\"pdName\":", o.pd_name);
   if (!json::is_absent(o.read_only)) {
     w.key_literal("\"readOnly\":");
     json::write(w, o.read_only);
@@ -4719,8 +4653,7 @@ void kubex_read(json::Reader& r, GRPCAction& o) {
 
 void kubex_write(json::Writer& w, const GRPCAction& o) {
   w.begin_object();
-  w.key_literal("\"port\":");
-  json::write(w, o.port);
+  json::write_required(w, "\"port\":", o.port);
   if (!json::is_absent(o.service)) {
     w.key_literal("\"service\":");
     json::write(w, o.service);
@@ -4764,8 +4697,7 @@ void kubex_write(json::Writer& w, const GitRepoVolumeSource& o) {
     w.key_literal("\"directory\":");
     json::write(w, o.directory);
   }
-  w.key_literal("\"repository\":");
-  json::write(w, o.repository);
+  json::write_required(w, "\"repository\":", o.repository);
   if (!json::is_absent(o.revision)) {
     w.key_literal("\"revision\":");
     json::write(w, o.revision);
@@ -4811,14 +4743,12 @@ void kubex_read(json::Reader& r, GlusterfsPersistentVolumeSource& o) {
 
 void kubex_write(json::Writer& w, const GlusterfsPersistentVolumeSource& o) {
   w.begin_object();
-  w.key_literal("\"endpoints\":");
-  json::write(w, o.endpoints);
+  json::write_required(w, "\"endpoints\":", o.endpoints);
   if (!json::is_absent(o.endpoints_namespace)) {
     w.key_literal("\"endpointsNamespace\":");
     json::write(w, o.endpoints_namespace);
   }
-  w.key_literal("\"path\":");
-  json::write(w, o.path);
+  json::write_required(w, "\"path\":", o.path);
   if (!json::is_absent(o.read_only)) {
     w.key_literal("\"readOnly\":");
     json::write(w, o.read_only);
@@ -4858,10 +4788,8 @@ void kubex_read(json::Reader& r, GlusterfsVolumeSource& o) {
 
 void kubex_write(json::Writer& w, const GlusterfsVolumeSource& o) {
   w.begin_object();
-  w.key_literal("\"endpoints\":");
-  json::write(w, o.endpoints);
-  w.key_literal("\"path\":");
-  json::write(w, o.path);
+  json::write_required(w, "\"endpoints\":", o.endpoints);
+  json::write_required(w, "\"path\":", o.path);
   if (!json::is_absent(o.read_only)) {
     w.key_literal("\"readOnly\":");
     json::write(w, o.read_only);
@@ -4921,8 +4849,7 @@ void kubex_write(json::Writer& w, const HTTPGetAction& o) {
     w.key_literal("\"path\":");
     json::write(w, o.path);
   }
-  w.key_literal("\"port\":");
-  json::write(w, o.port);
+  json::write_required(w, "\"port\":", o.port);
   if (!json::is_absent(o.scheme)) {
     w.key_literal("\"scheme\":");
     json::write(w, o.scheme);
@@ -4956,10 +4883,8 @@ void kubex_read(json::Reader& r, HTTPHeader& o) {
 
 void kubex_write(json::Writer& w, const HTTPHeader& o) {
   w.begin_object();
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
-  w.key_literal("\"value\":");
-  json::write(w, o.value);
+  json::write_required(w, "\"name\":", o.name);
+  json::write_required(w, "\"value\":", o.value);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -4993,8 +4918,7 @@ void kubex_write(json::Writer& w, const HostAlias& o) {
     w.key_literal("\"hostnames\":");
     json::write(w, o.hostnames);
   }
-  w.key_literal("\"ip\":");
-  json::write(w, o.ip);
+  json::write_required(w, "\"ip\":", o.ip);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -5018,8 +4942,7 @@ void kubex_read(json::Reader& r, HostIP& o) {
 
 void kubex_write(json::Writer& w, const HostIP& o) {
   w.begin_object();
-  w.key_literal("\"ip\":");
-  json::write(w, o.ip);
+  json::write_required(w, "\"ip\":", o.ip);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -5047,8 +4970,7 @@ void kubex_read(json::Reader& r, HostPathVolumeSource& o) {
 
 void kubex_write(json::Writer& w, const HostPathVolumeSource& o) {
   w.begin_object();
-  w.key_literal("\"path\":");
-  json::write(w, o.path);
+  json::write_required(w, "\"path\":", o.path);
   if (!json::is_absent(o.type)) {
     w.key_literal("\"type\":");
     json::write(w, o.type);
@@ -5150,14 +5072,12 @@ void kubex_write(json::Writer& w, const ISCSIPersistentVolumeSource& o) {
     w.key_literal("\"initiatorName\":");
     json::write(w, o.initiator_name);
   }
-  w.key_literal("\"iqn\":");
-  json::write(w, o.iqn);
+  json::write_required(w, "\"iqn\":", o.iqn);
   if (!json::is_absent(o.iscsi_interface)) {
     w.key_literal("\"iscsiInterface\":");
     json::write(w, o.iscsi_interface);
   }
-  w.key_literal("\"lun\":");
-  json::write(w, o.lun);
+  json::write_required(w, "\"lun\":", o.lun);
   if (!json::is_absent(o.portals)) {
     w.key_literal("\"portals\":");
     json::write(w, o.portals);
@@ -5170,8 +5090,7 @@ void kubex_write(json::Writer& w, const ISCSIPersistentVolumeSource& o) {
     w.key_literal("\"secretRef\":");
     json::write(w, o.secret_ref);
   }
-  w.key_literal("\"targetPortal\":");
-  json::write(w, o.target_portal);
+  json::write_required(w, "\"targetPortal\":", o.target_portal);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -5269,14 +5188,12 @@ void kubex_write(json::Writer& w, const ISCSIVolumeSource& o) {
     w.key_literal("\"initiatorName\":");
     json::write(w, o.initiator_name);
   }
-  w.key_literal("\"iqn\":");
-  json::write(w, o.iqn);
+  json::write_required(w, "\"iqn\":", o.iqn);
   if (!json::is_absent(o.iscsi_interface)) {
     w.key_literal("\"iscsiInterface\":");
     json::write(w, o.iscsi_interface);
   }
-  w.key_literal("\"lun\":");
-  json::write(w, o.lun);
+  json::write_required(w, "\"lun\":", o.lun);
   if (!json::is_absent(o.portals)) {
     w.key_literal("\"portals\":");
     json::write(w, o.portals);
@@ -5289,8 +5206,7 @@ void kubex_write(json::Writer& w, const ISCSIVolumeSource& o) {
     w.key_literal("\"secretRef\":");
     json::write(w, o.secret_ref);
   }
-  w.key_literal("\"targetPortal\":");
-  json::write(w, o.target_portal);
+  json::write_required(w, "\"targetPortal\":", o.target_portal);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -5361,14 +5277,12 @@ void kubex_read(json::Reader& r, KeyToPath& o) {
 
 void kubex_write(json::Writer& w, const KeyToPath& o) {
   w.begin_object();
-  w.key_literal("\"key\":");
-  json::write(w, o.key);
+  json::write_required(w, "\"key\":", o.key);
   if (!json::is_absent(o.mode)) {
     w.key_literal("\"mode\":");
     json::write(w, o.mode);
   }
-  w.key_literal("\"path\":");
-  json::write(w, o.path);
+  json::write_required(w, "\"path\":", o.path);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -5516,8 +5430,7 @@ void kubex_write(json::Writer& w, const LimitRange& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.spec)) {
     w.key_literal("\"spec\":");
     json::write(w, o.spec);
@@ -5593,8 +5506,7 @@ void kubex_write(json::Writer& w, const LimitRangeItem& o) {
     w.key_literal("\"min\":");
     json::write(w, o.min);
   }
-  w.key_literal("\"type\":");
-  json::write(w, o.type);
+  json::write_required(w, "\"type\":", o.type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -5640,10 +5552,8 @@ void kubex_write(json::Writer& w, const LimitRangeList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -5667,8 +5577,7 @@ void kubex_read(json::Reader& r, LimitRangeSpec& o) {
 
 void kubex_write(json::Writer& w, const LimitRangeSpec& o) {
   w.begin_object();
-  w.key_literal("\"limits\":");
-  json::write(w, o.limits);
+  json::write_required(w, "\"limits\":", o.limits);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -5702,14 +5611,12 @@ void kubex_read(json::Reader& r, LinuxContainerUser& o) {
 
 void kubex_write(json::Writer& w, const LinuxContainerUser& o) {
   w.begin_object();
-  w.key_literal("\"gid\":");
-  json::write(w, o.gid);
+  json::write_required(w, "\"gid\":", o.gid);
   if (!json::is_absent(o.supplemental_groups)) {
     w.key_literal("\"supplementalGroups\":");
     json::write(w, o.supplemental_groups);
   }
-  w.key_literal("\"uid\":");
-  json::write(w, o.uid);
+  json::write_required(w, "\"uid\":", o.uid);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -5854,8 +5761,7 @@ void kubex_write(json::Writer& w, const LocalVolumeSource& o) {
     w.key_literal("\"fsType\":");
     json::write(w, o.fs_type);
   }
-  w.key_literal("\"path\":");
-  json::write(w, o.path);
+  json::write_required(w, "\"path\":", o.path);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -5885,8 +5791,7 @@ void kubex_read(json::Reader& r, ModifyVolumeStatus& o) {
 
 void kubex_write(json::Writer& w, const ModifyVolumeStatus& o) {
   w.begin_object();
-  w.key_literal("\"status\":");
-  json::write(w, o.status);
+  json::write_required(w, "\"status\":", o.status);
   if (!json::is_absent(o.target_volume_attributes_class_name)) {
     w.key_literal("\"targetVolumeAttributesClassName\":");
     json::write(w, o.target_volume_attributes_class_name);
@@ -5926,14 +5831,12 @@ void kubex_read(json::Reader& r, NFSVolumeSource& o) {
 
 void kubex_write(json::Writer& w, const NFSVolumeSource& o) {
   w.begin_object();
-  w.key_literal("\"path\":");
-  json::write(w, o.path);
+  json::write_required(w, "\"path\":", o.path);
   if (!json::is_absent(o.read_only)) {
     w.key_literal("\"readOnly\":");
     json::write(w, o.read_only);
   }
-  w.key_literal("\"server\":");
-  json::write(w, o.server);
+  json::write_required(w, "\"server\":", o.server);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -5983,8 +5886,7 @@ void kubex_write(json::Writer& w, const Namespace& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.spec)) {
     w.key_literal("\"spec\":");
     json::write(w, o.spec);
@@ -6050,10 +5952,8 @@ void kubex_write(json::Writer& w, const NamespaceCondition& o) {
     w.key_literal("\"reason\":");
     json::write(w, o.reason);
   }
-  w.key_literal("\"status\":");
-  json::write(w, o.status);
-  w.key_literal("\"type\":");
-  json::write(w, o.type);
+  json::write_required(w, "\"status\":", o.status);
+  json::write_required(w, "\"type\":", o.type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -6099,10 +5999,8 @@ void kubex_write(json::Writer& w, const NamespaceList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -6216,8 +6114,7 @@ void kubex_write(json::Writer& w, const Node& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.spec)) {
     w.key_literal("\"spec\":");
     json::write(w, o.spec);
@@ -6255,10 +6152,8 @@ void kubex_read(json::Reader& r, NodeAddress& o) {
 
 void kubex_write(json::Writer& w, const NodeAddress& o) {
   w.begin_object();
-  w.key_literal("\"address\":");
-  json::write(w, o.address);
-  w.key_literal("\"type\":");
-  json::write(w, o.type);
+  json::write_required(w, "\"address\":", o.address);
+  json::write_required(w, "\"type\":", o.type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -6363,10 +6258,8 @@ void kubex_write(json::Writer& w, const NodeCondition& o) {
     w.key_literal("\"reason\":");
     json::write(w, o.reason);
   }
-  w.key_literal("\"status\":");
-  json::write(w, o.status);
-  w.key_literal("\"type\":");
-  json::write(w, o.type);
+  json::write_required(w, "\"status\":", o.status);
+  json::write_required(w, "\"type\":", o.type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -6550,10 +6443,8 @@ void kubex_write(json::Writer& w, const NodeList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -6651,8 +6542,7 @@ void kubex_read(json::Reader& r, NodeSelector& o) {
 
 void kubex_write(json::Writer& w, const NodeSelector& o) {
   w.begin_object();
-  w.key_literal("\"nodeSelectorTerms\":");
-  json::write(w, o.node_selector_terms);
+  json::write_required(w, "\"nodeSelectorTerms\":", o.node_selector_terms);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -6688,10 +6578,8 @@ void kubex_read(json::Reader& r, NodeSelectorRequirement& o) {
 
 void kubex_write(json::Writer& w, const NodeSelectorRequirement& o) {
   w.begin_object();
-  w.key_literal("\"key\":");
-  json::write(w, o.key);
-  w.key_literal("\"operator\":");
-  json::write(w, o.operator_);
+  json::write_required(w, "\"key\":", o.key);
+  json::write_required(w, "\"operator\":", o.operator_);
   if (!json::is_absent(o.values)) {
     w.key_literal("\"values\":");
     json::write(w, o.values);
@@ -7065,30 +6953,20 @@ void kubex_read(json::Reader& r, NodeSystemInfo& o) {
 
 void kubex_write(json::Writer& w, const NodeSystemInfo& o) {
   w.begin_object();
-  w.key_literal("\"architecture\":");
-  json::write(w, o.architecture);
-  w.key_literal("\"bootID\":");
-  json::write(w, o.boot_id);
-  w.key_literal("\"containerRuntimeVersion\":");
-  json::write(w, o.container_runtime_version);
-  w.key_literal("\"kernelVersion\":");
-  json::write(w, o.kernel_version);
-  w.key_literal("\"kubeProxyVersion\":");
-  json::write(w, o.kube_proxy_version);
-  w.key_literal("\"kubeletVersion\":");
-  json::write(w, o.kubelet_version);
-  w.key_literal("\"machineID\":");
-  json::write(w, o.machine_id);
-  w.key_literal("\"operatingSystem\":");
-  json::write(w, o.operating_system);
-  w.key_literal("\"osImage\":");
-  json::write(w, o.os_image);
+  json::write_required(w, "\"architecture\":", o.architecture);
+  json::write_required(w, "\"bootID\":", o.boot_id);
+  json::write_required(w, "\"containerRuntimeVersion\":", o.container_runtime_version);
+  json::write_required(w, "\"kernelVersion\":", o.kernel_version);
+  json::write_required(w, "\"kubeProxyVersion\":", o.kube_proxy_version);
+  json::write_required(w, "\"kubeletVersion\":", o.kubelet_version);
+  json::write_required(w, "\"machineID\":", o.machine_id);
+  json::write_required(w, "\"operatingSystem\":", o.operating_system);
+  json::write_required(w, "\"osImage\":", o.os_image);
   if (!json::is_absent(o.swap)) {
     w.key_literal("\"swap\":");
     json::write(w, o.swap);
   }
-  w.key_literal("\"systemUUID\":");
-  json::write(w, o.system_uuid);
+  json::write_required(w, "\"systemUUID\":", o.system_uuid);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -7122,8 +7000,7 @@ void kubex_write(json::Writer& w, const ObjectFieldSelector& o) {
     w.key_literal("\"apiVersion\":");
     json::write(w, o.api_version);
   }
-  w.key_literal("\"fieldPath\":");
-  json::write(w, o.field_path);
+  json::write_required(w, "\"fieldPath\":", o.field_path);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -7256,8 +7133,7 @@ void kubex_write(json::Writer& w, const PersistentVolume& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.spec)) {
     w.key_literal("\"spec\":");
     json::write(w, o.spec);
@@ -7315,8 +7191,7 @@ void kubex_write(json::Writer& w, const PersistentVolumeClaim& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.spec)) {
     w.key_literal("\"spec\":");
     json::write(w, o.spec);
@@ -7392,10 +7267,8 @@ void kubex_write(json::Writer& w, const PersistentVolumeClaimCondition& o) {
     w.key_literal("\"reason\":");
     json::write(w, o.reason);
   }
-  w.key_literal("\"status\":");
-  json::write(w, o.status);
-  w.key_literal("\"type\":");
-  json::write(w, o.type);
+  json::write_required(w, "\"status\":", o.status);
+  json::write_required(w, "\"type\":", o.type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -7441,10 +7314,8 @@ void kubex_write(json::Writer& w, const PersistentVolumeClaimList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -7672,10 +7543,8 @@ void kubex_read(json::Reader& r, PersistentVolumeClaimTemplate& o) {
 
 void kubex_write(json::Writer& w, const PersistentVolumeClaimTemplate& o) {
   w.begin_object();
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"spec\":");
-  json::write(w, o.spec);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"spec\":", o.spec);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -7705,8 +7574,7 @@ void kubex_read(json::Reader& r, PersistentVolumeClaimVolumeSource& o) {
 
 void kubex_write(json::Writer& w, const PersistentVolumeClaimVolumeSource& o) {
   w.begin_object();
-  w.key_literal("\"claimName\":");
-  json::write(w, o.claim_name);
+  json::write_required(w, "\"claimName\":", o.claim_name);
   if (!json::is_absent(o.read_only)) {
     w.key_literal("\"readOnly\":");
     json::write(w, o.read_only);
@@ -7756,10 +7624,8 @@ void kubex_write(json::Writer& w, const PersistentVolumeList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -8149,8 +8015,7 @@ void kubex_write(json::Writer& w, const PhotonPersistentDiskVolumeSource& o) {
     w.key_literal("\"fsType\":");
     json::write(w, o.fs_type);
   }
-  w.key_literal("\"pdID\":");
-  json::write(w, o.pd_id);
+  json::write_required(w, "\"pdID\":", o.pd_id);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -8200,8 +8065,7 @@ void kubex_write(json::Writer& w, const Pod& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.spec)) {
     w.key_literal("\"spec\":");
     json::write(w, o.spec);
@@ -8318,8 +8182,7 @@ void kubex_write(json::Writer& w, const PodAffinityTerm& o) {
     w.key_literal("\"namespaces\":");
     json::write(w, o.namespaces);
   }
-  w.key_literal("\"topologyKey\":");
-  json::write(w, o.topology_key);
+  json::write_required(w, "\"topologyKey\":", o.topology_key);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -8416,14 +8279,12 @@ void kubex_write(json::Writer& w, const PodCertificateProjection& o) {
     w.key_literal("\"keyPath\":");
     json::write(w, o.key_path);
   }
-  w.key_literal("\"keyType\":");
-  json::write(w, o.key_type);
+  json::write_required(w, "\"keyType\":", o.key_type);
   if (!json::is_absent(o.max_expiration_seconds)) {
     w.key_literal("\"maxExpirationSeconds\":");
     json::write(w, o.max_expiration_seconds);
   }
-  w.key_literal("\"signerName\":");
-  json::write(w, o.signer_name);
+  json::write_required(w, "\"signerName\":", o.signer_name);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -8499,10 +8360,8 @@ void kubex_write(json::Writer& w, const PodCondition& o) {
     w.key_literal("\"reason\":");
     json::write(w, o.reason);
   }
-  w.key_literal("\"status\":");
-  json::write(w, o.status);
-  w.key_literal("\"type\":");
-  json::write(w, o.type);
+  json::write_required(w, "\"status\":", o.status);
+  json::write_required(w, "\"type\":", o.type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -8616,10 +8475,8 @@ void kubex_read(json::Reader& r, PodExtendedResourceClaimStatus& o) {
 
 void kubex_write(json::Writer& w, const PodExtendedResourceClaimStatus& o) {
   w.begin_object();
-  w.key_literal("\"requestMappings\":");
-  json::write(w, o.request_mappings);
-  w.key_literal("\"resourceClaimName\":");
-  json::write(w, o.resource_claim_name);
+  json::write_required(w, "\"requestMappings\":", o.request_mappings);
+  json::write_required(w, "\"resourceClaimName\":", o.resource_claim_name);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -8643,8 +8500,7 @@ void kubex_read(json::Reader& r, PodIP& o) {
 
 void kubex_write(json::Writer& w, const PodIP& o) {
   w.begin_object();
-  w.key_literal("\"ip\":");
-  json::write(w, o.ip);
+  json::write_required(w, "\"ip\":", o.ip);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -8690,10 +8546,8 @@ void kubex_write(json::Writer& w, const PodList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -8717,8 +8571,7 @@ void kubex_read(json::Reader& r, PodOS& o) {
 
 void kubex_write(json::Writer& w, const PodOS& o) {
   w.begin_object();
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -8742,8 +8595,7 @@ void kubex_read(json::Reader& r, PodReadinessGate& o) {
 
 void kubex_write(json::Writer& w, const PodReadinessGate& o) {
   w.begin_object();
-  w.key_literal("\"conditionType\":");
-  json::write(w, o.condition_type);
+  json::write_required(w, "\"conditionType\":", o.condition_type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -8779,8 +8631,7 @@ void kubex_read(json::Reader& r, PodResourceClaim& o) {
 
 void kubex_write(json::Writer& w, const PodResourceClaim& o) {
   w.begin_object();
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   if (!json::is_absent(o.resource_claim_name)) {
     w.key_literal("\"resourceClaimName\":");
     json::write(w, o.resource_claim_name);
@@ -8818,8 +8669,7 @@ void kubex_read(json::Reader& r, PodResourceClaimStatus& o) {
 
 void kubex_write(json::Writer& w, const PodResourceClaimStatus& o) {
   w.begin_object();
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   if (!json::is_absent(o.resource_claim_name)) {
     w.key_literal("\"resourceClaimName\":");
     json::write(w, o.resource_claim_name);
@@ -8847,8 +8697,7 @@ void kubex_read(json::Reader& r, PodSchedulingGate& o) {
 
 void kubex_write(json::Writer& w, const PodSchedulingGate& o) {
   w.begin_object();
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -9217,8 +9066,7 @@ void kubex_write(json::Writer& w, const PodSpec& o) {
     w.key_literal("\"automountServiceAccountToken\":");
     json::write(w, o.automount_service_account_token);
   }
-  w.key_literal("\"containers\":");
-  json::write(w, o.containers);
+  json::write_required(w, "\"containers\":", o.containers);
   if (!json::is_absent(o.dns_config)) {
     w.key_literal("\"dnsConfig\":");
     json::write(w, o.dns_config);
@@ -9593,8 +9441,7 @@ void kubex_write(json::Writer& w, const PodTemplate& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.template_)) {
     w.key_literal("\"template\":");
     json::write(w, o.template_);
@@ -9644,10 +9491,8 @@ void kubex_write(json::Writer& w, const PodTemplateList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -9677,8 +9522,7 @@ void kubex_read(json::Reader& r, PodTemplateSpec& o) {
 
 void kubex_write(json::Writer& w, const PodTemplateSpec& o) {
   w.begin_object();
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.spec)) {
     w.key_literal("\"spec\":");
     json::write(w, o.spec);
@@ -9722,10 +9566,8 @@ void kubex_write(json::Writer& w, const PortStatus& o) {
     w.key_literal("\"error\":");
     json::write(w, o.error);
   }
-  w.key_literal("\"port\":");
-  json::write(w, o.port);
-  w.key_literal("\"protocol\":");
-  json::write(w, o.protocol);
+  json::write_required(w, "\"port\":", o.port);
+  json::write_required(w, "\"protocol\":", o.protocol);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -9767,8 +9609,7 @@ void kubex_write(json::Writer& w, const PortworxVolumeSource& o) {
     w.key_literal("\"readOnly\":");
     json::write(w, o.read_only);
   }
-  w.key_literal("\"volumeID\":");
-  json::write(w, o.volume_id);
+  json::write_required(w, "\"volumeID\":", o.volume_id);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -9798,10 +9639,8 @@ void kubex_read(json::Reader& r, PreferredSchedulingTerm& o) {
 
 void kubex_write(json::Writer& w, const PreferredSchedulingTerm& o) {
   w.begin_object();
-  w.key_literal("\"preference\":");
-  json::write(w, o.preference);
-  w.key_literal("\"weight\":");
-  json::write(w, o.weight);
+  json::write_required(w, "\"preference\":", o.preference);
+  json::write_required(w, "\"weight\":", o.weight);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -10009,8 +9848,7 @@ void kubex_write(json::Writer& w, const QuobyteVolumeSource& o) {
     w.key_literal("\"readOnly\":");
     json::write(w, o.read_only);
   }
-  w.key_literal("\"registry\":");
-  json::write(w, o.registry);
+  json::write_required(w, "\"registry\":", o.registry);
   if (!json::is_absent(o.tenant)) {
     w.key_literal("\"tenant\":");
     json::write(w, o.tenant);
@@ -10019,8 +9857,7 @@ void kubex_write(json::Writer& w, const QuobyteVolumeSource& o) {
     w.key_literal("\"user\":");
     json::write(w, o.user);
   }
-  w.key_literal("\"volume\":");
-  json::write(w, o.volume);
+  json::write_required(w, "\"volume\":", o.volume);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -10086,14 +9923,12 @@ void kubex_write(json::Writer& w, const RBDPersistentVolumeSource& o) {
     w.key_literal("\"fsType\":");
     json::write(w, o.fs_type);
   }
-  w.key_literal("\"image\":");
-  json::write(w, o.image);
+  json::write_required(w, "\"image\":", o.image);
   if (!json::is_absent(o.keyring)) {
     w.key_literal("\"keyring\":");
     json::write(w, o.keyring);
   }
-  w.key_literal("\"monitors\":");
-  json::write(w, o.monitors);
+  json::write_required(w, "\"monitors\":", o.monitors);
   if (!json::is_absent(o.pool)) {
     w.key_literal("\"pool\":");
     json::write(w, o.pool);
@@ -10175,14 +10010,12 @@ void kubex_write(json::Writer& w, const RBDVolumeSource& o) {
     w.key_literal("\"fsType\":");
     json::write(w, o.fs_type);
   }
-  w.key_literal("\"image\":");
-  json::write(w, o.image);
+  json::write_required(w, "\"image\":", o.image);
   if (!json::is_absent(o.keyring)) {
     w.key_literal("\"keyring\":");
     json::write(w, o.keyring);
   }
-  w.key_literal("\"monitors\":");
-  json::write(w, o.monitors);
+  json::write_required(w, "\"monitors\":", o.monitors);
   if (!json::is_absent(o.pool)) {
     w.key_literal("\"pool\":");
     json::write(w, o.pool);
@@ -10248,8 +10081,7 @@ void kubex_write(json::Writer& w, const ReplicationController& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.spec)) {
     w.key_literal("\"spec\":");
     json::write(w, o.spec);
@@ -10315,10 +10147,8 @@ void kubex_write(json::Writer& w, const ReplicationControllerCondition& o) {
     w.key_literal("\"reason\":");
     json::write(w, o.reason);
   }
-  w.key_literal("\"status\":");
-  json::write(w, o.status);
-  w.key_literal("\"type\":");
-  json::write(w, o.type);
+  json::write_required(w, "\"status\":", o.status);
+  json::write_required(w, "\"type\":", o.type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -10364,10 +10194,8 @@ void kubex_write(json::Writer& w, const ReplicationControllerList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -10494,8 +10322,7 @@ void kubex_write(json::Writer& w, const ReplicationControllerStatus& o) {
     w.key_literal("\"readyReplicas\":");
     json::write(w, o.ready_replicas);
   }
-  w.key_literal("\"replicas\":");
-  json::write(w, o.replicas);
+  json::write_required(w, "\"replicas\":", o.replicas);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -10525,8 +10352,7 @@ void kubex_read(json::Reader& r, ResourceClaim& o) {
 
 void kubex_write(json::Writer& w, const ResourceClaim& o) {
   w.begin_object();
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   if (!json::is_absent(o.request)) {
     w.key_literal("\"request\":");
     json::write(w, o.request);
@@ -10574,8 +10400,7 @@ void kubex_write(json::Writer& w, const ResourceFieldSelector& o) {
     w.key_literal("\"divisor\":");
     json::write(w, o.divisor);
   }
-  w.key_literal("\"resource\":");
-  json::write(w, o.resource);
+  json::write_required(w, "\"resource\":", o.resource);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -10609,8 +10434,7 @@ void kubex_write(json::Writer& w, const ResourceHealth& o) {
     w.key_literal("\"health\":");
     json::write(w, o.health);
   }
-  w.key_literal("\"resourceID\":");
-  json::write(w, o.resource_id);
+  json::write_required(w, "\"resourceID\":", o.resource_id);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -10660,8 +10484,7 @@ void kubex_write(json::Writer& w, const ResourceQuota& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.spec)) {
     w.key_literal("\"spec\":");
     json::write(w, o.spec);
@@ -10715,10 +10538,8 @@ void kubex_write(json::Writer& w, const ResourceQuotaList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -10875,8 +10696,7 @@ void kubex_read(json::Reader& r, ResourceStatus& o) {
 
 void kubex_write(json::Writer& w, const ResourceStatus& o) {
   w.begin_object();
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   if (!json::is_absent(o.resources)) {
     w.key_literal("\"resources\":");
     json::write(w, o.resources);
@@ -11009,8 +10829,7 @@ void kubex_write(json::Writer& w, const ScaleIOPersistentVolumeSource& o) {
     w.key_literal("\"fsType\":");
     json::write(w, o.fs_type);
   }
-  w.key_literal("\"gateway\":");
-  json::write(w, o.gateway);
+  json::write_required(w, "\"gateway\":", o.gateway);
   if (!json::is_absent(o.protection_domain)) {
     w.key_literal("\"protectionDomain\":");
     json::write(w, o.protection_domain);
@@ -11019,8 +10838,7 @@ void kubex_write(json::Writer& w, const ScaleIOPersistentVolumeSource& o) {
     w.key_literal("\"readOnly\":");
     json::write(w, o.read_only);
   }
-  w.key_literal("\"secretRef\":");
-  json::write(w, o.secret_ref);
+  json::write_required(w, "\"secretRef\":", o.secret_ref);
   if (!json::is_absent(o.ssl_enabled)) {
     w.key_literal("\"sslEnabled\":");
     json::write(w, o.ssl_enabled);
@@ -11033,8 +10851,7 @@ void kubex_write(json::Writer& w, const ScaleIOPersistentVolumeSource& o) {
     w.key_literal("\"storagePool\":");
     json::write(w, o.storage_pool);
   }
-  w.key_literal("\"system\":");
-  json::write(w, o.system);
+  json::write_required(w, "\"system\":", o.system);
   if (!json::is_absent(o.volume_name)) {
     w.key_literal("\"volumeName\":");
     json::write(w, o.volume_name);
@@ -11114,8 +10931,7 @@ void kubex_write(json::Writer& w, const ScaleIOVolumeSource& o) {
     w.key_literal("\"fsType\":");
     json::write(w, o.fs_type);
   }
-  w.key_literal("\"gateway\":");
-  json::write(w, o.gateway);
+  json::write_required(w, "\"gateway\":", o.gateway);
   if (!json::is_absent(o.protection_domain)) {
     w.key_literal("\"protectionDomain\":");
     json::write(w, o.protection_domain);
@@ -11124,8 +10940,7 @@ void kubex_write(json::Writer& w, const ScaleIOVolumeSource& o) {
     w.key_literal("\"readOnly\":");
     json::write(w, o.read_only);
   }
-  w.key_literal("\"secretRef\":");
-  json::write(w, o.secret_ref);
+  json::write_required(w, "\"secretRef\":", o.secret_ref);
   if (!json::is_absent(o.ssl_enabled)) {
     w.key_literal("\"sslEnabled\":");
     json::write(w, o.ssl_enabled);
@@ -11138,8 +10953,7 @@ void kubex_write(json::Writer& w, const ScaleIOVolumeSource& o) {
     w.key_literal("\"storagePool\":");
     json::write(w, o.storage_pool);
   }
-  w.key_literal("\"system\":");
-  json::write(w, o.system);
+  json::write_required(w, "\"system\":", o.system);
   if (!json::is_absent(o.volume_name)) {
     w.key_literal("\"volumeName\":");
     json::write(w, o.volume_name);
@@ -11206,10 +11020,8 @@ void kubex_read(json::Reader& r, ScopedResourceSelectorRequirement& o) {
 
 void kubex_write(json::Writer& w, const ScopedResourceSelectorRequirement& o) {
   w.begin_object();
-  w.key_literal("\"operator\":");
-  json::write(w, o.operator_);
-  w.key_literal("\"scopeName\":");
-  json::write(w, o.scope_name);
+  json::write_required(w, "\"operator\":", o.operator_);
+  json::write_required(w, "\"scopeName\":", o.scope_name);
   if (!json::is_absent(o.values)) {
     w.key_literal("\"values\":");
     json::write(w, o.values);
@@ -11247,8 +11059,7 @@ void kubex_write(json::Writer& w, const SeccompProfile& o) {
     w.key_literal("\"localhostProfile\":");
     json::write(w, o.localhost_profile);
   }
-  w.key_literal("\"type\":");
-  json::write(w, o.type);
+  json::write_required(w, "\"type\":", o.type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -11306,8 +11117,7 @@ void kubex_write(json::Writer& w, const Secret& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.data)) {
     w.key_literal("\"data\":");
     json::write(w, o.data);
@@ -11396,8 +11206,7 @@ void kubex_read(json::Reader& r, SecretKeySelector& o) {
 
 void kubex_write(json::Writer& w, const SecretKeySelector& o) {
   w.begin_object();
-  w.key_literal("\"key\":");
-  json::write(w, o.key);
+  json::write_required(w, "\"key\":", o.key);
   if (!json::is_absent(o.name)) {
     w.key_literal("\"name\":");
     json::write(w, o.name);
@@ -11451,10 +11260,8 @@ void kubex_write(json::Writer& w, const SecretList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -11772,8 +11579,7 @@ void kubex_write(json::Writer& w, const Service& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.spec)) {
     w.key_literal("\"spec\":");
     json::write(w, o.spec);
@@ -11839,8 +11645,7 @@ void kubex_write(json::Writer& w, const ServiceAccount& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.automount_service_account_token)) {
     w.key_literal("\"automountServiceAccountToken\":");
     json::write(w, o.automount_service_account_token);
@@ -11898,10 +11703,8 @@ void kubex_write(json::Writer& w, const ServiceAccountList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -11945,8 +11748,7 @@ void kubex_write(json::Writer& w, const ServiceAccountTokenProjection& o) {
     w.key_literal("\"expirationSeconds\":");
     json::write(w, o.expiration_seconds);
   }
-  w.key_literal("\"path\":");
-  json::write(w, o.path);
+  json::write_required(w, "\"path\":", o.path);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -11992,10 +11794,8 @@ void kubex_write(json::Writer& w, const ServiceList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -12057,8 +11857,7 @@ void kubex_write(json::Writer& w, const ServicePort& o) {
     w.key_literal("\"nodePort\":");
     json::write(w, o.node_port);
   }
-  w.key_literal("\"port\":");
-  json::write(w, o.port);
+  json::write_required(w, "\"port\":", o.port);
   if (!json::is_absent(o.protocol)) {
     w.key_literal("\"protocol\":");
     json::write(w, o.protocol);
@@ -12359,8 +12158,7 @@ void kubex_read(json::Reader& r, SleepAction& o) {
 
 void kubex_write(json::Writer& w, const SleepAction& o) {
   w.begin_object();
-  w.key_literal("\"seconds\":");
-  json::write(w, o.seconds);
+  json::write_required(w, "\"seconds\":", o.seconds);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -12524,10 +12322,8 @@ void kubex_read(json::Reader& r, Sysctl& o) {
 
 void kubex_write(json::Writer& w, const Sysctl& o) {
   w.begin_object();
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
-  w.key_literal("\"value\":");
-  json::write(w, o.value);
+  json::write_required(w, "\"name\":", o.name);
+  json::write_required(w, "\"value\":", o.value);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -12559,8 +12355,7 @@ void kubex_write(json::Writer& w, const TCPSocketAction& o) {
     w.key_literal("\"host\":");
     json::write(w, o.host);
   }
-  w.key_literal("\"port\":");
-  json::write(w, o.port);
+  json::write_required(w, "\"port\":", o.port);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -12602,10 +12397,8 @@ void kubex_read(json::Reader& r, Taint& o) {
 
 void kubex_write(json::Writer& w, const Taint& o) {
   w.begin_object();
-  w.key_literal("\"effect\":");
-  json::write(w, o.effect);
-  w.key_literal("\"key\":");
-  json::write(w, o.key);
+  json::write_required(w, "\"effect\":", o.effect);
+  json::write_required(w, "\"key\":", o.key);
   if (!json::is_absent(o.time_added)) {
     w.key_literal("\"timeAdded\":");
     json::write(w, o.time_added);
@@ -12710,10 +12503,8 @@ void kubex_read(json::Reader& r, TopologySelectorLabelRequirement& o) {
 
 void kubex_write(json::Writer& w, const TopologySelectorLabelRequirement& o) {
   w.begin_object();
-  w.key_literal("\"key\":");
-  json::write(w, o.key);
-  w.key_literal("\"values\":");
-  json::write(w, o.values);
+  json::write_required(w, "\"key\":", o.key);
+  json::write_required(w, "\"values\":", o.values);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -12814,8 +12605,7 @@ void kubex_write(json::Writer& w, const TopologySpreadConstraint& o) {
     w.key_literal("\"matchLabelKeys\":");
     json::write(w, o.match_label_keys);
   }
-  w.key_literal("\"maxSkew\":");
-  json::write(w, o.max_skew);
+  json::write_required(w, "\"maxSkew\":", o.max_skew);
   if (!json::is_absent(o.min_domains)) {
     w.key_literal("\"minDomains\":");
     json::write(w, o.min_domains);
@@ -12828,10 +12618,8 @@ void kubex_write(json::Writer& w, const TopologySpreadConstraint& o) {
     w.key_literal("\"nodeTaintsPolicy\":");
     json::write(w, o.node_taints_policy);
   }
-  w.key_literal("\"topologyKey\":");
-  json::write(w, o.topology_key);
-  w.key_literal("\"whenUnsatisfiable\":");
-  json::write(w, o.when_unsatisfiable);
+  json::write_required(w, "\"topologyKey\":", o.topology_key);
+  json::write_required(w, "\"whenUnsatisfiable\":", o.when_unsatisfiable);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -12865,14 +12653,12 @@ void kubex_read(json::Reader& r, TypedLocalObjectReference& o) {
 
 void kubex_write(json::Writer& w, const TypedLocalObjectReference& o) {
   w.begin_object();
-  w.key_literal("\"kind\":");
-  json::write(w, o.kind);
+  json::write_required(w, "\"kind\":", o.kind);
   if (!json::is_absent(o.api_group)) {
     w.key_literal("\"apiGroup\":");
     json::write(w, o.api_group);
   }
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -12912,14 +12698,12 @@ void kubex_read(json::Reader& r, TypedObjectReference& o) {
 
 void kubex_write(json::Writer& w, const TypedObjectReference& o) {
   w.begin_object();
-  w.key_literal("\"kind\":");
-  json::write(w, o.kind);
+  json::write_required(w, "\"kind\":", o.kind);
   if (!json::is_absent(o.api_group)) {
     w.key_literal("\"apiGroup\":");
     json::write(w, o.api_group);
   }
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   if (!json::is_absent(o.namespace_)) {
     w.key_literal("\"namespace\":");
     json::write(w, o.namespace_);
@@ -13171,8 +12955,7 @@ void kubex_write(json::Writer& w, const Volume& o) {
     w.key_literal("\"iscsi\":");
     json::write(w, o.iscsi);
   }
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   if (!json::is_absent(o.nfs)) {
     w.key_literal("\"nfs\":");
     json::write(w, o.nfs);
@@ -13246,10 +13029,8 @@ void kubex_read(json::Reader& r, VolumeDevice& o) {
 
 void kubex_write(json::Writer& w, const VolumeDevice& o) {
   w.begin_object();
-  w.key_literal("\"devicePath\":");
-  json::write(w, o.device_path);
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"devicePath\":", o.device_path);
+  json::write_required(w, "\"name\":", o.name);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -13309,14 +13090,12 @@ void kubex_read(json::Reader& r, VolumeMount& o) {
 
 void kubex_write(json::Writer& w, const VolumeMount& o) {
   w.begin_object();
-  w.key_literal("\"mountPath\":");
-  json::write(w, o.mount_path);
+  json::write_required(w, "\"mountPath\":", o.mount_path);
   if (!json::is_absent(o.mount_propagation)) {
     w.key_literal("\"mountPropagation\":");
     json::write(w, o.mount_propagation);
   }
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   if (!json::is_absent(o.read_only)) {
     w.key_literal("\"readOnly\":");
     json::write(w, o.read_only);
@@ -13374,10 +13153,8 @@ void kubex_read(json::Reader& r, VolumeMountStatus& o) {
 
 void kubex_write(json::Writer& w, const VolumeMountStatus& o) {
   w.begin_object();
-  w.key_literal("\"mountPath\":");
-  json::write(w, o.mount_path);
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"mountPath\":", o.mount_path);
+  json::write_required(w, "\"name\":", o.name);
   if (!json::is_absent(o.read_only)) {
     w.key_literal("\"readOnly\":");
     json::write(w, o.read_only);
@@ -13580,8 +13357,7 @@ void kubex_write(json::Writer& w, const VsphereVirtualDiskVolumeSource& o) {
     w.key_literal("\"storagePolicyName\":");
     json::write(w, o.storage_policy_name);
   }
-  w.key_literal("\"volumePath\":");
-  json::write(w, o.volume_path);
+  json::write_required(w, "\"volumePath\":", o.volume_path);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -13611,10 +13387,8 @@ void kubex_read(json::Reader& r, WeightedPodAffinityTerm& o) {
 
 void kubex_write(json::Writer& w, const WeightedPodAffinityTerm& o) {
   w.begin_object();
-  w.key_literal("\"podAffinityTerm\":");
-  json::write(w, o.pod_affinity_term);
-  w.key_literal("\"weight\":");
-  json::write(w, o.weight);
+  json::write_required(w, "\"podAffinityTerm\":", o.pod_affinity_term);
+  json::write_required(w, "\"weight\":", o.weight);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }

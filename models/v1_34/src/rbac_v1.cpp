@@ -130,8 +130,7 @@ void kubex_write(json::Writer& w, const ClusterRole& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.aggregation_rule)) {
     w.key_literal("\"aggregationRule\":");
     json::write(w, o.aggregation_rule);
@@ -189,10 +188,8 @@ void kubex_write(json::Writer& w, const ClusterRoleBinding& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"roleRef\":");
-  json::write(w, o.role_ref);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"roleRef\":", o.role_ref);
   if (!json::is_absent(o.subjects)) {
     w.key_literal("\"subjects\":");
     json::write(w, o.subjects);
@@ -242,10 +239,8 @@ void kubex_write(json::Writer& w, const ClusterRoleBindingList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -291,10 +286,8 @@ void kubex_write(json::Writer& w, const ClusterRoleList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -356,8 +349,7 @@ void kubex_write(json::Writer& w, const PolicyRule& o) {
     w.key_literal("\"resources\":");
     json::write(w, o.resources);
   }
-  w.key_literal("\"verbs\":");
-  json::write(w, o.verbs);
+  json::write_required(w, "\"verbs\":", o.verbs);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -403,8 +395,7 @@ void kubex_write(json::Writer& w, const Role& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.rules)) {
     w.key_literal("\"rules\":");
     json::write(w, o.rules);
@@ -458,10 +449,8 @@ void kubex_write(json::Writer& w, const RoleBinding& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"roleRef\":");
-  json::write(w, o.role_ref);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"roleRef\":", o.role_ref);
   if (!json::is_absent(o.subjects)) {
     w.key_literal("\"subjects\":");
     json::write(w, o.subjects);
@@ -511,10 +500,8 @@ void kubex_write(json::Writer& w, const RoleBindingList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -560,10 +547,8 @@ void kubex_write(json::Writer& w, const RoleList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -597,12 +582,9 @@ void kubex_read(json::Reader& r, RoleRef& o) {
 
 void kubex_write(json::Writer& w, const RoleRef& o) {
   w.begin_object();
-  w.key_literal("\"kind\":");
-  json::write(w, o.kind);
-  w.key_literal("\"apiGroup\":");
-  json::write(w, o.api_group);
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"kind\":", o.kind);
+  json::write_required(w, "\"apiGroup\":", o.api_group);
+  json::write_required(w, "\"name\":", o.name);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -642,14 +624,12 @@ void kubex_read(json::Reader& r, Subject& o) {
 
 void kubex_write(json::Writer& w, const Subject& o) {
   w.begin_object();
-  w.key_literal("\"kind\":");
-  json::write(w, o.kind);
+  json::write_required(w, "\"kind\":", o.kind);
   if (!json::is_absent(o.api_group)) {
     w.key_literal("\"apiGroup\":");
     json::write(w, o.api_group);
   }
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   if (!json::is_absent(o.namespace_)) {
     w.key_literal("\"namespace\":");
     json::write(w, o.namespace_);

@@ -55,8 +55,7 @@ void kubex_read(json::Reader& r, CELDeviceSelector& o) {
 
 void kubex_write(json::Writer& w, const CELDeviceSelector& o) {
   w.begin_object();
-  w.key_literal("\"expression\":");
-  json::write(w, o.expression);
+  json::write_required(w, "\"expression\":", o.expression);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -125,10 +124,8 @@ void kubex_read(json::Reader& r, DeviceTaint& o) {
 
 void kubex_write(json::Writer& w, const DeviceTaint& o) {
   w.begin_object();
-  w.key_literal("\"effect\":");
-  json::write(w, o.effect);
-  w.key_literal("\"key\":");
-  json::write(w, o.key);
+  json::write_required(w, "\"effect\":", o.effect);
+  json::write_required(w, "\"key\":", o.key);
   if (!json::is_absent(o.time_added)) {
     w.key_literal("\"timeAdded\":");
     json::write(w, o.time_added);
@@ -180,10 +177,8 @@ void kubex_write(json::Writer& w, const DeviceTaintRule& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"spec\":");
-  json::write(w, o.spec);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"spec\":", o.spec);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -229,10 +224,8 @@ void kubex_write(json::Writer& w, const DeviceTaintRuleList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -266,8 +259,7 @@ void kubex_write(json::Writer& w, const DeviceTaintRuleSpec& o) {
     w.key_literal("\"deviceSelector\":");
     json::write(w, o.device_selector);
   }
-  w.key_literal("\"taint\":");
-  json::write(w, o.taint);
+  json::write_required(w, "\"taint\":", o.taint);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }

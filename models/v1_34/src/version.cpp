@@ -91,10 +91,8 @@ void kubex_read(json::Reader& r, Info& o) {
 
 void kubex_write(json::Writer& w, const Info& o) {
   w.begin_object();
-  w.key_literal("\"buildDate\":");
-  json::write(w, o.build_date);
-  w.key_literal("\"compiler\":");
-  json::write(w, o.compiler);
+  json::write_required(w, "\"buildDate\":", o.build_date);
+  json::write_required(w, "\"compiler\":", o.compiler);
   if (!json::is_absent(o.emulation_major)) {
     w.key_literal("\"emulationMajor\":");
     json::write(w, o.emulation_major);
@@ -103,16 +101,11 @@ void kubex_write(json::Writer& w, const Info& o) {
     w.key_literal("\"emulationMinor\":");
     json::write(w, o.emulation_minor);
   }
-  w.key_literal("\"gitCommit\":");
-  json::write(w, o.git_commit);
-  w.key_literal("\"gitTreeState\":");
-  json::write(w, o.git_tree_state);
-  w.key_literal("\"gitVersion\":");
-  json::write(w, o.git_version);
-  w.key_literal("\"goVersion\":");
-  json::write(w, o.go_version);
-  w.key_literal("\"major\":");
-  json::write(w, o.major_);
+  json::write_required(w, "\"gitCommit\":", o.git_commit);
+  json::write_required(w, "\"gitTreeState\":", o.git_tree_state);
+  json::write_required(w, "\"gitVersion\":", o.git_version);
+  json::write_required(w, "\"goVersion\":", o.go_version);
+  json::write_required(w, "\"major\":", o.major_);
   if (!json::is_absent(o.min_compatibility_major)) {
     w.key_literal("\"minCompatibilityMajor\":");
     json::write(w, o.min_compatibility_major);
@@ -121,10 +114,8 @@ void kubex_write(json::Writer& w, const Info& o) {
     w.key_literal("\"minCompatibilityMinor\":");
     json::write(w, o.min_compatibility_minor);
   }
-  w.key_literal("\"minor\":");
-  json::write(w, o.minor_);
-  w.key_literal("\"platform\":");
-  json::write(w, o.platform);
+  json::write_required(w, "\"minor\":", o.minor_);
+  json::write_required(w, "\"platform\":", o.platform);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }

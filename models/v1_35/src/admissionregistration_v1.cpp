@@ -137,10 +137,8 @@ void kubex_read(json::Reader& r, AuditAnnotation& o) {
 
 void kubex_write(json::Writer& w, const AuditAnnotation& o) {
   w.begin_object();
-  w.key_literal("\"key\":");
-  json::write(w, o.key);
-  w.key_literal("\"valueExpression\":");
-  json::write(w, o.value_expression);
+  json::write_required(w, "\"key\":", o.key);
+  json::write_required(w, "\"valueExpression\":", o.value_expression);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -170,10 +168,8 @@ void kubex_read(json::Reader& r, ExpressionWarning& o) {
 
 void kubex_write(json::Writer& w, const ExpressionWarning& o) {
   w.begin_object();
-  w.key_literal("\"fieldRef\":");
-  json::write(w, o.field_ref);
-  w.key_literal("\"warning\":");
-  json::write(w, o.warning);
+  json::write_required(w, "\"fieldRef\":", o.field_ref);
+  json::write_required(w, "\"warning\":", o.warning);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -203,10 +199,8 @@ void kubex_read(json::Reader& r, MatchCondition& o) {
 
 void kubex_write(json::Writer& w, const MatchCondition& o) {
   w.begin_object();
-  w.key_literal("\"expression\":");
-  json::write(w, o.expression);
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"expression\":", o.expression);
+  json::write_required(w, "\"name\":", o.name);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -359,10 +353,8 @@ void kubex_read(json::Reader& r, MutatingWebhook& o) {
 
 void kubex_write(json::Writer& w, const MutatingWebhook& o) {
   w.begin_object();
-  w.key_literal("\"admissionReviewVersions\":");
-  json::write(w, o.admission_review_versions);
-  w.key_literal("\"clientConfig\":");
-  json::write(w, o.client_config);
+  json::write_required(w, "\"admissionReviewVersions\":", o.admission_review_versions);
+  json::write_required(w, "\"clientConfig\":", o.client_config);
   if (!json::is_absent(o.failure_policy)) {
     w.key_literal("\"failurePolicy\":");
     json::write(w, o.failure_policy);
@@ -375,8 +367,7 @@ void kubex_write(json::Writer& w, const MutatingWebhook& o) {
     w.key_literal("\"matchPolicy\":");
     json::write(w, o.match_policy);
   }
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   if (!json::is_absent(o.namespace_selector)) {
     w.key_literal("\"namespaceSelector\":");
     json::write(w, o.namespace_selector);
@@ -393,8 +384,7 @@ void kubex_write(json::Writer& w, const MutatingWebhook& o) {
     w.key_literal("\"rules\":");
     json::write(w, o.rules);
   }
-  w.key_literal("\"sideEffects\":");
-  json::write(w, o.side_effects);
+  json::write_required(w, "\"sideEffects\":", o.side_effects);
   if (!json::is_absent(o.timeout_seconds)) {
     w.key_literal("\"timeoutSeconds\":");
     json::write(w, o.timeout_seconds);
@@ -442,8 +432,7 @@ void kubex_write(json::Writer& w, const MutatingWebhookConfiguration& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.webhooks)) {
     w.key_literal("\"webhooks\":");
     json::write(w, o.webhooks);
@@ -493,10 +482,8 @@ void kubex_write(json::Writer& w, const MutatingWebhookConfigurationList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -768,10 +755,8 @@ void kubex_read(json::Reader& r, ServiceReference& o) {
 
 void kubex_write(json::Writer& w, const ServiceReference& o) {
   w.begin_object();
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
-  w.key_literal("\"namespace\":");
-  json::write(w, o.namespace_);
+  json::write_required(w, "\"name\":", o.name);
+  json::write_required(w, "\"namespace\":", o.namespace_);
   if (!json::is_absent(o.path)) {
     w.key_literal("\"path\":");
     json::write(w, o.path);
@@ -856,8 +841,7 @@ void kubex_write(json::Writer& w, const ValidatingAdmissionPolicy& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.spec)) {
     w.key_literal("\"spec\":");
     json::write(w, o.spec);
@@ -909,8 +893,7 @@ void kubex_write(json::Writer& w, const ValidatingAdmissionPolicyBinding& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.spec)) {
     w.key_literal("\"spec\":");
     json::write(w, o.spec);
@@ -960,10 +943,8 @@ void kubex_write(json::Writer& w, const ValidatingAdmissionPolicyBindingList& o)
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1066,10 +1047,8 @@ void kubex_write(json::Writer& w, const ValidatingAdmissionPolicyList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1279,10 +1258,8 @@ void kubex_read(json::Reader& r, ValidatingWebhook& o) {
 
 void kubex_write(json::Writer& w, const ValidatingWebhook& o) {
   w.begin_object();
-  w.key_literal("\"admissionReviewVersions\":");
-  json::write(w, o.admission_review_versions);
-  w.key_literal("\"clientConfig\":");
-  json::write(w, o.client_config);
+  json::write_required(w, "\"admissionReviewVersions\":", o.admission_review_versions);
+  json::write_required(w, "\"clientConfig\":", o.client_config);
   if (!json::is_absent(o.failure_policy)) {
     w.key_literal("\"failurePolicy\":");
     json::write(w, o.failure_policy);
@@ -1295,8 +1272,7 @@ void kubex_write(json::Writer& w, const ValidatingWebhook& o) {
     w.key_literal("\"matchPolicy\":");
     json::write(w, o.match_policy);
   }
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   if (!json::is_absent(o.namespace_selector)) {
     w.key_literal("\"namespaceSelector\":");
     json::write(w, o.namespace_selector);
@@ -1309,8 +1285,7 @@ void kubex_write(json::Writer& w, const ValidatingWebhook& o) {
     w.key_literal("\"rules\":");
     json::write(w, o.rules);
   }
-  w.key_literal("\"sideEffects\":");
-  json::write(w, o.side_effects);
+  json::write_required(w, "\"sideEffects\":", o.side_effects);
   if (!json::is_absent(o.timeout_seconds)) {
     w.key_literal("\"timeoutSeconds\":");
     json::write(w, o.timeout_seconds);
@@ -1358,8 +1333,7 @@ void kubex_write(json::Writer& w, const ValidatingWebhookConfiguration& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.webhooks)) {
     w.key_literal("\"webhooks\":");
     json::write(w, o.webhooks);
@@ -1409,10 +1383,8 @@ void kubex_write(json::Writer& w, const ValidatingWebhookConfigurationList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1454,8 +1426,7 @@ void kubex_read(json::Reader& r, Validation& o) {
 
 void kubex_write(json::Writer& w, const Validation& o) {
   w.begin_object();
-  w.key_literal("\"expression\":");
-  json::write(w, o.expression);
+  json::write_required(w, "\"expression\":", o.expression);
   if (!json::is_absent(o.message)) {
     w.key_literal("\"message\":");
     json::write(w, o.message);
@@ -1497,10 +1468,8 @@ void kubex_read(json::Reader& r, Variable& o) {
 
 void kubex_write(json::Writer& w, const Variable& o) {
   w.begin_object();
-  w.key_literal("\"expression\":");
-  json::write(w, o.expression);
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"expression\":", o.expression);
+  json::write_required(w, "\"name\":", o.name);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }

@@ -130,12 +130,9 @@ void kubex_write(json::Writer& w, const StorageVersion& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"spec\":");
-  json::write(w, o.spec);
-  w.key_literal("\"status\":");
-  json::write(w, o.status);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"spec\":", o.spec);
+  json::write_required(w, "\"status\":", o.status);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -189,18 +186,14 @@ void kubex_write(json::Writer& w, const StorageVersionCondition& o) {
     w.key_literal("\"lastTransitionTime\":");
     json::write(w, o.last_transition_time);
   }
-  w.key_literal("\"message\":");
-  json::write(w, o.message);
+  json::write_required(w, "\"message\":", o.message);
   if (!json::is_absent(o.observed_generation)) {
     w.key_literal("\"observedGeneration\":");
     json::write(w, o.observed_generation);
   }
-  w.key_literal("\"reason\":");
-  json::write(w, o.reason);
-  w.key_literal("\"status\":");
-  json::write(w, o.status);
-  w.key_literal("\"type\":");
-  json::write(w, o.type);
+  json::write_required(w, "\"reason\":", o.reason);
+  json::write_required(w, "\"status\":", o.status);
+  json::write_required(w, "\"type\":", o.type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -246,10 +239,8 @@ void kubex_write(json::Writer& w, const StorageVersionList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }

@@ -144,8 +144,7 @@ void kubex_write(json::Writer& w, const SelfSubjectReview& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.status)) {
     w.key_literal("\"status\":");
     json::write(w, o.status);
@@ -226,10 +225,8 @@ void kubex_write(json::Writer& w, const TokenRequest& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"spec\":");
-  json::write(w, o.spec);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"spec\":", o.spec);
   if (!json::is_absent(o.status)) {
     w.key_literal("\"status\":");
     json::write(w, o.status);
@@ -269,8 +266,7 @@ void kubex_read(json::Reader& r, TokenRequestSpec& o) {
 
 void kubex_write(json::Writer& w, const TokenRequestSpec& o) {
   w.begin_object();
-  w.key_literal("\"audiences\":");
-  json::write(w, o.audiences);
+  json::write_required(w, "\"audiences\":", o.audiences);
   if (!json::is_absent(o.bound_object_ref)) {
     w.key_literal("\"boundObjectRef\":");
     json::write(w, o.bound_object_ref);
@@ -308,10 +304,8 @@ void kubex_read(json::Reader& r, TokenRequestStatus& o) {
 
 void kubex_write(json::Writer& w, const TokenRequestStatus& o) {
   w.begin_object();
-  w.key_literal("\"expirationTimestamp\":");
-  json::write(w, o.expiration_timestamp);
-  w.key_literal("\"token\":");
-  json::write(w, o.token);
+  json::write_required(w, "\"expirationTimestamp\":", o.expiration_timestamp);
+  json::write_required(w, "\"token\":", o.token);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -361,10 +355,8 @@ void kubex_write(json::Writer& w, const TokenReview& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"spec\":");
-  json::write(w, o.spec);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"spec\":", o.spec);
   if (!json::is_absent(o.status)) {
     w.key_literal("\"status\":");
     json::write(w, o.status);

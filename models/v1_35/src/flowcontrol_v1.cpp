@@ -156,8 +156,7 @@ void kubex_read(json::Reader& r, FlowDistinguisherMethod& o) {
 
 void kubex_write(json::Writer& w, const FlowDistinguisherMethod& o) {
   w.begin_object();
-  w.key_literal("\"type\":");
-  json::write(w, o.type);
+  json::write_required(w, "\"type\":", o.type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -207,8 +206,7 @@ void kubex_write(json::Writer& w, const FlowSchema& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.spec)) {
     w.key_literal("\"spec\":");
     json::write(w, o.spec);
@@ -327,10 +325,8 @@ void kubex_write(json::Writer& w, const FlowSchemaList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -380,8 +376,7 @@ void kubex_write(json::Writer& w, const FlowSchemaSpec& o) {
     w.key_literal("\"matchingPrecedence\":");
     json::write(w, o.matching_precedence);
   }
-  w.key_literal("\"priorityLevelConfiguration\":");
-  json::write(w, o.priority_level_configuration);
+  json::write_required(w, "\"priorityLevelConfiguration\":", o.priority_level_configuration);
   if (!json::is_absent(o.rules)) {
     w.key_literal("\"rules\":");
     json::write(w, o.rules);
@@ -436,8 +431,7 @@ void kubex_read(json::Reader& r, GroupSubject& o) {
 
 void kubex_write(json::Writer& w, const GroupSubject& o) {
   w.begin_object();
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -471,8 +465,7 @@ void kubex_write(json::Writer& w, const LimitResponse& o) {
     w.key_literal("\"queuing\":");
     json::write(w, o.queuing);
   }
-  w.key_literal("\"type\":");
-  json::write(w, o.type);
+  json::write_required(w, "\"type\":", o.type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -559,10 +552,8 @@ void kubex_read(json::Reader& r, NonResourcePolicyRule& o) {
 
 void kubex_write(json::Writer& w, const NonResourcePolicyRule& o) {
   w.begin_object();
-  w.key_literal("\"nonResourceURLs\":");
-  json::write(w, o.non_resource_urls);
-  w.key_literal("\"verbs\":");
-  json::write(w, o.verbs);
+  json::write_required(w, "\"nonResourceURLs\":", o.non_resource_urls);
+  json::write_required(w, "\"verbs\":", o.verbs);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -606,8 +597,7 @@ void kubex_write(json::Writer& w, const PolicyRulesWithSubjects& o) {
     w.key_literal("\"resourceRules\":");
     json::write(w, o.resource_rules);
   }
-  w.key_literal("\"subjects\":");
-  json::write(w, o.subjects);
+  json::write_required(w, "\"subjects\":", o.subjects);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -657,8 +647,7 @@ void kubex_write(json::Writer& w, const PriorityLevelConfiguration& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.spec)) {
     w.key_literal("\"spec\":");
     json::write(w, o.spec);
@@ -777,10 +766,8 @@ void kubex_write(json::Writer& w, const PriorityLevelConfigurationList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -804,8 +791,7 @@ void kubex_read(json::Reader& r, PriorityLevelConfigurationReference& o) {
 
 void kubex_write(json::Writer& w, const PriorityLevelConfigurationReference& o) {
   w.begin_object();
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -849,8 +835,7 @@ void kubex_write(json::Writer& w, const PriorityLevelConfigurationSpec& o) {
     w.key_literal("\"limited\":");
     json::write(w, o.limited);
   }
-  w.key_literal("\"type\":");
-  json::write(w, o.type);
+  json::write_required(w, "\"type\":", o.type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -970,8 +955,7 @@ void kubex_read(json::Reader& r, ResourcePolicyRule& o) {
 
 void kubex_write(json::Writer& w, const ResourcePolicyRule& o) {
   w.begin_object();
-  w.key_literal("\"apiGroups\":");
-  json::write(w, o.api_groups);
+  json::write_required(w, "\"apiGroups\":", o.api_groups);
   if (!json::is_absent(o.cluster_scope)) {
     w.key_literal("\"clusterScope\":");
     json::write(w, o.cluster_scope);
@@ -980,10 +964,8 @@ void kubex_write(json::Writer& w, const ResourcePolicyRule& o) {
     w.key_literal("\"namespaces\":");
     json::write(w, o.namespaces);
   }
-  w.key_literal("\"resources\":");
-  json::write(w, o.resources);
-  w.key_literal("\"verbs\":");
-  json::write(w, o.verbs);
+  json::write_required(w, "\"resources\":", o.resources);
+  json::write_required(w, "\"verbs\":", o.verbs);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1013,10 +995,8 @@ void kubex_read(json::Reader& r, ServiceAccountSubject& o) {
 
 void kubex_write(json::Writer& w, const ServiceAccountSubject& o) {
   w.begin_object();
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
-  w.key_literal("\"namespace\":");
-  json::write(w, o.namespace_);
+  json::write_required(w, "\"name\":", o.name);
+  json::write_required(w, "\"namespace\":", o.namespace_);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1056,8 +1036,7 @@ void kubex_read(json::Reader& r, Subject& o) {
 
 void kubex_write(json::Writer& w, const Subject& o) {
   w.begin_object();
-  w.key_literal("\"kind\":");
-  json::write(w, o.kind);
+  json::write_required(w, "\"kind\":", o.kind);
   if (!json::is_absent(o.group)) {
     w.key_literal("\"group\":");
     json::write(w, o.group);
@@ -1093,8 +1072,7 @@ void kubex_read(json::Reader& r, UserSubject& o) {
 
 void kubex_write(json::Writer& w, const UserSubject& o) {
   w.begin_object();
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }

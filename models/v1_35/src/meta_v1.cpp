@@ -155,8 +155,7 @@ void kubex_write(json::Writer& w, const APIGroup& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   if (!json::is_absent(o.preferred_version)) {
     w.key_literal("\"preferredVersion\":");
     json::write(w, o.preferred_version);
@@ -165,8 +164,7 @@ void kubex_write(json::Writer& w, const APIGroup& o) {
     w.key_literal("\"serverAddressByClientCIDRs\":");
     json::write(w, o.server_address_by_client_cidrs);
   }
-  w.key_literal("\"versions\":");
-  json::write(w, o.versions);
+  json::write_required(w, "\"versions\":", o.versions);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -206,8 +204,7 @@ void kubex_write(json::Writer& w, const APIGroupList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"groups\":");
-  json::write(w, o.groups);
+  json::write_required(w, "\"groups\":", o.groups);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -277,8 +274,7 @@ void kubex_read(json::Reader& r, APIResource& o) {
 
 void kubex_write(json::Writer& w, const APIResource& o) {
   w.begin_object();
-  w.key_literal("\"kind\":");
-  json::write(w, o.kind);
+  json::write_required(w, "\"kind\":", o.kind);
   if (!json::is_absent(o.categories)) {
     w.key_literal("\"categories\":");
     json::write(w, o.categories);
@@ -287,22 +283,18 @@ void kubex_write(json::Writer& w, const APIResource& o) {
     w.key_literal("\"group\":");
     json::write(w, o.group);
   }
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
-  w.key_literal("\"namespaced\":");
-  json::write(w, o.namespaced);
+  json::write_required(w, "\"name\":", o.name);
+  json::write_required(w, "\"namespaced\":", o.namespaced);
   if (!json::is_absent(o.short_names)) {
     w.key_literal("\"shortNames\":");
     json::write(w, o.short_names);
   }
-  w.key_literal("\"singularName\":");
-  json::write(w, o.singular_name);
+  json::write_required(w, "\"singularName\":", o.singular_name);
   if (!json::is_absent(o.storage_version_hash)) {
     w.key_literal("\"storageVersionHash\":");
     json::write(w, o.storage_version_hash);
   }
-  w.key_literal("\"verbs\":");
-  json::write(w, o.verbs);
+  json::write_required(w, "\"verbs\":", o.verbs);
   if (!json::is_absent(o.version)) {
     w.key_literal("\"version\":");
     json::write(w, o.version);
@@ -352,10 +344,8 @@ void kubex_write(json::Writer& w, const APIResourceList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"groupVersion\":");
-  json::write(w, o.group_version);
-  w.key_literal("\"resources\":");
-  json::write(w, o.resources);
+  json::write_required(w, "\"groupVersion\":", o.group_version);
+  json::write_required(w, "\"resources\":", o.resources);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -401,10 +391,8 @@ void kubex_write(json::Writer& w, const APIVersions& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"serverAddressByClientCIDRs\":");
-  json::write(w, o.server_address_by_client_cidrs);
-  w.key_literal("\"versions\":");
-  json::write(w, o.versions);
+  json::write_required(w, "\"serverAddressByClientCIDRs\":", o.server_address_by_client_cidrs);
+  json::write_required(w, "\"versions\":", o.versions);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -454,20 +442,15 @@ void kubex_read(json::Reader& r, Condition& o) {
 
 void kubex_write(json::Writer& w, const Condition& o) {
   w.begin_object();
-  w.key_literal("\"lastTransitionTime\":");
-  json::write(w, o.last_transition_time);
-  w.key_literal("\"message\":");
-  json::write(w, o.message);
+  json::write_required(w, "\"lastTransitionTime\":", o.last_transition_time);
+  json::write_required(w, "\"message\":", o.message);
   if (!json::is_absent(o.observed_generation)) {
     w.key_literal("\"observedGeneration\":");
     json::write(w, o.observed_generation);
   }
-  w.key_literal("\"reason\":");
-  json::write(w, o.reason);
-  w.key_literal("\"status\":");
-  json::write(w, o.status);
-  w.key_literal("\"type\":");
-  json::write(w, o.type);
+  json::write_required(w, "\"reason\":", o.reason);
+  json::write_required(w, "\"status\":", o.status);
+  json::write_required(w, "\"type\":", o.type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -600,10 +583,8 @@ void kubex_read(json::Reader& r, FieldSelectorRequirement& o) {
 
 void kubex_write(json::Writer& w, const FieldSelectorRequirement& o) {
   w.begin_object();
-  w.key_literal("\"key\":");
-  json::write(w, o.key);
-  w.key_literal("\"operator\":");
-  json::write(w, o.operator_);
+  json::write_required(w, "\"key\":", o.key);
+  json::write_required(w, "\"operator\":", o.operator_);
   if (!json::is_absent(o.values)) {
     w.key_literal("\"values\":");
     json::write(w, o.values);
@@ -637,10 +618,8 @@ void kubex_read(json::Reader& r, GroupResource& o) {
 
 void kubex_write(json::Writer& w, const GroupResource& o) {
   w.begin_object();
-  w.key_literal("\"group\":");
-  json::write(w, o.group);
-  w.key_literal("\"resource\":");
-  json::write(w, o.resource);
+  json::write_required(w, "\"group\":", o.group);
+  json::write_required(w, "\"resource\":", o.resource);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -670,10 +649,8 @@ void kubex_read(json::Reader& r, GroupVersionForDiscovery& o) {
 
 void kubex_write(json::Writer& w, const GroupVersionForDiscovery& o) {
   w.begin_object();
-  w.key_literal("\"groupVersion\":");
-  json::write(w, o.group_version);
-  w.key_literal("\"version\":");
-  json::write(w, o.version);
+  json::write_required(w, "\"groupVersion\":", o.group_version);
+  json::write_required(w, "\"version\":", o.version);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -746,10 +723,8 @@ void kubex_read(json::Reader& r, LabelSelectorRequirement& o) {
 
 void kubex_write(json::Writer& w, const LabelSelectorRequirement& o) {
   w.begin_object();
-  w.key_literal("\"key\":");
-  json::write(w, o.key);
-  w.key_literal("\"operator\":");
-  json::write(w, o.operator_);
+  json::write_required(w, "\"key\":", o.key);
+  json::write_required(w, "\"operator\":", o.operator_);
   if (!json::is_absent(o.values)) {
     w.key_literal("\"values\":");
     json::write(w, o.values);
@@ -1104,10 +1079,8 @@ void kubex_read(json::Reader& r, OwnerReference& o) {
 
 void kubex_write(json::Writer& w, const OwnerReference& o) {
   w.begin_object();
-  w.key_literal("\"apiVersion\":");
-  json::write(w, o.api_version);
-  w.key_literal("\"kind\":");
-  json::write(w, o.kind);
+  json::write_required(w, "\"apiVersion\":", o.api_version);
+  json::write_required(w, "\"kind\":", o.kind);
   if (!json::is_absent(o.block_owner_deletion)) {
     w.key_literal("\"blockOwnerDeletion\":");
     json::write(w, o.block_owner_deletion);
@@ -1116,10 +1089,8 @@ void kubex_write(json::Writer& w, const OwnerReference& o) {
     w.key_literal("\"controller\":");
     json::write(w, o.controller);
   }
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
-  w.key_literal("\"uid\":");
-  json::write(w, o.uid);
+  json::write_required(w, "\"name\":", o.name);
+  json::write_required(w, "\"uid\":", o.uid);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1159,8 +1130,7 @@ void kubex_write(json::Writer& w, const PartialObjectMetadata& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1206,10 +1176,8 @@ void kubex_write(json::Writer& w, const PartialObjectMetadataList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1276,10 +1244,8 @@ void kubex_read(json::Reader& r, ServerAddressByClientCIDR& o) {
 
 void kubex_write(json::Writer& w, const ServerAddressByClientCIDR& o) {
   w.begin_object();
-  w.key_literal("\"clientCIDR\":");
-  json::write(w, o.client_cidr);
-  w.key_literal("\"serverAddress\":");
-  json::write(w, o.server_address);
+  json::write_required(w, "\"clientCIDR\":", o.client_cidr);
+  json::write_required(w, "\"serverAddress\":", o.server_address);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1343,8 +1309,7 @@ void kubex_write(json::Writer& w, const Status& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.code)) {
     w.key_literal("\"code\":");
     json::write(w, o.code);
@@ -1516,10 +1481,8 @@ void kubex_read(json::Reader& r, WatchEvent& o) {
 
 void kubex_write(json::Writer& w, const WatchEvent& o) {
   w.begin_object();
-  w.key_literal("\"object\":");
-  json::write(w, o.object);
-  w.key_literal("\"type\":");
-  json::write(w, o.type);
+  json::write_required(w, "\"object\":", o.object);
+  json::write_required(w, "\"type\":", o.type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }

@@ -235,16 +235,13 @@ void kubex_write(json::Writer& w, const AllocatedDeviceStatus& o) {
     w.key_literal("\"data\":");
     json::write(w, o.data);
   }
-  w.key_literal("\"device\":");
-  json::write(w, o.device);
-  w.key_literal("\"driver\":");
-  json::write(w, o.driver);
+  json::write_required(w, "\"device\":", o.device);
+  json::write_required(w, "\"driver\":", o.driver);
   if (!json::is_absent(o.network_data)) {
     w.key_literal("\"networkData\":");
     json::write(w, o.network_data);
   }
-  w.key_literal("\"pool\":");
-  json::write(w, o.pool);
+  json::write_required(w, "\"pool\":", o.pool);
   if (!json::is_absent(o.share_id)) {
     w.key_literal("\"shareID\":");
     json::write(w, o.share_id);
@@ -319,8 +316,7 @@ void kubex_read(json::Reader& r, CELDeviceSelector& o) {
 
 void kubex_write(json::Writer& w, const CELDeviceSelector& o) {
   w.begin_object();
-  w.key_literal("\"expression\":");
-  json::write(w, o.expression);
+  json::write_required(w, "\"expression\":", o.expression);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -405,8 +401,7 @@ void kubex_write(json::Writer& w, const CapacityRequestPolicyRange& o) {
     w.key_literal("\"max\":");
     json::write(w, o.max);
   }
-  w.key_literal("\"min\":");
-  json::write(w, o.min);
+  json::write_required(w, "\"min\":", o.min);
   if (!json::is_absent(o.step)) {
     w.key_literal("\"step\":");
     json::write(w, o.step);
@@ -461,8 +456,7 @@ void kubex_read(json::Reader& r, Counter& o) {
 
 void kubex_write(json::Writer& w, const Counter& o) {
   w.begin_object();
-  w.key_literal("\"value\":");
-  json::write(w, o.value);
+  json::write_required(w, "\"value\":", o.value);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -492,10 +486,8 @@ void kubex_read(json::Reader& r, CounterSet& o) {
 
 void kubex_write(json::Writer& w, const CounterSet& o) {
   w.begin_object();
-  w.key_literal("\"counters\":");
-  json::write(w, o.counters);
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"counters\":", o.counters);
+  json::write_required(w, "\"name\":", o.name);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -611,8 +603,7 @@ void kubex_write(json::Writer& w, const Device& o) {
     w.key_literal("\"consumesCounters\":");
     json::write(w, o.consumes_counters);
   }
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   if (!json::is_absent(o.node_name)) {
     w.key_literal("\"nodeName\":");
     json::write(w, o.node_name);
@@ -666,8 +657,7 @@ void kubex_write(json::Writer& w, const DeviceAllocationConfiguration& o) {
     w.key_literal("\"requests\":");
     json::write(w, o.requests);
   }
-  w.key_literal("\"source\":");
-  json::write(w, o.source);
+  json::write_required(w, "\"source\":", o.source);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -795,8 +785,7 @@ void kubex_write(json::Writer& w, const DeviceCapacity& o) {
     w.key_literal("\"requestPolicy\":");
     json::write(w, o.request_policy);
   }
-  w.key_literal("\"value\":");
-  json::write(w, o.value);
+  json::write_required(w, "\"value\":", o.value);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -924,10 +913,8 @@ void kubex_write(json::Writer& w, const DeviceClass& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"spec\":");
-  json::write(w, o.spec);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"spec\":", o.spec);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1000,10 +987,8 @@ void kubex_write(json::Writer& w, const DeviceClassList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1127,10 +1112,8 @@ void kubex_read(json::Reader& r, DeviceCounterConsumption& o) {
 
 void kubex_write(json::Writer& w, const DeviceCounterConsumption& o) {
   w.begin_object();
-  w.key_literal("\"counterSet\":");
-  json::write(w, o.counter_set);
-  w.key_literal("\"counters\":");
-  json::write(w, o.counters);
+  json::write_required(w, "\"counterSet\":", o.counter_set);
+  json::write_required(w, "\"counters\":", o.counters);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1174,8 +1157,7 @@ void kubex_write(json::Writer& w, const DeviceRequest& o) {
     w.key_literal("\"firstAvailable\":");
     json::write(w, o.first_available);
   }
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1263,14 +1245,10 @@ void kubex_write(json::Writer& w, const DeviceRequestAllocationResult& o) {
     w.key_literal("\"consumedCapacity\":");
     json::write(w, o.consumed_capacity);
   }
-  w.key_literal("\"device\":");
-  json::write(w, o.device);
-  w.key_literal("\"driver\":");
-  json::write(w, o.driver);
-  w.key_literal("\"pool\":");
-  json::write(w, o.pool);
-  w.key_literal("\"request\":");
-  json::write(w, o.request);
+  json::write_required(w, "\"device\":", o.device);
+  json::write_required(w, "\"driver\":", o.driver);
+  json::write_required(w, "\"pool\":", o.pool);
+  json::write_required(w, "\"request\":", o.request);
   if (!json::is_absent(o.share_id)) {
     w.key_literal("\"shareID\":");
     json::write(w, o.share_id);
@@ -1377,10 +1355,8 @@ void kubex_write(json::Writer& w, const DeviceSubRequest& o) {
     w.key_literal("\"count\":");
     json::write(w, o.count);
   }
-  w.key_literal("\"deviceClassName\":");
-  json::write(w, o.device_class_name);
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"deviceClassName\":", o.device_class_name);
+  json::write_required(w, "\"name\":", o.name);
   if (!json::is_absent(o.selectors)) {
     w.key_literal("\"selectors\":");
     json::write(w, o.selectors);
@@ -1430,10 +1406,8 @@ void kubex_read(json::Reader& r, DeviceTaint& o) {
 
 void kubex_write(json::Writer& w, const DeviceTaint& o) {
   w.begin_object();
-  w.key_literal("\"effect\":");
-  json::write(w, o.effect);
-  w.key_literal("\"key\":");
-  json::write(w, o.key);
+  json::write_required(w, "\"effect\":", o.effect);
+  json::write_required(w, "\"key\":", o.key);
   if (!json::is_absent(o.time_added)) {
     w.key_literal("\"timeAdded\":");
     json::write(w, o.time_added);
@@ -1582,8 +1556,7 @@ void kubex_write(json::Writer& w, const ExactDeviceRequest& o) {
     w.key_literal("\"count\":");
     json::write(w, o.count);
   }
-  w.key_literal("\"deviceClassName\":");
-  json::write(w, o.device_class_name);
+  json::write_required(w, "\"deviceClassName\":", o.device_class_name);
   if (!json::is_absent(o.selectors)) {
     w.key_literal("\"selectors\":");
     json::write(w, o.selectors);
@@ -1668,10 +1641,8 @@ void kubex_read(json::Reader& r, OpaqueDeviceConfiguration& o) {
 
 void kubex_write(json::Writer& w, const OpaqueDeviceConfiguration& o) {
   w.begin_object();
-  w.key_literal("\"driver\":");
-  json::write(w, o.driver);
-  w.key_literal("\"parameters\":");
-  json::write(w, o.parameters);
+  json::write_required(w, "\"driver\":", o.driver);
+  json::write_required(w, "\"parameters\":", o.parameters);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1721,10 +1692,8 @@ void kubex_write(json::Writer& w, const ResourceClaim& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"spec\":");
-  json::write(w, o.spec);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"spec\":", o.spec);
   if (!json::is_absent(o.status)) {
     w.key_literal("\"status\":");
     json::write(w, o.status);
@@ -1772,12 +1741,9 @@ void kubex_write(json::Writer& w, const ResourceClaimConsumerReference& o) {
     w.key_literal("\"apiGroup\":");
     json::write(w, o.api_group);
   }
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
-  w.key_literal("\"resource\":");
-  json::write(w, o.resource);
-  w.key_literal("\"uid\":");
-  json::write(w, o.uid);
+  json::write_required(w, "\"name\":", o.name);
+  json::write_required(w, "\"resource\":", o.resource);
+  json::write_required(w, "\"uid\":", o.uid);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1823,10 +1789,8 @@ void kubex_write(json::Writer& w, const ResourceClaimList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1944,10 +1908,8 @@ void kubex_write(json::Writer& w, const ResourceClaimTemplate& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"spec\":");
-  json::write(w, o.spec);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"spec\":", o.spec);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1993,10 +1955,8 @@ void kubex_write(json::Writer& w, const ResourceClaimTemplateList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -2026,10 +1986,8 @@ void kubex_read(json::Reader& r, ResourceClaimTemplateSpec& o) {
 
 void kubex_write(json::Writer& w, const ResourceClaimTemplateSpec& o) {
   w.begin_object();
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"spec\":");
-  json::write(w, o.spec);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"spec\":", o.spec);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -2065,12 +2023,9 @@ void kubex_read(json::Reader& r, ResourcePool& o) {
 
 void kubex_write(json::Writer& w, const ResourcePool& o) {
   w.begin_object();
-  w.key_literal("\"generation\":");
-  json::write(w, o.generation);
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
-  w.key_literal("\"resourceSliceCount\":");
-  json::write(w, o.resource_slice_count);
+  json::write_required(w, "\"generation\":", o.generation);
+  json::write_required(w, "\"name\":", o.name);
+  json::write_required(w, "\"resourceSliceCount\":", o.resource_slice_count);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -2114,10 +2069,8 @@ void kubex_write(json::Writer& w, const ResourceSlice& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"spec\":");
-  json::write(w, o.spec);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"spec\":", o.spec);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -2163,10 +2116,8 @@ void kubex_write(json::Writer& w, const ResourceSliceList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -2238,8 +2189,7 @@ void kubex_write(json::Writer& w, const ResourceSliceSpec& o) {
     w.key_literal("\"devices\":");
     json::write(w, o.devices);
   }
-  w.key_literal("\"driver\":");
-  json::write(w, o.driver);
+  json::write_required(w, "\"driver\":", o.driver);
   if (!json::is_absent(o.node_name)) {
     w.key_literal("\"nodeName\":");
     json::write(w, o.node_name);
@@ -2252,8 +2202,7 @@ void kubex_write(json::Writer& w, const ResourceSliceSpec& o) {
     w.key_literal("\"perDeviceNodeSelection\":");
     json::write(w, o.per_device_node_selection);
   }
-  w.key_literal("\"pool\":");
-  json::write(w, o.pool);
+  json::write_required(w, "\"pool\":", o.pool);
   if (!json::is_absent(o.shared_counters)) {
     w.key_literal("\"sharedCounters\":");
     json::write(w, o.shared_counters);

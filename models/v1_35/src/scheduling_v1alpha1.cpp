@@ -55,8 +55,7 @@ void kubex_read(json::Reader& r, GangSchedulingPolicy& o) {
 
 void kubex_write(json::Writer& w, const GangSchedulingPolicy& o) {
   w.begin_object();
-  w.key_literal("\"minCount\":");
-  json::write(w, o.min_count);
+  json::write_required(w, "\"minCount\":", o.min_count);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -86,10 +85,8 @@ void kubex_read(json::Reader& r, PodGroup& o) {
 
 void kubex_write(json::Writer& w, const PodGroup& o) {
   w.begin_object();
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
-  w.key_literal("\"policy\":");
-  json::write(w, o.policy);
+  json::write_required(w, "\"name\":", o.name);
+  json::write_required(w, "\"policy\":", o.policy);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -160,14 +157,12 @@ void kubex_read(json::Reader& r, TypedLocalObjectReference& o) {
 
 void kubex_write(json::Writer& w, const TypedLocalObjectReference& o) {
   w.begin_object();
-  w.key_literal("\"kind\":");
-  json::write(w, o.kind);
+  json::write_required(w, "\"kind\":", o.kind);
   if (!json::is_absent(o.api_group)) {
     w.key_literal("\"apiGroup\":");
     json::write(w, o.api_group);
   }
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -211,10 +206,8 @@ void kubex_write(json::Writer& w, const Workload& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"spec\":");
-  json::write(w, o.spec);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"spec\":", o.spec);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -260,10 +253,8 @@ void kubex_write(json::Writer& w, const WorkloadList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -297,8 +288,7 @@ void kubex_write(json::Writer& w, const WorkloadSpec& o) {
     w.key_literal("\"controllerRef\":");
     json::write(w, o.controller_ref);
   }
-  w.key_literal("\"podGroups\":");
-  json::write(w, o.pod_groups);
+  json::write_required(w, "\"podGroups\":", o.pod_groups);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }

@@ -65,12 +65,9 @@ void kubex_read(json::Reader& r, ServerStorageVersion& o) {
 
 void kubex_write(json::Writer& w, const ServerStorageVersion& o) {
   w.begin_object();
-  w.key_literal("\"apiServerID\":");
-  json::write(w, o.api_server_id);
-  w.key_literal("\"decodableVersions\":");
-  json::write(w, o.decodable_versions);
-  w.key_literal("\"encodingVersion\":");
-  json::write(w, o.encoding_version);
+  json::write_required(w, "\"apiServerID\":", o.api_server_id);
+  json::write_required(w, "\"decodableVersions\":", o.decodable_versions);
+  json::write_required(w, "\"encodingVersion\":", o.encoding_version);
   if (!json::is_absent(o.served_versions)) {
     w.key_literal("\"servedVersions\":");
     json::write(w, o.served_versions);
@@ -124,8 +121,7 @@ void kubex_write(json::Writer& w, const StorageVersion& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.spec)) {
     w.key_literal("\"spec\":");
     json::write(w, o.spec);
@@ -187,18 +183,14 @@ void kubex_write(json::Writer& w, const StorageVersionCondition& o) {
     w.key_literal("\"lastTransitionTime\":");
     json::write(w, o.last_transition_time);
   }
-  w.key_literal("\"message\":");
-  json::write(w, o.message);
+  json::write_required(w, "\"message\":", o.message);
   if (!json::is_absent(o.observed_generation)) {
     w.key_literal("\"observedGeneration\":");
     json::write(w, o.observed_generation);
   }
-  w.key_literal("\"reason\":");
-  json::write(w, o.reason);
-  w.key_literal("\"status\":");
-  json::write(w, o.status);
-  w.key_literal("\"type\":");
-  json::write(w, o.type);
+  json::write_required(w, "\"reason\":", o.reason);
+  json::write_required(w, "\"status\":", o.status);
+  json::write_required(w, "\"type\":", o.type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -244,10 +236,8 @@ void kubex_write(json::Writer& w, const StorageVersionList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }

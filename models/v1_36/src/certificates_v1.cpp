@@ -73,10 +73,8 @@ void kubex_write(json::Writer& w, const CertificateSigningRequest& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"spec\":");
-  json::write(w, o.spec);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"spec\":", o.spec);
   if (!json::is_absent(o.status)) {
     w.key_literal("\"status\":");
     json::write(w, o.status);
@@ -148,10 +146,8 @@ void kubex_write(json::Writer& w, const CertificateSigningRequestCondition& o) {
     w.key_literal("\"reason\":");
     json::write(w, o.reason);
   }
-  w.key_literal("\"status\":");
-  json::write(w, o.status);
-  w.key_literal("\"type\":");
-  json::write(w, o.type);
+  json::write_required(w, "\"status\":", o.status);
+  json::write_required(w, "\"type\":", o.type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -197,10 +193,8 @@ void kubex_write(json::Writer& w, const CertificateSigningRequestList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -276,10 +270,8 @@ void kubex_write(json::Writer& w, const CertificateSigningRequestSpec& o) {
     w.key_literal("\"groups\":");
     json::write(w, o.groups);
   }
-  w.key_literal("\"request\":");
-  json::write(w, o.request);
-  w.key_literal("\"signerName\":");
-  json::write(w, o.signer_name);
+  json::write_required(w, "\"request\":", o.request);
+  json::write_required(w, "\"signerName\":", o.signer_name);
   if (!json::is_absent(o.uid)) {
     w.key_literal("\"uid\":");
     json::write(w, o.uid);

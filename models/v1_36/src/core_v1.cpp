@@ -943,8 +943,7 @@ void kubex_write(json::Writer& w, const AWSElasticBlockStoreVolumeSource& o) {
     w.key_literal("\"readOnly\":");
     json::write(w, o.read_only);
   }
-  w.key_literal("\"volumeID\":");
-  json::write(w, o.volume_id);
+  json::write_required(w, "\"volumeID\":", o.volume_id);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1025,8 +1024,7 @@ void kubex_write(json::Writer& w, const AppArmorProfile& o) {
     w.key_literal("\"localhostProfile\":");
     json::write(w, o.localhost_profile);
   }
-  w.key_literal("\"type\":");
-  json::write(w, o.type);
+  json::write_required(w, "\"type\":", o.type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1056,10 +1054,8 @@ void kubex_read(json::Reader& r, AttachedVolume& o) {
 
 void kubex_write(json::Writer& w, const AttachedVolume& o) {
   w.begin_object();
-  w.key_literal("\"devicePath\":");
-  json::write(w, o.device_path);
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"devicePath\":", o.device_path);
+  json::write_required(w, "\"name\":", o.name);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1119,10 +1115,8 @@ void kubex_write(json::Writer& w, const AzureDiskVolumeSource& o) {
     w.key_literal("\"cachingMode\":");
     json::write(w, o.caching_mode);
   }
-  w.key_literal("\"diskName\":");
-  json::write(w, o.disk_name);
-  w.key_literal("\"diskURI\":");
-  json::write(w, o.disk_uri);
+  json::write_required(w, "\"diskName\":", o.disk_name);
+  json::write_required(w, "\"diskURI\":", o.disk_uri);
   if (!json::is_absent(o.fs_type)) {
     w.key_literal("\"fsType\":");
     json::write(w, o.fs_type);
@@ -1176,14 +1170,12 @@ void kubex_write(json::Writer& w, const AzureFilePersistentVolumeSource& o) {
     w.key_literal("\"readOnly\":");
     json::write(w, o.read_only);
   }
-  w.key_literal("\"secretName\":");
-  json::write(w, o.secret_name);
+  json::write_required(w, "\"secretName\":", o.secret_name);
   if (!json::is_absent(o.secret_namespace)) {
     w.key_literal("\"secretNamespace\":");
     json::write(w, o.secret_namespace);
   }
-  w.key_literal("\"shareName\":");
-  json::write(w, o.share_name);
+  json::write_required(w, "\"shareName\":", o.share_name);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1223,10 +1215,8 @@ void kubex_write(json::Writer& w, const AzureFileVolumeSource& o) {
     w.key_literal("\"readOnly\":");
     json::write(w, o.read_only);
   }
-  w.key_literal("\"secretName\":");
-  json::write(w, o.secret_name);
-  w.key_literal("\"shareName\":");
-  json::write(w, o.share_name);
+  json::write_required(w, "\"secretName\":", o.secret_name);
+  json::write_required(w, "\"shareName\":", o.share_name);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1272,10 +1262,8 @@ void kubex_write(json::Writer& w, const Binding& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"target\":");
-  json::write(w, o.target);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"target\":", o.target);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1359,8 +1347,7 @@ void kubex_write(json::Writer& w, const CSIPersistentVolumeSource& o) {
     w.key_literal("\"controllerPublishSecretRef\":");
     json::write(w, o.controller_publish_secret_ref);
   }
-  w.key_literal("\"driver\":");
-  json::write(w, o.driver);
+  json::write_required(w, "\"driver\":", o.driver);
   if (!json::is_absent(o.fs_type)) {
     w.key_literal("\"fsType\":");
     json::write(w, o.fs_type);
@@ -1385,8 +1372,7 @@ void kubex_write(json::Writer& w, const CSIPersistentVolumeSource& o) {
     w.key_literal("\"volumeAttributes\":");
     json::write(w, o.volume_attributes);
   }
-  w.key_literal("\"volumeHandle\":");
-  json::write(w, o.volume_handle);
+  json::write_required(w, "\"volumeHandle\":", o.volume_handle);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1432,8 +1418,7 @@ void kubex_read(json::Reader& r, CSIVolumeSource& o) {
 
 void kubex_write(json::Writer& w, const CSIVolumeSource& o) {
   w.begin_object();
-  w.key_literal("\"driver\":");
-  json::write(w, o.driver);
+  json::write_required(w, "\"driver\":", o.driver);
   if (!json::is_absent(o.fs_type)) {
     w.key_literal("\"fsType\":");
     json::write(w, o.fs_type);
@@ -1536,8 +1521,7 @@ void kubex_read(json::Reader& r, CephFSPersistentVolumeSource& o) {
 
 void kubex_write(json::Writer& w, const CephFSPersistentVolumeSource& o) {
   w.begin_object();
-  w.key_literal("\"monitors\":");
-  json::write(w, o.monitors);
+  json::write_required(w, "\"monitors\":", o.monitors);
   if (!json::is_absent(o.path)) {
     w.key_literal("\"path\":");
     json::write(w, o.path);
@@ -1607,8 +1591,7 @@ void kubex_read(json::Reader& r, CephFSVolumeSource& o) {
 
 void kubex_write(json::Writer& w, const CephFSVolumeSource& o) {
   w.begin_object();
-  w.key_literal("\"monitors\":");
-  json::write(w, o.monitors);
+  json::write_required(w, "\"monitors\":", o.monitors);
   if (!json::is_absent(o.path)) {
     w.key_literal("\"path\":");
     json::write(w, o.path);
@@ -1680,8 +1663,7 @@ void kubex_write(json::Writer& w, const CinderPersistentVolumeSource& o) {
     w.key_literal("\"secretRef\":");
     json::write(w, o.secret_ref);
   }
-  w.key_literal("\"volumeID\":");
-  json::write(w, o.volume_id);
+  json::write_required(w, "\"volumeID\":", o.volume_id);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1733,8 +1715,7 @@ void kubex_write(json::Writer& w, const CinderVolumeSource& o) {
     w.key_literal("\"secretRef\":");
     json::write(w, o.secret_ref);
   }
-  w.key_literal("\"volumeID\":");
-  json::write(w, o.volume_id);
+  json::write_required(w, "\"volumeID\":", o.volume_id);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1819,8 +1800,7 @@ void kubex_write(json::Writer& w, const ClusterTrustBundleProjection& o) {
     w.key_literal("\"optional\":");
     json::write(w, o.optional);
   }
-  w.key_literal("\"path\":");
-  json::write(w, o.path);
+  json::write_required(w, "\"path\":", o.path);
   if (!json::is_absent(o.signer_name)) {
     w.key_literal("\"signerName\":");
     json::write(w, o.signer_name);
@@ -1874,10 +1854,8 @@ void kubex_write(json::Writer& w, const ComponentCondition& o) {
     w.key_literal("\"message\":");
     json::write(w, o.message);
   }
-  w.key_literal("\"status\":");
-  json::write(w, o.status);
-  w.key_literal("\"type\":");
-  json::write(w, o.type);
+  json::write_required(w, "\"status\":", o.status);
+  json::write_required(w, "\"type\":", o.type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1921,8 +1899,7 @@ void kubex_write(json::Writer& w, const ComponentStatus& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.conditions)) {
     w.key_literal("\"conditions\":");
     json::write(w, o.conditions);
@@ -1972,10 +1949,8 @@ void kubex_write(json::Writer& w, const ComponentStatusList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -2029,8 +2004,7 @@ void kubex_write(json::Writer& w, const ConfigMap& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.binary_data)) {
     w.key_literal("\"binaryData\":");
     json::write(w, o.binary_data);
@@ -2115,8 +2089,7 @@ void kubex_read(json::Reader& r, ConfigMapKeySelector& o) {
 
 void kubex_write(json::Writer& w, const ConfigMapKeySelector& o) {
   w.begin_object();
-  w.key_literal("\"key\":");
-  json::write(w, o.key);
+  json::write_required(w, "\"key\":", o.key);
   if (!json::is_absent(o.name)) {
     w.key_literal("\"name\":");
     json::write(w, o.name);
@@ -2170,10 +2143,8 @@ void kubex_write(json::Writer& w, const ConfigMapList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -2221,12 +2192,9 @@ void kubex_read(json::Reader& r, ConfigMapNodeConfigSource& o) {
 
 void kubex_write(json::Writer& w, const ConfigMapNodeConfigSource& o) {
   w.begin_object();
-  w.key_literal("\"kubeletConfigKey\":");
-  json::write(w, o.kubelet_config_key);
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
-  w.key_literal("\"namespace\":");
-  json::write(w, o.namespace_);
+  json::write_required(w, "\"kubeletConfigKey\":", o.kubelet_config_key);
+  json::write_required(w, "\"name\":", o.name);
+  json::write_required(w, "\"namespace\":", o.namespace_);
   if (!json::is_absent(o.resource_version)) {
     w.key_literal("\"resourceVersion\":");
     json::write(w, o.resource_version);
@@ -2514,8 +2482,7 @@ void kubex_write(json::Writer& w, const Container& o) {
     w.key_literal("\"livenessProbe\":");
     json::write(w, o.liveness_probe);
   }
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   if (!json::is_absent(o.ports)) {
     w.key_literal("\"ports\":");
     json::write(w, o.ports);
@@ -2615,12 +2582,9 @@ void kubex_read(json::Reader& r, ContainerExtendedResourceRequest& o) {
 
 void kubex_write(json::Writer& w, const ContainerExtendedResourceRequest& o) {
   w.begin_object();
-  w.key_literal("\"containerName\":");
-  json::write(w, o.container_name);
-  w.key_literal("\"requestName\":");
-  json::write(w, o.request_name);
-  w.key_literal("\"resourceName\":");
-  json::write(w, o.resource_name);
+  json::write_required(w, "\"containerName\":", o.container_name);
+  json::write_required(w, "\"requestName\":", o.request_name);
+  json::write_required(w, "\"resourceName\":", o.resource_name);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -2703,8 +2667,7 @@ void kubex_read(json::Reader& r, ContainerPort& o) {
 
 void kubex_write(json::Writer& w, const ContainerPort& o) {
   w.begin_object();
-  w.key_literal("\"containerPort\":");
-  json::write(w, o.container_port);
+  json::write_required(w, "\"containerPort\":", o.container_port);
   if (!json::is_absent(o.host_ip)) {
     w.key_literal("\"hostIP\":");
     json::write(w, o.host_ip);
@@ -2750,10 +2713,8 @@ void kubex_read(json::Reader& r, ContainerResizePolicy& o) {
 
 void kubex_write(json::Writer& w, const ContainerResizePolicy& o) {
   w.begin_object();
-  w.key_literal("\"resourceName\":");
-  json::write(w, o.resource_name);
-  w.key_literal("\"restartPolicy\":");
-  json::write(w, o.restart_policy);
+  json::write_required(w, "\"resourceName\":", o.resource_name);
+  json::write_required(w, "\"restartPolicy\":", o.restart_policy);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -2783,8 +2744,7 @@ void kubex_read(json::Reader& r, ContainerRestartRule& o) {
 
 void kubex_write(json::Writer& w, const ContainerRestartRule& o) {
   w.begin_object();
-  w.key_literal("\"action\":");
-  json::write(w, o.action);
+  json::write_required(w, "\"action\":", o.action);
   if (!json::is_absent(o.exit_codes)) {
     w.key_literal("\"exitCodes\":");
     json::write(w, o.exit_codes);
@@ -2818,8 +2778,7 @@ void kubex_read(json::Reader& r, ContainerRestartRuleOnExitCodes& o) {
 
 void kubex_write(json::Writer& w, const ContainerRestartRuleOnExitCodes& o) {
   w.begin_object();
-  w.key_literal("\"operator\":");
-  json::write(w, o.operator_);
+  json::write_required(w, "\"operator\":", o.operator_);
   if (!json::is_absent(o.values)) {
     w.key_literal("\"values\":");
     json::write(w, o.values);
@@ -2957,8 +2916,7 @@ void kubex_write(json::Writer& w, const ContainerStateTerminated& o) {
     w.key_literal("\"containerID\":");
     json::write(w, o.container_id);
   }
-  w.key_literal("\"exitCode\":");
-  json::write(w, o.exit_code);
+  json::write_required(w, "\"exitCode\":", o.exit_code);
   if (!json::is_absent(o.finished_at)) {
     w.key_literal("\"finishedAt\":");
     json::write(w, o.finished_at);
@@ -3123,24 +3081,19 @@ void kubex_write(json::Writer& w, const ContainerStatus& o) {
     w.key_literal("\"containerID\":");
     json::write(w, o.container_id);
   }
-  w.key_literal("\"image\":");
-  json::write(w, o.image);
-  w.key_literal("\"imageID\":");
-  json::write(w, o.image_id);
+  json::write_required(w, "\"image\":", o.image);
+  json::write_required(w, "\"imageID\":", o.image_id);
   if (!json::is_absent(o.last_state)) {
     w.key_literal("\"lastState\":");
     json::write(w, o.last_state);
   }
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
-  w.key_literal("\"ready\":");
-  json::write(w, o.ready);
+  json::write_required(w, "\"name\":", o.name);
+  json::write_required(w, "\"ready\":", o.ready);
   if (!json::is_absent(o.resources)) {
     w.key_literal("\"resources\":");
     json::write(w, o.resources);
   }
-  w.key_literal("\"restartCount\":");
-  json::write(w, o.restart_count);
+  json::write_required(w, "\"restartCount\":", o.restart_count);
   if (!json::is_absent(o.started)) {
     w.key_literal("\"started\":");
     json::write(w, o.started);
@@ -3211,8 +3164,7 @@ void kubex_read(json::Reader& r, DaemonEndpoint& o) {
 
 void kubex_write(json::Writer& w, const DaemonEndpoint& o) {
   w.begin_object();
-  w.key_literal("\"Port\":");
-  json::write(w, o.port);
+  json::write_required(w, "\"Port\":", o.port);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -3287,8 +3239,7 @@ void kubex_write(json::Writer& w, const DownwardAPIVolumeFile& o) {
     w.key_literal("\"mode\":");
     json::write(w, o.mode);
   }
-  w.key_literal("\"path\":");
-  json::write(w, o.path);
+  json::write_required(w, "\"path\":", o.path);
   if (!json::is_absent(o.resource_field_ref)) {
     w.key_literal("\"resourceFieldRef\":");
     json::write(w, o.resource_field_ref);
@@ -3410,8 +3361,7 @@ void kubex_write(json::Writer& w, const EndpointAddress& o) {
     w.key_literal("\"hostname\":");
     json::write(w, o.hostname);
   }
-  w.key_literal("\"ip\":");
-  json::write(w, o.ip);
+  json::write_required(w, "\"ip\":", o.ip);
   if (!json::is_absent(o.node_name)) {
     w.key_literal("\"nodeName\":");
     json::write(w, o.node_name);
@@ -3467,8 +3417,7 @@ void kubex_write(json::Writer& w, const EndpointPort& o) {
     w.key_literal("\"name\":");
     json::write(w, o.name);
   }
-  w.key_literal("\"port\":");
-  json::write(w, o.port);
+  json::write_required(w, "\"port\":", o.port);
   if (!json::is_absent(o.protocol)) {
     w.key_literal("\"protocol\":");
     json::write(w, o.protocol);
@@ -3565,8 +3514,7 @@ void kubex_write(json::Writer& w, const Endpoints& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.subsets)) {
     w.key_literal("\"subsets\":");
     json::write(w, o.subsets);
@@ -3616,10 +3564,8 @@ void kubex_write(json::Writer& w, const EndpointsList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -3702,8 +3648,7 @@ void kubex_read(json::Reader& r, EnvVar& o) {
 
 void kubex_write(json::Writer& w, const EnvVar& o) {
   w.begin_object();
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   if (!json::is_absent(o.value)) {
     w.key_literal("\"value\":");
     json::write(w, o.value);
@@ -3960,8 +3905,7 @@ void kubex_write(json::Writer& w, const EphemeralContainer& o) {
     w.key_literal("\"livenessProbe\":");
     json::write(w, o.liveness_probe);
   }
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   if (!json::is_absent(o.ports)) {
     w.key_literal("\"ports\":");
     json::write(w, o.ports);
@@ -4168,8 +4112,7 @@ void kubex_write(json::Writer& w, const Event& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.action)) {
     w.key_literal("\"action\":");
     json::write(w, o.action);
@@ -4186,8 +4129,7 @@ void kubex_write(json::Writer& w, const Event& o) {
     w.key_literal("\"firstTimestamp\":");
     json::write(w, o.first_timestamp);
   }
-  w.key_literal("\"involvedObject\":");
-  json::write(w, o.involved_object);
+  json::write_required(w, "\"involvedObject\":", o.involved_object);
   if (!json::is_absent(o.last_timestamp)) {
     w.key_literal("\"lastTimestamp\":");
     json::write(w, o.last_timestamp);
@@ -4269,10 +4211,8 @@ void kubex_write(json::Writer& w, const EventList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -4482,16 +4422,13 @@ void kubex_read(json::Reader& r, FileKeySelector& o) {
 
 void kubex_write(json::Writer& w, const FileKeySelector& o) {
   w.begin_object();
-  w.key_literal("\"key\":");
-  json::write(w, o.key);
+  json::write_required(w, "\"key\":", o.key);
   if (!json::is_absent(o.optional)) {
     w.key_literal("\"optional\":");
     json::write(w, o.optional);
   }
-  w.key_literal("\"path\":");
-  json::write(w, o.path);
-  w.key_literal("\"volumeName\":");
-  json::write(w, o.volume_name);
+  json::write_required(w, "\"path\":", o.path);
+  json::write_required(w, "\"volumeName\":", o.volume_name);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -4537,8 +4474,7 @@ void kubex_read(json::Reader& r, FlexPersistentVolumeSource& o) {
 
 void kubex_write(json::Writer& w, const FlexPersistentVolumeSource& o) {
   w.begin_object();
-  w.key_literal("\"driver\":");
-  json::write(w, o.driver);
+  json::write_required(w, "\"driver\":", o.driver);
   if (!json::is_absent(o.fs_type)) {
     w.key_literal("\"fsType\":");
     json::write(w, o.fs_type);
@@ -4600,8 +4536,7 @@ void kubex_read(json::Reader& r, FlexVolumeSource& o) {
 
 void kubex_write(json::Writer& w, const FlexVolumeSource& o) {
   w.begin_object();
-  w.key_literal("\"driver\":");
-  json::write(w, o.driver);
+  json::write_required(w, "\"driver\":", o.driver);
   if (!json::is_absent(o.fs_type)) {
     w.key_literal("\"fsType\":");
     json::write(w, o.fs_type);
@@ -4700,8 +4635,7 @@ void kubex_write(json::Writer& w, const GCEPersistentDiskVolumeSource& o) {
     w.key_literal("\"partition\":");
     json::write(w, o.partition);
   }
-  w.key_literal("\"pdName\":");
-  json::write(w, o.pd_name);
+  json::write_required(w, "\"pdName\":", o.pd_name);
   if (!json::is_absent(o.read_only)) {
     w.key_literal("\"readOnly\":");
     json::write(w, o.read_only);
@@ -4735,8 +4669,7 @@ void kubex_read(json::Reader& r, GRPCAction& o) {
 
 void kubex_write(json::Writer& w, const GRPCAction& o) {
   w.begin_object();
-  w.key_literal("\"port\":");
-  json::write(w, o.port);
+  json::write_required(w, "\"port\":", o.port);
   if (!json::is_absent(o.service)) {
     w.key_literal("\"service\":");
     json::write(w, o.service);
@@ -4780,8 +4713,7 @@ void kubex_write(json::Writer& w, const GitRepoVolumeSource& o) {
     w.key_literal("\"directory\":");
     json::write(w, o.directory);
   }
-  w.key_literal("\"repository\":");
-  json::write(w, o.repository);
+  json::write_required(w, "\"repository\":", o.repository);
   if (!json::is_absent(o.revision)) {
     w.key_literal("\"revision\":");
     json::write(w, o.revision);
@@ -4827,14 +4759,12 @@ void kubex_read(json::Reader& r, GlusterfsPersistentVolumeSource& o) {
 
 void kubex_write(json::Writer& w, const GlusterfsPersistentVolumeSource& o) {
   w.begin_object();
-  w.key_literal("\"endpoints\":");
-  json::write(w, o.endpoints);
+  json::write_required(w, "\"endpoints\":", o.endpoints);
   if (!json::is_absent(o.endpoints_namespace)) {
     w.key_literal("\"endpointsNamespace\":");
     json::write(w, o.endpoints_namespace);
   }
-  w.key_literal("\"path\":");
-  json::write(w, o.path);
+  json::write_required(w, "\"path\":", o.path);
   if (!json::is_absent(o.read_only)) {
     w.key_literal("\"readOnly\":");
     json::write(w, o.read_only);
@@ -4874,10 +4804,8 @@ void kubex_read(json::Reader& r, GlusterfsVolumeSource& o) {
 
 void kubex_write(json::Writer& w, const GlusterfsVolumeSource& o) {
   w.begin_object();
-  w.key_literal("\"endpoints\":");
-  json::write(w, o.endpoints);
-  w.key_literal("\"path\":");
-  json::write(w, o.path);
+  json::write_required(w, "\"endpoints\":", o.endpoints);
+  json::write_required(w, "\"path\":", o.path);
   if (!json::is_absent(o.read_only)) {
     w.key_literal("\"readOnly\":");
     json::write(w, o.read_only);
@@ -4937,8 +4865,7 @@ void kubex_write(json::Writer& w, const HTTPGetAction& o) {
     w.key_literal("\"path\":");
     json::write(w, o.path);
   }
-  w.key_literal("\"port\":");
-  json::write(w, o.port);
+  json::write_required(w, "\"port\":", o.port);
   if (!json::is_absent(o.scheme)) {
     w.key_literal("\"scheme\":");
     json::write(w, o.scheme);
@@ -4972,10 +4899,8 @@ void kubex_read(json::Reader& r, HTTPHeader& o) {
 
 void kubex_write(json::Writer& w, const HTTPHeader& o) {
   w.begin_object();
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
-  w.key_literal("\"value\":");
-  json::write(w, o.value);
+  json::write_required(w, "\"name\":", o.name);
+  json::write_required(w, "\"value\":", o.value);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -5009,8 +4934,7 @@ void kubex_write(json::Writer& w, const HostAlias& o) {
     w.key_literal("\"hostnames\":");
     json::write(w, o.hostnames);
   }
-  w.key_literal("\"ip\":");
-  json::write(w, o.ip);
+  json::write_required(w, "\"ip\":", o.ip);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -5034,8 +4958,7 @@ void kubex_read(json::Reader& r, HostIP& o) {
 
 void kubex_write(json::Writer& w, const HostIP& o) {
   w.begin_object();
-  w.key_literal("\"ip\":");
-  json::write(w, o.ip);
+  json::write_required(w, "\"ip\":", o.ip);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -5063,8 +4986,7 @@ void kubex_read(json::Reader& r, HostPathVolumeSource& o) {
 
 void kubex_write(json::Writer& w, const HostPathVolumeSource& o) {
   w.begin_object();
-  w.key_literal("\"path\":");
-  json::write(w, o.path);
+  json::write_required(w, "\"path\":", o.path);
   if (!json::is_absent(o.type)) {
     w.key_literal("\"type\":");
     json::write(w, o.type);
@@ -5166,14 +5088,12 @@ void kubex_write(json::Writer& w, const ISCSIPersistentVolumeSource& o) {
     w.key_literal("\"initiatorName\":");
     json::write(w, o.initiator_name);
   }
-  w.key_literal("\"iqn\":");
-  json::write(w, o.iqn);
+  json::write_required(w, "\"iqn\":", o.iqn);
   if (!json::is_absent(o.iscsi_interface)) {
     w.key_literal("\"iscsiInterface\":");
     json::write(w, o.iscsi_interface);
   }
-  w.key_literal("\"lun\":");
-  json::write(w, o.lun);
+  json::write_required(w, "\"lun\":", o.lun);
   if (!json::is_absent(o.portals)) {
     w.key_literal("\"portals\":");
     json::write(w, o.portals);
@@ -5186,8 +5106,7 @@ void kubex_write(json::Writer& w, const ISCSIPersistentVolumeSource& o) {
     w.key_literal("\"secretRef\":");
     json::write(w, o.secret_ref);
   }
-  w.key_literal("\"targetPortal\":");
-  json::write(w, o.target_portal);
+  json::write_required(w, "\"targetPortal\":", o.target_portal);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -5285,14 +5204,12 @@ void kubex_write(json::Writer& w, const ISCSIVolumeSource& o) {
     w.key_literal("\"initiatorName\":");
     json::write(w, o.initiator_name);
   }
-  w.key_literal("\"iqn\":");
-  json::write(w, o.iqn);
+  json::write_required(w, "\"iqn\":", o.iqn);
   if (!json::is_absent(o.iscsi_interface)) {
     w.key_literal("\"iscsiInterface\":");
     json::write(w, o.iscsi_interface);
   }
-  w.key_literal("\"lun\":");
-  json::write(w, o.lun);
+  json::write_required(w, "\"lun\":", o.lun);
   if (!json::is_absent(o.portals)) {
     w.key_literal("\"portals\":");
     json::write(w, o.portals);
@@ -5305,8 +5222,7 @@ void kubex_write(json::Writer& w, const ISCSIVolumeSource& o) {
     w.key_literal("\"secretRef\":");
     json::write(w, o.secret_ref);
   }
-  w.key_literal("\"targetPortal\":");
-  json::write(w, o.target_portal);
+  json::write_required(w, "\"targetPortal\":", o.target_portal);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -5367,8 +5283,7 @@ void kubex_read(json::Reader& r, ImageVolumeStatus& o) {
 
 void kubex_write(json::Writer& w, const ImageVolumeStatus& o) {
   w.begin_object();
-  w.key_literal("\"imageRef\":");
-  json::write(w, o.image_ref);
+  json::write_required(w, "\"imageRef\":", o.image_ref);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -5402,14 +5317,12 @@ void kubex_read(json::Reader& r, KeyToPath& o) {
 
 void kubex_write(json::Writer& w, const KeyToPath& o) {
   w.begin_object();
-  w.key_literal("\"key\":");
-  json::write(w, o.key);
+  json::write_required(w, "\"key\":", o.key);
   if (!json::is_absent(o.mode)) {
     w.key_literal("\"mode\":");
     json::write(w, o.mode);
   }
-  w.key_literal("\"path\":");
-  json::write(w, o.path);
+  json::write_required(w, "\"path\":", o.path);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -5557,8 +5470,7 @@ void kubex_write(json::Writer& w, const LimitRange& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.spec)) {
     w.key_literal("\"spec\":");
     json::write(w, o.spec);
@@ -5634,8 +5546,7 @@ void kubex_write(json::Writer& w, const LimitRangeItem& o) {
     w.key_literal("\"min\":");
     json::write(w, o.min);
   }
-  w.key_literal("\"type\":");
-  json::write(w, o.type);
+  json::write_required(w, "\"type\":", o.type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -5681,10 +5592,8 @@ void kubex_write(json::Writer& w, const LimitRangeList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -5708,8 +5617,7 @@ void kubex_read(json::Reader& r, LimitRangeSpec& o) {
 
 void kubex_write(json::Writer& w, const LimitRangeSpec& o) {
   w.begin_object();
-  w.key_literal("\"limits\":");
-  json::write(w, o.limits);
+  json::write_required(w, "\"limits\":", o.limits);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -5743,14 +5651,12 @@ void kubex_read(json::Reader& r, LinuxContainerUser& o) {
 
 void kubex_write(json::Writer& w, const LinuxContainerUser& o) {
   w.begin_object();
-  w.key_literal("\"gid\":");
-  json::write(w, o.gid);
+  json::write_required(w, "\"gid\":", o.gid);
   if (!json::is_absent(o.supplemental_groups)) {
     w.key_literal("\"supplementalGroups\":");
     json::write(w, o.supplemental_groups);
   }
-  w.key_literal("\"uid\":");
-  json::write(w, o.uid);
+  json::write_required(w, "\"uid\":", o.uid);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -5895,8 +5801,7 @@ void kubex_write(json::Writer& w, const LocalVolumeSource& o) {
     w.key_literal("\"fsType\":");
     json::write(w, o.fs_type);
   }
-  w.key_literal("\"path\":");
-  json::write(w, o.path);
+  json::write_required(w, "\"path\":", o.path);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -5926,8 +5831,7 @@ void kubex_read(json::Reader& r, ModifyVolumeStatus& o) {
 
 void kubex_write(json::Writer& w, const ModifyVolumeStatus& o) {
   w.begin_object();
-  w.key_literal("\"status\":");
-  json::write(w, o.status);
+  json::write_required(w, "\"status\":", o.status);
   if (!json::is_absent(o.target_volume_attributes_class_name)) {
     w.key_literal("\"targetVolumeAttributesClassName\":");
     json::write(w, o.target_volume_attributes_class_name);
@@ -5967,14 +5871,12 @@ void kubex_read(json::Reader& r, NFSVolumeSource& o) {
 
 void kubex_write(json::Writer& w, const NFSVolumeSource& o) {
   w.begin_object();
-  w.key_literal("\"path\":");
-  json::write(w, o.path);
+  json::write_required(w, "\"path\":", o.path);
   if (!json::is_absent(o.read_only)) {
     w.key_literal("\"readOnly\":");
     json::write(w, o.read_only);
   }
-  w.key_literal("\"server\":");
-  json::write(w, o.server);
+  json::write_required(w, "\"server\":", o.server);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -6024,8 +5926,7 @@ void kubex_write(json::Writer& w, const Namespace& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.spec)) {
     w.key_literal("\"spec\":");
     json::write(w, o.spec);
@@ -6091,10 +5992,8 @@ void kubex_write(json::Writer& w, const NamespaceCondition& o) {
     w.key_literal("\"reason\":");
     json::write(w, o.reason);
   }
-  w.key_literal("\"status\":");
-  json::write(w, o.status);
-  w.key_literal("\"type\":");
-  json::write(w, o.type);
+  json::write_required(w, "\"status\":", o.status);
+  json::write_required(w, "\"type\":", o.type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -6140,10 +6039,8 @@ void kubex_write(json::Writer& w, const NamespaceList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -6257,8 +6154,7 @@ void kubex_write(json::Writer& w, const Node& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.spec)) {
     w.key_literal("\"spec\":");
     json::write(w, o.spec);
@@ -6296,10 +6192,8 @@ void kubex_read(json::Reader& r, NodeAddress& o) {
 
 void kubex_write(json::Writer& w, const NodeAddress& o) {
   w.begin_object();
-  w.key_literal("\"address\":");
-  json::write(w, o.address);
-  w.key_literal("\"type\":");
-  json::write(w, o.type);
+  json::write_required(w, "\"address\":", o.address);
+  json::write_required(w, "\"type\":", o.type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -6376,10 +6270,8 @@ void kubex_write(json::Writer& w, const NodeAllocatableResourceClaimStatus& o) {
     w.key_literal("\"containers\":");
     json::write(w, o.containers);
   }
-  w.key_literal("\"resourceClaimName\":");
-  json::write(w, o.resource_claim_name);
-  w.key_literal("\"resources\":");
-  json::write(w, o.resources);
+  json::write_required(w, "\"resourceClaimName\":", o.resource_claim_name);
+  json::write_required(w, "\"resources\":", o.resources);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -6447,10 +6339,8 @@ void kubex_write(json::Writer& w, const NodeCondition& o) {
     w.key_literal("\"reason\":");
     json::write(w, o.reason);
   }
-  w.key_literal("\"status\":");
-  json::write(w, o.status);
-  w.key_literal("\"type\":");
-  json::write(w, o.type);
+  json::write_required(w, "\"status\":", o.status);
+  json::write_required(w, "\"type\":", o.type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -6634,10 +6524,8 @@ void kubex_write(json::Writer& w, const NodeList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -6735,8 +6623,7 @@ void kubex_read(json::Reader& r, NodeSelector& o) {
 
 void kubex_write(json::Writer& w, const NodeSelector& o) {
   w.begin_object();
-  w.key_literal("\"nodeSelectorTerms\":");
-  json::write(w, o.node_selector_terms);
+  json::write_required(w, "\"nodeSelectorTerms\":", o.node_selector_terms);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -6772,10 +6659,8 @@ void kubex_read(json::Reader& r, NodeSelectorRequirement& o) {
 
 void kubex_write(json::Writer& w, const NodeSelectorRequirement& o) {
   w.begin_object();
-  w.key_literal("\"key\":");
-  json::write(w, o.key);
-  w.key_literal("\"operator\":");
-  json::write(w, o.operator_);
+  json::write_required(w, "\"key\":", o.key);
+  json::write_required(w, "\"operator\":", o.operator_);
   if (!json::is_absent(o.values)) {
     w.key_literal("\"values\":");
     json::write(w, o.values);
@@ -7159,30 +7044,20 @@ void kubex_read(json::Reader& r, NodeSystemInfo& o) {
 
 void kubex_write(json::Writer& w, const NodeSystemInfo& o) {
   w.begin_object();
-  w.key_literal("\"architecture\":");
-  json::write(w, o.architecture);
-  w.key_literal("\"bootID\":");
-  json::write(w, o.boot_id);
-  w.key_literal("\"containerRuntimeVersion\":");
-  json::write(w, o.container_runtime_version);
-  w.key_literal("\"kernelVersion\":");
-  json::write(w, o.kernel_version);
-  w.key_literal("\"kubeProxyVersion\":");
-  json::write(w, o.kube_proxy_version);
-  w.key_literal("\"kubeletVersion\":");
-  json::write(w, o.kubelet_version);
-  w.key_literal("\"machineID\":");
-  json::write(w, o.machine_id);
-  w.key_literal("\"operatingSystem\":");
-  json::write(w, o.operating_system);
-  w.key_literal("\"osImage\":");
-  json::write(w, o.os_image);
+  json::write_required(w, "\"architecture\":", o.architecture);
+  json::write_required(w, "\"bootID\":", o.boot_id);
+  json::write_required(w, "\"containerRuntimeVersion\":", o.container_runtime_version);
+  json::write_required(w, "\"kernelVersion\":", o.kernel_version);
+  json::write_required(w, "\"kubeProxyVersion\":", o.kube_proxy_version);
+  json::write_required(w, "\"kubeletVersion\":", o.kubelet_version);
+  json::write_required(w, "\"machineID\":", o.machine_id);
+  json::write_required(w, "\"operatingSystem\":", o.operating_system);
+  json::write_required(w, "\"osImage\":", o.os_image);
   if (!json::is_absent(o.swap)) {
     w.key_literal("\"swap\":");
     json::write(w, o.swap);
   }
-  w.key_literal("\"systemUUID\":");
-  json::write(w, o.system_uuid);
+  json::write_required(w, "\"systemUUID\":", o.system_uuid);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -7216,8 +7091,7 @@ void kubex_write(json::Writer& w, const ObjectFieldSelector& o) {
     w.key_literal("\"apiVersion\":");
     json::write(w, o.api_version);
   }
-  w.key_literal("\"fieldPath\":");
-  json::write(w, o.field_path);
+  json::write_required(w, "\"fieldPath\":", o.field_path);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -7350,8 +7224,7 @@ void kubex_write(json::Writer& w, const PersistentVolume& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.spec)) {
     w.key_literal("\"spec\":");
     json::write(w, o.spec);
@@ -7409,8 +7282,7 @@ void kubex_write(json::Writer& w, const PersistentVolumeClaim& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.spec)) {
     w.key_literal("\"spec\":");
     json::write(w, o.spec);
@@ -7486,10 +7358,8 @@ void kubex_write(json::Writer& w, const PersistentVolumeClaimCondition& o) {
     w.key_literal("\"reason\":");
     json::write(w, o.reason);
   }
-  w.key_literal("\"status\":");
-  json::write(w, o.status);
-  w.key_literal("\"type\":");
-  json::write(w, o.type);
+  json::write_required(w, "\"status\":", o.status);
+  json::write_required(w, "\"type\":", o.type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -7535,10 +7405,8 @@ void kubex_write(json::Writer& w, const PersistentVolumeClaimList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -7766,10 +7634,8 @@ void kubex_read(json::Reader& r, PersistentVolumeClaimTemplate& o) {
 
 void kubex_write(json::Writer& w, const PersistentVolumeClaimTemplate& o) {
   w.begin_object();
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"spec\":");
-  json::write(w, o.spec);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"spec\":", o.spec);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -7799,8 +7665,7 @@ void kubex_read(json::Reader& r, PersistentVolumeClaimVolumeSource& o) {
 
 void kubex_write(json::Writer& w, const PersistentVolumeClaimVolumeSource& o) {
   w.begin_object();
-  w.key_literal("\"claimName\":");
-  json::write(w, o.claim_name);
+  json::write_required(w, "\"claimName\":", o.claim_name);
   if (!json::is_absent(o.read_only)) {
     w.key_literal("\"readOnly\":");
     json::write(w, o.read_only);
@@ -7850,10 +7715,8 @@ void kubex_write(json::Writer& w, const PersistentVolumeList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -8243,8 +8106,7 @@ void kubex_write(json::Writer& w, const PhotonPersistentDiskVolumeSource& o) {
     w.key_literal("\"fsType\":");
     json::write(w, o.fs_type);
   }
-  w.key_literal("\"pdID\":");
-  json::write(w, o.pd_id);
+  json::write_required(w, "\"pdID\":", o.pd_id);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -8294,8 +8156,7 @@ void kubex_write(json::Writer& w, const Pod& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.spec)) {
     w.key_literal("\"spec\":");
     json::write(w, o.spec);
@@ -8412,8 +8273,7 @@ void kubex_write(json::Writer& w, const PodAffinityTerm& o) {
     w.key_literal("\"namespaces\":");
     json::write(w, o.namespaces);
   }
-  w.key_literal("\"topologyKey\":");
-  json::write(w, o.topology_key);
+  json::write_required(w, "\"topologyKey\":", o.topology_key);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -8516,14 +8376,12 @@ void kubex_write(json::Writer& w, const PodCertificateProjection& o) {
     w.key_literal("\"keyPath\":");
     json::write(w, o.key_path);
   }
-  w.key_literal("\"keyType\":");
-  json::write(w, o.key_type);
+  json::write_required(w, "\"keyType\":", o.key_type);
   if (!json::is_absent(o.max_expiration_seconds)) {
     w.key_literal("\"maxExpirationSeconds\":");
     json::write(w, o.max_expiration_seconds);
   }
-  w.key_literal("\"signerName\":");
-  json::write(w, o.signer_name);
+  json::write_required(w, "\"signerName\":", o.signer_name);
   if (!json::is_absent(o.user_annotations)) {
     w.key_literal("\"userAnnotations\":");
     json::write(w, o.user_annotations);
@@ -8603,10 +8461,8 @@ void kubex_write(json::Writer& w, const PodCondition& o) {
     w.key_literal("\"reason\":");
     json::write(w, o.reason);
   }
-  w.key_literal("\"status\":");
-  json::write(w, o.status);
-  w.key_literal("\"type\":");
-  json::write(w, o.type);
+  json::write_required(w, "\"status\":", o.status);
+  json::write_required(w, "\"type\":", o.type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -8720,10 +8576,8 @@ void kubex_read(json::Reader& r, PodExtendedResourceClaimStatus& o) {
 
 void kubex_write(json::Writer& w, const PodExtendedResourceClaimStatus& o) {
   w.begin_object();
-  w.key_literal("\"requestMappings\":");
-  json::write(w, o.request_mappings);
-  w.key_literal("\"resourceClaimName\":");
-  json::write(w, o.resource_claim_name);
+  json::write_required(w, "\"requestMappings\":", o.request_mappings);
+  json::write_required(w, "\"resourceClaimName\":", o.resource_claim_name);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -8747,8 +8601,7 @@ void kubex_read(json::Reader& r, PodIP& o) {
 
 void kubex_write(json::Writer& w, const PodIP& o) {
   w.begin_object();
-  w.key_literal("\"ip\":");
-  json::write(w, o.ip);
+  json::write_required(w, "\"ip\":", o.ip);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -8794,10 +8647,8 @@ void kubex_write(json::Writer& w, const PodList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -8821,8 +8672,7 @@ void kubex_read(json::Reader& r, PodOS& o) {
 
 void kubex_write(json::Writer& w, const PodOS& o) {
   w.begin_object();
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -8846,8 +8696,7 @@ void kubex_read(json::Reader& r, PodReadinessGate& o) {
 
 void kubex_write(json::Writer& w, const PodReadinessGate& o) {
   w.begin_object();
-  w.key_literal("\"conditionType\":");
-  json::write(w, o.condition_type);
+  json::write_required(w, "\"conditionType\":", o.condition_type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -8883,8 +8732,7 @@ void kubex_read(json::Reader& r, PodResourceClaim& o) {
 
 void kubex_write(json::Writer& w, const PodResourceClaim& o) {
   w.begin_object();
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   if (!json::is_absent(o.resource_claim_name)) {
     w.key_literal("\"resourceClaimName\":");
     json::write(w, o.resource_claim_name);
@@ -8922,8 +8770,7 @@ void kubex_read(json::Reader& r, PodResourceClaimStatus& o) {
 
 void kubex_write(json::Writer& w, const PodResourceClaimStatus& o) {
   w.begin_object();
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   if (!json::is_absent(o.resource_claim_name)) {
     w.key_literal("\"resourceClaimName\":");
     json::write(w, o.resource_claim_name);
@@ -8951,8 +8798,7 @@ void kubex_read(json::Reader& r, PodSchedulingGate& o) {
 
 void kubex_write(json::Writer& w, const PodSchedulingGate& o) {
   w.begin_object();
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -9352,8 +9198,7 @@ void kubex_write(json::Writer& w, const PodSpec& o) {
     w.key_literal("\"automountServiceAccountToken\":");
     json::write(w, o.automount_service_account_token);
   }
-  w.key_literal("\"containers\":");
-  json::write(w, o.containers);
+  json::write_required(w, "\"containers\":", o.containers);
   if (!json::is_absent(o.dns_config)) {
     w.key_literal("\"dnsConfig\":");
     json::write(w, o.dns_config);
@@ -9758,8 +9603,7 @@ void kubex_write(json::Writer& w, const PodTemplate& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.template_)) {
     w.key_literal("\"template\":");
     json::write(w, o.template_);
@@ -9809,10 +9653,8 @@ void kubex_write(json::Writer& w, const PodTemplateList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -9842,8 +9684,7 @@ void kubex_read(json::Reader& r, PodTemplateSpec& o) {
 
 void kubex_write(json::Writer& w, const PodTemplateSpec& o) {
   w.begin_object();
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.spec)) {
     w.key_literal("\"spec\":");
     json::write(w, o.spec);
@@ -9887,10 +9728,8 @@ void kubex_write(json::Writer& w, const PortStatus& o) {
     w.key_literal("\"error\":");
     json::write(w, o.error);
   }
-  w.key_literal("\"port\":");
-  json::write(w, o.port);
-  w.key_literal("\"protocol\":");
-  json::write(w, o.protocol);
+  json::write_required(w, "\"port\":", o.port);
+  json::write_required(w, "\"protocol\":", o.protocol);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -9932,8 +9771,7 @@ void kubex_write(json::Writer& w, const PortworxVolumeSource& o) {
     w.key_literal("\"readOnly\":");
     json::write(w, o.read_only);
   }
-  w.key_literal("\"volumeID\":");
-  json::write(w, o.volume_id);
+  json::write_required(w, "\"volumeID\":", o.volume_id);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -9963,10 +9801,8 @@ void kubex_read(json::Reader& r, PreferredSchedulingTerm& o) {
 
 void kubex_write(json::Writer& w, const PreferredSchedulingTerm& o) {
   w.begin_object();
-  w.key_literal("\"preference\":");
-  json::write(w, o.preference);
-  w.key_literal("\"weight\":");
-  json::write(w, o.weight);
+  json::write_required(w, "\"preference\":", o.preference);
+  json::write_required(w, "\"weight\":", o.weight);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -10174,8 +10010,7 @@ void kubex_write(json::Writer& w, const QuobyteVolumeSource& o) {
     w.key_literal("\"readOnly\":");
     json::write(w, o.read_only);
   }
-  w.key_literal("\"registry\":");
-  json::write(w, o.registry);
+  json::write_required(w, "\"registry\":", o.registry);
   if (!json::is_absent(o.tenant)) {
     w.key_literal("\"tenant\":");
     json::write(w, o.tenant);
@@ -10184,8 +10019,7 @@ void kubex_write(json::Writer& w, const QuobyteVolumeSource& o) {
     w.key_literal("\"user\":");
     json::write(w, o.user);
   }
-  w.key_literal("\"volume\":");
-  json::write(w, o.volume);
+  json::write_required(w, "\"volume\":", o.volume);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -10251,14 +10085,12 @@ void kubex_write(json::Writer& w, const RBDPersistentVolumeSource& o) {
     w.key_literal("\"fsType\":");
     json::write(w, o.fs_type);
   }
-  w.key_literal("\"image\":");
-  json::write(w, o.image);
+  json::write_required(w, "\"image\":", o.image);
   if (!json::is_absent(o.keyring)) {
     w.key_literal("\"keyring\":");
     json::write(w, o.keyring);
   }
-  w.key_literal("\"monitors\":");
-  json::write(w, o.monitors);
+  json::write_required(w, "\"monitors\":", o.monitors);
   if (!json::is_absent(o.pool)) {
     w.key_literal("\"pool\":");
     json::write(w, o.pool);
@@ -10340,14 +10172,12 @@ void kubex_write(json::Writer& w, const RBDVolumeSource& o) {
     w.key_literal("\"fsType\":");
     json::write(w, o.fs_type);
   }
-  w.key_literal("\"image\":");
-  json::write(w, o.image);
+  json::write_required(w, "\"image\":", o.image);
   if (!json::is_absent(o.keyring)) {
     w.key_literal("\"keyring\":");
     json::write(w, o.keyring);
   }
-  w.key_literal("\"monitors\":");
-  json::write(w, o.monitors);
+  json::write_required(w, "\"monitors\":", o.monitors);
   if (!json::is_absent(o.pool)) {
     w.key_literal("\"pool\":");
     json::write(w, o.pool);
@@ -10413,8 +10243,7 @@ void kubex_write(json::Writer& w, const ReplicationController& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.spec)) {
     w.key_literal("\"spec\":");
     json::write(w, o.spec);
@@ -10480,10 +10309,8 @@ void kubex_write(json::Writer& w, const ReplicationControllerCondition& o) {
     w.key_literal("\"reason\":");
     json::write(w, o.reason);
   }
-  w.key_literal("\"status\":");
-  json::write(w, o.status);
-  w.key_literal("\"type\":");
-  json::write(w, o.type);
+  json::write_required(w, "\"status\":", o.status);
+  json::write_required(w, "\"type\":", o.type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -10529,10 +10356,8 @@ void kubex_write(json::Writer& w, const ReplicationControllerList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -10659,8 +10484,7 @@ void kubex_write(json::Writer& w, const ReplicationControllerStatus& o) {
     w.key_literal("\"readyReplicas\":");
     json::write(w, o.ready_replicas);
   }
-  w.key_literal("\"replicas\":");
-  json::write(w, o.replicas);
+  json::write_required(w, "\"replicas\":", o.replicas);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -10690,8 +10514,7 @@ void kubex_read(json::Reader& r, ResourceClaim& o) {
 
 void kubex_write(json::Writer& w, const ResourceClaim& o) {
   w.begin_object();
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   if (!json::is_absent(o.request)) {
     w.key_literal("\"request\":");
     json::write(w, o.request);
@@ -10739,8 +10562,7 @@ void kubex_write(json::Writer& w, const ResourceFieldSelector& o) {
     w.key_literal("\"divisor\":");
     json::write(w, o.divisor);
   }
-  w.key_literal("\"resource\":");
-  json::write(w, o.resource);
+  json::write_required(w, "\"resource\":", o.resource);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -10784,8 +10606,7 @@ void kubex_write(json::Writer& w, const ResourceHealth& o) {
     w.key_literal("\"message\":");
     json::write(w, o.message);
   }
-  w.key_literal("\"resourceID\":");
-  json::write(w, o.resource_id);
+  json::write_required(w, "\"resourceID\":", o.resource_id);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -10835,8 +10656,7 @@ void kubex_write(json::Writer& w, const ResourceQuota& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.spec)) {
     w.key_literal("\"spec\":");
     json::write(w, o.spec);
@@ -10890,10 +10710,8 @@ void kubex_write(json::Writer& w, const ResourceQuotaList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -11050,8 +10868,7 @@ void kubex_read(json::Reader& r, ResourceStatus& o) {
 
 void kubex_write(json::Writer& w, const ResourceStatus& o) {
   w.begin_object();
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   if (!json::is_absent(o.resources)) {
     w.key_literal("\"resources\":");
     json::write(w, o.resources);
@@ -11184,8 +11001,7 @@ void kubex_write(json::Writer& w, const ScaleIOPersistentVolumeSource& o) {
     w.key_literal("\"fsType\":");
     json::write(w, o.fs_type);
   }
-  w.key_literal("\"gateway\":");
-  json::write(w, o.gateway);
+  json::write_required(w, "\"gateway\":", o.gateway);
   if (!json::is_absent(o.protection_domain)) {
     w.key_literal("\"protectionDomain\":");
     json::write(w, o.protection_domain);
@@ -11194,8 +11010,7 @@ void kubex_write(json::Writer& w, const ScaleIOPersistentVolumeSource& o) {
     w.key_literal("\"readOnly\":");
     json::write(w, o.read_only);
   }
-  w.key_literal("\"secretRef\":");
-  json::write(w, o.secret_ref);
+  json::write_required(w, "\"secretRef\":", o.secret_ref);
   if (!json::is_absent(o.ssl_enabled)) {
     w.key_literal("\"sslEnabled\":");
     json::write(w, o.ssl_enabled);
@@ -11208,8 +11023,7 @@ void kubex_write(json::Writer& w, const ScaleIOPersistentVolumeSource& o) {
     w.key_literal("\"storagePool\":");
     json::write(w, o.storage_pool);
   }
-  w.key_literal("\"system\":");
-  json::write(w, o.system);
+  json::write_required(w, "\"system\":", o.system);
   if (!json::is_absent(o.volume_name)) {
     w.key_literal("\"volumeName\":");
     json::write(w, o.volume_name);
@@ -11289,8 +11103,7 @@ void kubex_write(json::Writer& w, const ScaleIOVolumeSource& o) {
     w.key_literal("\"fsType\":");
     json::write(w, o.fs_type);
   }
-  w.key_literal("\"gateway\":");
-  json::write(w, o.gateway);
+  json::write_required(w, "\"gateway\":", o.gateway);
   if (!json::is_absent(o.protection_domain)) {
     w.key_literal("\"protectionDomain\":");
     json::write(w, o.protection_domain);
@@ -11299,8 +11112,7 @@ void kubex_write(json::Writer& w, const ScaleIOVolumeSource& o) {
     w.key_literal("\"readOnly\":");
     json::write(w, o.read_only);
   }
-  w.key_literal("\"secretRef\":");
-  json::write(w, o.secret_ref);
+  json::write_required(w, "\"secretRef\":", o.secret_ref);
   if (!json::is_absent(o.ssl_enabled)) {
     w.key_literal("\"sslEnabled\":");
     json::write(w, o.ssl_enabled);
@@ -11313,8 +11125,7 @@ void kubex_write(json::Writer& w, const ScaleIOVolumeSource& o) {
     w.key_literal("\"storagePool\":");
     json::write(w, o.storage_pool);
   }
-  w.key_literal("\"system\":");
-  json::write(w, o.system);
+  json::write_required(w, "\"system\":", o.system);
   if (!json::is_absent(o.volume_name)) {
     w.key_literal("\"volumeName\":");
     json::write(w, o.volume_name);
@@ -11381,10 +11192,8 @@ void kubex_read(json::Reader& r, ScopedResourceSelectorRequirement& o) {
 
 void kubex_write(json::Writer& w, const ScopedResourceSelectorRequirement& o) {
   w.begin_object();
-  w.key_literal("\"operator\":");
-  json::write(w, o.operator_);
-  w.key_literal("\"scopeName\":");
-  json::write(w, o.scope_name);
+  json::write_required(w, "\"operator\":", o.operator_);
+  json::write_required(w, "\"scopeName\":", o.scope_name);
   if (!json::is_absent(o.values)) {
     w.key_literal("\"values\":");
     json::write(w, o.values);
@@ -11422,8 +11231,7 @@ void kubex_write(json::Writer& w, const SeccompProfile& o) {
     w.key_literal("\"localhostProfile\":");
     json::write(w, o.localhost_profile);
   }
-  w.key_literal("\"type\":");
-  json::write(w, o.type);
+  json::write_required(w, "\"type\":", o.type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -11481,8 +11289,7 @@ void kubex_write(json::Writer& w, const Secret& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.data)) {
     w.key_literal("\"data\":");
     json::write(w, o.data);
@@ -11571,8 +11378,7 @@ void kubex_read(json::Reader& r, SecretKeySelector& o) {
 
 void kubex_write(json::Writer& w, const SecretKeySelector& o) {
   w.begin_object();
-  w.key_literal("\"key\":");
-  json::write(w, o.key);
+  json::write_required(w, "\"key\":", o.key);
   if (!json::is_absent(o.name)) {
     w.key_literal("\"name\":");
     json::write(w, o.name);
@@ -11626,10 +11432,8 @@ void kubex_write(json::Writer& w, const SecretList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -11947,8 +11751,7 @@ void kubex_write(json::Writer& w, const Service& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.spec)) {
     w.key_literal("\"spec\":");
     json::write(w, o.spec);
@@ -12014,8 +11817,7 @@ void kubex_write(json::Writer& w, const ServiceAccount& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.automount_service_account_token)) {
     w.key_literal("\"automountServiceAccountToken\":");
     json::write(w, o.automount_service_account_token);
@@ -12073,10 +11875,8 @@ void kubex_write(json::Writer& w, const ServiceAccountList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -12120,8 +11920,7 @@ void kubex_write(json::Writer& w, const ServiceAccountTokenProjection& o) {
     w.key_literal("\"expirationSeconds\":");
     json::write(w, o.expiration_seconds);
   }
-  w.key_literal("\"path\":");
-  json::write(w, o.path);
+  json::write_required(w, "\"path\":", o.path);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -12167,10 +11966,8 @@ void kubex_write(json::Writer& w, const ServiceList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -12232,8 +12029,7 @@ void kubex_write(json::Writer& w, const ServicePort& o) {
     w.key_literal("\"nodePort\":");
     json::write(w, o.node_port);
   }
-  w.key_literal("\"port\":");
-  json::write(w, o.port);
+  json::write_required(w, "\"port\":", o.port);
   if (!json::is_absent(o.protocol)) {
     w.key_literal("\"protocol\":");
     json::write(w, o.protocol);
@@ -12534,8 +12330,7 @@ void kubex_read(json::Reader& r, SleepAction& o) {
 
 void kubex_write(json::Writer& w, const SleepAction& o) {
   w.begin_object();
-  w.key_literal("\"seconds\":");
-  json::write(w, o.seconds);
+  json::write_required(w, "\"seconds\":", o.seconds);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -12699,10 +12494,8 @@ void kubex_read(json::Reader& r, Sysctl& o) {
 
 void kubex_write(json::Writer& w, const Sysctl& o) {
   w.begin_object();
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
-  w.key_literal("\"value\":");
-  json::write(w, o.value);
+  json::write_required(w, "\"name\":", o.name);
+  json::write_required(w, "\"value\":", o.value);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -12734,8 +12527,7 @@ void kubex_write(json::Writer& w, const TCPSocketAction& o) {
     w.key_literal("\"host\":");
     json::write(w, o.host);
   }
-  w.key_literal("\"port\":");
-  json::write(w, o.port);
+  json::write_required(w, "\"port\":", o.port);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -12777,10 +12569,8 @@ void kubex_read(json::Reader& r, Taint& o) {
 
 void kubex_write(json::Writer& w, const Taint& o) {
   w.begin_object();
-  w.key_literal("\"effect\":");
-  json::write(w, o.effect);
-  w.key_literal("\"key\":");
-  json::write(w, o.key);
+  json::write_required(w, "\"effect\":", o.effect);
+  json::write_required(w, "\"key\":", o.key);
   if (!json::is_absent(o.time_added)) {
     w.key_literal("\"timeAdded\":");
     json::write(w, o.time_added);
@@ -12885,10 +12675,8 @@ void kubex_read(json::Reader& r, TopologySelectorLabelRequirement& o) {
 
 void kubex_write(json::Writer& w, const TopologySelectorLabelRequirement& o) {
   w.begin_object();
-  w.key_literal("\"key\":");
-  json::write(w, o.key);
-  w.key_literal("\"values\":");
-  json::write(w, o.values);
+  json::write_required(w, "\"key\":", o.key);
+  json::write_required(w, "\"values\":", o.values);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -12989,8 +12777,7 @@ void kubex_write(json::Writer& w, const TopologySpreadConstraint& o) {
     w.key_literal("\"matchLabelKeys\":");
     json::write(w, o.match_label_keys);
   }
-  w.key_literal("\"maxSkew\":");
-  json::write(w, o.max_skew);
+  json::write_required(w, "\"maxSkew\":", o.max_skew);
   if (!json::is_absent(o.min_domains)) {
     w.key_literal("\"minDomains\":");
     json::write(w, o.min_domains);
@@ -13003,10 +12790,8 @@ void kubex_write(json::Writer& w, const TopologySpreadConstraint& o) {
     w.key_literal("\"nodeTaintsPolicy\":");
     json::write(w, o.node_taints_policy);
   }
-  w.key_literal("\"topologyKey\":");
-  json::write(w, o.topology_key);
-  w.key_literal("\"whenUnsatisfiable\":");
-  json::write(w, o.when_unsatisfiable);
+  json::write_required(w, "\"topologyKey\":", o.topology_key);
+  json::write_required(w, "\"whenUnsatisfiable\":", o.when_unsatisfiable);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -13040,14 +12825,12 @@ void kubex_read(json::Reader& r, TypedLocalObjectReference& o) {
 
 void kubex_write(json::Writer& w, const TypedLocalObjectReference& o) {
   w.begin_object();
-  w.key_literal("\"kind\":");
-  json::write(w, o.kind);
+  json::write_required(w, "\"kind\":", o.kind);
   if (!json::is_absent(o.api_group)) {
     w.key_literal("\"apiGroup\":");
     json::write(w, o.api_group);
   }
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -13087,14 +12870,12 @@ void kubex_read(json::Reader& r, TypedObjectReference& o) {
 
 void kubex_write(json::Writer& w, const TypedObjectReference& o) {
   w.begin_object();
-  w.key_literal("\"kind\":");
-  json::write(w, o.kind);
+  json::write_required(w, "\"kind\":", o.kind);
   if (!json::is_absent(o.api_group)) {
     w.key_literal("\"apiGroup\":");
     json::write(w, o.api_group);
   }
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   if (!json::is_absent(o.namespace_)) {
     w.key_literal("\"namespace\":");
     json::write(w, o.namespace_);
@@ -13346,8 +13127,7 @@ void kubex_write(json::Writer& w, const Volume& o) {
     w.key_literal("\"iscsi\":");
     json::write(w, o.iscsi);
   }
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   if (!json::is_absent(o.nfs)) {
     w.key_literal("\"nfs\":");
     json::write(w, o.nfs);
@@ -13421,10 +13201,8 @@ void kubex_read(json::Reader& r, VolumeDevice& o) {
 
 void kubex_write(json::Writer& w, const VolumeDevice& o) {
   w.begin_object();
-  w.key_literal("\"devicePath\":");
-  json::write(w, o.device_path);
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"devicePath\":", o.device_path);
+  json::write_required(w, "\"name\":", o.name);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -13484,14 +13262,12 @@ void kubex_read(json::Reader& r, VolumeMount& o) {
 
 void kubex_write(json::Writer& w, const VolumeMount& o) {
   w.begin_object();
-  w.key_literal("\"mountPath\":");
-  json::write(w, o.mount_path);
+  json::write_required(w, "\"mountPath\":", o.mount_path);
   if (!json::is_absent(o.mount_propagation)) {
     w.key_literal("\"mountPropagation\":");
     json::write(w, o.mount_propagation);
   }
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   if (!json::is_absent(o.read_only)) {
     w.key_literal("\"readOnly\":");
     json::write(w, o.read_only);
@@ -13555,10 +13331,8 @@ void kubex_read(json::Reader& r, VolumeMountStatus& o) {
 
 void kubex_write(json::Writer& w, const VolumeMountStatus& o) {
   w.begin_object();
-  w.key_literal("\"mountPath\":");
-  json::write(w, o.mount_path);
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"mountPath\":", o.mount_path);
+  json::write_required(w, "\"name\":", o.name);
   if (!json::is_absent(o.read_only)) {
     w.key_literal("\"readOnly\":");
     json::write(w, o.read_only);
@@ -13792,8 +13566,7 @@ void kubex_write(json::Writer& w, const VsphereVirtualDiskVolumeSource& o) {
     w.key_literal("\"storagePolicyName\":");
     json::write(w, o.storage_policy_name);
   }
-  w.key_literal("\"volumePath\":");
-  json::write(w, o.volume_path);
+  json::write_required(w, "\"volumePath\":", o.volume_path);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -13823,10 +13596,8 @@ void kubex_read(json::Reader& r, WeightedPodAffinityTerm& o) {
 
 void kubex_write(json::Writer& w, const WeightedPodAffinityTerm& o) {
   w.begin_object();
-  w.key_literal("\"podAffinityTerm\":");
-  json::write(w, o.pod_affinity_term);
-  w.key_literal("\"weight\":");
-  json::write(w, o.weight);
+  json::write_required(w, "\"podAffinityTerm\":", o.pod_affinity_term);
+  json::write_required(w, "\"weight\":", o.weight);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }

@@ -100,10 +100,8 @@ void kubex_write(json::Writer& w, const RuntimeClass& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"handler\":");
-  json::write(w, o.handler);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"handler\":", o.handler);
   if (!json::is_absent(o.overhead)) {
     w.key_literal("\"overhead\":");
     json::write(w, o.overhead);
@@ -157,10 +155,8 @@ void kubex_write(json::Writer& w, const RuntimeClassList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }

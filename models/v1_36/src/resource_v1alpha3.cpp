@@ -89,10 +89,8 @@ void kubex_read(json::Reader& r, DeviceTaint& o) {
 
 void kubex_write(json::Writer& w, const DeviceTaint& o) {
   w.begin_object();
-  w.key_literal("\"effect\":");
-  json::write(w, o.effect);
-  w.key_literal("\"key\":");
-  json::write(w, o.key);
+  json::write_required(w, "\"effect\":", o.effect);
+  json::write_required(w, "\"key\":", o.key);
   if (!json::is_absent(o.time_added)) {
     w.key_literal("\"timeAdded\":");
     json::write(w, o.time_added);
@@ -150,10 +148,8 @@ void kubex_write(json::Writer& w, const DeviceTaintRule& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"spec\":");
-  json::write(w, o.spec);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"spec\":", o.spec);
   if (!json::is_absent(o.status)) {
     w.key_literal("\"status\":");
     json::write(w, o.status);
@@ -203,10 +199,8 @@ void kubex_write(json::Writer& w, const DeviceTaintRuleList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -240,8 +234,7 @@ void kubex_write(json::Writer& w, const DeviceTaintRuleSpec& o) {
     w.key_literal("\"deviceSelector\":");
     json::write(w, o.device_selector);
   }
-  w.key_literal("\"taint\":");
-  json::write(w, o.taint);
+  json::write_required(w, "\"taint\":", o.taint);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -393,16 +386,13 @@ void kubex_write(json::Writer& w, const PoolStatus& o) {
     w.key_literal("\"availableDevices\":");
     json::write(w, o.available_devices);
   }
-  w.key_literal("\"driver\":");
-  json::write(w, o.driver);
-  w.key_literal("\"generation\":");
-  json::write(w, o.generation);
+  json::write_required(w, "\"driver\":", o.driver);
+  json::write_required(w, "\"generation\":", o.generation);
   if (!json::is_absent(o.node_name)) {
     w.key_literal("\"nodeName\":");
     json::write(w, o.node_name);
   }
-  w.key_literal("\"poolName\":");
-  json::write(w, o.pool_name);
+  json::write_required(w, "\"poolName\":", o.pool_name);
   if (!json::is_absent(o.resource_slice_count)) {
     w.key_literal("\"resourceSliceCount\":");
     json::write(w, o.resource_slice_count);
@@ -468,10 +458,8 @@ void kubex_write(json::Writer& w, const ResourcePoolStatusRequest& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"spec\":");
-  json::write(w, o.spec);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"spec\":", o.spec);
   if (!json::is_absent(o.status)) {
     w.key_literal("\"status\":");
     json::write(w, o.status);
@@ -521,10 +509,8 @@ void kubex_write(json::Writer& w, const ResourcePoolStatusRequestList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -560,8 +546,7 @@ void kubex_read(json::Reader& r, ResourcePoolStatusRequestSpec& o) {
 
 void kubex_write(json::Writer& w, const ResourcePoolStatusRequestSpec& o) {
   w.begin_object();
-  w.key_literal("\"driver\":");
-  json::write(w, o.driver);
+  json::write_required(w, "\"driver\":", o.driver);
   if (!json::is_absent(o.limit)) {
     w.key_literal("\"limit\":");
     json::write(w, o.limit);
@@ -609,8 +594,7 @@ void kubex_write(json::Writer& w, const ResourcePoolStatusRequestStatus& o) {
     w.key_literal("\"conditions\":");
     json::write(w, o.conditions);
   }
-  w.key_literal("\"poolCount\":");
-  json::write(w, o.pool_count);
+  json::write_required(w, "\"poolCount\":", o.pool_count);
   if (!json::is_absent(o.pools)) {
     w.key_literal("\"pools\":");
     json::write(w, o.pools);

@@ -95,8 +95,7 @@ void kubex_read(json::Reader& r, GangSchedulingPolicy& o) {
 
 void kubex_write(json::Writer& w, const GangSchedulingPolicy& o) {
   w.begin_object();
-  w.key_literal("\"minCount\":");
-  json::write(w, o.min_count);
+  json::write_required(w, "\"minCount\":", o.min_count);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -146,10 +145,8 @@ void kubex_write(json::Writer& w, const PodGroup& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"spec\":");
-  json::write(w, o.spec);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"spec\":", o.spec);
   if (!json::is_absent(o.status)) {
     w.key_literal("\"status\":");
     json::write(w, o.status);
@@ -199,10 +196,8 @@ void kubex_write(json::Writer& w, const PodGroupList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -238,8 +233,7 @@ void kubex_read(json::Reader& r, PodGroupResourceClaim& o) {
 
 void kubex_write(json::Writer& w, const PodGroupResourceClaim& o) {
   w.begin_object();
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   if (!json::is_absent(o.resource_claim_name)) {
     w.key_literal("\"resourceClaimName\":");
     json::write(w, o.resource_claim_name);
@@ -277,8 +271,7 @@ void kubex_read(json::Reader& r, PodGroupResourceClaimStatus& o) {
 
 void kubex_write(json::Writer& w, const PodGroupResourceClaimStatus& o) {
   w.begin_object();
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   if (!json::is_absent(o.resource_claim_name)) {
     w.key_literal("\"resourceClaimName\":");
     json::write(w, o.resource_claim_name);
@@ -428,8 +421,7 @@ void kubex_write(json::Writer& w, const PodGroupSpec& o) {
     w.key_literal("\"schedulingConstraints\":");
     json::write(w, o.scheduling_constraints);
   }
-  w.key_literal("\"schedulingPolicy\":");
-  json::write(w, o.scheduling_policy);
+  json::write_required(w, "\"schedulingPolicy\":", o.scheduling_policy);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -528,8 +520,7 @@ void kubex_write(json::Writer& w, const PodGroupTemplate& o) {
     w.key_literal("\"disruptionMode\":");
     json::write(w, o.disruption_mode);
   }
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   if (!json::is_absent(o.priority)) {
     w.key_literal("\"priority\":");
     json::write(w, o.priority);
@@ -546,8 +537,7 @@ void kubex_write(json::Writer& w, const PodGroupTemplate& o) {
     w.key_literal("\"schedulingConstraints\":");
     json::write(w, o.scheduling_constraints);
   }
-  w.key_literal("\"schedulingPolicy\":");
-  json::write(w, o.scheduling_policy);
+  json::write_required(w, "\"schedulingPolicy\":", o.scheduling_policy);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -598,8 +588,7 @@ void kubex_read(json::Reader& r, TopologyConstraint& o) {
 
 void kubex_write(json::Writer& w, const TopologyConstraint& o) {
   w.begin_object();
-  w.key_literal("\"key\":");
-  json::write(w, o.key);
+  json::write_required(w, "\"key\":", o.key);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -633,14 +622,12 @@ void kubex_read(json::Reader& r, TypedLocalObjectReference& o) {
 
 void kubex_write(json::Writer& w, const TypedLocalObjectReference& o) {
   w.begin_object();
-  w.key_literal("\"kind\":");
-  json::write(w, o.kind);
+  json::write_required(w, "\"kind\":", o.kind);
   if (!json::is_absent(o.api_group)) {
     w.key_literal("\"apiGroup\":");
     json::write(w, o.api_group);
   }
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -684,10 +671,8 @@ void kubex_write(json::Writer& w, const Workload& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"spec\":");
-  json::write(w, o.spec);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"spec\":", o.spec);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -733,10 +718,8 @@ void kubex_write(json::Writer& w, const WorkloadList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -766,10 +749,8 @@ void kubex_read(json::Reader& r, WorkloadPodGroupTemplateReference& o) {
 
 void kubex_write(json::Writer& w, const WorkloadPodGroupTemplateReference& o) {
   w.begin_object();
-  w.key_literal("\"podGroupTemplateName\":");
-  json::write(w, o.pod_group_template_name);
-  w.key_literal("\"workloadName\":");
-  json::write(w, o.workload_name);
+  json::write_required(w, "\"podGroupTemplateName\":", o.pod_group_template_name);
+  json::write_required(w, "\"workloadName\":", o.workload_name);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -803,8 +784,7 @@ void kubex_write(json::Writer& w, const WorkloadSpec& o) {
     w.key_literal("\"controllerRef\":");
     json::write(w, o.controller_ref);
   }
-  w.key_literal("\"podGroupTemplates\":");
-  json::write(w, o.pod_group_templates);
+  json::write_required(w, "\"podGroupTemplates\":", o.pod_group_templates);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }

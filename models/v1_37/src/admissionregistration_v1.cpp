@@ -200,10 +200,8 @@ void kubex_read(json::Reader& r, AuditAnnotation& o) {
 
 void kubex_write(json::Writer& w, const AuditAnnotation& o) {
   w.begin_object();
-  w.key_literal("\"key\":");
-  json::write(w, o.key);
-  w.key_literal("\"valueExpression\":");
-  json::write(w, o.value_expression);
+  json::write_required(w, "\"key\":", o.key);
+  json::write_required(w, "\"valueExpression\":", o.value_expression);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -233,10 +231,8 @@ void kubex_read(json::Reader& r, ExpressionWarning& o) {
 
 void kubex_write(json::Writer& w, const ExpressionWarning& o) {
   w.begin_object();
-  w.key_literal("\"fieldRef\":");
-  json::write(w, o.field_ref);
-  w.key_literal("\"warning\":");
-  json::write(w, o.warning);
+  json::write_required(w, "\"fieldRef\":", o.field_ref);
+  json::write_required(w, "\"warning\":", o.warning);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -293,10 +289,8 @@ void kubex_read(json::Reader& r, MatchCondition& o) {
 
 void kubex_write(json::Writer& w, const MatchCondition& o) {
   w.begin_object();
-  w.key_literal("\"expression\":");
-  json::write(w, o.expression);
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"expression\":", o.expression);
+  json::write_required(w, "\"name\":", o.name);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -407,8 +401,7 @@ void kubex_write(json::Writer& w, const MutatingAdmissionPolicy& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.spec)) {
     w.key_literal("\"spec\":");
     json::write(w, o.spec);
@@ -456,8 +449,7 @@ void kubex_write(json::Writer& w, const MutatingAdmissionPolicyBinding& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.spec)) {
     w.key_literal("\"spec\":");
     json::write(w, o.spec);
@@ -507,10 +499,8 @@ void kubex_write(json::Writer& w, const MutatingAdmissionPolicyBindingList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -603,10 +593,8 @@ void kubex_write(json::Writer& w, const MutatingAdmissionPolicyList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -775,10 +763,8 @@ void kubex_read(json::Reader& r, MutatingWebhook& o) {
 
 void kubex_write(json::Writer& w, const MutatingWebhook& o) {
   w.begin_object();
-  w.key_literal("\"admissionReviewVersions\":");
-  json::write(w, o.admission_review_versions);
-  w.key_literal("\"clientConfig\":");
-  json::write(w, o.client_config);
+  json::write_required(w, "\"admissionReviewVersions\":", o.admission_review_versions);
+  json::write_required(w, "\"clientConfig\":", o.client_config);
   if (!json::is_absent(o.failure_policy)) {
     w.key_literal("\"failurePolicy\":");
     json::write(w, o.failure_policy);
@@ -791,8 +777,7 @@ void kubex_write(json::Writer& w, const MutatingWebhook& o) {
     w.key_literal("\"matchPolicy\":");
     json::write(w, o.match_policy);
   }
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   if (!json::is_absent(o.namespace_selector)) {
     w.key_literal("\"namespaceSelector\":");
     json::write(w, o.namespace_selector);
@@ -809,8 +794,7 @@ void kubex_write(json::Writer& w, const MutatingWebhook& o) {
     w.key_literal("\"rules\":");
     json::write(w, o.rules);
   }
-  w.key_literal("\"sideEffects\":");
-  json::write(w, o.side_effects);
+  json::write_required(w, "\"sideEffects\":", o.side_effects);
   if (!json::is_absent(o.timeout_seconds)) {
     w.key_literal("\"timeoutSeconds\":");
     json::write(w, o.timeout_seconds);
@@ -858,8 +842,7 @@ void kubex_write(json::Writer& w, const MutatingWebhookConfiguration& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.webhooks)) {
     w.key_literal("\"webhooks\":");
     json::write(w, o.webhooks);
@@ -909,10 +892,8 @@ void kubex_write(json::Writer& w, const MutatingWebhookConfigurationList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -954,8 +935,7 @@ void kubex_write(json::Writer& w, const Mutation& o) {
     w.key_literal("\"jsonPatch\":");
     json::write(w, o.json_patch);
   }
-  w.key_literal("\"patchType\":");
-  json::write(w, o.patch_type);
+  json::write_required(w, "\"patchType\":", o.patch_type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1227,10 +1207,8 @@ void kubex_read(json::Reader& r, ServiceReference& o) {
 
 void kubex_write(json::Writer& w, const ServiceReference& o) {
   w.begin_object();
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
-  w.key_literal("\"namespace\":");
-  json::write(w, o.namespace_);
+  json::write_required(w, "\"name\":", o.name);
+  json::write_required(w, "\"namespace\":", o.namespace_);
   if (!json::is_absent(o.path)) {
     w.key_literal("\"path\":");
     json::write(w, o.path);
@@ -1315,8 +1293,7 @@ void kubex_write(json::Writer& w, const ValidatingAdmissionPolicy& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.spec)) {
     w.key_literal("\"spec\":");
     json::write(w, o.spec);
@@ -1368,10 +1345,8 @@ void kubex_write(json::Writer& w, const ValidatingAdmissionPolicyBinding& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"spec\":");
-  json::write(w, o.spec);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"spec\":", o.spec);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1417,10 +1392,8 @@ void kubex_write(json::Writer& w, const ValidatingAdmissionPolicyBindingList& o)
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1470,10 +1443,8 @@ void kubex_write(json::Writer& w, const ValidatingAdmissionPolicyBindingSpec& o)
     w.key_literal("\"paramRef\":");
     json::write(w, o.param_ref);
   }
-  w.key_literal("\"policyName\":");
-  json::write(w, o.policy_name);
-  w.key_literal("\"validationActions\":");
-  json::write(w, o.validation_actions);
+  json::write_required(w, "\"policyName\":", o.policy_name);
+  json::write_required(w, "\"validationActions\":", o.validation_actions);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1519,10 +1490,8 @@ void kubex_write(json::Writer& w, const ValidatingAdmissionPolicyList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1732,10 +1701,8 @@ void kubex_read(json::Reader& r, ValidatingWebhook& o) {
 
 void kubex_write(json::Writer& w, const ValidatingWebhook& o) {
   w.begin_object();
-  w.key_literal("\"admissionReviewVersions\":");
-  json::write(w, o.admission_review_versions);
-  w.key_literal("\"clientConfig\":");
-  json::write(w, o.client_config);
+  json::write_required(w, "\"admissionReviewVersions\":", o.admission_review_versions);
+  json::write_required(w, "\"clientConfig\":", o.client_config);
   if (!json::is_absent(o.failure_policy)) {
     w.key_literal("\"failurePolicy\":");
     json::write(w, o.failure_policy);
@@ -1748,8 +1715,7 @@ void kubex_write(json::Writer& w, const ValidatingWebhook& o) {
     w.key_literal("\"matchPolicy\":");
     json::write(w, o.match_policy);
   }
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   if (!json::is_absent(o.namespace_selector)) {
     w.key_literal("\"namespaceSelector\":");
     json::write(w, o.namespace_selector);
@@ -1762,8 +1728,7 @@ void kubex_write(json::Writer& w, const ValidatingWebhook& o) {
     w.key_literal("\"rules\":");
     json::write(w, o.rules);
   }
-  w.key_literal("\"sideEffects\":");
-  json::write(w, o.side_effects);
+  json::write_required(w, "\"sideEffects\":", o.side_effects);
   if (!json::is_absent(o.timeout_seconds)) {
     w.key_literal("\"timeoutSeconds\":");
     json::write(w, o.timeout_seconds);
@@ -1811,8 +1776,7 @@ void kubex_write(json::Writer& w, const ValidatingWebhookConfiguration& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.webhooks)) {
     w.key_literal("\"webhooks\":");
     json::write(w, o.webhooks);
@@ -1862,10 +1826,8 @@ void kubex_write(json::Writer& w, const ValidatingWebhookConfigurationList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1907,8 +1869,7 @@ void kubex_read(json::Reader& r, Validation& o) {
 
 void kubex_write(json::Writer& w, const Validation& o) {
   w.begin_object();
-  w.key_literal("\"expression\":");
-  json::write(w, o.expression);
+  json::write_required(w, "\"expression\":", o.expression);
   if (!json::is_absent(o.message)) {
     w.key_literal("\"message\":");
     json::write(w, o.message);
@@ -1950,10 +1911,8 @@ void kubex_read(json::Reader& r, Variable& o) {
 
 void kubex_write(json::Writer& w, const Variable& o) {
   w.begin_object();
-  w.key_literal("\"expression\":");
-  json::write(w, o.expression);
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"expression\":", o.expression);
+  json::write_required(w, "\"name\":", o.name);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }

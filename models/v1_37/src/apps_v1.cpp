@@ -171,10 +171,8 @@ void kubex_write(json::Writer& w, const ControllerRevision& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"data\":");
-  json::write(w, o.data);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"data\":", o.data);
   if (!json::is_absent(o.revision)) {
     w.key_literal("\"revision\":");
     json::write(w, o.revision);
@@ -224,10 +222,8 @@ void kubex_write(json::Writer& w, const ControllerRevisionList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -277,10 +273,8 @@ void kubex_write(json::Writer& w, const DaemonSet& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"spec\":");
-  json::write(w, o.spec);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"spec\":", o.spec);
   if (!json::is_absent(o.status)) {
     w.key_literal("\"status\":");
     json::write(w, o.status);
@@ -395,10 +389,8 @@ void kubex_write(json::Writer& w, const DaemonSetList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -452,10 +444,8 @@ void kubex_write(json::Writer& w, const DaemonSetSpec& o) {
     w.key_literal("\"revisionHistoryLimit\":");
     json::write(w, o.revision_history_limit);
   }
-  w.key_literal("\"selector\":");
-  json::write(w, o.selector);
-  w.key_literal("\"template\":");
-  json::write(w, o.template_);
+  json::write_required(w, "\"selector\":", o.selector);
+  json::write_required(w, "\"template\":", o.template_);
   if (!json::is_absent(o.update_strategy)) {
     w.key_literal("\"updateStrategy\":");
     json::write(w, o.update_strategy);
@@ -539,18 +529,14 @@ void kubex_write(json::Writer& w, const DaemonSetStatus& o) {
     w.key_literal("\"conditions\":");
     json::write(w, o.conditions);
   }
-  w.key_literal("\"currentNumberScheduled\":");
-  json::write(w, o.current_number_scheduled);
-  w.key_literal("\"desiredNumberScheduled\":");
-  json::write(w, o.desired_number_scheduled);
+  json::write_required(w, "\"currentNumberScheduled\":", o.current_number_scheduled);
+  json::write_required(w, "\"desiredNumberScheduled\":", o.desired_number_scheduled);
   if (!json::is_absent(o.number_available)) {
     w.key_literal("\"numberAvailable\":");
     json::write(w, o.number_available);
   }
-  w.key_literal("\"numberMisscheduled\":");
-  json::write(w, o.number_misscheduled);
-  w.key_literal("\"numberReady\":");
-  json::write(w, o.number_ready);
+  json::write_required(w, "\"numberMisscheduled\":", o.number_misscheduled);
+  json::write_required(w, "\"numberReady\":", o.number_ready);
   if (!json::is_absent(o.number_unavailable)) {
     w.key_literal("\"numberUnavailable\":");
     json::write(w, o.number_unavailable);
@@ -649,10 +635,8 @@ void kubex_write(json::Writer& w, const Deployment& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"spec\":");
-  json::write(w, o.spec);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"spec\":", o.spec);
   if (!json::is_absent(o.status)) {
     w.key_literal("\"status\":");
     json::write(w, o.status);
@@ -777,10 +761,8 @@ void kubex_write(json::Writer& w, const DeploymentList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -860,14 +842,12 @@ void kubex_write(json::Writer& w, const DeploymentSpec& o) {
     w.key_literal("\"revisionHistoryLimit\":");
     json::write(w, o.revision_history_limit);
   }
-  w.key_literal("\"selector\":");
-  json::write(w, o.selector);
+  json::write_required(w, "\"selector\":", o.selector);
   if (!json::is_absent(o.strategy)) {
     w.key_literal("\"strategy\":");
     json::write(w, o.strategy);
   }
-  w.key_literal("\"template\":");
-  json::write(w, o.template_);
+  json::write_required(w, "\"template\":", o.template_);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1059,10 +1039,8 @@ void kubex_write(json::Writer& w, const ReplicaSet& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"spec\":");
-  json::write(w, o.spec);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"spec\":", o.spec);
   if (!json::is_absent(o.status)) {
     w.key_literal("\"status\":");
     json::write(w, o.status);
@@ -1177,10 +1155,8 @@ void kubex_write(json::Writer& w, const ReplicaSetList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1226,8 +1202,7 @@ void kubex_write(json::Writer& w, const ReplicaSetSpec& o) {
     w.key_literal("\"replicas\":");
     json::write(w, o.replicas);
   }
-  w.key_literal("\"selector\":");
-  json::write(w, o.selector);
+  json::write_required(w, "\"selector\":", o.selector);
   if (!json::is_absent(o.template_)) {
     w.key_literal("\"template\":");
     json::write(w, o.template_);
@@ -1311,8 +1286,7 @@ void kubex_write(json::Writer& w, const ReplicaSetStatus& o) {
     w.key_literal("\"readyReplicas\":");
     json::write(w, o.ready_replicas);
   }
-  w.key_literal("\"replicas\":");
-  json::write(w, o.replicas);
+  json::write_required(w, "\"replicas\":", o.replicas);
   if (!json::is_absent(o.terminating_replicas)) {
     w.key_literal("\"terminatingReplicas\":");
     json::write(w, o.terminating_replicas);
@@ -1477,10 +1451,8 @@ void kubex_write(json::Writer& w, const StatefulSet& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"spec\":");
-  json::write(w, o.spec);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"spec\":", o.spec);
   if (!json::is_absent(o.status)) {
     w.key_literal("\"status\":");
     json::write(w, o.status);
@@ -1595,10 +1567,8 @@ void kubex_write(json::Writer& w, const StatefulSetList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1762,14 +1732,12 @@ void kubex_write(json::Writer& w, const StatefulSetSpec& o) {
     w.key_literal("\"revisionHistoryLimit\":");
     json::write(w, o.revision_history_limit);
   }
-  w.key_literal("\"selector\":");
-  json::write(w, o.selector);
+  json::write_required(w, "\"selector\":", o.selector);
   if (!json::is_absent(o.service_name)) {
     w.key_literal("\"serviceName\":");
     json::write(w, o.service_name);
   }
-  w.key_literal("\"template\":");
-  json::write(w, o.template_);
+  json::write_required(w, "\"template\":", o.template_);
   if (!json::is_absent(o.update_strategy)) {
     w.key_literal("\"updateStrategy\":");
     json::write(w, o.update_strategy);
@@ -1877,8 +1845,7 @@ void kubex_write(json::Writer& w, const StatefulSetStatus& o) {
     w.key_literal("\"readyReplicas\":");
     json::write(w, o.ready_replicas);
   }
-  w.key_literal("\"replicas\":");
-  json::write(w, o.replicas);
+  json::write_required(w, "\"replicas\":", o.replicas);
   if (!json::is_absent(o.update_revision)) {
     w.key_literal("\"updateRevision\":");
     json::write(w, o.update_revision);

@@ -144,8 +144,7 @@ void kubex_write(json::Writer& w, const SelfSubjectReview& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.status)) {
     w.key_literal("\"status\":");
     json::write(w, o.status);
@@ -226,8 +225,7 @@ void kubex_write(json::Writer& w, const TokenRequest& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.spec)) {
     w.key_literal("\"spec\":");
     json::write(w, o.spec);
@@ -379,10 +377,8 @@ void kubex_write(json::Writer& w, const TokenReview& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"spec\":");
-  json::write(w, o.spec);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"spec\":", o.spec);
   if (!json::is_absent(o.status)) {
     w.key_literal("\"status\":");
     json::write(w, o.status);
@@ -420,8 +416,7 @@ void kubex_write(json::Writer& w, const TokenReviewSpec& o) {
     w.key_literal("\"audiences\":");
     json::write(w, o.audiences);
   }
-  w.key_literal("\"token\":");
-  json::write(w, o.token);
+  json::write_required(w, "\"token\":", o.token);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }

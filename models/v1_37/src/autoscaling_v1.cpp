@@ -73,10 +73,8 @@ void kubex_write(json::Writer& w, const CrossVersionObjectReference& o) {
     w.key_literal("\"apiVersion\":");
     json::write(w, o.api_version);
   }
-  w.key_literal("\"kind\":");
-  json::write(w, o.kind);
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"kind\":", o.kind);
+  json::write_required(w, "\"name\":", o.name);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -126,10 +124,8 @@ void kubex_write(json::Writer& w, const HorizontalPodAutoscaler& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"spec\":");
-  json::write(w, o.spec);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"spec\":", o.spec);
   if (!json::is_absent(o.status)) {
     w.key_literal("\"status\":");
     json::write(w, o.status);
@@ -179,10 +175,8 @@ void kubex_write(json::Writer& w, const HorizontalPodAutoscalerList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -222,14 +216,12 @@ void kubex_read(json::Reader& r, HorizontalPodAutoscalerSpec& o) {
 
 void kubex_write(json::Writer& w, const HorizontalPodAutoscalerSpec& o) {
   w.begin_object();
-  w.key_literal("\"maxReplicas\":");
-  json::write(w, o.max_replicas);
+  json::write_required(w, "\"maxReplicas\":", o.max_replicas);
   if (!json::is_absent(o.min_replicas)) {
     w.key_literal("\"minReplicas\":");
     json::write(w, o.min_replicas);
   }
-  w.key_literal("\"scaleTargetRef\":");
-  json::write(w, o.scale_target_ref);
+  json::write_required(w, "\"scaleTargetRef\":", o.scale_target_ref);
   if (!json::is_absent(o.target_cpu_utilization_percentage)) {
     w.key_literal("\"targetCPUUtilizationPercentage\":");
     json::write(w, o.target_cpu_utilization_percentage);
@@ -283,10 +275,8 @@ void kubex_write(json::Writer& w, const HorizontalPodAutoscalerStatus& o) {
     w.key_literal("\"currentCPUUtilizationPercentage\":");
     json::write(w, o.current_cpu_utilization_percentage);
   }
-  w.key_literal("\"currentReplicas\":");
-  json::write(w, o.current_replicas);
-  w.key_literal("\"desiredReplicas\":");
-  json::write(w, o.desired_replicas);
+  json::write_required(w, "\"currentReplicas\":", o.current_replicas);
+  json::write_required(w, "\"desiredReplicas\":", o.desired_replicas);
   if (!json::is_absent(o.last_scale_time)) {
     w.key_literal("\"lastScaleTime\":");
     json::write(w, o.last_scale_time);
@@ -344,8 +334,7 @@ void kubex_write(json::Writer& w, const Scale& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.spec)) {
     w.key_literal("\"spec\":");
     json::write(w, o.spec);
@@ -408,8 +397,7 @@ void kubex_read(json::Reader& r, ScaleStatus& o) {
 
 void kubex_write(json::Writer& w, const ScaleStatus& o) {
   w.begin_object();
-  w.key_literal("\"replicas\":");
-  json::write(w, o.replicas);
+  json::write_required(w, "\"replicas\":", o.replicas);
   if (!json::is_absent(o.selector)) {
     w.key_literal("\"selector\":");
     json::write(w, o.selector);

@@ -135,12 +135,9 @@ void kubex_read(json::Reader& r, ContainerResourceMetricSource& o) {
 
 void kubex_write(json::Writer& w, const ContainerResourceMetricSource& o) {
   w.begin_object();
-  w.key_literal("\"container\":");
-  json::write(w, o.container);
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
-  w.key_literal("\"target\":");
-  json::write(w, o.target);
+  json::write_required(w, "\"container\":", o.container);
+  json::write_required(w, "\"name\":", o.name);
+  json::write_required(w, "\"target\":", o.target);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -176,12 +173,9 @@ void kubex_read(json::Reader& r, ContainerResourceMetricStatus& o) {
 
 void kubex_write(json::Writer& w, const ContainerResourceMetricStatus& o) {
   w.begin_object();
-  w.key_literal("\"container\":");
-  json::write(w, o.container);
-  w.key_literal("\"current\":");
-  json::write(w, o.current);
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"container\":", o.container);
+  json::write_required(w, "\"current\":", o.current);
+  json::write_required(w, "\"name\":", o.name);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -219,10 +213,8 @@ void kubex_write(json::Writer& w, const CrossVersionObjectReference& o) {
     w.key_literal("\"apiVersion\":");
     json::write(w, o.api_version);
   }
-  w.key_literal("\"kind\":");
-  json::write(w, o.kind);
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"kind\":", o.kind);
+  json::write_required(w, "\"name\":", o.name);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -250,10 +242,8 @@ void kubex_read(json::Reader& r, ExternalMetricSource& o) {
 
 void kubex_write(json::Writer& w, const ExternalMetricSource& o) {
   w.begin_object();
-  w.key_literal("\"metric\":");
-  json::write(w, o.metric);
-  w.key_literal("\"target\":");
-  json::write(w, o.target);
+  json::write_required(w, "\"metric\":", o.metric);
+  json::write_required(w, "\"target\":", o.target);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -283,10 +273,8 @@ void kubex_read(json::Reader& r, ExternalMetricStatus& o) {
 
 void kubex_write(json::Writer& w, const ExternalMetricStatus& o) {
   w.begin_object();
-  w.key_literal("\"current\":");
-  json::write(w, o.current);
-  w.key_literal("\"metric\":");
-  json::write(w, o.metric);
+  json::write_required(w, "\"current\":", o.current);
+  json::write_required(w, "\"metric\":", o.metric);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -322,12 +310,9 @@ void kubex_read(json::Reader& r, HPAScalingPolicy& o) {
 
 void kubex_write(json::Writer& w, const HPAScalingPolicy& o) {
   w.begin_object();
-  w.key_literal("\"periodSeconds\":");
-  json::write(w, o.period_seconds);
-  w.key_literal("\"type\":");
-  json::write(w, o.type);
-  w.key_literal("\"value\":");
-  json::write(w, o.value);
+  json::write_required(w, "\"periodSeconds\":", o.period_seconds);
+  json::write_required(w, "\"type\":", o.type);
+  json::write_required(w, "\"value\":", o.value);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -434,10 +419,8 @@ void kubex_write(json::Writer& w, const HorizontalPodAutoscaler& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"spec\":");
-  json::write(w, o.spec);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"spec\":", o.spec);
   if (!json::is_absent(o.status)) {
     w.key_literal("\"status\":");
     json::write(w, o.status);
@@ -544,10 +527,8 @@ void kubex_write(json::Writer& w, const HorizontalPodAutoscalerCondition& o) {
     w.key_literal("\"reason\":");
     json::write(w, o.reason);
   }
-  w.key_literal("\"status\":");
-  json::write(w, o.status);
-  w.key_literal("\"type\":");
-  json::write(w, o.type);
+  json::write_required(w, "\"status\":", o.status);
+  json::write_required(w, "\"type\":", o.type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -593,10 +574,8 @@ void kubex_write(json::Writer& w, const HorizontalPodAutoscalerList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -646,8 +625,7 @@ void kubex_write(json::Writer& w, const HorizontalPodAutoscalerSpec& o) {
     w.key_literal("\"behavior\":");
     json::write(w, o.behavior);
   }
-  w.key_literal("\"maxReplicas\":");
-  json::write(w, o.max_replicas);
+  json::write_required(w, "\"maxReplicas\":", o.max_replicas);
   if (!json::is_absent(o.metrics)) {
     w.key_literal("\"metrics\":");
     json::write(w, o.metrics);
@@ -656,8 +634,7 @@ void kubex_write(json::Writer& w, const HorizontalPodAutoscalerSpec& o) {
     w.key_literal("\"minReplicas\":");
     json::write(w, o.min_replicas);
   }
-  w.key_literal("\"scaleTargetRef\":");
-  json::write(w, o.scale_target_ref);
+  json::write_required(w, "\"scaleTargetRef\":", o.scale_target_ref);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -721,8 +698,7 @@ void kubex_write(json::Writer& w, const HorizontalPodAutoscalerStatus& o) {
     w.key_literal("\"currentReplicas\":");
     json::write(w, o.current_replicas);
   }
-  w.key_literal("\"desiredReplicas\":");
-  json::write(w, o.desired_replicas);
+  json::write_required(w, "\"desiredReplicas\":", o.desired_replicas);
   if (!json::is_absent(o.last_scale_time)) {
     w.key_literal("\"lastScaleTime\":");
     json::write(w, o.last_scale_time);
@@ -760,8 +736,7 @@ void kubex_read(json::Reader& r, MetricIdentifier& o) {
 
 void kubex_write(json::Writer& w, const MetricIdentifier& o) {
   w.begin_object();
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   if (!json::is_absent(o.selector)) {
     w.key_literal("\"selector\":");
     json::write(w, o.selector);
@@ -835,8 +810,7 @@ void kubex_write(json::Writer& w, const MetricSpec& o) {
     w.key_literal("\"resource\":");
     json::write(w, o.resource);
   }
-  w.key_literal("\"type\":");
-  json::write(w, o.type);
+  json::write_required(w, "\"type\":", o.type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -906,8 +880,7 @@ void kubex_write(json::Writer& w, const MetricStatus& o) {
     w.key_literal("\"resource\":");
     json::write(w, o.resource);
   }
-  w.key_literal("\"type\":");
-  json::write(w, o.type);
+  json::write_required(w, "\"type\":", o.type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -957,8 +930,7 @@ void kubex_write(json::Writer& w, const MetricTarget& o) {
     w.key_literal("\"averageValue\":");
     json::write(w, o.average_value);
   }
-  w.key_literal("\"type\":");
-  json::write(w, o.type);
+  json::write_required(w, "\"type\":", o.type);
   if (!json::is_absent(o.value)) {
     w.key_literal("\"value\":");
     json::write(w, o.value);
@@ -1043,12 +1015,9 @@ void kubex_read(json::Reader& r, ObjectMetricSource& o) {
 
 void kubex_write(json::Writer& w, const ObjectMetricSource& o) {
   w.begin_object();
-  w.key_literal("\"describedObject\":");
-  json::write(w, o.described_object);
-  w.key_literal("\"metric\":");
-  json::write(w, o.metric);
-  w.key_literal("\"target\":");
-  json::write(w, o.target);
+  json::write_required(w, "\"describedObject\":", o.described_object);
+  json::write_required(w, "\"metric\":", o.metric);
+  json::write_required(w, "\"target\":", o.target);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1084,12 +1053,9 @@ void kubex_read(json::Reader& r, ObjectMetricStatus& o) {
 
 void kubex_write(json::Writer& w, const ObjectMetricStatus& o) {
   w.begin_object();
-  w.key_literal("\"current\":");
-  json::write(w, o.current);
-  w.key_literal("\"describedObject\":");
-  json::write(w, o.described_object);
-  w.key_literal("\"metric\":");
-  json::write(w, o.metric);
+  json::write_required(w, "\"current\":", o.current);
+  json::write_required(w, "\"describedObject\":", o.described_object);
+  json::write_required(w, "\"metric\":", o.metric);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1117,10 +1083,8 @@ void kubex_read(json::Reader& r, PodsMetricSource& o) {
 
 void kubex_write(json::Writer& w, const PodsMetricSource& o) {
   w.begin_object();
-  w.key_literal("\"metric\":");
-  json::write(w, o.metric);
-  w.key_literal("\"target\":");
-  json::write(w, o.target);
+  json::write_required(w, "\"metric\":", o.metric);
+  json::write_required(w, "\"target\":", o.target);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1150,10 +1114,8 @@ void kubex_read(json::Reader& r, PodsMetricStatus& o) {
 
 void kubex_write(json::Writer& w, const PodsMetricStatus& o) {
   w.begin_object();
-  w.key_literal("\"current\":");
-  json::write(w, o.current);
-  w.key_literal("\"metric\":");
-  json::write(w, o.metric);
+  json::write_required(w, "\"current\":", o.current);
+  json::write_required(w, "\"metric\":", o.metric);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1183,10 +1145,8 @@ void kubex_read(json::Reader& r, ResourceMetricSource& o) {
 
 void kubex_write(json::Writer& w, const ResourceMetricSource& o) {
   w.begin_object();
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
-  w.key_literal("\"target\":");
-  json::write(w, o.target);
+  json::write_required(w, "\"name\":", o.name);
+  json::write_required(w, "\"target\":", o.target);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1216,10 +1176,8 @@ void kubex_read(json::Reader& r, ResourceMetricStatus& o) {
 
 void kubex_write(json::Writer& w, const ResourceMetricStatus& o) {
   w.begin_object();
-  w.key_literal("\"current\":");
-  json::write(w, o.current);
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"current\":", o.current);
+  json::write_required(w, "\"name\":", o.name);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }

@@ -101,10 +101,8 @@ void kubex_write(json::Writer& w, const CertificateSigningRequest& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"spec\":");
-  json::write(w, o.spec);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"spec\":", o.spec);
   if (!json::is_absent(o.status)) {
     w.key_literal("\"status\":");
     json::write(w, o.status);
@@ -176,10 +174,8 @@ void kubex_write(json::Writer& w, const CertificateSigningRequestCondition& o) {
     w.key_literal("\"reason\":");
     json::write(w, o.reason);
   }
-  w.key_literal("\"status\":");
-  json::write(w, o.status);
-  w.key_literal("\"type\":");
-  json::write(w, o.type);
+  json::write_required(w, "\"status\":", o.status);
+  json::write_required(w, "\"type\":", o.type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -225,10 +221,8 @@ void kubex_write(json::Writer& w, const CertificateSigningRequestList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -304,10 +298,8 @@ void kubex_write(json::Writer& w, const CertificateSigningRequestSpec& o) {
     w.key_literal("\"groups\":");
     json::write(w, o.groups);
   }
-  w.key_literal("\"request\":");
-  json::write(w, o.request);
-  w.key_literal("\"signerName\":");
-  json::write(w, o.signer_name);
+  json::write_required(w, "\"request\":", o.request);
+  json::write_required(w, "\"signerName\":", o.signer_name);
   if (!json::is_absent(o.uid)) {
     w.key_literal("\"uid\":");
     json::write(w, o.uid);
@@ -400,10 +392,8 @@ void kubex_write(json::Writer& w, const ClusterTrustBundle& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"spec\":");
-  json::write(w, o.spec);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"spec\":", o.spec);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -449,10 +439,8 @@ void kubex_write(json::Writer& w, const ClusterTrustBundleList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -486,8 +474,7 @@ void kubex_write(json::Writer& w, const ClusterTrustBundleSpec& o) {
     w.key_literal("\"signerName\":");
     json::write(w, o.signer_name);
   }
-  w.key_literal("\"trustBundle\":");
-  json::write(w, o.trust_bundle);
+  json::write_required(w, "\"trustBundle\":", o.trust_bundle);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -537,10 +524,8 @@ void kubex_write(json::Writer& w, const PodCertificateRequest& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"spec\":");
-  json::write(w, o.spec);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"spec\":", o.spec);
   if (!json::is_absent(o.status)) {
     w.key_literal("\"status\":");
     json::write(w, o.status);
@@ -590,10 +575,8 @@ void kubex_write(json::Writer& w, const PodCertificateRequestList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -671,22 +654,14 @@ void kubex_write(json::Writer& w, const PodCertificateRequestSpec& o) {
     w.key_literal("\"maxExpirationSeconds\":");
     json::write(w, o.max_expiration_seconds);
   }
-  w.key_literal("\"nodeName\":");
-  json::write(w, o.node_name);
-  w.key_literal("\"nodeUID\":");
-  json::write(w, o.node_uid);
-  w.key_literal("\"podName\":");
-  json::write(w, o.pod_name);
-  w.key_literal("\"podUID\":");
-  json::write(w, o.pod_uid);
-  w.key_literal("\"serviceAccountName\":");
-  json::write(w, o.service_account_name);
-  w.key_literal("\"serviceAccountUID\":");
-  json::write(w, o.service_account_uid);
-  w.key_literal("\"signerName\":");
-  json::write(w, o.signer_name);
-  w.key_literal("\"stubPKCS10Request\":");
-  json::write(w, o.stub_pkcs10_request);
+  json::write_required(w, "\"nodeName\":", o.node_name);
+  json::write_required(w, "\"nodeUID\":", o.node_uid);
+  json::write_required(w, "\"podName\":", o.pod_name);
+  json::write_required(w, "\"podUID\":", o.pod_uid);
+  json::write_required(w, "\"serviceAccountName\":", o.service_account_name);
+  json::write_required(w, "\"serviceAccountUID\":", o.service_account_uid);
+  json::write_required(w, "\"signerName\":", o.signer_name);
+  json::write_required(w, "\"stubPKCS10Request\":", o.stub_pkcs10_request);
   if (!json::is_absent(o.unverified_user_annotations)) {
     w.key_literal("\"unverifiedUserAnnotations\":");
     json::write(w, o.unverified_user_annotations);

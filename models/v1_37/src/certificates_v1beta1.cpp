@@ -75,10 +75,8 @@ void kubex_write(json::Writer& w, const ClusterTrustBundle& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"spec\":");
-  json::write(w, o.spec);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"spec\":", o.spec);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -124,10 +122,8 @@ void kubex_write(json::Writer& w, const ClusterTrustBundleList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -161,8 +157,7 @@ void kubex_write(json::Writer& w, const ClusterTrustBundleSpec& o) {
     w.key_literal("\"signerName\":");
     json::write(w, o.signer_name);
   }
-  w.key_literal("\"trustBundle\":");
-  json::write(w, o.trust_bundle);
+  json::write_required(w, "\"trustBundle\":", o.trust_bundle);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -212,10 +207,8 @@ void kubex_write(json::Writer& w, const PodCertificateRequest& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"spec\":");
-  json::write(w, o.spec);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"spec\":", o.spec);
   if (!json::is_absent(o.status)) {
     w.key_literal("\"status\":");
     json::write(w, o.status);
@@ -265,10 +258,8 @@ void kubex_write(json::Writer& w, const PodCertificateRequestList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -356,30 +347,22 @@ void kubex_write(json::Writer& w, const PodCertificateRequestSpec& o) {
     w.key_literal("\"maxExpirationSeconds\":");
     json::write(w, o.max_expiration_seconds);
   }
-  w.key_literal("\"nodeName\":");
-  json::write(w, o.node_name);
-  w.key_literal("\"nodeUID\":");
-  json::write(w, o.node_uid);
+  json::write_required(w, "\"nodeName\":", o.node_name);
+  json::write_required(w, "\"nodeUID\":", o.node_uid);
   if (!json::is_absent(o.pkix_public_key)) {
     w.key_literal("\"pkixPublicKey\":");
     json::write(w, o.pkix_public_key);
   }
-  w.key_literal("\"podName\":");
-  json::write(w, o.pod_name);
-  w.key_literal("\"podUID\":");
-  json::write(w, o.pod_uid);
+  json::write_required(w, "\"podName\":", o.pod_name);
+  json::write_required(w, "\"podUID\":", o.pod_uid);
   if (!json::is_absent(o.proof_of_possession)) {
     w.key_literal("\"proofOfPossession\":");
     json::write(w, o.proof_of_possession);
   }
-  w.key_literal("\"serviceAccountName\":");
-  json::write(w, o.service_account_name);
-  w.key_literal("\"serviceAccountUID\":");
-  json::write(w, o.service_account_uid);
-  w.key_literal("\"signerName\":");
-  json::write(w, o.signer_name);
-  w.key_literal("\"stubPKCS10Request\":");
-  json::write(w, o.stub_pkcs10_request);
+  json::write_required(w, "\"serviceAccountName\":", o.service_account_name);
+  json::write_required(w, "\"serviceAccountUID\":", o.service_account_uid);
+  json::write_required(w, "\"signerName\":", o.signer_name);
+  json::write_required(w, "\"stubPKCS10Request\":", o.stub_pkcs10_request);
   if (!json::is_absent(o.unverified_user_annotations)) {
     w.key_literal("\"unverifiedUserAnnotations\":");
     json::write(w, o.unverified_user_annotations);

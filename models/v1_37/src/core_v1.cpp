@@ -971,8 +971,7 @@ void kubex_write(json::Writer& w, const AWSElasticBlockStoreVolumeSource& o) {
     w.key_literal("\"readOnly\":");
     json::write(w, o.read_only);
   }
-  w.key_literal("\"volumeID\":");
-  json::write(w, o.volume_id);
+  json::write_required(w, "\"volumeID\":", o.volume_id);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1053,8 +1052,7 @@ void kubex_write(json::Writer& w, const AppArmorProfile& o) {
     w.key_literal("\"localhostProfile\":");
     json::write(w, o.localhost_profile);
   }
-  w.key_literal("\"type\":");
-  json::write(w, o.type);
+  json::write_required(w, "\"type\":", o.type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1084,10 +1082,8 @@ void kubex_read(json::Reader& r, AttachedVolume& o) {
 
 void kubex_write(json::Writer& w, const AttachedVolume& o) {
   w.begin_object();
-  w.key_literal("\"devicePath\":");
-  json::write(w, o.device_path);
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"devicePath\":", o.device_path);
+  json::write_required(w, "\"name\":", o.name);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1147,10 +1143,8 @@ void kubex_write(json::Writer& w, const AzureDiskVolumeSource& o) {
     w.key_literal("\"cachingMode\":");
     json::write(w, o.caching_mode);
   }
-  w.key_literal("\"diskName\":");
-  json::write(w, o.disk_name);
-  w.key_literal("\"diskURI\":");
-  json::write(w, o.disk_uri);
+  json::write_required(w, "\"diskName\":", o.disk_name);
+  json::write_required(w, "\"diskURI\":", o.disk_uri);
   if (!json::is_absent(o.fs_type)) {
     w.key_literal("\"fsType\":");
     json::write(w, o.fs_type);
@@ -1204,14 +1198,12 @@ void kubex_write(json::Writer& w, const AzureFilePersistentVolumeSource& o) {
     w.key_literal("\"readOnly\":");
     json::write(w, o.read_only);
   }
-  w.key_literal("\"secretName\":");
-  json::write(w, o.secret_name);
+  json::write_required(w, "\"secretName\":", o.secret_name);
   if (!json::is_absent(o.secret_namespace)) {
     w.key_literal("\"secretNamespace\":");
     json::write(w, o.secret_namespace);
   }
-  w.key_literal("\"shareName\":");
-  json::write(w, o.share_name);
+  json::write_required(w, "\"shareName\":", o.share_name);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1251,10 +1243,8 @@ void kubex_write(json::Writer& w, const AzureFileVolumeSource& o) {
     w.key_literal("\"readOnly\":");
     json::write(w, o.read_only);
   }
-  w.key_literal("\"secretName\":");
-  json::write(w, o.secret_name);
-  w.key_literal("\"shareName\":");
-  json::write(w, o.share_name);
+  json::write_required(w, "\"secretName\":", o.secret_name);
+  json::write_required(w, "\"shareName\":", o.share_name);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1300,10 +1290,8 @@ void kubex_write(json::Writer& w, const Binding& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"target\":");
-  json::write(w, o.target);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"target\":", o.target);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1387,8 +1375,7 @@ void kubex_write(json::Writer& w, const CSIPersistentVolumeSource& o) {
     w.key_literal("\"controllerPublishSecretRef\":");
     json::write(w, o.controller_publish_secret_ref);
   }
-  w.key_literal("\"driver\":");
-  json::write(w, o.driver);
+  json::write_required(w, "\"driver\":", o.driver);
   if (!json::is_absent(o.fs_type)) {
     w.key_literal("\"fsType\":");
     json::write(w, o.fs_type);
@@ -1413,8 +1400,7 @@ void kubex_write(json::Writer& w, const CSIPersistentVolumeSource& o) {
     w.key_literal("\"volumeAttributes\":");
     json::write(w, o.volume_attributes);
   }
-  w.key_literal("\"volumeHandle\":");
-  json::write(w, o.volume_handle);
+  json::write_required(w, "\"volumeHandle\":", o.volume_handle);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1460,8 +1446,7 @@ void kubex_read(json::Reader& r, CSIVolumeSource& o) {
 
 void kubex_write(json::Writer& w, const CSIVolumeSource& o) {
   w.begin_object();
-  w.key_literal("\"driver\":");
-  json::write(w, o.driver);
+  json::write_required(w, "\"driver\":", o.driver);
   if (!json::is_absent(o.fs_type)) {
     w.key_literal("\"fsType\":");
     json::write(w, o.fs_type);
@@ -1564,8 +1549,7 @@ void kubex_read(json::Reader& r, CephFSPersistentVolumeSource& o) {
 
 void kubex_write(json::Writer& w, const CephFSPersistentVolumeSource& o) {
   w.begin_object();
-  w.key_literal("\"monitors\":");
-  json::write(w, o.monitors);
+  json::write_required(w, "\"monitors\":", o.monitors);
   if (!json::is_absent(o.path)) {
     w.key_literal("\"path\":");
     json::write(w, o.path);
@@ -1635,8 +1619,7 @@ void kubex_read(json::Reader& r, CephFSVolumeSource& o) {
 
 void kubex_write(json::Writer& w, const CephFSVolumeSource& o) {
   w.begin_object();
-  w.key_literal("\"monitors\":");
-  json::write(w, o.monitors);
+  json::write_required(w, "\"monitors\":", o.monitors);
   if (!json::is_absent(o.path)) {
     w.key_literal("\"path\":");
     json::write(w, o.path);
@@ -1708,8 +1691,7 @@ void kubex_write(json::Writer& w, const CinderPersistentVolumeSource& o) {
     w.key_literal("\"secretRef\":");
     json::write(w, o.secret_ref);
   }
-  w.key_literal("\"volumeID\":");
-  json::write(w, o.volume_id);
+  json::write_required(w, "\"volumeID\":", o.volume_id);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1761,8 +1743,7 @@ void kubex_write(json::Writer& w, const CinderVolumeSource& o) {
     w.key_literal("\"secretRef\":");
     json::write(w, o.secret_ref);
   }
-  w.key_literal("\"volumeID\":");
-  json::write(w, o.volume_id);
+  json::write_required(w, "\"volumeID\":", o.volume_id);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1851,8 +1832,7 @@ void kubex_write(json::Writer& w, const ClusterTrustBundleProjection& o) {
     w.key_literal("\"optional\":");
     json::write(w, o.optional);
   }
-  w.key_literal("\"path\":");
-  json::write(w, o.path);
+  json::write_required(w, "\"path\":", o.path);
   if (!json::is_absent(o.signer_name)) {
     w.key_literal("\"signerName\":");
     json::write(w, o.signer_name);
@@ -1910,10 +1890,8 @@ void kubex_write(json::Writer& w, const ComponentCondition& o) {
     w.key_literal("\"message\":");
     json::write(w, o.message);
   }
-  w.key_literal("\"status\":");
-  json::write(w, o.status);
-  w.key_literal("\"type\":");
-  json::write(w, o.type);
+  json::write_required(w, "\"status\":", o.status);
+  json::write_required(w, "\"type\":", o.type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1957,8 +1935,7 @@ void kubex_write(json::Writer& w, const ComponentStatus& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.conditions)) {
     w.key_literal("\"conditions\":");
     json::write(w, o.conditions);
@@ -2008,10 +1985,8 @@ void kubex_write(json::Writer& w, const ComponentStatusList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -2065,8 +2040,7 @@ void kubex_write(json::Writer& w, const ConfigMap& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.binary_data)) {
     w.key_literal("\"binaryData\":");
     json::write(w, o.binary_data);
@@ -2151,8 +2125,7 @@ void kubex_read(json::Reader& r, ConfigMapKeySelector& o) {
 
 void kubex_write(json::Writer& w, const ConfigMapKeySelector& o) {
   w.begin_object();
-  w.key_literal("\"key\":");
-  json::write(w, o.key);
+  json::write_required(w, "\"key\":", o.key);
   if (!json::is_absent(o.name)) {
     w.key_literal("\"name\":");
     json::write(w, o.name);
@@ -2206,10 +2179,8 @@ void kubex_write(json::Writer& w, const ConfigMapList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -2257,12 +2228,9 @@ void kubex_read(json::Reader& r, ConfigMapNodeConfigSource& o) {
 
 void kubex_write(json::Writer& w, const ConfigMapNodeConfigSource& o) {
   w.begin_object();
-  w.key_literal("\"kubeletConfigKey\":");
-  json::write(w, o.kubelet_config_key);
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
-  w.key_literal("\"namespace\":");
-  json::write(w, o.namespace_);
+  json::write_required(w, "\"kubeletConfigKey\":", o.kubelet_config_key);
+  json::write_required(w, "\"name\":", o.name);
+  json::write_required(w, "\"namespace\":", o.namespace_);
   if (!json::is_absent(o.resource_version)) {
     w.key_literal("\"resourceVersion\":");
     json::write(w, o.resource_version);
@@ -2558,8 +2526,7 @@ void kubex_write(json::Writer& w, const Container& o) {
     w.key_literal("\"livenessProbe\":");
     json::write(w, o.liveness_probe);
   }
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   if (!json::is_absent(o.ports)) {
     w.key_literal("\"ports\":");
     json::write(w, o.ports);
@@ -2659,12 +2626,9 @@ void kubex_read(json::Reader& r, ContainerExtendedResourceRequest& o) {
 
 void kubex_write(json::Writer& w, const ContainerExtendedResourceRequest& o) {
   w.begin_object();
-  w.key_literal("\"containerName\":");
-  json::write(w, o.container_name);
-  w.key_literal("\"requestName\":");
-  json::write(w, o.request_name);
-  w.key_literal("\"resourceName\":");
-  json::write(w, o.resource_name);
+  json::write_required(w, "\"containerName\":", o.container_name);
+  json::write_required(w, "\"requestName\":", o.request_name);
+  json::write_required(w, "\"resourceName\":", o.resource_name);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -2747,8 +2711,7 @@ void kubex_read(json::Reader& r, ContainerPort& o) {
 
 void kubex_write(json::Writer& w, const ContainerPort& o) {
   w.begin_object();
-  w.key_literal("\"containerPort\":");
-  json::write(w, o.container_port);
+  json::write_required(w, "\"containerPort\":", o.container_port);
   if (!json::is_absent(o.host_ip)) {
     w.key_literal("\"hostIP\":");
     json::write(w, o.host_ip);
@@ -2794,10 +2757,8 @@ void kubex_read(json::Reader& r, ContainerResizePolicy& o) {
 
 void kubex_write(json::Writer& w, const ContainerResizePolicy& o) {
   w.begin_object();
-  w.key_literal("\"resourceName\":");
-  json::write(w, o.resource_name);
-  w.key_literal("\"restartPolicy\":");
-  json::write(w, o.restart_policy);
+  json::write_required(w, "\"resourceName\":", o.resource_name);
+  json::write_required(w, "\"restartPolicy\":", o.restart_policy);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -2827,8 +2788,7 @@ void kubex_read(json::Reader& r, ContainerRestartRule& o) {
 
 void kubex_write(json::Writer& w, const ContainerRestartRule& o) {
   w.begin_object();
-  w.key_literal("\"action\":");
-  json::write(w, o.action);
+  json::write_required(w, "\"action\":", o.action);
   if (!json::is_absent(o.exit_codes)) {
     w.key_literal("\"exitCodes\":");
     json::write(w, o.exit_codes);
@@ -2862,8 +2822,7 @@ void kubex_read(json::Reader& r, ContainerRestartRuleOnExitCodes& o) {
 
 void kubex_write(json::Writer& w, const ContainerRestartRuleOnExitCodes& o) {
   w.begin_object();
-  w.key_literal("\"operator\":");
-  json::write(w, o.operator_);
+  json::write_required(w, "\"operator\":", o.operator_);
   if (!json::is_absent(o.values)) {
     w.key_literal("\"values\":");
     json::write(w, o.values);
@@ -3001,8 +2960,7 @@ void kubex_write(json::Writer& w, const ContainerStateTerminated& o) {
     w.key_literal("\"containerID\":");
     json::write(w, o.container_id);
   }
-  w.key_literal("\"exitCode\":");
-  json::write(w, o.exit_code);
+  json::write_required(w, "\"exitCode\":", o.exit_code);
   if (!json::is_absent(o.finished_at)) {
     w.key_literal("\"finishedAt\":");
     json::write(w, o.finished_at);
@@ -3167,24 +3125,19 @@ void kubex_write(json::Writer& w, const ContainerStatus& o) {
     w.key_literal("\"containerID\":");
     json::write(w, o.container_id);
   }
-  w.key_literal("\"image\":");
-  json::write(w, o.image);
-  w.key_literal("\"imageID\":");
-  json::write(w, o.image_id);
+  json::write_required(w, "\"image\":", o.image);
+  json::write_required(w, "\"imageID\":", o.image_id);
   if (!json::is_absent(o.last_state)) {
     w.key_literal("\"lastState\":");
     json::write(w, o.last_state);
   }
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
-  w.key_literal("\"ready\":");
-  json::write(w, o.ready);
+  json::write_required(w, "\"name\":", o.name);
+  json::write_required(w, "\"ready\":", o.ready);
   if (!json::is_absent(o.resources)) {
     w.key_literal("\"resources\":");
     json::write(w, o.resources);
   }
-  w.key_literal("\"restartCount\":");
-  json::write(w, o.restart_count);
+  json::write_required(w, "\"restartCount\":", o.restart_count);
   if (!json::is_absent(o.started)) {
     w.key_literal("\"started\":");
     json::write(w, o.started);
@@ -3255,8 +3208,7 @@ void kubex_read(json::Reader& r, DaemonEndpoint& o) {
 
 void kubex_write(json::Writer& w, const DaemonEndpoint& o) {
   w.begin_object();
-  w.key_literal("\"Port\":");
-  json::write(w, o.port);
+  json::write_required(w, "\"Port\":", o.port);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -3335,8 +3287,7 @@ void kubex_write(json::Writer& w, const DownwardAPIVolumeFile& o) {
     w.key_literal("\"mode\":");
     json::write(w, o.mode);
   }
-  w.key_literal("\"path\":");
-  json::write(w, o.path);
+  json::write_required(w, "\"path\":", o.path);
   if (!json::is_absent(o.resource_field_ref)) {
     w.key_literal("\"resourceFieldRef\":");
     json::write(w, o.resource_field_ref);
@@ -3480,8 +3431,7 @@ void kubex_write(json::Writer& w, const EndpointAddress& o) {
     w.key_literal("\"hostname\":");
     json::write(w, o.hostname);
   }
-  w.key_literal("\"ip\":");
-  json::write(w, o.ip);
+  json::write_required(w, "\"ip\":", o.ip);
   if (!json::is_absent(o.node_name)) {
     w.key_literal("\"nodeName\":");
     json::write(w, o.node_name);
@@ -3537,8 +3487,7 @@ void kubex_write(json::Writer& w, const EndpointPort& o) {
     w.key_literal("\"name\":");
     json::write(w, o.name);
   }
-  w.key_literal("\"port\":");
-  json::write(w, o.port);
+  json::write_required(w, "\"port\":", o.port);
   if (!json::is_absent(o.protocol)) {
     w.key_literal("\"protocol\":");
     json::write(w, o.protocol);
@@ -3635,8 +3584,7 @@ void kubex_write(json::Writer& w, const Endpoints& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.subsets)) {
     w.key_literal("\"subsets\":");
     json::write(w, o.subsets);
@@ -3686,10 +3634,8 @@ void kubex_write(json::Writer& w, const EndpointsList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -3772,8 +3718,7 @@ void kubex_read(json::Reader& r, EnvVar& o) {
 
 void kubex_write(json::Writer& w, const EnvVar& o) {
   w.begin_object();
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   if (!json::is_absent(o.value)) {
     w.key_literal("\"value\":");
     json::write(w, o.value);
@@ -4030,8 +3975,7 @@ void kubex_write(json::Writer& w, const EphemeralContainer& o) {
     w.key_literal("\"livenessProbe\":");
     json::write(w, o.liveness_probe);
   }
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   if (!json::is_absent(o.ports)) {
     w.key_literal("\"ports\":");
     json::write(w, o.ports);
@@ -4238,8 +4182,7 @@ void kubex_write(json::Writer& w, const Event& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.action)) {
     w.key_literal("\"action\":");
     json::write(w, o.action);
@@ -4256,8 +4199,7 @@ void kubex_write(json::Writer& w, const Event& o) {
     w.key_literal("\"firstTimestamp\":");
     json::write(w, o.first_timestamp);
   }
-  w.key_literal("\"involvedObject\":");
-  json::write(w, o.involved_object);
+  json::write_required(w, "\"involvedObject\":", o.involved_object);
   if (!json::is_absent(o.last_timestamp)) {
     w.key_literal("\"lastTimestamp\":");
     json::write(w, o.last_timestamp);
@@ -4339,10 +4281,8 @@ void kubex_write(json::Writer& w, const EventList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -4446,10 +4386,8 @@ void kubex_read(json::Reader& r, EvictionResponder& o) {
 
 void kubex_write(json::Writer& w, const EvictionResponder& o) {
   w.begin_object();
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
-  w.key_literal("\"priority\":");
-  json::write(w, o.priority);
+  json::write_required(w, "\"name\":", o.name);
+  json::write_required(w, "\"priority\":", o.priority);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -4585,16 +4523,13 @@ void kubex_read(json::Reader& r, FileKeySelector& o) {
 
 void kubex_write(json::Writer& w, const FileKeySelector& o) {
   w.begin_object();
-  w.key_literal("\"key\":");
-  json::write(w, o.key);
+  json::write_required(w, "\"key\":", o.key);
   if (!json::is_absent(o.optional)) {
     w.key_literal("\"optional\":");
     json::write(w, o.optional);
   }
-  w.key_literal("\"path\":");
-  json::write(w, o.path);
-  w.key_literal("\"volumeName\":");
-  json::write(w, o.volume_name);
+  json::write_required(w, "\"path\":", o.path);
+  json::write_required(w, "\"volumeName\":", o.volume_name);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -4640,8 +4575,7 @@ void kubex_read(json::Reader& r, FlexPersistentVolumeSource& o) {
 
 void kubex_write(json::Writer& w, const FlexPersistentVolumeSource& o) {
   w.begin_object();
-  w.key_literal("\"driver\":");
-  json::write(w, o.driver);
+  json::write_required(w, "\"driver\":", o.driver);
   if (!json::is_absent(o.fs_type)) {
     w.key_literal("\"fsType\":");
     json::write(w, o.fs_type);
@@ -4703,8 +4637,7 @@ void kubex_read(json::Reader& r, FlexVolumeSource& o) {
 
 void kubex_write(json::Writer& w, const FlexVolumeSource& o) {
   w.begin_object();
-  w.key_literal("\"driver\":");
-  json::write(w, o.driver);
+  json::write_required(w, "\"driver\":", o.driver);
   if (!json::is_absent(o.fs_type)) {
     w.key_literal("\"fsType\":");
     json::write(w, o.fs_type);
@@ -4803,8 +4736,7 @@ void kubex_write(json::Writer& w, const GCEPersistentDiskVolumeSource& o) {
     w.key_literal("\"partition\":");
     json::write(w, o.partition);
   }
-  w.key_literal("\"pdName\":");
-  json::write(w, o.pd_name);
+  json::write_required(w, "\"pdName\":", o.pd_name);
   if (!json::is_absent(o.read_only)) {
     w.key_literal("\"readOnly\":");
     json::write(w, o.read_only);
@@ -4846,8 +4778,7 @@ void kubex_write(json::Writer& w, const GRPCAction& o) {
     w.key_literal("\"mode\":");
     json::write(w, o.mode);
   }
-  w.key_literal("\"port\":");
-  json::write(w, o.port);
+  json::write_required(w, "\"port\":", o.port);
   if (!json::is_absent(o.service)) {
     w.key_literal("\"service\":");
     json::write(w, o.service);
@@ -4891,8 +4822,7 @@ void kubex_write(json::Writer& w, const GitRepoVolumeSource& o) {
     w.key_literal("\"directory\":");
     json::write(w, o.directory);
   }
-  w.key_literal("\"repository\":");
-  json::write(w, o.repository);
+  json::write_required(w, "\"repository\":", o.repository);
   if (!json::is_absent(o.revision)) {
     w.key_literal("\"revision\":");
     json::write(w, o.revision);
@@ -4938,14 +4868,12 @@ void kubex_read(json::Reader& r, GlusterfsPersistentVolumeSource& o) {
 
 void kubex_write(json::Writer& w, const GlusterfsPersistentVolumeSource& o) {
   w.begin_object();
-  w.key_literal("\"endpoints\":");
-  json::write(w, o.endpoints);
+  json::write_required(w, "\"endpoints\":", o.endpoints);
   if (!json::is_absent(o.endpoints_namespace)) {
     w.key_literal("\"endpointsNamespace\":");
     json::write(w, o.endpoints_namespace);
   }
-  w.key_literal("\"path\":");
-  json::write(w, o.path);
+  json::write_required(w, "\"path\":", o.path);
   if (!json::is_absent(o.read_only)) {
     w.key_literal("\"readOnly\":");
     json::write(w, o.read_only);
@@ -4985,10 +4913,8 @@ void kubex_read(json::Reader& r, GlusterfsVolumeSource& o) {
 
 void kubex_write(json::Writer& w, const GlusterfsVolumeSource& o) {
   w.begin_object();
-  w.key_literal("\"endpoints\":");
-  json::write(w, o.endpoints);
-  w.key_literal("\"path\":");
-  json::write(w, o.path);
+  json::write_required(w, "\"endpoints\":", o.endpoints);
+  json::write_required(w, "\"path\":", o.path);
   if (!json::is_absent(o.read_only)) {
     w.key_literal("\"readOnly\":");
     json::write(w, o.read_only);
@@ -5054,8 +4980,7 @@ void kubex_write(json::Writer& w, const HTTPGetAction& o) {
     w.key_literal("\"path\":");
     json::write(w, o.path);
   }
-  w.key_literal("\"port\":");
-  json::write(w, o.port);
+  json::write_required(w, "\"port\":", o.port);
   if (!json::is_absent(o.protocol)) {
     w.key_literal("\"protocol\":");
     json::write(w, o.protocol);
@@ -5093,10 +5018,8 @@ void kubex_read(json::Reader& r, HTTPHeader& o) {
 
 void kubex_write(json::Writer& w, const HTTPHeader& o) {
   w.begin_object();
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
-  w.key_literal("\"value\":");
-  json::write(w, o.value);
+  json::write_required(w, "\"name\":", o.name);
+  json::write_required(w, "\"value\":", o.value);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -5130,8 +5053,7 @@ void kubex_write(json::Writer& w, const HostAlias& o) {
     w.key_literal("\"hostnames\":");
     json::write(w, o.hostnames);
   }
-  w.key_literal("\"ip\":");
-  json::write(w, o.ip);
+  json::write_required(w, "\"ip\":", o.ip);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -5155,8 +5077,7 @@ void kubex_read(json::Reader& r, HostIP& o) {
 
 void kubex_write(json::Writer& w, const HostIP& o) {
   w.begin_object();
-  w.key_literal("\"ip\":");
-  json::write(w, o.ip);
+  json::write_required(w, "\"ip\":", o.ip);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -5184,8 +5105,7 @@ void kubex_read(json::Reader& r, HostPathVolumeSource& o) {
 
 void kubex_write(json::Writer& w, const HostPathVolumeSource& o) {
   w.begin_object();
-  w.key_literal("\"path\":");
-  json::write(w, o.path);
+  json::write_required(w, "\"path\":", o.path);
   if (!json::is_absent(o.type)) {
     w.key_literal("\"type\":");
     json::write(w, o.type);
@@ -5287,14 +5207,12 @@ void kubex_write(json::Writer& w, const ISCSIPersistentVolumeSource& o) {
     w.key_literal("\"initiatorName\":");
     json::write(w, o.initiator_name);
   }
-  w.key_literal("\"iqn\":");
-  json::write(w, o.iqn);
+  json::write_required(w, "\"iqn\":", o.iqn);
   if (!json::is_absent(o.iscsi_interface)) {
     w.key_literal("\"iscsiInterface\":");
     json::write(w, o.iscsi_interface);
   }
-  w.key_literal("\"lun\":");
-  json::write(w, o.lun);
+  json::write_required(w, "\"lun\":", o.lun);
   if (!json::is_absent(o.portals)) {
     w.key_literal("\"portals\":");
     json::write(w, o.portals);
@@ -5307,8 +5225,7 @@ void kubex_write(json::Writer& w, const ISCSIPersistentVolumeSource& o) {
     w.key_literal("\"secretRef\":");
     json::write(w, o.secret_ref);
   }
-  w.key_literal("\"targetPortal\":");
-  json::write(w, o.target_portal);
+  json::write_required(w, "\"targetPortal\":", o.target_portal);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -5406,14 +5323,12 @@ void kubex_write(json::Writer& w, const ISCSIVolumeSource& o) {
     w.key_literal("\"initiatorName\":");
     json::write(w, o.initiator_name);
   }
-  w.key_literal("\"iqn\":");
-  json::write(w, o.iqn);
+  json::write_required(w, "\"iqn\":", o.iqn);
   if (!json::is_absent(o.iscsi_interface)) {
     w.key_literal("\"iscsiInterface\":");
     json::write(w, o.iscsi_interface);
   }
-  w.key_literal("\"lun\":");
-  json::write(w, o.lun);
+  json::write_required(w, "\"lun\":", o.lun);
   if (!json::is_absent(o.portals)) {
     w.key_literal("\"portals\":");
     json::write(w, o.portals);
@@ -5426,8 +5341,7 @@ void kubex_write(json::Writer& w, const ISCSIVolumeSource& o) {
     w.key_literal("\"secretRef\":");
     json::write(w, o.secret_ref);
   }
-  w.key_literal("\"targetPortal\":");
-  json::write(w, o.target_portal);
+  json::write_required(w, "\"targetPortal\":", o.target_portal);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -5488,8 +5402,7 @@ void kubex_read(json::Reader& r, ImageVolumeStatus& o) {
 
 void kubex_write(json::Writer& w, const ImageVolumeStatus& o) {
   w.begin_object();
-  w.key_literal("\"imageRef\":");
-  json::write(w, o.image_ref);
+  json::write_required(w, "\"imageRef\":", o.image_ref);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -5527,14 +5440,12 @@ void kubex_read(json::Reader& r, KeyToPath& o) {
 
 void kubex_write(json::Writer& w, const KeyToPath& o) {
   w.begin_object();
-  w.key_literal("\"key\":");
-  json::write(w, o.key);
+  json::write_required(w, "\"key\":", o.key);
   if (!json::is_absent(o.mode)) {
     w.key_literal("\"mode\":");
     json::write(w, o.mode);
   }
-  w.key_literal("\"path\":");
-  json::write(w, o.path);
+  json::write_required(w, "\"path\":", o.path);
   if (!json::is_absent(o.user)) {
     w.key_literal("\"user\":");
     json::write(w, o.user);
@@ -5686,8 +5597,7 @@ void kubex_write(json::Writer& w, const LimitRange& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.spec)) {
     w.key_literal("\"spec\":");
     json::write(w, o.spec);
@@ -5763,8 +5673,7 @@ void kubex_write(json::Writer& w, const LimitRangeItem& o) {
     w.key_literal("\"min\":");
     json::write(w, o.min);
   }
-  w.key_literal("\"type\":");
-  json::write(w, o.type);
+  json::write_required(w, "\"type\":", o.type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -5810,10 +5719,8 @@ void kubex_write(json::Writer& w, const LimitRangeList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -5837,8 +5744,7 @@ void kubex_read(json::Reader& r, LimitRangeSpec& o) {
 
 void kubex_write(json::Writer& w, const LimitRangeSpec& o) {
   w.begin_object();
-  w.key_literal("\"limits\":");
-  json::write(w, o.limits);
+  json::write_required(w, "\"limits\":", o.limits);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -5872,14 +5778,12 @@ void kubex_read(json::Reader& r, LinuxContainerUser& o) {
 
 void kubex_write(json::Writer& w, const LinuxContainerUser& o) {
   w.begin_object();
-  w.key_literal("\"gid\":");
-  json::write(w, o.gid);
+  json::write_required(w, "\"gid\":", o.gid);
   if (!json::is_absent(o.supplemental_groups)) {
     w.key_literal("\"supplementalGroups\":");
     json::write(w, o.supplemental_groups);
   }
-  w.key_literal("\"uid\":");
-  json::write(w, o.uid);
+  json::write_required(w, "\"uid\":", o.uid);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -6024,8 +5928,7 @@ void kubex_write(json::Writer& w, const LocalVolumeSource& o) {
     w.key_literal("\"fsType\":");
     json::write(w, o.fs_type);
   }
-  w.key_literal("\"path\":");
-  json::write(w, o.path);
+  json::write_required(w, "\"path\":", o.path);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -6055,8 +5958,7 @@ void kubex_read(json::Reader& r, ModifyVolumeStatus& o) {
 
 void kubex_write(json::Writer& w, const ModifyVolumeStatus& o) {
   w.begin_object();
-  w.key_literal("\"status\":");
-  json::write(w, o.status);
+  json::write_required(w, "\"status\":", o.status);
   if (!json::is_absent(o.target_volume_attributes_class_name)) {
     w.key_literal("\"targetVolumeAttributesClassName\":");
     json::write(w, o.target_volume_attributes_class_name);
@@ -6096,14 +5998,12 @@ void kubex_read(json::Reader& r, NFSVolumeSource& o) {
 
 void kubex_write(json::Writer& w, const NFSVolumeSource& o) {
   w.begin_object();
-  w.key_literal("\"path\":");
-  json::write(w, o.path);
+  json::write_required(w, "\"path\":", o.path);
   if (!json::is_absent(o.read_only)) {
     w.key_literal("\"readOnly\":");
     json::write(w, o.read_only);
   }
-  w.key_literal("\"server\":");
-  json::write(w, o.server);
+  json::write_required(w, "\"server\":", o.server);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -6153,8 +6053,7 @@ void kubex_write(json::Writer& w, const Namespace& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.spec)) {
     w.key_literal("\"spec\":");
     json::write(w, o.spec);
@@ -6220,10 +6119,8 @@ void kubex_write(json::Writer& w, const NamespaceCondition& o) {
     w.key_literal("\"reason\":");
     json::write(w, o.reason);
   }
-  w.key_literal("\"status\":");
-  json::write(w, o.status);
-  w.key_literal("\"type\":");
-  json::write(w, o.type);
+  json::write_required(w, "\"status\":", o.status);
+  json::write_required(w, "\"type\":", o.type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -6269,10 +6166,8 @@ void kubex_write(json::Writer& w, const NamespaceList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -6386,8 +6281,7 @@ void kubex_write(json::Writer& w, const Node& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.spec)) {
     w.key_literal("\"spec\":");
     json::write(w, o.spec);
@@ -6425,10 +6319,8 @@ void kubex_read(json::Reader& r, NodeAddress& o) {
 
 void kubex_write(json::Writer& w, const NodeAddress& o) {
   w.begin_object();
-  w.key_literal("\"address\":");
-  json::write(w, o.address);
-  w.key_literal("\"type\":");
-  json::write(w, o.type);
+  json::write_required(w, "\"address\":", o.address);
+  json::write_required(w, "\"type\":", o.type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -6495,10 +6387,8 @@ void kubex_read(json::Reader& r, NodeAllocatableMappedResources& o) {
 
 void kubex_write(json::Writer& w, const NodeAllocatableMappedResources& o) {
   w.begin_object();
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
-  w.key_literal("\"quantity\":");
-  json::write(w, o.quantity);
+  json::write_required(w, "\"name\":", o.name);
+  json::write_required(w, "\"quantity\":", o.quantity);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -6534,8 +6424,7 @@ void kubex_read(json::Reader& r, NodeAllocatableOverheadResources& o) {
 
 void kubex_write(json::Writer& w, const NodeAllocatableOverheadResources& o) {
   w.begin_object();
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   if (!json::is_absent(o.per_container)) {
     w.key_literal("\"perContainer\":");
     json::write(w, o.per_container);
@@ -6597,8 +6486,7 @@ void kubex_write(json::Writer& w, const NodeAllocatableResourceClaimStatus& o) {
     w.key_literal("\"overhead\":");
     json::write(w, o.overhead);
   }
-  w.key_literal("\"resourceClaimName\":");
-  json::write(w, o.resource_claim_name);
+  json::write_required(w, "\"resourceClaimName\":", o.resource_claim_name);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -6666,10 +6554,8 @@ void kubex_write(json::Writer& w, const NodeCondition& o) {
     w.key_literal("\"reason\":");
     json::write(w, o.reason);
   }
-  w.key_literal("\"status\":");
-  json::write(w, o.status);
-  w.key_literal("\"type\":");
-  json::write(w, o.type);
+  json::write_required(w, "\"status\":", o.status);
+  json::write_required(w, "\"type\":", o.type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -6853,10 +6739,8 @@ void kubex_write(json::Writer& w, const NodeList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -6981,8 +6865,7 @@ void kubex_read(json::Reader& r, NodeSelector& o) {
 
 void kubex_write(json::Writer& w, const NodeSelector& o) {
   w.begin_object();
-  w.key_literal("\"nodeSelectorTerms\":");
-  json::write(w, o.node_selector_terms);
+  json::write_required(w, "\"nodeSelectorTerms\":", o.node_selector_terms);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -7018,10 +6901,8 @@ void kubex_read(json::Reader& r, NodeSelectorRequirement& o) {
 
 void kubex_write(json::Writer& w, const NodeSelectorRequirement& o) {
   w.begin_object();
-  w.key_literal("\"key\":");
-  json::write(w, o.key);
-  w.key_literal("\"operator\":");
-  json::write(w, o.operator_);
+  json::write_required(w, "\"key\":", o.key);
+  json::write_required(w, "\"operator\":", o.operator_);
   if (!json::is_absent(o.values)) {
     w.key_literal("\"values\":");
     json::write(w, o.values);
@@ -7421,24 +7302,15 @@ void kubex_read(json::Reader& r, NodeSystemInfo& o) {
 
 void kubex_write(json::Writer& w, const NodeSystemInfo& o) {
   w.begin_object();
-  w.key_literal("\"architecture\":");
-  json::write(w, o.architecture);
-  w.key_literal("\"bootID\":");
-  json::write(w, o.boot_id);
-  w.key_literal("\"containerRuntimeVersion\":");
-  json::write(w, o.container_runtime_version);
-  w.key_literal("\"kernelVersion\":");
-  json::write(w, o.kernel_version);
-  w.key_literal("\"kubeProxyVersion\":");
-  json::write(w, o.kube_proxy_version);
-  w.key_literal("\"kubeletVersion\":");
-  json::write(w, o.kubelet_version);
-  w.key_literal("\"machineID\":");
-  json::write(w, o.machine_id);
-  w.key_literal("\"operatingSystem\":");
-  json::write(w, o.operating_system);
-  w.key_literal("\"osImage\":");
-  json::write(w, o.os_image);
+  json::write_required(w, "\"architecture\":", o.architecture);
+  json::write_required(w, "\"bootID\":", o.boot_id);
+  json::write_required(w, "\"containerRuntimeVersion\":", o.container_runtime_version);
+  json::write_required(w, "\"kernelVersion\":", o.kernel_version);
+  json::write_required(w, "\"kubeProxyVersion\":", o.kube_proxy_version);
+  json::write_required(w, "\"kubeletVersion\":", o.kubelet_version);
+  json::write_required(w, "\"machineID\":", o.machine_id);
+  json::write_required(w, "\"operatingSystem\":", o.operating_system);
+  json::write_required(w, "\"osImage\":", o.os_image);
   if (!json::is_absent(o.running_in_user_namespace)) {
     w.key_literal("\"runningInUserNamespace\":");
     json::write(w, o.running_in_user_namespace);
@@ -7447,8 +7319,7 @@ void kubex_write(json::Writer& w, const NodeSystemInfo& o) {
     w.key_literal("\"swap\":");
     json::write(w, o.swap);
   }
-  w.key_literal("\"systemUUID\":");
-  json::write(w, o.system_uuid);
+  json::write_required(w, "\"systemUUID\":", o.system_uuid);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -7482,8 +7353,7 @@ void kubex_write(json::Writer& w, const ObjectFieldSelector& o) {
     w.key_literal("\"apiVersion\":");
     json::write(w, o.api_version);
   }
-  w.key_literal("\"fieldPath\":");
-  json::write(w, o.field_path);
+  json::write_required(w, "\"fieldPath\":", o.field_path);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -7616,8 +7486,7 @@ void kubex_write(json::Writer& w, const PersistentVolume& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.spec)) {
     w.key_literal("\"spec\":");
     json::write(w, o.spec);
@@ -7675,8 +7544,7 @@ void kubex_write(json::Writer& w, const PersistentVolumeClaim& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.spec)) {
     w.key_literal("\"spec\":");
     json::write(w, o.spec);
@@ -7752,10 +7620,8 @@ void kubex_write(json::Writer& w, const PersistentVolumeClaimCondition& o) {
     w.key_literal("\"reason\":");
     json::write(w, o.reason);
   }
-  w.key_literal("\"status\":");
-  json::write(w, o.status);
-  w.key_literal("\"type\":");
-  json::write(w, o.type);
+  json::write_required(w, "\"status\":", o.status);
+  json::write_required(w, "\"type\":", o.type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -7801,10 +7667,8 @@ void kubex_write(json::Writer& w, const PersistentVolumeClaimList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -8042,10 +7906,8 @@ void kubex_read(json::Reader& r, PersistentVolumeClaimTemplate& o) {
 
 void kubex_write(json::Writer& w, const PersistentVolumeClaimTemplate& o) {
   w.begin_object();
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"spec\":");
-  json::write(w, o.spec);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"spec\":", o.spec);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -8075,8 +7937,7 @@ void kubex_read(json::Reader& r, PersistentVolumeClaimVolumeSource& o) {
 
 void kubex_write(json::Writer& w, const PersistentVolumeClaimVolumeSource& o) {
   w.begin_object();
-  w.key_literal("\"claimName\":");
-  json::write(w, o.claim_name);
+  json::write_required(w, "\"claimName\":", o.claim_name);
   if (!json::is_absent(o.read_only)) {
     w.key_literal("\"readOnly\":");
     json::write(w, o.read_only);
@@ -8126,10 +7987,8 @@ void kubex_write(json::Writer& w, const PersistentVolumeList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -8519,8 +8378,7 @@ void kubex_write(json::Writer& w, const PhotonPersistentDiskVolumeSource& o) {
     w.key_literal("\"fsType\":");
     json::write(w, o.fs_type);
   }
-  w.key_literal("\"pdID\":");
-  json::write(w, o.pd_id);
+  json::write_required(w, "\"pdID\":", o.pd_id);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -8570,8 +8428,7 @@ void kubex_write(json::Writer& w, const Pod& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.spec)) {
     w.key_literal("\"spec\":");
     json::write(w, o.spec);
@@ -8688,8 +8545,7 @@ void kubex_write(json::Writer& w, const PodAffinityTerm& o) {
     w.key_literal("\"namespaces\":");
     json::write(w, o.namespaces);
   }
-  w.key_literal("\"topologyKey\":");
-  json::write(w, o.topology_key);
+  json::write_required(w, "\"topologyKey\":", o.topology_key);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -8798,14 +8654,12 @@ void kubex_write(json::Writer& w, const PodCertificateProjection& o) {
     w.key_literal("\"keyPath\":");
     json::write(w, o.key_path);
   }
-  w.key_literal("\"keyType\":");
-  json::write(w, o.key_type);
+  json::write_required(w, "\"keyType\":", o.key_type);
   if (!json::is_absent(o.max_expiration_seconds)) {
     w.key_literal("\"maxExpirationSeconds\":");
     json::write(w, o.max_expiration_seconds);
   }
-  w.key_literal("\"signerName\":");
-  json::write(w, o.signer_name);
+  json::write_required(w, "\"signerName\":", o.signer_name);
   if (!json::is_absent(o.user)) {
     w.key_literal("\"user\":");
     json::write(w, o.user);
@@ -8889,10 +8743,8 @@ void kubex_write(json::Writer& w, const PodCondition& o) {
     w.key_literal("\"reason\":");
     json::write(w, o.reason);
   }
-  w.key_literal("\"status\":");
-  json::write(w, o.status);
-  w.key_literal("\"type\":");
-  json::write(w, o.type);
+  json::write_required(w, "\"status\":", o.status);
+  json::write_required(w, "\"type\":", o.type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -9006,10 +8858,8 @@ void kubex_read(json::Reader& r, PodExtendedResourceClaimStatus& o) {
 
 void kubex_write(json::Writer& w, const PodExtendedResourceClaimStatus& o) {
   w.begin_object();
-  w.key_literal("\"requestMappings\":");
-  json::write(w, o.request_mappings);
-  w.key_literal("\"resourceClaimName\":");
-  json::write(w, o.resource_claim_name);
+  json::write_required(w, "\"requestMappings\":", o.request_mappings);
+  json::write_required(w, "\"resourceClaimName\":", o.resource_claim_name);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -9033,8 +8883,7 @@ void kubex_read(json::Reader& r, PodIP& o) {
 
 void kubex_write(json::Writer& w, const PodIP& o) {
   w.begin_object();
-  w.key_literal("\"ip\":");
-  json::write(w, o.ip);
+  json::write_required(w, "\"ip\":", o.ip);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -9080,10 +8929,8 @@ void kubex_write(json::Writer& w, const PodList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -9107,8 +8954,7 @@ void kubex_read(json::Reader& r, PodOS& o) {
 
 void kubex_write(json::Writer& w, const PodOS& o) {
   w.begin_object();
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -9132,8 +8978,7 @@ void kubex_read(json::Reader& r, PodReadinessGate& o) {
 
 void kubex_write(json::Writer& w, const PodReadinessGate& o) {
   w.begin_object();
-  w.key_literal("\"conditionType\":");
-  json::write(w, o.condition_type);
+  json::write_required(w, "\"conditionType\":", o.condition_type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -9169,8 +9014,7 @@ void kubex_read(json::Reader& r, PodResourceClaim& o) {
 
 void kubex_write(json::Writer& w, const PodResourceClaim& o) {
   w.begin_object();
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   if (!json::is_absent(o.resource_claim_name)) {
     w.key_literal("\"resourceClaimName\":");
     json::write(w, o.resource_claim_name);
@@ -9208,8 +9052,7 @@ void kubex_read(json::Reader& r, PodResourceClaimStatus& o) {
 
 void kubex_write(json::Writer& w, const PodResourceClaimStatus& o) {
   w.begin_object();
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   if (!json::is_absent(o.resource_claim_name)) {
     w.key_literal("\"resourceClaimName\":");
     json::write(w, o.resource_claim_name);
@@ -9237,8 +9080,7 @@ void kubex_read(json::Reader& r, PodSchedulingGate& o) {
 
 void kubex_write(json::Writer& w, const PodSchedulingGate& o) {
   w.begin_object();
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -9642,8 +9484,7 @@ void kubex_write(json::Writer& w, const PodSpec& o) {
     w.key_literal("\"automountServiceAccountToken\":");
     json::write(w, o.automount_service_account_token);
   }
-  w.key_literal("\"containers\":");
-  json::write(w, o.containers);
+  json::write_required(w, "\"containers\":", o.containers);
   if (!json::is_absent(o.dns_config)) {
     w.key_literal("\"dnsConfig\":");
     json::write(w, o.dns_config);
@@ -10062,8 +9903,7 @@ void kubex_write(json::Writer& w, const PodTemplate& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.template_)) {
     w.key_literal("\"template\":");
     json::write(w, o.template_);
@@ -10113,10 +9953,8 @@ void kubex_write(json::Writer& w, const PodTemplateList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -10146,8 +9984,7 @@ void kubex_read(json::Reader& r, PodTemplateSpec& o) {
 
 void kubex_write(json::Writer& w, const PodTemplateSpec& o) {
   w.begin_object();
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.spec)) {
     w.key_literal("\"spec\":");
     json::write(w, o.spec);
@@ -10195,8 +10032,7 @@ void kubex_write(json::Writer& w, const PodVolumeHealth& o) {
     w.key_literal("\"lastTransitionTime\":");
     json::write(w, o.last_transition_time);
   }
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -10236,10 +10072,8 @@ void kubex_write(json::Writer& w, const PortStatus& o) {
     w.key_literal("\"error\":");
     json::write(w, o.error);
   }
-  w.key_literal("\"port\":");
-  json::write(w, o.port);
-  w.key_literal("\"protocol\":");
-  json::write(w, o.protocol);
+  json::write_required(w, "\"port\":", o.port);
+  json::write_required(w, "\"protocol\":", o.protocol);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -10281,8 +10115,7 @@ void kubex_write(json::Writer& w, const PortworxVolumeSource& o) {
     w.key_literal("\"readOnly\":");
     json::write(w, o.read_only);
   }
-  w.key_literal("\"volumeID\":");
-  json::write(w, o.volume_id);
+  json::write_required(w, "\"volumeID\":", o.volume_id);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -10312,10 +10145,8 @@ void kubex_read(json::Reader& r, PreferredSchedulingTerm& o) {
 
 void kubex_write(json::Writer& w, const PreferredSchedulingTerm& o) {
   w.begin_object();
-  w.key_literal("\"preference\":");
-  json::write(w, o.preference);
-  w.key_literal("\"weight\":");
-  json::write(w, o.weight);
+  json::write_required(w, "\"preference\":", o.preference);
+  json::write_required(w, "\"weight\":", o.weight);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -10531,8 +10362,7 @@ void kubex_write(json::Writer& w, const QuobyteVolumeSource& o) {
     w.key_literal("\"readOnly\":");
     json::write(w, o.read_only);
   }
-  w.key_literal("\"registry\":");
-  json::write(w, o.registry);
+  json::write_required(w, "\"registry\":", o.registry);
   if (!json::is_absent(o.tenant)) {
     w.key_literal("\"tenant\":");
     json::write(w, o.tenant);
@@ -10541,8 +10371,7 @@ void kubex_write(json::Writer& w, const QuobyteVolumeSource& o) {
     w.key_literal("\"user\":");
     json::write(w, o.user);
   }
-  w.key_literal("\"volume\":");
-  json::write(w, o.volume);
+  json::write_required(w, "\"volume\":", o.volume);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -10608,14 +10437,12 @@ void kubex_write(json::Writer& w, const RBDPersistentVolumeSource& o) {
     w.key_literal("\"fsType\":");
     json::write(w, o.fs_type);
   }
-  w.key_literal("\"image\":");
-  json::write(w, o.image);
+  json::write_required(w, "\"image\":", o.image);
   if (!json::is_absent(o.keyring)) {
     w.key_literal("\"keyring\":");
     json::write(w, o.keyring);
   }
-  w.key_literal("\"monitors\":");
-  json::write(w, o.monitors);
+  json::write_required(w, "\"monitors\":", o.monitors);
   if (!json::is_absent(o.pool)) {
     w.key_literal("\"pool\":");
     json::write(w, o.pool);
@@ -10697,14 +10524,12 @@ void kubex_write(json::Writer& w, const RBDVolumeSource& o) {
     w.key_literal("\"fsType\":");
     json::write(w, o.fs_type);
   }
-  w.key_literal("\"image\":");
-  json::write(w, o.image);
+  json::write_required(w, "\"image\":", o.image);
   if (!json::is_absent(o.keyring)) {
     w.key_literal("\"keyring\":");
     json::write(w, o.keyring);
   }
-  w.key_literal("\"monitors\":");
-  json::write(w, o.monitors);
+  json::write_required(w, "\"monitors\":", o.monitors);
   if (!json::is_absent(o.pool)) {
     w.key_literal("\"pool\":");
     json::write(w, o.pool);
@@ -10770,8 +10595,7 @@ void kubex_write(json::Writer& w, const ReplicationController& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.spec)) {
     w.key_literal("\"spec\":");
     json::write(w, o.spec);
@@ -10837,10 +10661,8 @@ void kubex_write(json::Writer& w, const ReplicationControllerCondition& o) {
     w.key_literal("\"reason\":");
     json::write(w, o.reason);
   }
-  w.key_literal("\"status\":");
-  json::write(w, o.status);
-  w.key_literal("\"type\":");
-  json::write(w, o.type);
+  json::write_required(w, "\"status\":", o.status);
+  json::write_required(w, "\"type\":", o.type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -10886,10 +10708,8 @@ void kubex_write(json::Writer& w, const ReplicationControllerList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -11016,8 +10836,7 @@ void kubex_write(json::Writer& w, const ReplicationControllerStatus& o) {
     w.key_literal("\"readyReplicas\":");
     json::write(w, o.ready_replicas);
   }
-  w.key_literal("\"replicas\":");
-  json::write(w, o.replicas);
+  json::write_required(w, "\"replicas\":", o.replicas);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -11047,8 +10866,7 @@ void kubex_read(json::Reader& r, ResourceClaim& o) {
 
 void kubex_write(json::Writer& w, const ResourceClaim& o) {
   w.begin_object();
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   if (!json::is_absent(o.request)) {
     w.key_literal("\"request\":");
     json::write(w, o.request);
@@ -11096,8 +10914,7 @@ void kubex_write(json::Writer& w, const ResourceFieldSelector& o) {
     w.key_literal("\"divisor\":");
     json::write(w, o.divisor);
   }
-  w.key_literal("\"resource\":");
-  json::write(w, o.resource);
+  json::write_required(w, "\"resource\":", o.resource);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -11141,8 +10958,7 @@ void kubex_write(json::Writer& w, const ResourceHealth& o) {
     w.key_literal("\"message\":");
     json::write(w, o.message);
   }
-  w.key_literal("\"resourceID\":");
-  json::write(w, o.resource_id);
+  json::write_required(w, "\"resourceID\":", o.resource_id);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -11192,8 +11008,7 @@ void kubex_write(json::Writer& w, const ResourceQuota& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.spec)) {
     w.key_literal("\"spec\":");
     json::write(w, o.spec);
@@ -11247,10 +11062,8 @@ void kubex_write(json::Writer& w, const ResourceQuotaList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -11407,8 +11220,7 @@ void kubex_read(json::Reader& r, ResourceStatus& o) {
 
 void kubex_write(json::Writer& w, const ResourceStatus& o) {
   w.begin_object();
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   if (!json::is_absent(o.resources)) {
     w.key_literal("\"resources\":");
     json::write(w, o.resources);
@@ -11541,8 +11353,7 @@ void kubex_write(json::Writer& w, const ScaleIOPersistentVolumeSource& o) {
     w.key_literal("\"fsType\":");
     json::write(w, o.fs_type);
   }
-  w.key_literal("\"gateway\":");
-  json::write(w, o.gateway);
+  json::write_required(w, "\"gateway\":", o.gateway);
   if (!json::is_absent(o.protection_domain)) {
     w.key_literal("\"protectionDomain\":");
     json::write(w, o.protection_domain);
@@ -11551,8 +11362,7 @@ void kubex_write(json::Writer& w, const ScaleIOPersistentVolumeSource& o) {
     w.key_literal("\"readOnly\":");
     json::write(w, o.read_only);
   }
-  w.key_literal("\"secretRef\":");
-  json::write(w, o.secret_ref);
+  json::write_required(w, "\"secretRef\":", o.secret_ref);
   if (!json::is_absent(o.ssl_enabled)) {
     w.key_literal("\"sslEnabled\":");
     json::write(w, o.ssl_enabled);
@@ -11565,8 +11375,7 @@ void kubex_write(json::Writer& w, const ScaleIOPersistentVolumeSource& o) {
     w.key_literal("\"storagePool\":");
     json::write(w, o.storage_pool);
   }
-  w.key_literal("\"system\":");
-  json::write(w, o.system);
+  json::write_required(w, "\"system\":", o.system);
   if (!json::is_absent(o.volume_name)) {
     w.key_literal("\"volumeName\":");
     json::write(w, o.volume_name);
@@ -11646,8 +11455,7 @@ void kubex_write(json::Writer& w, const ScaleIOVolumeSource& o) {
     w.key_literal("\"fsType\":");
     json::write(w, o.fs_type);
   }
-  w.key_literal("\"gateway\":");
-  json::write(w, o.gateway);
+  json::write_required(w, "\"gateway\":", o.gateway);
   if (!json::is_absent(o.protection_domain)) {
     w.key_literal("\"protectionDomain\":");
     json::write(w, o.protection_domain);
@@ -11656,8 +11464,7 @@ void kubex_write(json::Writer& w, const ScaleIOVolumeSource& o) {
     w.key_literal("\"readOnly\":");
     json::write(w, o.read_only);
   }
-  w.key_literal("\"secretRef\":");
-  json::write(w, o.secret_ref);
+  json::write_required(w, "\"secretRef\":", o.secret_ref);
   if (!json::is_absent(o.ssl_enabled)) {
     w.key_literal("\"sslEnabled\":");
     json::write(w, o.ssl_enabled);
@@ -11670,8 +11477,7 @@ void kubex_write(json::Writer& w, const ScaleIOVolumeSource& o) {
     w.key_literal("\"storagePool\":");
     json::write(w, o.storage_pool);
   }
-  w.key_literal("\"system\":");
-  json::write(w, o.system);
+  json::write_required(w, "\"system\":", o.system);
   if (!json::is_absent(o.volume_name)) {
     w.key_literal("\"volumeName\":");
     json::write(w, o.volume_name);
@@ -11738,10 +11544,8 @@ void kubex_read(json::Reader& r, ScopedResourceSelectorRequirement& o) {
 
 void kubex_write(json::Writer& w, const ScopedResourceSelectorRequirement& o) {
   w.begin_object();
-  w.key_literal("\"operator\":");
-  json::write(w, o.operator_);
-  w.key_literal("\"scopeName\":");
-  json::write(w, o.scope_name);
+  json::write_required(w, "\"operator\":", o.operator_);
+  json::write_required(w, "\"scopeName\":", o.scope_name);
   if (!json::is_absent(o.values)) {
     w.key_literal("\"values\":");
     json::write(w, o.values);
@@ -11779,8 +11583,7 @@ void kubex_write(json::Writer& w, const SeccompProfile& o) {
     w.key_literal("\"localhostProfile\":");
     json::write(w, o.localhost_profile);
   }
-  w.key_literal("\"type\":");
-  json::write(w, o.type);
+  json::write_required(w, "\"type\":", o.type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -11838,8 +11641,7 @@ void kubex_write(json::Writer& w, const Secret& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.data)) {
     w.key_literal("\"data\":");
     json::write(w, o.data);
@@ -11928,8 +11730,7 @@ void kubex_read(json::Reader& r, SecretKeySelector& o) {
 
 void kubex_write(json::Writer& w, const SecretKeySelector& o) {
   w.begin_object();
-  w.key_literal("\"key\":");
-  json::write(w, o.key);
+  json::write_required(w, "\"key\":", o.key);
   if (!json::is_absent(o.name)) {
     w.key_literal("\"name\":");
     json::write(w, o.name);
@@ -11983,10 +11784,8 @@ void kubex_write(json::Writer& w, const SecretList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -12312,8 +12111,7 @@ void kubex_write(json::Writer& w, const Service& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.spec)) {
     w.key_literal("\"spec\":");
     json::write(w, o.spec);
@@ -12379,8 +12177,7 @@ void kubex_write(json::Writer& w, const ServiceAccount& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.automount_service_account_token)) {
     w.key_literal("\"automountServiceAccountToken\":");
     json::write(w, o.automount_service_account_token);
@@ -12438,10 +12235,8 @@ void kubex_write(json::Writer& w, const ServiceAccountList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -12489,8 +12284,7 @@ void kubex_write(json::Writer& w, const ServiceAccountTokenProjection& o) {
     w.key_literal("\"expirationSeconds\":");
     json::write(w, o.expiration_seconds);
   }
-  w.key_literal("\"path\":");
-  json::write(w, o.path);
+  json::write_required(w, "\"path\":", o.path);
   if (!json::is_absent(o.user)) {
     w.key_literal("\"user\":");
     json::write(w, o.user);
@@ -12540,10 +12334,8 @@ void kubex_write(json::Writer& w, const ServiceList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -12605,8 +12397,7 @@ void kubex_write(json::Writer& w, const ServicePort& o) {
     w.key_literal("\"nodePort\":");
     json::write(w, o.node_port);
   }
-  w.key_literal("\"port\":");
-  json::write(w, o.port);
+  json::write_required(w, "\"port\":", o.port);
   if (!json::is_absent(o.protocol)) {
     w.key_literal("\"protocol\":");
     json::write(w, o.protocol);
@@ -12907,8 +12698,7 @@ void kubex_read(json::Reader& r, SleepAction& o) {
 
 void kubex_write(json::Writer& w, const SleepAction& o) {
   w.begin_object();
-  w.key_literal("\"seconds\":");
-  json::write(w, o.seconds);
+  json::write_required(w, "\"seconds\":", o.seconds);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -13072,10 +12862,8 @@ void kubex_read(json::Reader& r, Sysctl& o) {
 
 void kubex_write(json::Writer& w, const Sysctl& o) {
   w.begin_object();
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
-  w.key_literal("\"value\":");
-  json::write(w, o.value);
+  json::write_required(w, "\"name\":", o.name);
+  json::write_required(w, "\"value\":", o.value);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -13107,8 +12895,7 @@ void kubex_write(json::Writer& w, const TCPSocketAction& o) {
     w.key_literal("\"host\":");
     json::write(w, o.host);
   }
-  w.key_literal("\"port\":");
-  json::write(w, o.port);
+  json::write_required(w, "\"port\":", o.port);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -13150,10 +12937,8 @@ void kubex_read(json::Reader& r, Taint& o) {
 
 void kubex_write(json::Writer& w, const Taint& o) {
   w.begin_object();
-  w.key_literal("\"effect\":");
-  json::write(w, o.effect);
-  w.key_literal("\"key\":");
-  json::write(w, o.key);
+  json::write_required(w, "\"effect\":", o.effect);
+  json::write_required(w, "\"key\":", o.key);
   if (!json::is_absent(o.time_added)) {
     w.key_literal("\"timeAdded\":");
     json::write(w, o.time_added);
@@ -13258,10 +13043,8 @@ void kubex_read(json::Reader& r, TopologySelectorLabelRequirement& o) {
 
 void kubex_write(json::Writer& w, const TopologySelectorLabelRequirement& o) {
   w.begin_object();
-  w.key_literal("\"key\":");
-  json::write(w, o.key);
-  w.key_literal("\"values\":");
-  json::write(w, o.values);
+  json::write_required(w, "\"key\":", o.key);
+  json::write_required(w, "\"values\":", o.values);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -13362,8 +13145,7 @@ void kubex_write(json::Writer& w, const TopologySpreadConstraint& o) {
     w.key_literal("\"matchLabelKeys\":");
     json::write(w, o.match_label_keys);
   }
-  w.key_literal("\"maxSkew\":");
-  json::write(w, o.max_skew);
+  json::write_required(w, "\"maxSkew\":", o.max_skew);
   if (!json::is_absent(o.min_domains)) {
     w.key_literal("\"minDomains\":");
     json::write(w, o.min_domains);
@@ -13376,10 +13158,8 @@ void kubex_write(json::Writer& w, const TopologySpreadConstraint& o) {
     w.key_literal("\"nodeTaintsPolicy\":");
     json::write(w, o.node_taints_policy);
   }
-  w.key_literal("\"topologyKey\":");
-  json::write(w, o.topology_key);
-  w.key_literal("\"whenUnsatisfiable\":");
-  json::write(w, o.when_unsatisfiable);
+  json::write_required(w, "\"topologyKey\":", o.topology_key);
+  json::write_required(w, "\"whenUnsatisfiable\":", o.when_unsatisfiable);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -13413,14 +13193,12 @@ void kubex_read(json::Reader& r, TypedLocalObjectReference& o) {
 
 void kubex_write(json::Writer& w, const TypedLocalObjectReference& o) {
   w.begin_object();
-  w.key_literal("\"kind\":");
-  json::write(w, o.kind);
+  json::write_required(w, "\"kind\":", o.kind);
   if (!json::is_absent(o.api_group)) {
     w.key_literal("\"apiGroup\":");
     json::write(w, o.api_group);
   }
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -13460,14 +13238,12 @@ void kubex_read(json::Reader& r, TypedObjectReference& o) {
 
 void kubex_write(json::Writer& w, const TypedObjectReference& o) {
   w.begin_object();
-  w.key_literal("\"kind\":");
-  json::write(w, o.kind);
+  json::write_required(w, "\"kind\":", o.kind);
   if (!json::is_absent(o.api_group)) {
     w.key_literal("\"apiGroup\":");
     json::write(w, o.api_group);
   }
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   if (!json::is_absent(o.namespace_)) {
     w.key_literal("\"namespace\":");
     json::write(w, o.namespace_);
@@ -13719,8 +13495,7 @@ void kubex_write(json::Writer& w, const Volume& o) {
     w.key_literal("\"iscsi\":");
     json::write(w, o.iscsi);
   }
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   if (!json::is_absent(o.nfs)) {
     w.key_literal("\"nfs\":");
     json::write(w, o.nfs);
@@ -13794,10 +13569,8 @@ void kubex_read(json::Reader& r, VolumeDevice& o) {
 
 void kubex_write(json::Writer& w, const VolumeDevice& o) {
   w.begin_object();
-  w.key_literal("\"devicePath\":");
-  json::write(w, o.device_path);
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"devicePath\":", o.device_path);
+  json::write_required(w, "\"name\":", o.name);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -13835,10 +13608,8 @@ void kubex_write(json::Writer& w, const VolumeHealthCondition& o) {
     w.key_literal("\"message\":");
     json::write(w, o.message);
   }
-  w.key_literal("\"reason\":");
-  json::write(w, o.reason);
-  w.key_literal("\"status\":");
-  json::write(w, o.status);
+  json::write_required(w, "\"reason\":", o.reason);
+  json::write_required(w, "\"status\":", o.status);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -13943,14 +13714,12 @@ void kubex_write(json::Writer& w, const VolumeMount& o) {
     w.key_literal("\"bindMountOptions\":");
     json::write(w, o.bind_mount_options);
   }
-  w.key_literal("\"mountPath\":");
-  json::write(w, o.mount_path);
+  json::write_required(w, "\"mountPath\":", o.mount_path);
   if (!json::is_absent(o.mount_propagation)) {
     w.key_literal("\"mountPropagation\":");
     json::write(w, o.mount_propagation);
   }
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   if (!json::is_absent(o.read_only)) {
     w.key_literal("\"readOnly\":");
     json::write(w, o.read_only);
@@ -14014,10 +13783,8 @@ void kubex_read(json::Reader& r, VolumeMountStatus& o) {
 
 void kubex_write(json::Writer& w, const VolumeMountStatus& o) {
   w.begin_object();
-  w.key_literal("\"mountPath\":");
-  json::write(w, o.mount_path);
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"mountPath\":", o.mount_path);
+  json::write_required(w, "\"name\":", o.name);
   if (!json::is_absent(o.read_only)) {
     w.key_literal("\"readOnly\":");
     json::write(w, o.read_only);
@@ -14251,8 +14018,7 @@ void kubex_write(json::Writer& w, const VsphereVirtualDiskVolumeSource& o) {
     w.key_literal("\"storagePolicyName\":");
     json::write(w, o.storage_policy_name);
   }
-  w.key_literal("\"volumePath\":");
-  json::write(w, o.volume_path);
+  json::write_required(w, "\"volumePath\":", o.volume_path);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -14282,10 +14048,8 @@ void kubex_read(json::Reader& r, WeightedPodAffinityTerm& o) {
 
 void kubex_write(json::Writer& w, const WeightedPodAffinityTerm& o) {
   w.begin_object();
-  w.key_literal("\"podAffinityTerm\":");
-  json::write(w, o.pod_affinity_term);
-  w.key_literal("\"weight\":");
-  json::write(w, o.weight);
+  json::write_required(w, "\"podAffinityTerm\":", o.pod_affinity_term);
+  json::write_required(w, "\"weight\":", o.weight);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }

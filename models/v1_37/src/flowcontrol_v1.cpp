@@ -156,8 +156,7 @@ void kubex_read(json::Reader& r, FlowDistinguisherMethod& o) {
 
 void kubex_write(json::Writer& w, const FlowDistinguisherMethod& o) {
   w.begin_object();
-  w.key_literal("\"type\":");
-  json::write(w, o.type);
+  json::write_required(w, "\"type\":", o.type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -207,10 +206,8 @@ void kubex_write(json::Writer& w, const FlowSchema& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"spec\":");
-  json::write(w, o.spec);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"spec\":", o.spec);
   if (!json::is_absent(o.status)) {
     w.key_literal("\"status\":");
     json::write(w, o.status);
@@ -276,8 +273,7 @@ void kubex_write(json::Writer& w, const FlowSchemaCondition& o) {
     w.key_literal("\"status\":");
     json::write(w, o.status);
   }
-  w.key_literal("\"type\":");
-  json::write(w, o.type);
+  json::write_required(w, "\"type\":", o.type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -323,10 +319,8 @@ void kubex_write(json::Writer& w, const FlowSchemaList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -376,8 +370,7 @@ void kubex_write(json::Writer& w, const FlowSchemaSpec& o) {
     w.key_literal("\"matchingPrecedence\":");
     json::write(w, o.matching_precedence);
   }
-  w.key_literal("\"priorityLevelConfiguration\":");
-  json::write(w, o.priority_level_configuration);
+  json::write_required(w, "\"priorityLevelConfiguration\":", o.priority_level_configuration);
   if (!json::is_absent(o.rules)) {
     w.key_literal("\"rules\":");
     json::write(w, o.rules);
@@ -432,8 +425,7 @@ void kubex_read(json::Reader& r, GroupSubject& o) {
 
 void kubex_write(json::Writer& w, const GroupSubject& o) {
   w.begin_object();
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -467,8 +459,7 @@ void kubex_write(json::Writer& w, const LimitResponse& o) {
     w.key_literal("\"queuing\":");
     json::write(w, o.queuing);
   }
-  w.key_literal("\"type\":");
-  json::write(w, o.type);
+  json::write_required(w, "\"type\":", o.type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -518,8 +509,7 @@ void kubex_write(json::Writer& w, const LimitedPriorityLevelConfiguration& o) {
     w.key_literal("\"lendablePercent\":");
     json::write(w, o.lendable_percent);
   }
-  w.key_literal("\"limitResponse\":");
-  json::write(w, o.limit_response);
+  json::write_required(w, "\"limitResponse\":", o.limit_response);
   if (!json::is_absent(o.nominal_concurrency_shares)) {
     w.key_literal("\"nominalConcurrencyShares\":");
     json::write(w, o.nominal_concurrency_shares);
@@ -553,10 +543,8 @@ void kubex_read(json::Reader& r, NonResourcePolicyRule& o) {
 
 void kubex_write(json::Writer& w, const NonResourcePolicyRule& o) {
   w.begin_object();
-  w.key_literal("\"nonResourceURLs\":");
-  json::write(w, o.non_resource_urls);
-  w.key_literal("\"verbs\":");
-  json::write(w, o.verbs);
+  json::write_required(w, "\"nonResourceURLs\":", o.non_resource_urls);
+  json::write_required(w, "\"verbs\":", o.verbs);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -600,8 +588,7 @@ void kubex_write(json::Writer& w, const PolicyRulesWithSubjects& o) {
     w.key_literal("\"resourceRules\":");
     json::write(w, o.resource_rules);
   }
-  w.key_literal("\"subjects\":");
-  json::write(w, o.subjects);
+  json::write_required(w, "\"subjects\":", o.subjects);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -651,10 +638,8 @@ void kubex_write(json::Writer& w, const PriorityLevelConfiguration& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"spec\":");
-  json::write(w, o.spec);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"spec\":", o.spec);
   if (!json::is_absent(o.status)) {
     w.key_literal("\"status\":");
     json::write(w, o.status);
@@ -720,8 +705,7 @@ void kubex_write(json::Writer& w, const PriorityLevelConfigurationCondition& o) 
     w.key_literal("\"status\":");
     json::write(w, o.status);
   }
-  w.key_literal("\"type\":");
-  json::write(w, o.type);
+  json::write_required(w, "\"type\":", o.type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -767,10 +751,8 @@ void kubex_write(json::Writer& w, const PriorityLevelConfigurationList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -794,8 +776,7 @@ void kubex_read(json::Reader& r, PriorityLevelConfigurationReference& o) {
 
 void kubex_write(json::Writer& w, const PriorityLevelConfigurationReference& o) {
   w.begin_object();
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -839,8 +820,7 @@ void kubex_write(json::Writer& w, const PriorityLevelConfigurationSpec& o) {
     w.key_literal("\"limited\":");
     json::write(w, o.limited);
   }
-  w.key_literal("\"type\":");
-  json::write(w, o.type);
+  json::write_required(w, "\"type\":", o.type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -960,8 +940,7 @@ void kubex_read(json::Reader& r, ResourcePolicyRule& o) {
 
 void kubex_write(json::Writer& w, const ResourcePolicyRule& o) {
   w.begin_object();
-  w.key_literal("\"apiGroups\":");
-  json::write(w, o.api_groups);
+  json::write_required(w, "\"apiGroups\":", o.api_groups);
   if (!json::is_absent(o.cluster_scope)) {
     w.key_literal("\"clusterScope\":");
     json::write(w, o.cluster_scope);
@@ -970,10 +949,8 @@ void kubex_write(json::Writer& w, const ResourcePolicyRule& o) {
     w.key_literal("\"namespaces\":");
     json::write(w, o.namespaces);
   }
-  w.key_literal("\"resources\":");
-  json::write(w, o.resources);
-  w.key_literal("\"verbs\":");
-  json::write(w, o.verbs);
+  json::write_required(w, "\"resources\":", o.resources);
+  json::write_required(w, "\"verbs\":", o.verbs);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1003,10 +980,8 @@ void kubex_read(json::Reader& r, ServiceAccountSubject& o) {
 
 void kubex_write(json::Writer& w, const ServiceAccountSubject& o) {
   w.begin_object();
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
-  w.key_literal("\"namespace\":");
-  json::write(w, o.namespace_);
+  json::write_required(w, "\"name\":", o.name);
+  json::write_required(w, "\"namespace\":", o.namespace_);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1046,8 +1021,7 @@ void kubex_read(json::Reader& r, Subject& o) {
 
 void kubex_write(json::Writer& w, const Subject& o) {
   w.begin_object();
-  w.key_literal("\"kind\":");
-  json::write(w, o.kind);
+  json::write_required(w, "\"kind\":", o.kind);
   if (!json::is_absent(o.group)) {
     w.key_literal("\"group\":");
     json::write(w, o.group);
@@ -1083,8 +1057,7 @@ void kubex_read(json::Reader& r, UserSubject& o) {
 
 void kubex_write(json::Writer& w, const UserSubject& o) {
   w.begin_object();
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }

@@ -113,10 +113,8 @@ void kubex_write(json::Writer& w, const Eviction& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"spec\":");
-  json::write(w, o.spec);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"spec\":", o.spec);
   if (!json::is_absent(o.status)) {
     w.key_literal("\"status\":");
     json::write(w, o.status);
@@ -166,10 +164,8 @@ void kubex_write(json::Writer& w, const EvictionList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -199,10 +195,8 @@ void kubex_read(json::Reader& r, EvictionPodReference& o) {
 
 void kubex_write(json::Writer& w, const EvictionPodReference& o) {
   w.begin_object();
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
-  w.key_literal("\"uid\":");
-  json::write(w, o.uid);
+  json::write_required(w, "\"name\":", o.name);
+  json::write_required(w, "\"uid\":", o.uid);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -252,10 +246,8 @@ void kubex_write(json::Writer& w, const EvictionRequest& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"spec\":");
-  json::write(w, o.spec);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"spec\":", o.spec);
   if (!json::is_absent(o.status)) {
     w.key_literal("\"status\":");
     json::write(w, o.status);
@@ -305,10 +297,8 @@ void kubex_write(json::Writer& w, const EvictionRequestList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -338,10 +328,8 @@ void kubex_read(json::Reader& r, EvictionRequestPodReference& o) {
 
 void kubex_write(json::Writer& w, const EvictionRequestPodReference& o) {
   w.begin_object();
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
-  w.key_literal("\"uid\":");
-  json::write(w, o.uid);
+  json::write_required(w, "\"name\":", o.name);
+  json::write_required(w, "\"uid\":", o.uid);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -375,12 +363,9 @@ void kubex_read(json::Reader& r, EvictionRequestSpec& o) {
 
 void kubex_write(json::Writer& w, const EvictionRequestSpec& o) {
   w.begin_object();
-  w.key_literal("\"intent\":");
-  json::write(w, o.intent);
-  w.key_literal("\"requester\":");
-  json::write(w, o.requester);
-  w.key_literal("\"target\":");
-  json::write(w, o.target);
+  json::write_required(w, "\"intent\":", o.intent);
+  json::write_required(w, "\"requester\":", o.requester);
+  json::write_required(w, "\"target\":", o.target);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -468,8 +453,7 @@ void kubex_read(json::Reader& r, EvictionSpec& o) {
 
 void kubex_write(json::Writer& w, const EvictionSpec& o) {
   w.begin_object();
-  w.key_literal("\"target\":");
-  json::write(w, o.target);
+  json::write_required(w, "\"target\":", o.target);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -589,10 +573,8 @@ void kubex_read(json::Reader& r, Requester& o) {
 
 void kubex_write(json::Writer& w, const Requester& o) {
   w.begin_object();
-  w.key_literal("\"intent\":");
-  json::write(w, o.intent);
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"intent\":", o.intent);
+  json::write_required(w, "\"name\":", o.name);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -662,8 +644,7 @@ void kubex_write(json::Writer& w, const ResponderStatus& o) {
     w.key_literal("\"message\":");
     json::write(w, o.message);
   }
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   if (!json::is_absent(o.start_time)) {
     w.key_literal("\"startTime\":");
     json::write(w, o.start_time);
@@ -703,12 +684,9 @@ void kubex_read(json::Reader& r, TargetResponder& o) {
 
 void kubex_write(json::Writer& w, const TargetResponder& o) {
   w.begin_object();
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
-  w.key_literal("\"priority\":");
-  json::write(w, o.priority);
-  w.key_literal("\"state\":");
-  json::write(w, o.state);
+  json::write_required(w, "\"name\":", o.name);
+  json::write_required(w, "\"priority\":", o.priority);
+  json::write_required(w, "\"state\":", o.state);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }

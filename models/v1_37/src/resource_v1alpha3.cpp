@@ -101,10 +101,8 @@ void kubex_read(json::Reader& r, DeviceTaint& o) {
 
 void kubex_write(json::Writer& w, const DeviceTaint& o) {
   w.begin_object();
-  w.key_literal("\"effect\":");
-  json::write(w, o.effect);
-  w.key_literal("\"key\":");
-  json::write(w, o.key);
+  json::write_required(w, "\"effect\":", o.effect);
+  json::write_required(w, "\"key\":", o.key);
   if (!json::is_absent(o.time_added)) {
     w.key_literal("\"timeAdded\":");
     json::write(w, o.time_added);
@@ -162,10 +160,8 @@ void kubex_write(json::Writer& w, const DeviceTaintRule& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"spec\":");
-  json::write(w, o.spec);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"spec\":", o.spec);
   if (!json::is_absent(o.status)) {
     w.key_literal("\"status\":");
     json::write(w, o.status);
@@ -215,10 +211,8 @@ void kubex_write(json::Writer& w, const DeviceTaintRuleList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -252,8 +246,7 @@ void kubex_write(json::Writer& w, const DeviceTaintRuleSpec& o) {
     w.key_literal("\"deviceSelector\":");
     json::write(w, o.device_selector);
   }
-  w.key_literal("\"taint\":");
-  json::write(w, o.taint);
+  json::write_required(w, "\"taint\":", o.taint);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -367,14 +360,10 @@ void kubex_read(json::Reader& r, PartitionTypeStatus& o) {
 
 void kubex_write(json::Writer& w, const PartitionTypeStatus& o) {
   w.begin_object();
-  w.key_literal("\"allocatable\":");
-  json::write(w, o.allocatable);
-  w.key_literal("\"attribute\":");
-  json::write(w, o.attribute);
-  w.key_literal("\"total\":");
-  json::write(w, o.total);
-  w.key_literal("\"type\":");
-  json::write(w, o.type);
+  json::write_required(w, "\"allocatable\":", o.allocatable);
+  json::write_required(w, "\"attribute\":", o.attribute);
+  json::write_required(w, "\"total\":", o.total);
+  json::write_required(w, "\"type\":", o.type);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -462,10 +451,8 @@ void kubex_write(json::Writer& w, const PoolStatus& o) {
     w.key_literal("\"availableDevices\":");
     json::write(w, o.available_devices);
   }
-  w.key_literal("\"driver\":");
-  json::write(w, o.driver);
-  w.key_literal("\"generation\":");
-  json::write(w, o.generation);
+  json::write_required(w, "\"driver\":", o.driver);
+  json::write_required(w, "\"generation\":", o.generation);
   if (!json::is_absent(o.node_name)) {
     w.key_literal("\"nodeName\":");
     json::write(w, o.node_name);
@@ -474,8 +461,7 @@ void kubex_write(json::Writer& w, const PoolStatus& o) {
     w.key_literal("\"partitionSummary\":");
     json::write(w, o.partition_summary);
   }
-  w.key_literal("\"poolName\":");
-  json::write(w, o.pool_name);
+  json::write_required(w, "\"poolName\":", o.pool_name);
   if (!json::is_absent(o.resource_slice_count)) {
     w.key_literal("\"resourceSliceCount\":");
     json::write(w, o.resource_slice_count);
@@ -545,10 +531,8 @@ void kubex_write(json::Writer& w, const ResourcePoolStatusRequest& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"spec\":");
-  json::write(w, o.spec);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"spec\":", o.spec);
   if (!json::is_absent(o.status)) {
     w.key_literal("\"status\":");
     json::write(w, o.status);
@@ -598,10 +582,8 @@ void kubex_write(json::Writer& w, const ResourcePoolStatusRequestList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -647,8 +629,7 @@ void kubex_write(json::Writer& w, const ResourcePoolStatusRequestSpec& o) {
     w.key_literal("\"defaultPartitionTypeAttribute\":");
     json::write(w, o.default_partition_type_attribute);
   }
-  w.key_literal("\"driver\":");
-  json::write(w, o.driver);
+  json::write_required(w, "\"driver\":", o.driver);
   if (!json::is_absent(o.limit)) {
     w.key_literal("\"limit\":");
     json::write(w, o.limit);
@@ -696,8 +677,7 @@ void kubex_write(json::Writer& w, const ResourcePoolStatusRequestStatus& o) {
     w.key_literal("\"conditions\":");
     json::write(w, o.conditions);
   }
-  w.key_literal("\"poolCount\":");
-  json::write(w, o.pool_count);
+  json::write_required(w, "\"poolCount\":", o.pool_count);
   if (!json::is_absent(o.pools)) {
     w.key_literal("\"pools\":");
     json::write(w, o.pools);
@@ -743,14 +723,10 @@ void kubex_read(json::Reader& r, ShareableCapacityStatus& o) {
 
 void kubex_write(json::Writer& w, const ShareableCapacityStatus& o) {
   w.begin_object();
-  w.key_literal("\"available\":");
-  json::write(w, o.available);
-  w.key_literal("\"consumed\":");
-  json::write(w, o.consumed);
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
-  w.key_literal("\"total\":");
-  json::write(w, o.total);
+  json::write_required(w, "\"available\":", o.available);
+  json::write_required(w, "\"consumed\":", o.consumed);
+  json::write_required(w, "\"name\":", o.name);
+  json::write_required(w, "\"total\":", o.total);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -790,10 +766,8 @@ void kubex_write(json::Writer& w, const ShareableSummaryStatus& o) {
     w.key_literal("\"capacity\":");
     json::write(w, o.capacity);
   }
-  w.key_literal("\"fullyAvailableDevices\":");
-  json::write(w, o.fully_available_devices);
-  w.key_literal("\"partiallyAvailableDevices\":");
-  json::write(w, o.partially_available_devices);
+  json::write_required(w, "\"fullyAvailableDevices\":", o.fully_available_devices);
+  json::write_required(w, "\"partiallyAvailableDevices\":", o.partially_available_devices);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }

@@ -152,8 +152,7 @@ void kubex_read(json::Reader& r, CompositeGangSchedulingPolicy& o) {
 
 void kubex_write(json::Writer& w, const CompositeGangSchedulingPolicy& o) {
   w.begin_object();
-  w.key_literal("\"minGroupCount\":");
-  json::write(w, o.min_group_count);
+  json::write_required(w, "\"minGroupCount\":", o.min_group_count);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -293,8 +292,7 @@ void kubex_write(json::Writer& w, const CompositePodGroupTemplate& o) {
     w.key_literal("\"disruptionMode\":");
     json::write(w, o.disruption_mode);
   }
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   if (!json::is_absent(o.pod_group_templates)) {
     w.key_literal("\"podGroupTemplates\":");
     json::write(w, o.pod_group_templates);
@@ -315,8 +313,7 @@ void kubex_write(json::Writer& w, const CompositePodGroupTemplate& o) {
     w.key_literal("\"schedulingConstraints\":");
     json::write(w, o.scheduling_constraints);
   }
-  w.key_literal("\"schedulingPolicy\":");
-  json::write(w, o.scheduling_policy);
+  json::write_required(w, "\"schedulingPolicy\":", o.scheduling_policy);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -377,8 +374,7 @@ void kubex_read(json::Reader& r, GangSchedulingPolicy& o) {
 
 void kubex_write(json::Writer& w, const GangSchedulingPolicy& o) {
   w.begin_object();
-  w.key_literal("\"minCount\":");
-  json::write(w, o.min_count);
+  json::write_required(w, "\"minCount\":", o.min_count);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -428,10 +424,8 @@ void kubex_write(json::Writer& w, const PodGroup& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"spec\":");
-  json::write(w, o.spec);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"spec\":", o.spec);
   if (!json::is_absent(o.status)) {
     w.key_literal("\"status\":");
     json::write(w, o.status);
@@ -481,10 +475,8 @@ void kubex_write(json::Writer& w, const PodGroupList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -520,8 +512,7 @@ void kubex_read(json::Reader& r, PodGroupResourceClaim& o) {
 
 void kubex_write(json::Writer& w, const PodGroupResourceClaim& o) {
   w.begin_object();
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   if (!json::is_absent(o.resource_claim_name)) {
     w.key_literal("\"resourceClaimName\":");
     json::write(w, o.resource_claim_name);
@@ -559,8 +550,7 @@ void kubex_read(json::Reader& r, PodGroupResourceClaimStatus& o) {
 
 void kubex_write(json::Writer& w, const PodGroupResourceClaimStatus& o) {
   w.begin_object();
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   if (!json::is_absent(o.resource_claim_name)) {
     w.key_literal("\"resourceClaimName\":");
     json::write(w, o.resource_claim_name);
@@ -724,8 +714,7 @@ void kubex_write(json::Writer& w, const PodGroupSpec& o) {
     w.key_literal("\"schedulingConstraints\":");
     json::write(w, o.scheduling_constraints);
   }
-  w.key_literal("\"schedulingPolicy\":");
-  json::write(w, o.scheduling_policy);
+  json::write_required(w, "\"schedulingPolicy\":", o.scheduling_policy);
   if (!json::is_absent(o.workload_ref)) {
     w.key_literal("\"workloadRef\":");
     json::write(w, o.workload_ref);
@@ -832,8 +821,7 @@ void kubex_write(json::Writer& w, const PodGroupTemplate& o) {
     w.key_literal("\"disruptionMode\":");
     json::write(w, o.disruption_mode);
   }
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   if (!json::is_absent(o.preemption_policy)) {
     w.key_literal("\"preemptionPolicy\":");
     json::write(w, o.preemption_policy);
@@ -854,8 +842,7 @@ void kubex_write(json::Writer& w, const PodGroupTemplate& o) {
     w.key_literal("\"schedulingConstraints\":");
     json::write(w, o.scheduling_constraints);
   }
-  w.key_literal("\"schedulingPolicy\":");
-  json::write(w, o.scheduling_policy);
+  json::write_required(w, "\"schedulingPolicy\":", o.scheduling_policy);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -879,8 +866,7 @@ void kubex_read(json::Reader& r, TopologyConstraint& o) {
 
 void kubex_write(json::Writer& w, const TopologyConstraint& o) {
   w.begin_object();
-  w.key_literal("\"key\":");
-  json::write(w, o.key);
+  json::write_required(w, "\"key\":", o.key);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -914,14 +900,12 @@ void kubex_read(json::Reader& r, TypedLocalObjectReference& o) {
 
 void kubex_write(json::Writer& w, const TypedLocalObjectReference& o) {
   w.begin_object();
-  w.key_literal("\"kind\":");
-  json::write(w, o.kind);
+  json::write_required(w, "\"kind\":", o.kind);
   if (!json::is_absent(o.api_group)) {
     w.key_literal("\"apiGroup\":");
     json::write(w, o.api_group);
   }
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -965,10 +949,8 @@ void kubex_write(json::Writer& w, const Workload& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"spec\":");
-  json::write(w, o.spec);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"spec\":", o.spec);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1014,10 +996,8 @@ void kubex_write(json::Writer& w, const WorkloadList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1045,10 +1025,8 @@ void kubex_read(json::Reader& r, WorkloadReference& o) {
 
 void kubex_write(json::Writer& w, const WorkloadReference& o) {
   w.begin_object();
-  w.key_literal("\"templateName\":");
-  json::write(w, o.template_name);
-  w.key_literal("\"workloadName\":");
-  json::write(w, o.workload_name);
+  json::write_required(w, "\"templateName\":", o.template_name);
+  json::write_required(w, "\"workloadName\":", o.workload_name);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }

@@ -143,10 +143,8 @@ void kubex_write(json::Writer& w, const CSIDriver& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"spec\":");
-  json::write(w, o.spec);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"spec\":", o.spec);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -192,10 +190,8 @@ void kubex_write(json::Writer& w, const CSIDriverList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -368,10 +364,8 @@ void kubex_write(json::Writer& w, const CSINode& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"spec\":");
-  json::write(w, o.spec);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"spec\":", o.spec);
   if (!json::is_absent(o.status)) {
     w.key_literal("\"status\":");
     json::write(w, o.status);
@@ -421,10 +415,8 @@ void kubex_write(json::Writer& w, const CSINodeDriver& o) {
     w.key_literal("\"allocatable\":");
     json::write(w, o.allocatable);
   }
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
-  w.key_literal("\"nodeID\":");
-  json::write(w, o.node_id);
+  json::write_required(w, "\"name\":", o.name);
+  json::write_required(w, "\"nodeID\":", o.node_id);
   if (!json::is_absent(o.topology_keys)) {
     w.key_literal("\"topologyKeys\":");
     json::write(w, o.topology_keys);
@@ -474,10 +466,8 @@ void kubex_write(json::Writer& w, const CSINodeList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -501,8 +491,7 @@ void kubex_read(json::Reader& r, CSINodeSpec& o) {
 
 void kubex_write(json::Writer& w, const CSINodeSpec& o) {
   w.begin_object();
-  w.key_literal("\"drivers\":");
-  json::write(w, o.drivers);
+  json::write_required(w, "\"drivers\":", o.drivers);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -591,8 +580,7 @@ void kubex_write(json::Writer& w, const CSIStorageCapacity& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.capacity)) {
     w.key_literal("\"capacity\":");
     json::write(w, o.capacity);
@@ -605,8 +593,7 @@ void kubex_write(json::Writer& w, const CSIStorageCapacity& o) {
     w.key_literal("\"nodeTopology\":");
     json::write(w, o.node_topology);
   }
-  w.key_literal("\"storageClassName\":");
-  json::write(w, o.storage_class_name);
+  json::write_required(w, "\"storageClassName\":", o.storage_class_name);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -652,10 +639,8 @@ void kubex_write(json::Writer& w, const CSIStorageCapacityList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -733,8 +718,7 @@ void kubex_write(json::Writer& w, const StorageClass& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.allow_volume_expansion)) {
     w.key_literal("\"allowVolumeExpansion\":");
     json::write(w, o.allow_volume_expansion);
@@ -751,8 +735,7 @@ void kubex_write(json::Writer& w, const StorageClass& o) {
     w.key_literal("\"parameters\":");
     json::write(w, o.parameters);
   }
-  w.key_literal("\"provisioner\":");
-  json::write(w, o.provisioner);
+  json::write_required(w, "\"provisioner\":", o.provisioner);
   if (!json::is_absent(o.reclaim_policy)) {
     w.key_literal("\"reclaimPolicy\":");
     json::write(w, o.reclaim_policy);
@@ -806,10 +789,8 @@ void kubex_write(json::Writer& w, const StorageClassList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -843,8 +824,7 @@ void kubex_write(json::Writer& w, const StorageHealth& o) {
     w.key_literal("\"healthConditions\":");
     json::write(w, o.health_conditions);
   }
-  w.key_literal("\"name\":");
-  json::write(w, o.name);
+  json::write_required(w, "\"name\":", o.name);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -906,10 +886,8 @@ void kubex_write(json::Writer& w, const StorageHealthCondition& o) {
     w.key_literal("\"message\":");
     json::write(w, o.message);
   }
-  w.key_literal("\"reason\":");
-  json::write(w, o.reason);
-  w.key_literal("\"status\":");
-  json::write(w, o.status);
+  json::write_required(w, "\"reason\":", o.reason);
+  json::write_required(w, "\"status\":", o.status);
   if (!json::is_absent(o.volume_mode)) {
     w.key_literal("\"volumeMode\":");
     json::write(w, o.volume_mode);
@@ -943,8 +921,7 @@ void kubex_read(json::Reader& r, TokenRequest& o) {
 
 void kubex_write(json::Writer& w, const TokenRequest& o) {
   w.begin_object();
-  w.key_literal("\"audience\":");
-  json::write(w, o.audience);
+  json::write_required(w, "\"audience\":", o.audience);
   if (!json::is_absent(o.expiration_seconds)) {
     w.key_literal("\"expirationSeconds\":");
     json::write(w, o.expiration_seconds);
@@ -998,10 +975,8 @@ void kubex_write(json::Writer& w, const VolumeAttachment& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"spec\":");
-  json::write(w, o.spec);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"spec\":", o.spec);
   if (!json::is_absent(o.status)) {
     w.key_literal("\"status\":");
     json::write(w, o.status);
@@ -1051,10 +1026,8 @@ void kubex_write(json::Writer& w, const VolumeAttachmentList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1125,12 +1098,9 @@ void kubex_read(json::Reader& r, VolumeAttachmentSpec& o) {
 
 void kubex_write(json::Writer& w, const VolumeAttachmentSpec& o) {
   w.begin_object();
-  w.key_literal("\"attacher\":");
-  json::write(w, o.attacher);
-  w.key_literal("\"nodeName\":");
-  json::write(w, o.node_name);
-  w.key_literal("\"source\":");
-  json::write(w, o.source);
+  json::write_required(w, "\"attacher\":", o.attacher);
+  json::write_required(w, "\"nodeName\":", o.node_name);
+  json::write_required(w, "\"source\":", o.source);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -1174,8 +1144,7 @@ void kubex_write(json::Writer& w, const VolumeAttachmentStatus& o) {
     w.key_literal("\"attachError\":");
     json::write(w, o.attach_error);
   }
-  w.key_literal("\"attached\":");
-  json::write(w, o.attached);
+  json::write_required(w, "\"attached\":", o.attached);
   if (!json::is_absent(o.attachment_metadata)) {
     w.key_literal("\"attachmentMetadata\":");
     json::write(w, o.attachment_metadata);
@@ -1231,10 +1200,8 @@ void kubex_write(json::Writer& w, const VolumeAttributesClass& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"driverName\":");
-  json::write(w, o.driver_name);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"driverName\":", o.driver_name);
   if (!json::is_absent(o.parameters)) {
     w.key_literal("\"parameters\":");
     json::write(w, o.parameters);
@@ -1284,10 +1251,8 @@ void kubex_write(json::Writer& w, const VolumeAttributesClassList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"metadata\":", o.metadata);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }

@@ -343,8 +343,11 @@ class Emitter:
             lines.append(f"void kubex_write(json::Writer& w, const {s.name}& o) {{\n  w.begin_object();\n")
             for f in s.fields:
                 key = f'"\\"{f.json_name}\\":"'
-                if always_written(f) or is_type_meta(s, f):
+                if is_type_meta(s, f):
                     lines.append(f"  w.key_literal({key});\n  json::write(w, o.{f.cpp_name});\n")
+                elif always_written(f):
+                    # Left out when empty by a partial writer (server-side apply).
+                    lines.append(f"  json::write_required(w, {key}, o.{f.cpp_name});\n")
                 else:
                     lines.append(f"  if (!json::is_absent(o.{f.cpp_name})) {{\n"
                                  f"    w.key_literal({key});\n    json::write(w, o.{f.cpp_name});\n  }}\n")

@@ -173,7 +173,7 @@ class CodegenTest(unittest.TestCase):
         # Go writes a zero Time as null even when required: optional here, and always written.
         self.assertIn("std::optional<::kubex::Time> built_at{};", h)
         writer = self.source[self.source.index("kubex_write(json::Writer& w, const WidgetSpec& o)"):]
-        self.assertIn('  w.key_literal("\\"builtAt\\":");\n  json::write(w, o.built_at);', writer)
+        self.assertIn('  json::write_required(w, "\\"builtAt\\":", o.built_at);', writer)
 
     def test_gvk_defaults_and_field_order(self):
         self.assertIn('std::string api_version{"demo.k8s.io/v1"};', self.header)

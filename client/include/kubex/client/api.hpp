@@ -580,6 +580,24 @@ class Api {
     return async_patch_subresource<"status", T>(name, patch, params,
                                                 std::forward<CompletionToken>(token));
   }
+  /// Server-side apply of `object`'s status as field manager `field_manager` (see
+  /// async_apply): a controller owns the status fields it sets, and only those.
+  template <class CompletionToken>
+    requires(subresource_supports<T>("status", Verb::patch))
+  auto async_apply_status(const T& object, std::string_view field_manager, bool force,
+                          CompletionToken&& token) const {
+    return async_apply_status(
+        object, PatchParams{.field_manager = std::string(field_manager), .force = force},
+        std::forward<CompletionToken>(token));
+  }
+  /// Server-side apply of `object`'s status with all patch options.
+  template <class CompletionToken>
+    requires(subresource_supports<T>("status", Verb::patch))
+  auto async_apply_status(const T& object, const PatchParams& params,
+                          CompletionToken&& token) const {
+    return call<T>(detail::prepare([&] { return calls_.apply_status(object, params); }),
+                   std::forward<CompletionToken>(token));
+  }
 
   /// The log of pod `name` so far, as text.
   template <class CompletionToken>

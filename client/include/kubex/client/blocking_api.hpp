@@ -225,6 +225,15 @@ class BlockingApi {
     return call<T>(calls_.patch_subresource("status", name, patch, params),
                    detail::decode_success<T>());
   }
+  /// See Api::async_apply_status.
+  T apply_status(const T& object, std::string_view field_manager, bool force = false)
+    requires(subresource_supports<T>("status", Verb::patch))
+  {
+    return call<T>(
+        calls_.apply_status(
+            object, PatchParams{.field_manager = std::string(field_manager), .force = force}),
+        detail::decode_success<T>());
+  }
   /// See Api::async_logs.
   std::string logs(std::string_view name, const LogParams& params = {})
     requires(subresource_supports<T>("log", Verb::get))

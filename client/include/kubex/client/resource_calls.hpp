@@ -185,14 +185,18 @@ decltype(auto) api_version_member(O& object) {
 /// `object` as JSON that names `api_version` and `kind` even if the caller cleared them
 /// (server-side apply requires both).
 template <class O>
-std::string encode_typed(const O& object, std::string_view api_version, std::string_view kind) {
+std::string encode_typed(const O& object, std::string_view api_version, std::string_view kind,
+                         json::Writer::Mode mode = json::Writer::Mode::full) {
+  std::string out;
   if (api_version_member(object) == api_version && object.kind == kind) {
-    return json::encode(object);
+    json::encode(object, out, mode);
+    return out;
   }
   O copy = object;
   api_version_member(copy).assign(api_version);
   copy.kind.assign(kind);
-  return json::encode(copy);
+  json::encode(copy, out, mode);
+  return out;
 }
 
 /// metadata.name of `object`, which a write addressed to one object needs.
@@ -354,12 +358,27 @@ class ResourceCalls {
     static_assert(supports<T>(Verb::patch), "the server does not serve patch for this kind");
     return named().patch(name, patch, params);
   }
-  /// Server-side apply of `object` (apiVersion and kind always sent).
+  /// Server-side apply of `object` (apiVersion and kind always sent), as a partial object:
+  /// required fields left empty are not sent (json::Writer::Mode::partial), so applying only
+  /// spec.replicas of a Deployment claims only that field.
   [[nodiscard]] ApiRequest apply(const T& object, const PatchParams& params) const {
     static_assert(supports<T>(Verb::patch), "the server does not serve patch for this kind");
     return named().patch(
         name_of(object),
-        Patch::apply(detail::encode_typed(object, traits::api_version, traits::kind)), params);
+        Patch::apply(detail::encode_typed(object, traits::api_version, traits::kind,
+                                          json::Writer::Mode::partial)),
+        params);
+  }
+  /// Server-side apply of `object`'s status subresource, as apply() does for the object: a
+  /// controller's field manager owns the status fields it sets, and only those.
+  [[nodiscard]] ApiRequest apply_status(const T& object, const PatchParams& params) const {
+    static_assert(subresource_supports<T>("status", Verb::patch),
+                  "this kind has no status subresource to patch");
+    return named().patch_subresource(
+        "status", name_of(object),
+        Patch::apply(detail::encode_typed(object, traits::api_version, traits::kind,
+                                          json::Writer::Mode::partial)),
+        params);
   }
   /// Deletes object `name`.
   [[nodiscard]] ApiRequest delete_(std::string_view name, const DeleteParams& params) const {

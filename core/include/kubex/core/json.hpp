@@ -109,8 +109,40 @@ class Reader {
 /// inserted automatically.
 class Writer {
  public:
+  /// What a writer does with a required field whose value is empty.
+  enum class Mode : std::uint8_t {
+    full,     ///< Writes it, as the API's schema asks of a whole object.
+    partial,  ///< Leaves it out (see write_required): a partial object for server-side apply.
+  };
+  /// A point in the output to go back to.
+  struct Mark {
+    /// Bytes written then.
+    std::size_t size;
+    /// Whether the next value needed no comma.
+    bool first;
+  };
+
   /// Writes to `out`, appending to what it holds.
-  explicit Writer(std::string& out) noexcept : out_(out) {}
+  explicit Writer(std::string& out, Mode mode = Mode::full) noexcept : out_(out), mode_(mode) {}
+
+  /// True for Mode::partial.
+  [[nodiscard]] bool partial() const noexcept { return mode_ == Mode::partial; }
+  /// The current point of the output.
+  [[nodiscard]] Mark mark() const noexcept { return {out_.size(), first_}; }
+  /// Takes back everything written after `m`.
+  void rewind(Mark m) {
+    out_.resize(m.size);
+    first_ = m.first;
+  }
+  /// True when what was written after `m` is an empty object, list or string, or null.
+  [[nodiscard]] bool empty_since(Mark m) const noexcept {
+    const std::size_t start = m.size + (m.first ? 0 : 1);
+    if (out_.size() < start) {
+      return false;
+    }
+    const std::string_view value = std::string_view(out_).substr(start);
+    return value == "{}" || value == "[]" || value == "\"\"" || value == "null";
+  }
 
   /// Starts an object.
   void begin_object() {
@@ -184,6 +216,7 @@ class Writer {
   }
   std::string& out_;
   bool first_ = true;
+  Mode mode_;
 };
 
 /// How values of type T are read and written. Specialised below for scalars and containers;
@@ -207,6 +240,26 @@ void read(Reader& r, T& value) {
 template <class T>
 void write(Writer& w, const T& value) {
   Codec<T>::write(w, value);
+}
+
+/// Writes required field `key` (a key_literal) with `value`. A partial writer takes both
+/// back when the value came out empty ({}, [], "" or null): a required field the caller left unset
+/// is not sent, as client-go's apply configurations leave it out, instead of claiming it
+/// empty for the caller's field manager.
+template <class T>
+void write_required(Writer& w, std::string_view key, const T& value) {
+  if (!w.partial()) {
+    w.key_literal(key);
+    write(w, value);
+    return;
+  }
+  const Writer::Mark before = w.mark();
+  w.key_literal(key);
+  const Writer::Mark value_at = w.mark();
+  write(w, value);
+  if (w.empty_since(value_at)) {
+    w.rewind(before);
+  }
 }
 
 /// True when a field holding `value` is left out of an object as "absent": an empty optional
@@ -380,10 +433,11 @@ T decode(std::string_view json) {
   decode(json, out);
   return out;
 }
-/// Encodes `value` as compact JSON, appended to `out`.
+/// Encodes `value` as compact JSON, appended to `out`; Mode::partial leaves out the required
+/// fields left empty (server-side apply).
 template <class T>
-void encode(const T& value, std::string& out) {
-  Writer w(out);
+void encode(const T& value, std::string& out, Writer::Mode mode = Writer::Mode::full) {
+  Writer w(out, mode);
   write(w, value);
 }
 /// Encodes `value` as compact JSON.

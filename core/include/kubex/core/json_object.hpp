@@ -149,9 +149,20 @@ struct Codec<T> {
         [&](const auto&... f) {
           (
               [&] {
-                if (!detail::omitted(o.*f.member)) {
-                  w.key(f.name);
-                  json::write(w, o.*f.member);
+                const auto& member = o.*f.member;
+                if (detail::omitted(member)) {
+                  return;
+                }
+                const Writer::Mark before = w.mark();
+                w.key(f.name);
+                const Writer::Mark value_at = w.mark();
+                json::write(w, member);
+                // As write_required: a partial writer leaves out what is always written
+                // but was left empty.
+                if constexpr (!detail::null_aware<std::decay_t<decltype(member)>>::value) {
+                  if (w.partial() && w.empty_since(value_at)) {
+                    w.rewind(before);
+                  }
                 }
               }(),
               ...);

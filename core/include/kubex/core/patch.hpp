@@ -120,10 +120,14 @@ class Patch {
   /// apiVersion, kind and metadata.name (Api::apply writes them from the object).
   static Patch apply(std::string body) { return {PatchType::apply, std::move(body)}; }
   /// A merge, strategic or apply patch from a value (a model or any type with a kubex codec).
+  /// Required fields left empty are not sent (json::Writer::Mode::partial): in a patch they
+  /// would clear or claim what the caller never set.
   template <class T>
     requires(!std::is_convertible_v<const T&, std::string_view>)
   static Patch from(PatchType type, const T& value) {
-    return {type, json::encode(value)};
+    std::string body;
+    json::encode(value, body, json::Writer::Mode::partial);
+    return {type, std::move(body)};
   }
 
   /// The patch type.

@@ -73,14 +73,12 @@ void kubex_write(json::Writer& w, const Widget& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"metadata\":");
-  json::write(w, o.metadata);
+  json::write_required(w, "\"metadata\":", o.metadata);
   if (!json::is_absent(o.status)) {
     w.key_literal("\"status\":");
     json::write(w, o.status);
   }
-  w.key_literal("\"spec\":");
-  json::write(w, o.spec);
+  json::write_required(w, "\"spec\":", o.spec);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -120,8 +118,7 @@ void kubex_write(json::Writer& w, const WidgetList& o) {
   json::write(w, o.api_version);
   w.key_literal("\"kind\":");
   json::write(w, o.kind);
-  w.key_literal("\"items\":");
-  json::write(w, o.items);
+  json::write_required(w, "\"items\":", o.items);
   json::write_unknown(w, o.unknown_fields);
   w.end_object();
 }
@@ -232,10 +229,8 @@ void kubex_read(json::Reader& r, WidgetSpec& o) {
 
 void kubex_write(json::Writer& w, const WidgetSpec& o) {
   w.begin_object();
-  w.key_literal("\"size\":");
-  json::write(w, o.size);
-  w.key_literal("\"builtAt\":");
-  json::write(w, o.built_at);
+  json::write_required(w, "\"size\":", o.size);
+  json::write_required(w, "\"builtAt\":", o.built_at);
   if (!json::is_absent(o.pod_ips)) {
     w.key_literal("\"podIPs\":");
     json::write(w, o.pod_ips);
