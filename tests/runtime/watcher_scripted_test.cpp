@@ -13,6 +13,8 @@
 #include <kubex/runtime/watcher.hpp>
 #include <kubex/testing/scripted_transport.hpp>
 
+#include "pod_script.hpp"
+
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/use_future.hpp>
@@ -43,27 +45,7 @@ using kubex::testing::ScriptedTransport;
 using kubex::testing::Step;
 using kubex::testing::StreamPiece;
 using namespace std::chrono_literals;
-
-const std::string ns_pods = "/api/v1/namespaces/ns/pods";
-
-std::string pod_json(const std::string& name, const std::string& rv) {
-  return R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" + name +
-         R"(","namespace":"ns","resourceVersion":")" + rv + R"("}})";
-}
-
-std::string pod_list(const std::vector<std::string>& names, const std::string& rv,
-                     const std::string& continue_token = "") {
-  std::string items;
-  for (const auto& name : names) {
-    items += (items.empty() ? "" : ",") + pod_json(name, "1");
-  }
-  std::string meta = R"({"resourceVersion":")" + rv + "\"";
-  if (!continue_token.empty()) {
-    meta += R"(,"continue":")" + continue_token + "\"";
-  }
-  return R"({"apiVersion":"v1","kind":"PodList","metadata":)" + meta + R"(},"items":[)" + items +
-         "]}";
-}
+using namespace kubex::test_pods;
 
 std::string status_json(int code, const std::string& reason) {
   return R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"m",)"
@@ -71,29 +53,9 @@ std::string status_json(int code, const std::string& reason) {
          reason + R"(","code":)" + std::to_string(code) + "}";
 }
 
-std::string event(const std::string& type, const std::string& object) {
-  return R"({"type":")" + type + R"(","object":)" + object + "}\n";
-}
-
 std::string bookmark(const std::string& rv) {
   return event("BOOKMARK", R"({"kind":"Pod","apiVersion":"v1","metadata":{"resourceVersion":")" +
                                rv + R"("}})");
-}
-
-// The watch the watcher opens after version `rv` (its timeout fixed by the test's config).
-std::string watch_target(const std::string& rv) {
-  return ns_pods + "?watch=true&resourceVersion=" + rv +
-         "&allowWatchBookmarks=true&timeoutSeconds=300";
-}
-
-Step watch_step(const std::string& rv, std::vector<std::string> lines, bool hold_open) {
-  Step step;
-  step.target = watch_target(rv);
-  for (auto& line : lines) {
-    step.stream.push_back(StreamPiece{.bytes = std::move(line)});
-  }
-  step.hold_open = hold_open;
-  return step;
 }
 
 // What one async_next gave.

@@ -71,6 +71,8 @@ class Changes {
     return boost::asio::async_compose<CompletionToken, Signature>(NextOp{this}, token,
                                                                   subscription_.get_executor());
   }
+  /// Ends the stream from any thread (see Subscription::cancel).
+  void cancel() { subscription_.cancel(); }
 
  private:
   using Map = std::unordered_map<std::string, object_ptr>;

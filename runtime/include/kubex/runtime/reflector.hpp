@@ -69,6 +69,10 @@ class BasicReflector {
   }
   /// Stops async_run, from any thread.
   void cancel() { watcher_.cancel(); }
+  /// The executor it runs on: its client's.
+  [[nodiscard]] boost::asio::any_io_executor get_executor() const {
+    return watcher_.api().client().get_executor();
+  }
 
   /// The store, readable from any thread.
   [[nodiscard]] const Store<object_type>& store() const noexcept { return store_; }

@@ -155,6 +155,12 @@ class Subscription {
         },
         token, queue_);
   }
+  /// Ends the subscription from any thread: the events queued are still delivered, then a
+  /// pending or later async_next fails with operation_canceled.
+  void cancel() {
+    queue_->close(std::make_exception_ptr(
+        Error(make_error_code(std::errc::operation_canceled), "subscription: canceled")));
+  }
 
  private:
   std::shared_ptr<detail::SubscriberQueue<K>> queue_;
