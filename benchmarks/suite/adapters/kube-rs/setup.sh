@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Builds the kube-rs adapter from the pinned Cargo.lock into the bench cache (never into the
-# repository). Idempotent: cargo's own fingerprints make a second run a no-op of a second or so.
+# Builds the kube-rs adapter's three programs (kube-rs-bench, kube-rs-runtime,
+# kube-rs-controller: Cargo.toml's [[bin]]s) from the pinned Cargo.lock into the bench cache
+# (never into the repository). Idempotent: cargo's own fingerprints (over every source file of
+# each program) make a second run a no-op of a second or so.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cache="${KUBEX_BENCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kubex-bench}"
@@ -11,7 +13,8 @@ if ! command -v cargo >/dev/null 2>&1; then
   echo "kube-rs adapter: cargo (Rust toolchain) not found on PATH" >&2
   exit 1
 fi
-if [ ! -x "$bin" ]; then
+if [ ! -x "$bin" ] || [ ! -x "$target/release/kube-rs-runtime" ] ||
+  [ ! -x "$target/release/kube-rs-controller" ]; then
   echo "kube-rs adapter: first build into $target (several minutes)" >&2
 fi
 # Every core: beside it, the other peers' set-ups (run.py runs them at once) mostly download.

@@ -1,7 +1,46 @@
-//! What the kube-rs programs share: the clocks (as benchmarks/suite/common/measure.hpp) and
-//! how a failure ends them.
+//! What the kube-rs programs share: the command line, the client from a kubeconfig, the clocks
+//! (as benchmarks/suite/common/measure.hpp) and how a failure ends them. Each program uses a
+//! part of it.
+#![allow(dead_code)]
 
-use std::time::Instant;
+use std::collections::HashMap;
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use kube::config::{KubeConfigOptions, Kubeconfig};
+use kube::{Client, Config};
+
+/// The command line as `--name value` pairs.
+pub fn flag_pairs() -> Result<HashMap<String, String>, String> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut flags = HashMap::new();
+    for pair in args.chunks(2) {
+        match pair {
+            [k, v] if k.starts_with("--") => {
+                flags.insert(k[2..].to_string(), v.clone());
+            }
+            _ => return Err(format!("expected --name value pairs, got {pair:?}")),
+        }
+    }
+    Ok(flags)
+}
+
+/// kube's standard client for the kubeconfig's current context.
+pub async fn client_from_kubeconfig(path: &str) -> Result<Client, Box<dyn std::error::Error>> {
+    let kubeconfig =
+        Kubeconfig::read_from(path).map_err(|e| format!("cannot read the kubeconfig: {e}"))?;
+    let config = Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default())
+        .await
+        .map_err(|e| format!("cannot use the kubeconfig: {e}"))?;
+    Ok(Client::try_from(config)?)
+}
+
+/// CLOCK_REALTIME in nanoseconds since the Unix epoch (what a driver on the same machine
+/// stamps into objects to time their arrival).
+pub fn realtime_ns() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as i64)
+}
 
 /// Monotonic nanoseconds since the first call.
 pub fn now_ns() -> i64 {

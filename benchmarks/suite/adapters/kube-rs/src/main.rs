@@ -16,8 +16,6 @@ use futures::{AsyncBufReadExt, StreamExt, TryStreamExt};
 use k8s_openapi::api::core::v1::{Container, Namespace, Pod, PodSpec};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube::api::{Api, DeleteParams, ListParams, LogParams, PostParams, WatchEvent, WatchParams};
-use kube::config::{KubeConfigOptions, Kubeconfig};
-use kube::{Client, Config};
 
 type Error = Box<dyn std::error::Error>;
 type Result<T> = std::result::Result<T, Error>;
@@ -26,7 +24,7 @@ type Result<T> = std::result::Result<T, Error>;
 // Measurement (as common/measure.hpp; the clocks are in common.rs)
 
 mod common;
-use common::{cpu_ns, exit_on_failure, now_ns, proc_status_kb};
+use common::{client_from_kubeconfig, cpu_ns, exit_on_failure, now_ns, proc_status_kb};
 
 /// The allocation counters of common/alloc_shim.c when the memory pass preloads it over malloc
 /// (Rust's default allocator is the system's malloc): count, bytes allocated, live bytes, peak
@@ -439,12 +437,7 @@ fn result_line(plan: &Plan, rec: &Recorder, accept_encoding: &str) -> String {
 
 async fn run() -> Result<()> {
     let plan = Plan::from_args()?;
-    let kubeconfig = Kubeconfig::read_from(&plan.kubeconfig)
-        .map_err(|e| format!("cannot read the kubeconfig: {e}"))?;
-    let config = Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default())
-        .await
-        .map_err(|e| format!("cannot use the kubeconfig: {e}"))?;
-    let client = Client::try_from(config)?;
+    let client = client_from_kubeconfig(&plan.kubeconfig).await?;
     // Without kube's `gzip` feature no Accept-Encoding is sent, except that watch requests
     // always carry `Accept-Encoding: identity` (kube-client's request_events).
     let accept_encoding = match plan.scenario.as_str() {

@@ -10,23 +10,20 @@
 //!
 //! Prints one JSON line on stdout; anything else goes to stderr.
 
-use std::collections::HashMap;
 use std::time::Duration;
 
 use futures::{Stream, StreamExt, TryStreamExt};
 use k8s_openapi::api::core::v1::{Namespace, Pod};
 use kube::api::{Api, WatchEvent, WatchParams};
-use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::core::PartialObjectMeta;
 use kube::runtime::reflector::{self, Lookup, Store};
 use kube::runtime::{watcher, WatchStreamExt};
-use kube::{Client, Config};
 
 type Error = Box<dyn std::error::Error>;
 type Result<T> = std::result::Result<T, Error>;
 
 mod common;
-use common::{cpu_ns, exit_on_failure, now_ns, proc_status_kb};
+use common::{client_from_kubeconfig, cpu_ns, exit_on_failure, flag_pairs, now_ns, proc_status_kb};
 
 /// Bytes glibc's malloc holds (Rust's default allocator is the system malloc): every arena's
 /// chunks in use plus mmapped blocks, measured as the kubex adapter does.
@@ -84,23 +81,11 @@ where
 }
 
 async fn run() -> Result<()> {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let mut f = HashMap::new();
-    for pair in args.chunks(2) {
-        match pair {
-            [k, v] if k.starts_with("--") => {
-                f.insert(k[2..].to_string(), v.clone());
-            }
-            _ => return Err(format!("expected --name value pairs, got {pair:?}").into()),
-        }
-    }
+    let f = flag_pairs()?;
     let get = |k: &str| f.get(k).cloned().ok_or_else(|| format!("missing --{k}"));
     let (scenario, namespace) = (get("scenario")?, get("namespace")?);
     let expect: usize = f.get("expect").map_or(Ok(0), |v| v.parse())?;
-    let kubeconfig = Kubeconfig::read_from(get("kubeconfig")?)
-        .map_err(|e| format!("cannot read the kubeconfig: {e}"))?;
-    let config = Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default()).await?;
-    let client = Client::try_from(config)?;
+    let client = client_from_kubeconfig(&get("kubeconfig")?).await?;
     // The connection is up before the baseline, as in the other adapters.
     Api::<Namespace>::all(client.clone())
         .get(&namespace)
