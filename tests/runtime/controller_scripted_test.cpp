@@ -318,6 +318,22 @@ TEST_F(controller_scripted_test, waits_for_its_store_before_the_first_reconcile)
   stop(*c);
 }
 
+TEST_F(controller_scripted_test, a_change_during_the_initial_sync_goes_before_the_rest_of_it) {
+  serve({"a", "b", "c", "d"}, {{.bytes = event("ADDED", pod_json("z", "11")), .delay = 20ms}});
+  auto conf = config();
+  conf.concurrency = 1;
+  std::vector<std::string> seen;
+  auto c = controller(conf);
+  run(*c, [&seen](PodPtr pod) -> boost::asio::awaitable<Action> {
+    seen.push_back(name_at(*pod));
+    co_await pause(60ms);  // z arrives during the first reconcile
+    co_return Action::await_change();
+  });
+  ASSERT_TRUE(run_until([&] { return seen.size() >= 5; }));
+  EXPECT_EQ(seen[1], "z@11");  // a change, before three objects of the initial state
+  stop(*c);
+}
+
 TEST(owners_of, names_the_owners_of_the_kind_asked_for_in_the_objects_namespace) {
   core::Pod pod;
   pod.metadata.namespace_ = "ns";

@@ -18,6 +18,7 @@
 
 namespace {
 
+using kubex::runtime::Priority;
 using kubex::runtime::WorkItem;
 using kubex::runtime::WorkQueue;
 using kubex::runtime::WorkQueueConfig;
@@ -163,6 +164,23 @@ TEST_F(work_queue_test, a_waiting_worker_receives_a_key_added_later_with_how_lon
   ASSERT_TRUE(got.has_value());
   EXPECT_EQ(got->key, "a");
   EXPECT_LT(got->waited, 1s);
+}
+
+TEST_F(work_queue_test, low_keys_wait_for_every_normal_one_and_a_normal_add_raises_them) {
+  queue_->add("sync-a", Priority::low);
+  queue_->add("sync-b", Priority::low);
+  queue_->add("change", Priority::normal);
+  queue_->add("sync-b", Priority::normal);  // changed while it waited: no longer last
+  EXPECT_EQ(queue_->stats().depth, 3U);
+  EXPECT_EQ(get(*queue_), "change");
+  EXPECT_EQ(get(*queue_), "sync-b");
+  EXPECT_EQ(get(*queue_), "sync-a");
+  // A low add of a waiting normal key leaves it normal.
+  queue_->add("x", Priority::normal);
+  queue_->add("y", Priority::low);
+  queue_->add("x", Priority::low);
+  EXPECT_EQ(get(*queue_), "x");
+  EXPECT_EQ(get(*queue_), "y");
 }
 
 }  // namespace

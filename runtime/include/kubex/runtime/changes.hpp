@@ -36,6 +36,9 @@ struct Change {
   std::shared_ptr<const K> object{};
   /// The object before (modified only).
   std::shared_ptr<const K> old{};
+  /// Part of the state the stream started from (the store's objects, or the first list),
+  /// not a change seen since: a controller reconciles these after live changes.
+  bool initial = false;
 };
 
 /// A consumer's plain event stream (BasicReflector::changes). One async_next at a time; it
@@ -57,9 +60,10 @@ class Changes {
     if (ready) {
       for (const auto& object : stored) {
         known_[object_key(*object)] = object;
-        ready_.push_back({ChangeType::added, object, nullptr});
+        ready_.push_back({ChangeType::added, object, nullptr, true});
       }
     }
+    synced_ = ready;
     if (listing != nullptr) {
       listing_.emplace(*listing);
     }
@@ -160,10 +164,11 @@ class Changes {
   // A relist's state replaces what was known: what is new was added, what differs modified,
   // what is gone deleted (its last known state).
   void swap_in(Map listed) {
+    const bool initial = !std::exchange(synced_, true);  // the first list; a relist is changes
     for (const auto& [key, object] : listed) {
       const auto it = known_.find(key);
       if (it == known_.end()) {
-        ready_.push_back({ChangeType::added, object, nullptr});
+        ready_.push_back({ChangeType::added, object, nullptr, initial});
       } else if (!same_version(*it->second, *object)) {
         ready_.push_back({ChangeType::modified, object, it->second});
       }
@@ -180,6 +185,7 @@ class Changes {
   Map known_;                    // the state the changes so far describe
   std::optional<Map> listing_;   // a (re)list being received
   std::deque<Change<K>> ready_;  // changes not yet delivered
+  bool synced_ = false;          // a first state was delivered
 };
 
 }  // namespace kubex::runtime

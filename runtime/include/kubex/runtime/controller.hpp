@@ -168,8 +168,13 @@ class Controller {
 
   /// Reconciles an owner when an object of U that it owns (ownerReferences) changes, through a
   /// metadata-only reflector it makes and runs over `api` (owner references are metadata).
+  /// Without a transform of the caller's, that store drops managedFields: only the owner
+  /// references are read from it.
   template <resource U>
   Controller& owns(client::Api<U> api, ReflectorConfig<PartialObjectMeta<U>> config = {}) {
+    if (!config.transform) {
+      config.transform = drop_managed_fields<PartialObjectMeta<U>>;
+    }
     return add_source(std::make_shared<MetadataReflector<U>>(std::move(api), std::move(config)),
                       true, [](const PartialObjectMeta<U>& o) { return owners_of<T>(o); });
   }
@@ -293,8 +298,9 @@ class Controller {
     // The keys a change names, each once: a key added twice could be taken by a worker in
     // between and reconciled twice for one change.
     void enqueue(Controller& c, const Change<K>& change) {
+      const Priority priority = change.initial ? Priority::low : Priority::normal;
       if (!mapper_) {
-        c.queue_->add(object_key(*change.object));
+        c.queue_->add(object_key(*change.object), priority);
         return;
       }
       std::vector<std::string> keys;
@@ -309,7 +315,7 @@ class Controller {
       std::sort(keys.begin(), keys.end());
       keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
       for (const auto& key : keys) {
-        c.queue_->add(key);
+        c.queue_->add(key, priority);
       }
     }
 

@@ -5,7 +5,9 @@
 // and a key added while a worker has it is handed out again once that worker is done, so the
 // last change is never missed and never reconciled concurrently with an earlier one. Delayed
 // adds keep the earliest time; failed keys come back after a per-key jittered exponential
-// delay, bounded overall by a token bucket.
+// delay, bounded overall by a token bucket. Keys added at low priority (a controller's initial
+// state) are handed out after every normal one, as controller-runtime's priority queue does,
+// so a change made during a large sync does not wait for the whole sync.
 
 #include <kubex/core/error.hpp>
 #include <kubex/runtime/backoff.hpp>
@@ -58,6 +60,12 @@ struct WorkQueueStats {
   std::size_t adds = 0;
 };
 
+/// How soon a key is handed out among those waiting.
+enum class Priority : std::uint8_t {
+  normal,  ///< A change: before every low one.
+  low,     ///< Part of an initial state (a sync), handed out when no normal key waits.
+};
+
 /// A key handed to a worker, with how long it waited since it was first added.
 struct WorkItem {
   /// The key.
@@ -89,10 +97,11 @@ class WorkQueue : public std::enable_shared_from_this<WorkQueue> {
     return std::make_shared<WorkQueue>(std::move(executor), std::move(config));
   }
 
-  /// Queues `key` now, unless it is already waiting. Ignored after shut_down().
-  void add(const std::string& key) {
+  /// Queues `key` now, unless it is already waiting (then a normal add raises a low key to
+  /// normal). Ignored after shut_down().
+  void add(const std::string& key, Priority priority = Priority::normal) {
     std::unique_lock lock(mutex_);
-    add_locked(key, clock::now(), lock);
+    add_locked(key, clock::now(), priority, lock);
   }
 
   /// Queues `key` after `delay`; of several delays for one key, the earliest wins.
@@ -164,7 +173,7 @@ class WorkQueue : public std::enable_shared_from_this<WorkQueue> {
     processing_.erase(key);
     const auto it = dirty_.find(key);
     if (it != dirty_.end() && !shut_down_) {
-      ready_.push_back(key);
+      queue_of(it->second.priority).push_back(key);
       hand_out(lock);
     }
   }
@@ -178,6 +187,7 @@ class WorkQueue : public std::enable_shared_from_this<WorkQueue> {
     }
     shut_down_ = true;
     ready_.clear();
+    ready_low_.clear();
     dirty_.clear();
     delayed_.clear();
     delayed_at_.clear();
@@ -199,7 +209,7 @@ class WorkQueue : public std::enable_shared_from_this<WorkQueue> {
   /// The queue's counters now.
   [[nodiscard]] WorkQueueStats stats() const {
     const std::lock_guard lock(mutex_);
-    return {ready_.size(), delayed_.size(), processing_.size(), adds_};
+    return {ready_.size() + ready_low_.size(), delayed_.size(), processing_.size(), adds_};
   }
 
  private:
@@ -234,25 +244,43 @@ class WorkQueue : public std::enable_shared_from_this<WorkQueue> {
         std::chrono::duration<double>(-tokens_ / config_.failure_qps));
   }
 
-  void add_locked(const std::string& key, clock::time_point since,
+  struct Waiting {
+    clock::time_point since;
+    Priority priority;
+  };
+
+  std::deque<std::string>& queue_of(Priority priority) {
+    return priority == Priority::low ? ready_low_ : ready_;
+  }
+
+  void add_locked(const std::string& key, clock::time_point since, Priority priority,
                   std::unique_lock<std::mutex>& lock) {
     if (shut_down_) {
       return;
     }
     ++adds_;
-    if (!dirty_.emplace(key, since).second) {
+    const auto [it, added] = dirty_.try_emplace(key, Waiting{since, priority});
+    if (!added) {
+      if (priority == Priority::normal && it->second.priority == Priority::low) {
+        it->second.priority = Priority::normal;  // a change now waits for it
+        const auto low = std::find(ready_low_.begin(), ready_low_.end(), key);
+        if (low != ready_low_.end()) {
+          ready_low_.erase(low);
+          ready_.push_back(key);
+        }
+      }
       return;
     }
     if (processing_.contains(key)) {
       return;  // done() queues it again
     }
-    ready_.push_back(key);
+    queue_of(priority).push_back(key);
     hand_out(lock);
   }
 
   // mutex_ held; may release it. Hands the first ready key to the first waiting worker.
   void hand_out(std::unique_lock<std::mutex>& lock) {
-    if (waiting_.empty() || ready_.empty()) {
+    if (waiting_.empty() || (ready_.empty() && ready_low_.empty())) {
       return;
     }
     auto handler = std::move(waiting_.front());
@@ -262,12 +290,13 @@ class WorkQueue : public std::enable_shared_from_this<WorkQueue> {
     complete(std::move(handler), nullptr, std::move(item));
   }
 
-  // mutex_ held, ready_ not empty.
+  // mutex_ held, a key ready.
   WorkItem take(std::unique_lock<std::mutex>&) {
-    WorkItem item{std::move(ready_.front()), {}};
-    ready_.pop_front();
+    auto& queue = ready_.empty() ? ready_low_ : ready_;
+    WorkItem item{std::move(queue.front()), {}};
+    queue.pop_front();
     const auto it = dirty_.find(item.key);
-    item.waited = clock::now() - it->second;
+    item.waited = clock::now() - it->second.since;
     dirty_.erase(it);
     processing_.insert(item.key);
     return item;
@@ -280,7 +309,7 @@ class WorkQueue : public std::enable_shared_from_this<WorkQueue> {
       complete(std::move(handler), canceled(), {});
       return;
     }
-    if (!ready_.empty()) {
+    if (!ready_.empty() || !ready_low_.empty()) {
       WorkItem item = take(lock);
       lock.unlock();
       complete(std::move(handler), nullptr, std::move(item));
@@ -308,7 +337,7 @@ class WorkQueue : public std::enable_shared_from_this<WorkQueue> {
     while (!delayed_.empty() && delayed_.begin()->first <= now) {
       auto node = delayed_.extract(delayed_.begin());
       delayed_at_.erase(node.value().second);
-      add_locked(node.value().second, node.value().first, lock);
+      add_locked(node.value().second, node.value().first, Priority::normal, lock);
       if (!lock.owns_lock()) {
         lock.lock();
       }
@@ -332,8 +361,9 @@ class WorkQueue : public std::enable_shared_from_this<WorkQueue> {
   boost::asio::any_io_executor executor_;
   WorkQueueConfig config_;
   mutable std::mutex mutex_;
-  std::deque<std::string> ready_;
-  std::unordered_map<std::string, clock::time_point> dirty_;  // waiting, since when
+  std::deque<std::string> ready_;                   // normal keys
+  std::deque<std::string> ready_low_;               // low keys
+  std::unordered_map<std::string, Waiting> dirty_;  // waiting (or to requeue after done)
   std::unordered_set<std::string> processing_;
   std::set<std::pair<clock::time_point, std::string>> delayed_;
   std::unordered_map<std::string, clock::time_point> delayed_at_;
