@@ -7,21 +7,17 @@
 // for the lease duration, not sooner and not much later; after SIGTERM the leader releases
 // the Lease and another takes over at its next try, well before the lease duration.
 
+#include <kubex/testing/child_process.hpp>
 #include <kubex/testing/temp_dir.hpp>
 #include <kubex/testing/testenv.hpp>
 #include <kubex/testing/testenv_fixture.hpp>
 
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -31,8 +27,6 @@
 #include <thread>
 #include <utility>
 #include <vector>
-
-extern char** environ;
 
 namespace {
 
@@ -58,41 +52,15 @@ class Candidate {
  public:
   Candidate(std::string identity, const std::string& lease, const std::string& ns,
             const std::filesystem::path& dir)
-      : identity_(std::move(identity)), out_(dir / (identity_ + ".log")) {
-    std::vector<std::string> args{KUBEX_LEADER_ELECTION_CANDIDATE,
-                                  lease,
-                                  ns,
-                                  identity_,
-                                  std::to_string(lease_duration.count()),
-                                  std::to_string(renew_deadline.count()),
-                                  std::to_string(retry_period.count())};
-    std::vector<char*> argv;
-    for (auto& arg : args) {
-      argv.push_back(arg.data());
-    }
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out_.c_str(),
-                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    const int rc = posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    if (rc != 0) {
-      ADD_FAILURE() << "cannot start " << argv[0] << ": " << std::strerror(rc);
-      pid_ = -1;
-    }
-  }
-  ~Candidate() {
-    if (running()) {
-      ::kill(pid_, SIGKILL);
-      (void)wait_exit(5s);
-    }
-  }
-  Candidate(const Candidate&) = delete;
-  Candidate& operator=(const Candidate&) = delete;
+      : identity_(std::move(identity)),
+        process_({KUBEX_LEADER_ELECTION_CANDIDATE, lease, ns, identity_,
+                  std::to_string(lease_duration.count()), std::to_string(renew_deadline.count()),
+                  std::to_string(retry_period.count())},
+                 {}, dir / (identity_ + ".log")),
+        out_(process_.output_path()) {}
 
   [[nodiscard]] const std::string& identity() const noexcept { return identity_; }
-  [[nodiscard]] bool running() const noexcept { return pid_ > 0 && !exit_status_; }
+  [[nodiscard]] bool running() const { return process_.running(); }
 
   // Sends `signal` and notes when: a process killed with SIGKILL led until then at most.
   Clock::time_point signal(int signal) {
@@ -100,21 +68,12 @@ class Candidate {
     if (signal == SIGKILL) {
       killed_at_ = now;
     }
-    ::kill(pid_, signal);
+    process_.signal(signal);
     return now;
   }
   // Waits for the process to exit; its exit status (-1 if it did not exit normally).
   std::optional<int> wait_exit(Clock::duration limit) {
-    const auto until = Clock::now() + limit;
-    while (!exit_status_ && Clock::now() < until) {
-      int status = 0;
-      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
-        exit_status_ = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-        break;
-      }
-      std::this_thread::sleep_for(10ms);
-    }
-    return exit_status_;
+    return process_.wait_exit(std::chrono::duration_cast<std::chrono::milliseconds>(limit));
   }
   [[nodiscard]] std::optional<Clock::time_point> killed_at() const { return killed_at_; }
 
@@ -162,9 +121,8 @@ class Candidate {
 
  private:
   std::string identity_;
+  mutable kubex::testing::ChildProcess process_;
   std::filesystem::path out_;
-  pid_t pid_ = -1;
-  std::optional<int> exit_status_;
   std::optional<Clock::time_point> killed_at_;
 };
 
