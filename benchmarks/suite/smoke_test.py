@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """CI's check of the benchmark harness (ctest bench_smoke_test, under scripts/with-testenv.sh):
 kubex and L1 on two scenarios with few iterations must produce the report, the CSV and the raw
-results; and the validity checks must fail a run whose lists come back short.
+results; the runtime and controller benchmarks run every adapter small; and the validity
+checks must fail a run whose lists come back short.
 
     benchmarks/suite/smoke_test.py BUILD_DIR OUT_DIR
 """
@@ -16,6 +17,7 @@ from pathlib import Path
 
 RUN = Path(__file__).with_name("run.py")
 RUNTIME = Path(__file__).with_name("runtime.py")
+CONTROLLER = Path(__file__).with_name("controller.py")
 sys.path.insert(0, str(RUN.parent))
 from run import process_tree, testenv_root  # noqa: E402
 BUILD, OUT = Path(sys.argv[1]), Path(sys.argv[2])
@@ -45,6 +47,21 @@ class Smoke(unittest.TestCase):
         for section in ("## reflector_sync", "## reflector_memory", "## watch_throughput"):
             self.assertIn(section, report)
 
+
+    def test_the_controller_benchmark_runs_every_adapter_and_writes_its_report(self):
+        out = OUT / "controller"
+        done = subprocess.run(
+            [sys.executable, str(CONTROLLER), "--build-dir", str(BUILD), "--out", str(out),
+             "--count", "20", "--samples", "3", "--settle-ms", "200", "--rounds", "1",
+             "--timeout", "120"],
+            capture_output=True, text=True, timeout=900)
+        self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+        records = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+        self.assertEqual({r["adapter"] for r in records}, {"kubex", "controller-runtime", "kube-rs"})
+        for r in records:
+            self.assertGreaterEqual(r["reconciles"], 20, r)
+            self.assertGreater(r["latency_p50_ms"], 0, r)
+        self.assertIn("## kubex against each peer", (out / "report.md").read_text())
 
     def test_smoke_run_writes_every_artifact(self):
         out = OUT / "smoke"
