@@ -30,10 +30,12 @@
 #include <future>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
 #include <utility>
+#include <vector>
 
 namespace {
 
@@ -83,11 +85,24 @@ class RunningCopier {
     cc.reflector.watcher.label_selector = "role=source";
     cc.on_reconcile = [this](const kubex::runtime::ReconcileRecord& r) {
       (r.error ? failures_ : reconciles_)++;
+      const std::lock_guard lock(mutex_);
+      ++by_key_[std::string(r.key)];
     };
     controller_.emplace(sources, cc);
     kubex::runtime::ReflectorConfig<kubex::PartialObjectMeta<corev1::ConfigMap>> copies;
     copies.watcher.label_selector = "role=copy";
     controller_->owns(sources, copies);
+    // A secret labelled feeds=<source> is an input of that source: watches, with a mapper.
+    kubex::runtime::ReflectorConfig<corev1::Secret> feeds;
+    feeds.watcher.label_selector = "feeds";
+    controller_->watches(
+        Api<corev1::Secret>::namespaced(client_, ns),
+        [](const corev1::Secret& secret) {
+          const auto feeds_of = secret.metadata.labels.find("feeds");
+          return std::vector<kubex::runtime::ObjectRef>{
+              {feeds_of->second, secret.metadata.namespace_.value_or("")}};
+        },
+        feeds);
     auto plain = [sources](std::shared_ptr<const corev1::ConfigMap> source) {
       return apply_copy(sources, std::move(source));
     };
@@ -138,6 +153,11 @@ class RunningCopier {
   [[nodiscard]] int reconciles() const { return reconciles_; }
   [[nodiscard]] int failures() const { return failures_; }
   [[nodiscard]] int cleanups() const { return cleanups_; }
+  // Reconciles of `key` ("namespace/name") that returned.
+  [[nodiscard]] int reconciles_of(const std::string& key) {
+    const std::lock_guard lock(mutex_);
+    return by_key_[key];
+  }
 
  private:
   boost::asio::io_context ioc_;
@@ -149,6 +169,8 @@ class RunningCopier {
   std::atomic<int> reconciles_{0};
   std::atomic<int> failures_{0};
   std::atomic<int> cleanups_{0};
+  std::mutex mutex_;
+  std::map<std::string, int> by_key_;
   bool stopped_ = false;
   std::thread io_;
 };
@@ -230,6 +252,32 @@ TEST_F(controller_test, copies_converge_follow_changes_heal_and_go_with_their_so
   EXPECT_GE(copier.reconciles(), 5);
   EXPECT_EQ(copier.failures(), 0);
   EXPECT_EQ(copier.controller().stats().in_flight, 0U);
+  EXPECT_TRUE(copier.shutdown());
+}
+
+TEST_F(controller_test, a_watched_object_reconciles_what_its_mapper_names) {
+  source("one", "1");
+  source("two", "2");
+  RunningCopier copier(config(), ns_);
+  ASSERT_TRUE(eventually([&] {
+    return field("one-copy", "{.data.k}") == "1" && field("two-copy", "{.data.k}") == "2";
+  }));
+  std::this_thread::sleep_for(1s);  // the copies' own changes come back once; let them
+  const int one = copier.reconciles_of(ns_ + "/one");
+  const int two = copier.reconciles_of(ns_ + "/two");
+  kubectl("create secret generic feed --from-literal=k=v");
+  kubectl("label secret feed feeds=one");
+  EXPECT_TRUE(eventually([&] { return copier.reconciles_of(ns_ + "/one") > one; }));
+  std::this_thread::sleep_for(500ms);
+  EXPECT_EQ(copier.reconciles_of(ns_ + "/two"), two);  // not named by the mapper
+  // Relabelled: the old name and the new one are both reconciled; the new one names no
+  // source, so nothing is there to reconcile and it is skipped.
+  const int before = copier.reconciles_of(ns_ + "/one");
+  kubectl("label secret feed feeds=nobody --overwrite");
+  EXPECT_TRUE(eventually([&] {
+    return copier.reconciles_of(ns_ + "/one") > before && copier.controller().stats().skipped >= 1;
+  }));
+  EXPECT_EQ(copier.reconciles_of(ns_ + "/nobody"), 0);
   EXPECT_TRUE(copier.shutdown());
 }
 

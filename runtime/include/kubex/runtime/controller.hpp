@@ -39,6 +39,7 @@
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -187,7 +188,8 @@ class Controller {
   /// Reconciles the objects `mapper` names whenever an object of U changes, through a
   /// reflector it makes and runs over `api`.
   template <resource U>
-  Controller& watches(client::Api<U> api, std::function<std::vector<ObjectRef>(const U&)> mapper,
+  Controller& watches(client::Api<U> api,
+                      std::type_identity_t<std::function<std::vector<ObjectRef>(const U&)>> mapper,
                       ReflectorConfig<U> config = {}) {
     return add_source(std::make_shared<Reflector<U>>(std::move(api), std::move(config)), true,
                       std::move(mapper));
