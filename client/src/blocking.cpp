@@ -1,6 +1,7 @@
 #include <kubex/client/blocking.hpp>
 #include <kubex/client/blocking_api.hpp>
 #include <kubex/client/client.hpp>
+#include <kubex/client/remote_process.hpp>
 #include <kubex/core/error.hpp>
 
 #include <boost/asio/io_context.hpp>
@@ -69,6 +70,56 @@ void BlockingStream::cancel() noexcept {
   }
 }
 
+struct BlockingProcess::Impl {
+  BlockingClient::Impl* client;  // the BlockingClient outlives its sessions
+  RemoteProcess process;
+};
+
+BlockingProcess::BlockingProcess(std::unique_ptr<Impl> impl) noexcept : impl_(std::move(impl)) {}
+BlockingProcess::~BlockingProcess() = default;
+BlockingProcess::BlockingProcess(BlockingProcess&& other) noexcept = default;
+BlockingProcess& BlockingProcess::operator=(BlockingProcess&& other) noexcept = default;
+
+namespace {
+
+void require_session(const void* impl) {
+  if (impl == nullptr) {
+    throw Error(errc::invalid_argument, "BlockingProcess: the session was moved from");
+  }
+}
+
+}  // namespace
+
+std::optional<ProcessOutput> BlockingProcess::read() {
+  require_session(impl_.get());
+  return impl_->client->wait(impl_->process.async_read(boost::asio::use_future));
+}
+
+void BlockingProcess::write(std::string data) {
+  require_session(impl_.get());
+  impl_->client->wait(impl_->process.async_write(std::move(data), boost::asio::use_future));
+}
+
+void BlockingProcess::close_stdin() {
+  require_session(impl_.get());
+  impl_->client->wait(impl_->process.async_close_stdin(boost::asio::use_future));
+}
+
+void BlockingProcess::resize(std::uint16_t width, std::uint16_t height) {
+  require_session(impl_.get());
+  impl_->client->wait(impl_->process.async_resize(width, height, boost::asio::use_future));
+}
+
+std::optional<int> BlockingProcess::exit_code() const noexcept {
+  return impl_ ? impl_->process.exit_code() : std::nullopt;
+}
+
+void BlockingProcess::cancel() noexcept {
+  if (impl_) {
+    impl_->process.cancel();
+  }
+}
+
 BlockingClient::BlockingClient(ClientConfig config, ClientOptions options)
     : impl_(std::make_unique<Impl>(std::move(config), std::move(options))) {}
 
@@ -85,6 +136,29 @@ BlockingStream BlockingClient::open(HttpRequest request) {
       impl_->wait(impl_->client.async_stream(std::move(request), boost::asio::use_future));
   return BlockingStream(
       std::make_unique<BlockingStream::Impl>(BlockingStream::Impl{impl_.get(), std::move(stream)}));
+}
+
+BlockingProcess BlockingClient::open_process(ApiRequest request, bool tty,
+                                             const ProcessOptions& options) {
+  auto process = impl_->wait(
+      async_open_process(impl_->client, std::move(request), tty, options, boost::asio::use_future));
+  return BlockingProcess(std::make_unique<BlockingProcess::Impl>(
+      BlockingProcess::Impl{impl_.get(), std::move(process)}));
+}
+
+ExecResult BlockingClient::run_process(ApiRequest request, std::string input, bool with_stdin) {
+  std::promise<ExecResult> promise;
+  auto future = promise.get_future();
+  detail::run_process(impl_->client, detail::Prepared(std::move(request)), std::move(input),
+                      with_stdin, ProcessOptions{},
+                      [&promise](std::exception_ptr error, ExecResult result) {
+                        if (error) {
+                          promise.set_exception(error);
+                        } else {
+                          promise.set_value(std::move(result));
+                        }
+                      });
+  return impl_->wait(std::move(future));
 }
 
 void BlockingClient::recycle(std::string&& body) noexcept {

@@ -5,6 +5,7 @@
 #include <kubex/client/client.hpp>
 #include <kubex/client/kubeconfig.hpp>
 #include <kubex/client/proxy.hpp>
+#include <kubex/core/api_error.hpp>
 #include <kubex/core/error.hpp>
 
 #include "detail/call.hpp"
@@ -21,6 +22,7 @@
 #include "detail/spare_bodies.hpp"
 #include "detail/text.hpp"
 #include "detail/tls.hpp"
+#include "detail/websocket.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/post.hpp>
@@ -191,6 +193,12 @@ class HttpsTransport final : public Transport,
   void async_open(HttpRequest request,
                   asio::any_completion_handler<StreamSignature> handler) override {
     asio::co_spawn(strand_, open(shared_from_this(), std::move(request)), std::move(handler));
+  }
+
+  void async_upgrade(HttpRequest request, WebSocketOptions options,
+                     asio::any_completion_handler<WebSocketSignature> handler) override {
+    asio::co_spawn(strand_, upgrade(shared_from_this(), std::move(request), std::move(options)),
+                   std::move(handler));
   }
 
   [[nodiscard]] TransportStats stats() const override {
@@ -736,6 +744,44 @@ class HttpsTransport final : public Transport,
   }
 
   static awaitable<ResponseStream> open(std::shared_ptr<HttpsTransport> self, HttpRequest request);
+
+  // A WebSocket on a connection of its own: upgraded connections never return to the pool,
+  // and hold no slot of it (a long exec session must not starve requests). A 401 is tried
+  // once more with a renewed credential, as for requests.
+  static awaitable<WebSocket> upgrade(std::shared_ptr<HttpsTransport> self, HttpRequest request,
+                                      WebSocketOptions options) {
+    if (request.method != "GET") {
+      throw Error(errc::invalid_argument,
+                  request.method + " " + self->location_ + ": a WebSocket upgrade is a GET");
+    }
+    Call call = self->prepare(request, true);
+    bool refreshed_after_401 = false;
+    for (;;) {
+      co_await self->take_rate_token(call);
+      co_await self->credentials_.refresh(call, false);
+      self->credentials_.authorize(call);
+      const std::uint64_t sent_with = self->credentials_.generation();
+      auto connection = co_await self->dialer_.connect(call, self->tls_, self->generation_, false);
+      auto upgraded = co_await detail::upgrade_websocket(std::move(connection), call, options,
+                                                         self->options_.timeout);
+      if (upgraded.socket) {
+        co_return WebSocket(std::move(upgraded.socket));
+      }
+      if (upgraded.refusal.status == 401 && !refreshed_after_401) {
+        bool renewed = sent_with != self->credentials_.generation();
+        if (!renewed) {
+          renewed = co_await self->credentials_.refresh(call, true);
+        }
+        if (renewed) {
+          refreshed_after_401 = true;
+          continue;
+        }
+      }
+      const std::string_view target = request.target;
+      throw ApiError::from_response("GET", target.substr(0, target.find('?')),
+                                    upgraded.refusal.status, upgraded.refusal.body);
+    }
+  }
 
   asio::any_io_executor executor_;
   Strand strand_;

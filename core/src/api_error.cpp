@@ -249,6 +249,20 @@ ApiError ApiError::from_response(std::string_view method, std::string_view targe
   return {http_status, std::move(status), message};
 }
 
+ApiError ApiError::from_status(std::string_view context, Status status) {
+  const unsigned code =
+      status.code >= 400 && status.code <= 599 ? static_cast<unsigned>(status.code) : 500U;
+  std::string message(context);
+  message.append(": ").append(http_status_text(code));
+  if (!status.message.empty()) {
+    message.append(": ").append(status.message);
+  }
+  if (!status.reason.empty()) {
+    message.append(" (").append(status.reason).append(")");
+  }
+  return {code, std::move(status), message};
+}
+
 std::optional<std::chrono::seconds> ApiError::retry_after() const noexcept {
   if (status_.details && status_.details->retry_after_seconds) {
     return std::chrono::seconds(*status_.details->retry_after_seconds);

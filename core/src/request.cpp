@@ -335,4 +335,77 @@ ApiRequest RequestBuilder::logs(std::string_view name, const LogParams& p, bool 
   return r;
 }
 
+namespace {
+
+// The stream switches exec and attach share; the apiserver refuses the same combinations.
+void append_streams(std::string& target, std::string_view what, bool in, bool out, bool err,
+                    bool tty) {
+  if (!in && !out && !err) {
+    throw Error(errc::invalid_argument,
+                std::string(what) + ": at least one of stdin, stdout and stderr is required");
+  }
+  if (tty && err) {
+    throw Error(errc::invalid_argument,
+                std::string(what) + ": a tty merges stderr into stdout; set with_stderr to false");
+  }
+  if (in) {
+    append_query(target, "stdin", "true");
+  }
+  if (out) {
+    append_query(target, "stdout", "true");
+  }
+  if (err) {
+    append_query(target, "stderr", "true");
+  }
+  if (tty) {
+    append_query(target, "tty", "true");
+  }
+}
+
+}  // namespace
+
+ApiRequest RequestBuilder::exec(std::string_view name, const ExecParams& p) const {
+  if (p.command.empty()) {
+    throw Error(errc::invalid_argument, "exec: a command is required");
+  }
+  std::string target = object_path(name, "exec");
+  for (const auto& word : p.command) {
+    append_query(target, "command", word);
+  }
+  if (!p.container.empty()) {
+    append_query(target, "container", p.container);
+  }
+  append_streams(target, "exec", p.with_stdin, p.with_stdout, p.with_stderr, p.tty);
+  return make("GET", std::move(target));
+}
+
+ApiRequest RequestBuilder::attach(std::string_view name, const AttachParams& p) const {
+  std::string target = object_path(name, "attach");
+  if (!p.container.empty()) {
+    append_query(target, "container", p.container);
+  }
+  append_streams(target, "attach", p.with_stdin, p.with_stdout, p.with_stderr, p.tty);
+  return make("GET", std::move(target));
+}
+
+ApiRequest RequestBuilder::port_forward(std::string_view name,
+                                        const std::vector<std::uint16_t>& ports) const {
+  if (ports.empty()) {
+    throw Error(errc::invalid_argument, "port-forward: at least one port is required");
+  }
+  std::string list;
+  for (const auto port : ports) {
+    if (port == 0) {
+      throw Error(errc::invalid_argument, "port-forward: port 0 is not a port (1-65535)");
+    }
+    if (!list.empty()) {
+      list += ',';
+    }
+    list += std::to_string(port);
+  }
+  std::string target = object_path(name, "portforward");
+  append_query(target, "ports", list);
+  return make("GET", std::move(target));
+}
+
 }  // namespace kubex

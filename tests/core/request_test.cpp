@@ -240,3 +240,42 @@ TEST(query_test, values_are_percent_encoded) {
 }
 
 }  // namespace
+
+TEST(request_test, exec_attach_and_port_forward_targets) {
+  const RequestBuilder pods("", "v1", "pods", "default");
+  kubex::ExecParams exec;
+  exec.command = {"sh", "-c", "echo a&b"};
+  exec.container = "app";
+  exec.with_stdin = true;
+  EXPECT_EQ(pods.exec("web", exec).target,
+            "/api/v1/namespaces/default/pods/web/exec?command=sh&command=-c&command=echo%20a%26b"
+            "&container=app&stdin=true&stdout=true&stderr=true");
+  exec.tty = true;
+  exec.with_stderr = false;
+  EXPECT_EQ(pods.exec("web", exec).target,
+            "/api/v1/namespaces/default/pods/web/exec?command=sh&command=-c&command=echo%20a%26b"
+            "&container=app&stdin=true&stdout=true&tty=true");
+  kubex::AttachParams attach;
+  attach.with_stdin = true;
+  attach.with_stderr = false;
+  EXPECT_EQ(pods.attach("web", attach).target,
+            "/api/v1/namespaces/default/pods/web/attach?stdin=true&stdout=true");
+  EXPECT_EQ(pods.port_forward("web", {8080, 9090}).target,
+            "/api/v1/namespaces/default/pods/web/portforward?ports=8080%2C9090");
+}
+
+TEST(request_test, exec_arguments_the_apiserver_would_refuse_are_refused_first) {
+  const RequestBuilder pods("", "v1", "pods", "default");
+  kubex::ExecParams no_command;
+  EXPECT_THROW((void)pods.exec("web", no_command), kubex::Error);
+  kubex::ExecParams tty_with_stderr;
+  tty_with_stderr.command = {"true"};
+  tty_with_stderr.tty = true;
+  EXPECT_THROW((void)pods.exec("web", tty_with_stderr), kubex::Error);
+  kubex::AttachParams nothing;
+  nothing.with_stdout = false;
+  nothing.with_stderr = false;
+  EXPECT_THROW((void)pods.attach("web", nothing), kubex::Error);
+  EXPECT_THROW((void)pods.port_forward("web", {}), kubex::Error);
+  EXPECT_THROW((void)pods.port_forward("web", {0}), kubex::Error);
+}

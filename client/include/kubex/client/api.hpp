@@ -12,6 +12,7 @@
 //     auto list = co_await pods.async_list({.label_selector = "app=web"}, use_awaitable);
 
 #include <kubex/client/client.hpp>
+#include <kubex/client/remote_process.hpp>
 #include <kubex/client/resource_calls.hpp>
 #include <kubex/core/api_error.hpp>
 #include <kubex/core/custom_resource.hpp>
@@ -617,7 +618,60 @@ class Api {
         std::forward<CompletionToken>(token));
   }
 
+  /// Starts `params.command` in a container of pod `name` (exec) and completes with the
+  /// session once the server has accepted it: read its output, write its stdin, resize its
+  /// tty. Refusals (no such pod or container, 403) fail with kubex::ApiError.
+  template <class CompletionToken>
+    requires(subresource_supports<T>("exec", Verb::connect))
+  auto async_exec(std::string_view name, const ExecParams& params, const ProcessOptions& options,
+                  CompletionToken&& token) const {
+    return async_process(detail::prepare([&] { return calls_.exec(name, params); }), params.tty,
+                         options, std::forward<CompletionToken>(token));
+  }
+  /// async_exec with the default ProcessOptions.
+  template <class CompletionToken>
+    requires(subresource_supports<T>("exec", Verb::connect))
+  auto async_exec(std::string_view name, const ExecParams& params, CompletionToken&& token) const {
+    return async_exec(name, params, ProcessOptions{}, std::forward<CompletionToken>(token));
+  }
+  /// Runs `params.command` in pod `name` to its end and completes with its output and exit
+  /// code; a non-zero exit is a result, not an error. With `params.with_stdin`, `input` is
+  /// written to its stdin, which is then closed. A command that cannot run fails with
+  /// kubex::ApiError (reason InternalError), as do refusals.
+  template <class CompletionToken>
+    requires(subresource_supports<T>("exec", Verb::connect))
+  auto async_run(std::string_view name, const ExecParams& params, std::string input,
+                 CompletionToken&& token) const {
+    return boost::asio::async_initiate<CompletionToken, ProcessRunSignature>(
+        [client = client_](auto handler, detail::Prepared prepared, std::string in,
+                           bool with_stdin) {
+          detail::run_process(client, std::move(prepared), std::move(in), with_stdin,
+                              ProcessOptions{}, std::move(handler));
+        },
+        token, detail::prepare([&] { return calls_.exec(name, params); }), std::move(input),
+        params.with_stdin);
+  }
+  /// Attaches to the main process of a container of pod `name`: its output from now on, and
+  /// its stdin when the container has `stdin: true`.
+  template <class CompletionToken>
+    requires(subresource_supports<T>("attach", Verb::connect))
+  auto async_attach(std::string_view name, const AttachParams& params,
+                    CompletionToken&& token) const {
+    return async_process(detail::prepare([&] { return calls_.attach(name, params); }), params.tty,
+                         ProcessOptions{}, std::forward<CompletionToken>(token));
+  }
+
  private:
+  template <class CompletionToken>
+  auto async_process(detail::Prepared prepared, bool tty, const ProcessOptions& options,
+                     CompletionToken&& token) const {
+    return boost::asio::async_initiate<CompletionToken, ProcessOpenSignature>(
+        [client = client_](auto handler, detail::Prepared p, bool t, ProcessOptions o) {
+          detail::open_process(client, std::move(p), t, o, std::move(handler));
+        },
+        token, std::move(prepared), tty, options);
+  }
+
   Api(Client client, std::string_view namespace_name)
       : client_(std::move(client)), calls_(namespace_name) {}
 

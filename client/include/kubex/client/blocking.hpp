@@ -6,13 +6,17 @@
 #include <kubex/client/http.hpp>
 #include <kubex/client/kubeconfig.hpp>
 #include <kubex/client/options.hpp>
+#include <kubex/client/process_output.hpp>
 #include <kubex/client/stats.hpp>
+#include <kubex/core/request.hpp>
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <future>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -52,6 +56,40 @@ class BlockingStream {
   std::unique_ptr<Impl> impl_;
 };
 
+/// An exec or attach session of a BlockingClient (see RemoteProcess), driven by blocking
+/// calls. Destroying it closes the connection.
+class BlockingProcess {
+ public:
+  /// Closes the connection if it is still open.
+  ~BlockingProcess();
+  /// Takes over `other`'s session.
+  BlockingProcess(BlockingProcess&& other) noexcept;
+  /// Closes this session and takes over `other`'s.
+  BlockingProcess& operator=(BlockingProcess&& other) noexcept;
+  BlockingProcess(const BlockingProcess&) = delete;
+  BlockingProcess& operator=(const BlockingProcess&) = delete;
+
+  /// Waits for the next piece of output; std::nullopt once the process has ended (its exit
+  /// code is then in exit_code()). @throws kubex::ApiError if the process could not run.
+  std::optional<ProcessOutput> read();
+  /// Writes `data` to the process's stdin.
+  void write(std::string data);
+  /// Closes the process's stdin (v5.channel.k8s.io only).
+  void close_stdin();
+  /// Resizes its tty to `width` columns and `height` rows.
+  void resize(std::uint16_t width, std::uint16_t height);
+  /// The exit code, once read() has returned std::nullopt.
+  [[nodiscard]] std::optional<int> exit_code() const noexcept;
+  /// Closes the connection (any thread).
+  void cancel() noexcept;
+
+ private:
+  friend class BlockingClient;
+  struct Impl;
+  explicit BlockingProcess(std::unique_ptr<Impl> impl) noexcept;
+  std::unique_ptr<Impl> impl_;
+};
+
 /// The blocking facade over Client for simple programs and tools: each call runs a private
 /// io_context on the calling thread until the request has completed. It shares the transport's
 /// behaviour (keep-alive pool, gzip, retries, rate limit, credentials) and its errors, which it
@@ -87,6 +125,12 @@ class BlockingClient {
   /// Gives a response body that has been read back to the transport, for a later response to
   /// be read into its memory.
   void recycle(std::string&& body) noexcept;
+  /// Opens an exec or attach session for `request` (RequestBuilder::exec or attach).
+  /// @throws kubex::ApiError if the server refuses it.
+  BlockingProcess open_process(ApiRequest request, bool tty, const ProcessOptions& options = {});
+  /// Runs the exec `request` to its end, writing `input` to its stdin (then closing it) when
+  /// `with_stdin`. @throws kubex::ApiError if it is refused or cannot run.
+  ExecResult run_process(ApiRequest request, std::string input, bool with_stdin);
 
   /// Closes the idle pooled connections; the next request opens a new one.
   void close();
@@ -111,6 +155,7 @@ class BlockingClient {
 
  private:
   friend class BlockingStream;
+  friend class BlockingProcess;
   void run_until(const std::function<bool()>& ready);
   struct Impl;
   std::unique_ptr<Impl> impl_;

@@ -246,6 +246,24 @@ class BlockingApi {
   {
     return BlockingLogStream(detail::blocking_open(*client_, calls_.logs(name, params, true)));
   }
+  /// See Api::async_run: runs a command in pod `name` to its end.
+  ExecResult run(std::string_view name, const ExecParams& params, std::string input = {})
+    requires(subresource_supports<T>("exec", Verb::connect))
+  {
+    return client_->run_process(calls_.exec(name, params), std::move(input), params.with_stdin);
+  }
+  /// See Api::async_exec: an interactive session with a command in pod `name`.
+  BlockingProcess exec(std::string_view name, const ExecParams& params)
+    requires(subresource_supports<T>("exec", Verb::connect))
+  {
+    return client_->open_process(calls_.exec(name, params), params.tty);
+  }
+  /// See Api::async_attach.
+  BlockingProcess attach(std::string_view name, const AttachParams& params)
+    requires(subresource_supports<T>("attach", Verb::connect))
+  {
+    return client_->open_process(calls_.attach(name, params), params.tty);
+  }
   /// The client it calls through.
   [[nodiscard]] BlockingClient& client() const noexcept { return *client_; }
   /// The asynchronous Api over the same client and namespace, for subresources and anything

@@ -4,6 +4,7 @@
 #include <kubex/client/kubeconfig.hpp>
 #include <kubex/client/options.hpp>
 #include <kubex/client/stats.hpp>
+#include <kubex/client/websocket.hpp>
 #include <kubex/core/error.hpp>
 
 #include <boost/asio/any_completion_handler.hpp>
@@ -131,6 +132,11 @@ class Transport {
   /// Sends `request` and completes once the response head has arrived.
   virtual void async_open(HttpRequest request,
                           boost::asio::any_completion_handler<StreamSignature> handler) = 0;
+  /// Sends `request` (a GET) as a WebSocket upgrade offering `options.protocols`, and
+  /// completes with the open WebSocket. A refusal fails with kubex::ApiError (the server's
+  /// Status); transports that cannot upgrade fail with errc::invalid_argument.
+  virtual void async_upgrade(HttpRequest request, WebSocketOptions options,
+                             boost::asio::any_completion_handler<WebSocketSignature> handler);
   /// Current counters.
   [[nodiscard]] virtual TransportStats stats() const = 0;
   /// Closes the idle pooled connections (busy ones finish first).
@@ -198,6 +204,18 @@ class Client {
           transport->async_open(std::move(r), std::move(handler));
         },
         token, std::move(request));
+  }
+
+  /// Upgrades `request` to a WebSocket (exec, attach, port-forward): completes with it open
+  /// and the subprotocol chosen, or fails with kubex::ApiError when the server refuses.
+  template <class CompletionToken>
+  auto async_websocket(HttpRequest request, WebSocketOptions options,
+                       CompletionToken&& token) const {
+    return boost::asio::async_initiate<CompletionToken, WebSocketSignature>(
+        [transport = transport_](auto handler, HttpRequest r, WebSocketOptions o) {
+          transport->async_upgrade(std::move(r), std::move(o), std::move(handler));
+        },
+        token, std::move(request), std::move(options));
   }
 
   /// The executor handlers complete on by default.

@@ -445,6 +445,19 @@ class ResourceCalls {
   [[nodiscard]] ApiRequest logs(std::string_view name, const LogParams& params, bool follow) const {
     return named().logs(name, params, follow);
   }
+  /// Exec in pod `name` (a WebSocket upgrade).
+  [[nodiscard]] ApiRequest exec(std::string_view name, const ExecParams& params) const {
+    return named().exec(name, params);
+  }
+  /// Attach to pod `name` (a WebSocket upgrade).
+  [[nodiscard]] ApiRequest attach(std::string_view name, const AttachParams& params) const {
+    return named().attach(name, params);
+  }
+  /// Port-forward to pod `name` (a WebSocket upgrade).
+  [[nodiscard]] ApiRequest port_forward(std::string_view name,
+                                        const std::vector<std::uint16_t>& ports) const {
+    return named().port_forward(name, ports);
+  }
 
  private:
   // Object requests of a namespaced kind need a namespace.

@@ -103,6 +103,10 @@ class ApiError : public Error {
   /// quoted in the message; status() is then made up from the HTTP status.
   static ApiError from_response(std::string_view method, std::string_view target,
                                 unsigned http_status, std::string_view body);
+  /// Builds the error for a failure Status the server sent outside an HTTP response (exec's
+  /// error channel). http_status() is `status.code`, or 500 when the Status has none; the
+  /// message starts with `context` (the request, e.g. "GET /api/v1/.../exec?...").
+  static ApiError from_status(std::string_view context, Status status);
   /// The HTTP status, e.g. 404.
   [[nodiscard]] unsigned http_status() const noexcept {
     return static_cast<unsigned>(code().value());

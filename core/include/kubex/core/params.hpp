@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace kubex {
 
@@ -138,6 +139,36 @@ struct LogParams {
   std::optional<std::int64_t> limit_bytes{};
   /// timestamps: prefix each line with its RFC 3339 time.
   bool timestamps = false;
+};
+
+/// `.../pods/NAME/exec`: the command and which of its streams to connect.
+struct ExecParams {
+  /// command: the program and its arguments (required; no shell is implied).
+  std::vector<std::string> command{};
+  /// container: required when the pod has more than one.
+  std::string container{};
+  /// stdin: connect the process's standard input.
+  bool with_stdin = false;
+  /// stdout: receive its standard output.
+  bool with_stdout = true;
+  /// stderr: receive its standard error; must be false with a tty, which merges the two.
+  bool with_stderr = true;
+  /// tty: run it on a terminal (resizable through RemoteProcess::async_resize).
+  bool tty = false;
+};
+
+/// `.../pods/NAME/attach`: which container and which of its main process's streams.
+struct AttachParams {
+  /// container: required when the pod has more than one.
+  std::string container{};
+  /// stdin: write to the process's standard input (the container needs `stdin: true`).
+  bool with_stdin = false;
+  /// stdout: receive its standard output from now on.
+  bool with_stdout = true;
+  /// stderr: receive its standard error; must be false with a tty.
+  bool with_stderr = true;
+  /// tty: the container runs on a terminal (`tty: true` in its spec).
+  bool tty = false;
 };
 
 }  // namespace kubex

@@ -7,8 +7,10 @@
 #include <kubex/core/params.hpp>
 #include <kubex/core/patch.hpp>
 
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace kubex {
 
@@ -85,6 +87,17 @@ class RequestBuilder {
                                              const PatchParams& params = {}) const;
   /// `GET .../log` of pod `name`; `follow` keeps the response open for new lines.
   [[nodiscard]] ApiRequest logs(std::string_view name, const LogParams& params, bool follow) const;
+  /// `GET .../exec` of pod `name`, to be upgraded to a WebSocket.
+  /// @throws kubex::Error (errc::invalid_argument) for no command, no stream, or a tty with
+  ///         stderr.
+  [[nodiscard]] ApiRequest exec(std::string_view name, const ExecParams& params) const;
+  /// `GET .../attach` of pod `name`, to be upgraded to a WebSocket.
+  /// @throws kubex::Error (errc::invalid_argument) for no stream, or a tty with stderr.
+  [[nodiscard]] ApiRequest attach(std::string_view name, const AttachParams& params) const;
+  /// `GET .../portforward?ports=...` of pod `name`, to be upgraded to a WebSocket.
+  /// @throws kubex::Error (errc::invalid_argument) for no port or a port outside 1-65535.
+  [[nodiscard]] ApiRequest port_forward(std::string_view name,
+                                        const std::vector<std::uint16_t>& ports) const;
 
   /// The collection path, e.g. "/apis/apps/v1/namespaces/web/deployments".
   [[nodiscard]] const std::string& collection_path() const noexcept { return collection_; }
