@@ -29,8 +29,11 @@ const podWorkers = 16
 type containerRuntime struct {
 	name, image, id string
 	init            bool
+	stdin, tty      bool // from the container's spec
+	echoStdin       bool // the main process echoes attached input (AnnotationAttach)
 	started         time.Time
 	log             *containerLog
+	out             *containerOutput // the main process's output: log file and attached clients
 
 	mu       sync.Mutex
 	exited   bool
@@ -44,6 +47,7 @@ func (c *containerRuntime) exit(code int32) {
 		c.exited, c.exitCode, c.finished = true, code, time.Now()
 	}
 	c.mu.Unlock()
+	c.out.close()
 	c.log.stop()
 }
 
@@ -56,7 +60,9 @@ func (c *containerRuntime) state() (exited bool, code int32, finished time.Time)
 // podRuntime is the simulated sandbox of one pod bound to a simulated node.
 type podRuntime struct {
 	uid        types.UID
+	sandboxID  string
 	node, ip   string
+	ports      map[int32]string // TCP ports the containers declare, with their names
 	dir        string
 	started    time.Time
 	containers []*containerRuntime // init containers first
@@ -213,7 +219,10 @@ func (s *Sim) startPod(ctx context.Context, key string, pod *corev1.Pod, after f
 	}
 	dir := filepath.Join(s.cfg.Dir, "pods", fmt.Sprintf("%s_%s_%s", pod.Namespace, pod.Name, pod.UID))
 	pctx, cancel := context.WithCancel(ctx)
-	rt := &podRuntime{uid: pod.UID, node: pod.Spec.NodeName, ip: ip, dir: dir, started: time.Now(), cancel: cancel}
+	rt := &podRuntime{
+		uid: pod.UID, sandboxID: randomHex(32), node: pod.Spec.NodeName, ip: ip, dir: dir,
+		ports: declaredPorts(pod), started: time.Now(), cancel: cancel,
+	}
 	add := func(c corev1.Container, init bool) error {
 		cdir := filepath.Join(dir, c.Name)
 		if err := os.MkdirAll(cdir, 0o700); err != nil {
@@ -224,7 +233,8 @@ func (s *Sim) startPod(ctx context.Context, key string, pod *corev1.Pod, after f
 			return err
 		}
 		rt.containers = append(rt.containers, &containerRuntime{
-			name: c.Name, image: c.Image, id: "containerd://" + randomHex(32), init: init, started: time.Now(), log: l,
+			name: c.Name, image: c.Image, id: "containerd://" + randomHex(32), init: init,
+			stdin: c.Stdin, tty: c.TTY, started: time.Now(), log: l, out: newContainerOutput(l),
 		})
 		return nil
 	}
@@ -268,9 +278,18 @@ func (s *Sim) applyBehaviour(ctx context.Context, pod *corev1.Pod, rt *podRuntim
 		}
 		for _, c := range rt.containers {
 			if !c.init {
-				go emitLines(ctx, c.log, d)
+				go emitLines(ctx, c.out, d)
 			}
 		}
+	}
+	switch v := ann[AnnotationAttach]; v {
+	case "":
+	case "echo":
+		for _, c := range rt.containers {
+			c.echoStdin = !c.init && c.stdin
+		}
+	default:
+		return fmt.Errorf("pod %s/%s: annotation %s=%q is not \"echo\"", pod.Namespace, pod.Name, AnnotationAttach, v)
 	}
 	var exitAfter time.Duration
 	if pod.Spec.RestartPolicy == corev1.RestartPolicyNever || pod.Spec.RestartPolicy == corev1.RestartPolicyOnFailure {
@@ -308,7 +327,7 @@ func (s *Sim) applyBehaviour(ctx context.Context, pod *corev1.Pod, rt *podRuntim
 
 // emitLines appends "line-N" every interval. Lines due are written in batches so that a
 // 1ms interval costs one write per few milliseconds, while the rate stays exact on average.
-func emitLines(ctx context.Context, l *containerLog, interval time.Duration) {
+func emitLines(ctx context.Context, out *containerOutput, interval time.Duration) {
 	tick := interval
 	if tick < 5*time.Millisecond {
 		tick = 5 * time.Millisecond
@@ -328,7 +347,7 @@ func emitLines(ctx context.Context, l *containerLog, interval time.Duration) {
 			for ; n < due; n++ {
 				batch = append(batch, "line-"+strconv.FormatInt(n, 10))
 			}
-			if len(batch) > 0 && l.appendLines("stdout", batch...) != nil {
+			if len(batch) > 0 && out.lines("stdout", batch...) != nil {
 				return
 			}
 		}
@@ -439,6 +458,22 @@ func statusEqual(a, b *corev1.PodStatus) bool {
 		}
 	}
 	return true
+}
+
+// declaredPorts are the TCP ports the pod's containers (init containers too, for sidecars)
+// declare, with their names.
+func declaredPorts(pod *corev1.Pod) map[int32]string {
+	ports := map[int32]string{}
+	for _, list := range [][]corev1.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
+		for _, c := range list {
+			for _, p := range c.Ports {
+				if p.Protocol == "" || p.Protocol == corev1.ProtocolTCP {
+					ports[p.ContainerPort] = p.Name
+				}
+			}
+		}
+	}
+	return ports
 }
 
 // imageID mimics containerd's repo digest for an image reference.

@@ -7,13 +7,15 @@ import (
 )
 
 // handler serves the subset of the kubelet API that the apiserver proxies to. Paths and
-// error texts follow the kubelet's, so clients see what they would on a real node.
-// Exec, attach and port-forward arrive with the streaming issue (SPDY/WebSocket on
-// k8s.io/kubelet's streaming server); until then those paths answer 404 like an unknown path.
+// error texts follow the kubelet's, so clients see what they would on a real node:
+// containerLogs here, exec, attach and portForward in streaming.go.
 func (s *Sim) handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) })
 	mux.HandleFunc("/containerLogs/", s.serveContainerLogs)
+	mux.HandleFunc("/exec/", s.serveExec)
+	mux.HandleFunc("/attach/", s.serveAttach)
+	mux.HandleFunc("/portForward/", s.servePortForward)
 	return mux
 }
 

@@ -1,9 +1,3 @@
-// Package simkubelet simulates Kubernetes nodes behind a real kube-apiserver: it registers
-// Nodes with a realistic status and renews their Leases, drives pods bound to them through
-// a kubelet-like lifecycle (Running with container IDs, IPs and conditions; graceful
-// deletion completed), and serves the kubelet HTTPS API the apiserver proxies to
-// (containerLogs, with follow). No container runs: each container is a record with a log
-// file that annotations can make grow.
 package simkubelet
 
 import (
@@ -31,6 +25,9 @@ const (
 	AnnotationExitAfter = "sim.kubex.dev/exit-after"
 	// AnnotationExitCode is the exit code used with AnnotationExitAfter (default 0).
 	AnnotationExitCode = "sim.kubex.dev/exit-code"
+	// AnnotationAttach = "echo" makes the main process of every container whose spec has
+	// stdin: true echo what attached clients send to its stdout (and so to its log).
+	AnnotationAttach = "sim.kubex.dev/attach"
 )
 
 // Config describes the simulated nodes.
@@ -52,6 +49,7 @@ type Sim struct {
 	cfg      Config
 	listener net.Listener
 	server   *http.Server
+	backends *backends // what port-forwards reach
 
 	mu   sync.Mutex
 	pods map[string]*podRuntime // by namespace/name
@@ -81,7 +79,12 @@ func New(cfg Config) (*Sim, error) {
 	if err != nil {
 		return nil, fmt.Errorf("simkubelet: listen: %w", err)
 	}
-	s := &Sim{cfg: cfg, listener: ln, pods: map[string]*podRuntime{}, ips: map[string]*ipPool{}}
+	b, err := startBackends(cfg.Logger)
+	if err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("simkubelet: %w", err)
+	}
+	s := &Sim{cfg: cfg, listener: ln, backends: b, pods: map[string]*podRuntime{}, ips: map[string]*ipPool{}}
 	for i := 0; i < cfg.Nodes; i++ {
 		s.ips[s.nodeName(i)] = newIPPool(i)
 	}
@@ -152,6 +155,7 @@ func (s *Sim) Stop() {
 	_ = s.server.Shutdown(shutdownCtx)
 	_ = s.server.Close()
 	s.wg.Wait()
+	s.backends.close()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for k, p := range s.pods {
