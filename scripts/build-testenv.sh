@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Builds tools/testenv (kube-apiserver, controller-manager, scheduler, etcd and simulated
-# nodes from upstream Go modules) and prints the path of the binary.
+# Builds tools/testenv (kube-apiserver, controller-manager, scheduler, etcd, simulated nodes
+# and kubectl, all from the same upstream Go modules) and prints the path of the binary.
+# Beside it, a symlink named kubectl runs the binary as kubectl of the same version:
+# scripts/with-testenv.sh puts that directory first on PATH.
 #
 # The binary is cached outside the repository, keyed on go.mod, go.sum, the Go sources and
 # the Go version, so an unchanged tree skips Go entirely. Go's module and build caches
@@ -17,6 +19,7 @@ command -v go >/dev/null || { echo "build-testenv: go not found on PATH" >&2; ex
 key=$( { go version; cat "$src/go.mod" "$src/go.sum"; find "$src" -name '*.go' -print0 | sort -z | xargs -0 cat; } | sha256sum | cut -c1-16)
 bin="$cache/$key/testenv"
 if [ -x "$bin" ]; then
+  [ -L "$cache/$key/kubectl" ] || ln -sfn testenv "$cache/$key/kubectl"
   echo "$bin"
   exit 0
 fi
@@ -41,6 +44,7 @@ mkdir -p "$cache/$key"
 start=$(date +%s)
 go build -trimpath -ldflags "-s -w $ld" -o "$bin.tmp" .
 mv "$bin.tmp" "$bin"
+ln -sfn testenv "$cache/$key/kubectl"
 echo "build-testenv: built in $(( $(date +%s) - start ))s: $bin" >&2
 # Keep only the newest few builds.
 ls -1dt "$cache"/*/ 2>/dev/null | tail -n +4 | xargs -r rm -rf

@@ -61,5 +61,6 @@ for p in "${packages[@]}"; do
 done
 
 command -v go >/dev/null || { echo "install-deps: Go >= 1.25 is required for tools/testenv (not found on PATH)" >&2; exit 1; }
-command -v kubectl >/dev/null || { echo "install-deps: kubectl is required on PATH (the tests use it as an independent second client)" >&2; exit 1; }
+# kubectl is not needed on PATH: scripts/build-testenv.sh builds kubectl of the control
+# plane's version with testenv, and scripts/with-testenv.sh puts it first on PATH.
 echo "install-deps: ok" >&2

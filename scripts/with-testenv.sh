@@ -4,7 +4,8 @@
 #
 # The command sees KUBECONFIG and KUBEX_TESTENV_KUBECONFIG (the admin/admin-cert/user
 # kubeconfig), KUBEX_TESTENV_DIR (run directory with env.json and logs/) and
-# KUBEX_TESTENV_BIN (the testenv binary, for 'testenv seed' and 'testenv ctl').
+# KUBEX_TESTENV_BIN (the testenv binary, for 'testenv seed' and 'testenv ctl'), and finds
+# first on PATH the kubectl built with testenv, of the control plane's version.
 # The exit status is the command's; a testenv that fails to start exits non-zero.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -65,4 +66,8 @@ dir=$(sed -n 's/.* dir=\([^ ]*\).*/\1/p' <<<"$line")
 echo "with-testenv: control plane ready in $(( ($(date +%s%N) - start) / 1000000 )) ms ($dir)" >&2
 
 export KUBECONFIG="$kubeconfig" KUBEX_TESTENV_KUBECONFIG="$kubeconfig" KUBEX_TESTENV_DIR="$dir" KUBEX_TESTENV_BIN="$bin"
+# kubectl of the control plane's version (a symlink to the testenv binary), whatever the
+# machine has: every test, example and benchmark that runs kubectl gets this one.
+bindir=$(dirname "$bin")
+export PATH="$bindir:$PATH"
 "$@"

@@ -8,12 +8,17 @@
 //	testenv seed [flags]                                 create benchmark pods and wait until Running
 //	testenv churn [flags]                                modify a namespace's pods N times
 //	testenv ctl --dir DIR apiserver-stop|apiserver-start|apiserver-restart|etcd-compact|status
+//	testenv kubectl ARGS...                              kubectl of the same Kubernetes version
 //	testenv apiserver|controller-manager|scheduler ARGS  (internal) run one upstream component
+//
+// Invoked under the name kubectl (scripts/build-testenv.sh links one beside the binary), the
+// binary is kubectl.
 package main
 
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 )
 
 const usage = `usage: testenv <command> [flags]
@@ -25,11 +30,15 @@ commands:
   ctl        control a running testenv (apiserver-stop, apiserver-start, apiserver-restart,
              etcd-compact, status)
   version    print the Kubernetes version this testenv runs
+  kubectl    run kubectl of the same version (also: invoke this binary as 'kubectl')
 
 Run 'testenv <command> -h' for the flags of a command.
 `
 
 func main() {
+	if filepath.Base(os.Args[0]) == "kubectl" {
+		runKubectl(os.Args[1:])
+	}
 	if len(os.Args) < 2 {
 		fmt.Fprint(os.Stderr, usage)
 		os.Exit(2)
@@ -47,6 +56,8 @@ func main() {
 		err = runCtl(args)
 	case "version":
 		fmt.Println(kubernetesVersion)
+	case "kubectl":
+		runKubectl(args)
 	case componentAPIServer, componentControllerManager, componentScheduler:
 		os.Exit(runComponent(cmd, args))
 	case "-h", "--help", "help":
