@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
 # Checks that testenv is a real, working control plane, using kubectl as an independent
-# client. Usage: checks.sh CHECK_NAME   (ctest runs each check as its own test).
+# client: the kubectl v1.35.4 built with testenv (a symlink beside KUBEX_TESTENV_BIN, put
+# first on PATH here as scripts/with-testenv.sh does). Usage: checks.sh CHECK_NAME   (ctest
+# runs each check as its own test).
 #
 # Checks on the shared control plane need KUBECONFIG and KUBEX_TESTENV_DIR/BIN from
 # scripts/with-testenv.sh; the lifecycle checks start and stop testenv instances of their own.
 set -euo pipefail
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
+if [ -n "${KUBEX_TESTENV_BIN:-}" ]; then
+  PATH="$(dirname "$KUBEX_TESTENV_BIN"):$PATH"
+fi
 need_env() {
   [ -n "${KUBEX_TESTENV_KUBECONFIG:-}" ] && [ -n "${KUBEX_TESTENV_BIN:-}" ] ||
     fail "KUBEX_TESTENV_KUBECONFIG/KUBEX_TESTENV_BIN unset: run under scripts/with-testenv.sh"
@@ -54,6 +59,165 @@ check_version() {
   v=$(kubectl version -o json | python3 -c 'import json,sys; print(json.load(sys.stdin)["serverVersion"]["gitVersion"])')
   [ "$v" = "v1.35.4" ] || fail "server reports $v, want v1.35.4"
   echo "server version $v"
+}
+
+check_kubectl_version() {
+  need_env
+  local path v
+  path=$(command -v kubectl) || fail "no kubectl on PATH"
+  [ "$path" = "$(dirname "$KUBEX_TESTENV_BIN")/kubectl" ] || fail "kubectl on PATH is $path, not the one beside $KUBEX_TESTENV_BIN"
+  v=$(kubectl version --client -o json | python3 -c 'import json,sys; print(json.load(sys.stdin)["clientVersion"]["gitVersion"])')
+  [ "$v" = "v1.35.4" ] || fail "kubectl reports $v, want v1.35.4"
+  [ "$(testenv_kubectl version --client -o json | python3 -c 'import json,sys; print(json.load(sys.stdin)["clientVersion"]["gitVersion"])')" = v1.35.4 ] ||
+    fail "'testenv kubectl' is not kubectl v1.35.4"
+  echo "kubectl $v at $path"
+}
+testenv_kubectl() { "$KUBEX_TESTENV_BIN" kubectl "$@"; }
+
+# A Running pod "stream" in namespace $1 for the streaming checks: container c (stdin: true,
+# echoes attached input: sim.kubex.dev/attach=echo; ports echo 7777, http-web 8080) and
+# container quiet (stdin: false, no ports).
+make_stream_pod() {
+  kubectl create namespace "$1" >/dev/null
+  eventually 30 kubectl -n "$1" get serviceaccount default || fail "no default ServiceAccount in $1"
+  kubectl -n "$1" apply -f - >/dev/null <<YAML
+apiVersion: v1
+kind: Pod
+metadata:
+  name: stream
+  annotations: {sim.kubex.dev/attach: echo}
+spec:
+  containers:
+  - name: c
+    image: busybox:1.36
+    stdin: true
+    ports: [{name: echo, containerPort: 7777}, {name: http-web, containerPort: 8080}]
+  - name: quiet
+    image: busybox:1.36
+YAML
+  kubectl -n "$1" wait --for=condition=Ready pod/stream --timeout=60s >/dev/null || fail "pod stream not Ready"
+}
+
+# Exec through the apiserver: kubectl 1.35 speaks WebSocket v5 (translated to SPDY for the
+# kubelet); KUBECTL_REMOTE_COMMAND_WEBSOCKETS=false makes it speak SPDY end to end.
+check_exec() {
+  need_env
+  local ns; ns=$(unique_ns exec)
+  make_stream_pod "$ns"
+  local tmp; tmp=$(mktemp -d)
+  local mode rc out
+  for mode in websocket spdy; do
+    local env=()
+    [ "$mode" = spdy ] && env=(env KUBECTL_REMOTE_COMMAND_WEBSOCKETS=false)
+    out=$("${env[@]}" kubectl -n "$ns" exec stream -c c -- echo hi) || fail "$mode: exec echo failed"
+    [ "$out" = hi ] || fail "$mode: exec echo printed '$out'"
+    rc=0; "${env[@]}" kubectl -n "$ns" exec stream -c c -- sh -c 'exit 3' 2>"$tmp/err" || rc=$?
+    [ "$rc" = 3 ] || fail "$mode: sh -c 'exit 3' exited $rc: $(cat "$tmp/err")"
+    rc=0; "${env[@]}" kubectl -n "$ns" exec stream -c c -- exit 137 2>/dev/null || rc=$?
+    [ "$rc" = 137 ] || fail "$mode: exit 137 exited $rc"
+    "${env[@]}" kubectl -n "$ns" exec stream -c c -- sh -c 'echo out; echo err >&2' >"$tmp/out" 2>"$tmp/err" || fail "$mode: exec out/err failed"
+    [ "$(cat "$tmp/out")" = out ] || fail "$mode: stdout is '$(cat "$tmp/out")', want out"
+    [ "$(cat "$tmp/err")" = err ] || fail "$mode: stderr is '$(cat "$tmp/err")', want err"
+    out=$(printf 'abc' | "${env[@]}" kubectl -n "$ns" exec -i stream -c c -- cat) || fail "$mode: exec -i cat failed"
+    [ "$out" = abc ] || fail "$mode: cat gave '$out'"
+    # Through stdin and back, with back-pressure: 4 MiB.
+    out=$(head -c 4194304 /dev/zero | "${env[@]}" kubectl -n "$ns" exec -i stream -c c -- cat | wc -c) || fail "$mode: 4 MiB through cat failed"
+    [ "$out" -eq 4194304 ] || fail "$mode: 4 MiB through cat came back as $out bytes"
+    out=$("${env[@]}" kubectl -n "$ns" exec stream -c c -- yes-bytes 1000000 | wc -c)
+    [ "$out" -eq 1000000 ] || fail "$mode: yes-bytes 1000000 gave $out bytes"
+    if "${env[@]}" kubectl -n "$ns" exec stream -c c -- nope >/dev/null 2>"$tmp/err"; then fail "$mode: exec nope succeeded"; fi
+    grep -q 'executable file not found' "$tmp/err" || fail "$mode: exec nope said: $(cat "$tmp/err")"
+  done
+  if kubectl -n "$ns" exec stream -c missing -- true 2>"$tmp/err"; then fail "exec into a missing container succeeded"; fi
+  grep -q 'container missing is not valid' "$tmp/err" || fail "exec into a missing container said: $(cat "$tmp/err")"
+  rm -rf "$tmp"
+  kubectl delete namespace "$ns" --wait=false >/dev/null
+  echo "exec over WebSocket v5 and SPDY: output, stderr, exit codes 3 and 137, stdin, 4 MiB, unknown command"
+}
+
+check_attach() {
+  need_env
+  local ns; ns=$(unique_ns attach)
+  make_stream_pod "$ns"
+  local tmp; tmp=$(mktemp -d)
+  local mode out
+  for mode in websocket spdy; do
+    local env=()
+    [ "$mode" = spdy ] && env=(env KUBECTL_REMOTE_COMMAND_WEBSOCKETS=false)
+    out=$(printf 'hello %s\n' "$mode" | timeout 30 "${env[@]}" kubectl -n "$ns" attach -i stream -c c 2>"$tmp/err") ||
+      fail "$mode: attach -i failed: $(cat "$tmp/err")"
+    [ "$out" = "hello $mode" ] || fail "$mode: attach echoed '$out', want 'hello $mode'"
+  done
+  # The echo went to the container's log too.
+  out=$(kubectl -n "$ns" logs stream -c c)
+  [ "$out" = $'hello websocket\nhello spdy' ] || fail "log after attach is '$out'"
+  # A container without stdin: true does not take input.
+  if timeout 30 kubectl -n "$ns" attach -i stream -c quiet </dev/null >/dev/null 2>"$tmp/err"; then
+    fail "attach -i to a container with stdin: false succeeded"
+  fi
+  grep -q 'does not accept input' "$tmp/err" || fail "attach -i to quiet said: $(cat "$tmp/err")"
+  rm -rf "$tmp"
+  kubectl delete namespace "$ns" --wait=false >/dev/null
+  echo "attach -i over WebSocket v5 and SPDY: input echoed and logged; stdin: false refused"
+}
+
+# Port-forward through the apiserver: kubectl 1.35 tunnels SPDY in WebSocket
+# (SPDY/3.1+portforward.k8s.io); PORT_FORWARD_WEBSOCKETS=false makes it speak SPDY.
+check_port_forward() {
+  need_env
+  local ns; ns=$(unique_ns pf)
+  make_stream_pod "$ns"
+  local tmp; tmp=$(mktemp -d)
+  local mode
+  for mode in websocket spdy; do
+    local env=()
+    [ "$mode" = spdy ] && env=(env PORT_FORWARD_WEBSOCKETS=false)
+    "${env[@]}" kubectl -n "$ns" port-forward pod/stream :7777 :8080 :9999 >"$tmp/pf.out" 2>"$tmp/pf.err" &
+    local pf=$!
+    if ! eventually 30 bash -c "[ \$(grep -c '^Forwarding from 127.0.0.1' '$tmp/pf.out') -eq 3 ]"; then
+      kill "$pf" 2>/dev/null || true
+      fail "$mode: port-forward not ready: $(cat "$tmp/pf.err")"
+    fi
+    local echo_port http_port closed_port
+    echo_port=$(sed -n 's/^Forwarding from 127.0.0.1:\([0-9]*\) -> 7777$/\1/p' "$tmp/pf.out")
+    http_port=$(sed -n 's/^Forwarding from 127.0.0.1:\([0-9]*\) -> 8080$/\1/p' "$tmp/pf.out")
+    closed_port=$(sed -n 's/^Forwarding from 127.0.0.1:\([0-9]*\) -> 9999$/\1/p' "$tmp/pf.out")
+    local rc=0
+    python3 - "$echo_port" "$http_port" "$closed_port" <<'PY' || rc=$?
+import socket, sys, urllib.request
+echo_port, http_port, closed_port = map(int, sys.argv[1:])
+# Echo: 1 MiB out, half-close, all of it back, then the server's close.
+data = bytes(range(256)) * 4096
+with socket.create_connection(("127.0.0.1", echo_port), timeout=30) as s:
+    s.sendall(data)
+    s.shutdown(socket.SHUT_WR)
+    got = bytearray()
+    while chunk := s.recv(65536):
+        got += chunk
+assert bytes(got) == data, f"echo returned {len(got)} of {len(data)} bytes"
+# HTTP: GET /bytes/1000.
+with urllib.request.urlopen(f"http://127.0.0.1:{http_port}/bytes/1000", timeout=30) as r:
+    body = r.read()
+    assert r.headers["Content-Length"] == "1000", r.headers
+assert body == bytes(ord("a") + i % 26 for i in range(1000)), body[:40]
+# An undeclared port: the connection is accepted locally, then closed without data.
+with socket.create_connection(("127.0.0.1", closed_port), timeout=30) as s:
+    try:
+        s.sendall(b"x")
+        assert s.recv(10) == b"", "data from a closed port"
+    except ConnectionResetError:
+        pass
+PY
+    if [ "$rc" = 0 ]; then
+      eventually 10 grep -q 'connection refused' "$tmp/pf.err" || rc=1
+    fi
+    kill "$pf" 2>/dev/null || true
+    wait "$pf" 2>/dev/null || true
+    [ "$rc" = 0 ] || fail "$mode: port-forward checks failed; kubectl said: $(cat "$tmp/pf.err")"
+  done
+  rm -rf "$tmp"
+  kubectl delete namespace "$ns" --wait=false >/dev/null
+  echo "port-forward over the WebSocket tunnel and SPDY: 1 MiB echoed with half-close, GET /bytes/1000, closed port refused"
 }
 
 check_deployment_runs_pods() {
