@@ -390,9 +390,6 @@ ApiRequest RequestBuilder::attach(std::string_view name, const AttachParams& p) 
 
 ApiRequest RequestBuilder::port_forward(std::string_view name,
                                         const std::vector<std::uint16_t>& ports) const {
-  if (ports.empty()) {
-    throw Error(errc::invalid_argument, "port-forward: at least one port is required");
-  }
   std::string list;
   for (const auto port : ports) {
     if (port == 0) {
@@ -404,7 +401,9 @@ ApiRequest RequestBuilder::port_forward(std::string_view name,
     list += std::to_string(port);
   }
   std::string target = object_path(name, "portforward");
-  append_query(target, "ports", list);
+  if (!list.empty()) {
+    append_query(target, "ports", list);
+  }
   return make("GET", std::move(target));
 }
 

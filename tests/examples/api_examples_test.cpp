@@ -124,6 +124,25 @@ TEST_F(api_examples_test, logs_follow) {
   EXPECT_EQ(usage.exit_code, 2) << usage.output;
 }
 
+TEST_F(api_examples_test, exec) {
+  const auto& ns = own_namespace();
+  testenv().kubectl("-n " + ns + " run shell --image=registry.k8s.io/pause:3.10");
+  testenv().kubectl("-n " + ns + " wait --for=condition=Ready --timeout=60s pod/shell");
+  const auto r =
+      run(KUBEX_EXAMPLE_EXEC, "-n " + shell_quote(ns) + " shell -- sh -c 'echo hi; exit 3'");
+  EXPECT_EQ(r.exit_code, 3) << r.output;
+  EXPECT_EQ(r.output, "hi\n");
+  const auto piped = run_command(
+      "printf 'from stdin' | KUBECONFIG=" + shell_quote(testenv().kubeconfig()) + " " +
+      shell_quote(KUBEX_EXAMPLE_EXEC) + " -n " + shell_quote(ns) + " -i shell -- cat 2>&1");
+  EXPECT_EQ(piped.exit_code, 0) << piped.output;
+  EXPECT_EQ(piped.output, "from stdin");
+  const auto missing = run(KUBEX_EXAMPLE_EXEC, "-n " + shell_quote(ns) + " nope -- true");
+  EXPECT_EQ(missing.exit_code, 1) << missing.output;
+  EXPECT_TRUE(contains(missing.output, "NotFound")) << missing.output;
+  EXPECT_EQ(run(KUBEX_EXAMPLE_EXEC, "shell").exit_code, 2);
+}
+
 TEST_F(api_examples_test, dynamic_object) {
   const auto& ns = own_namespace();
   testenv().kubectl("-n " + ns + " create configmap dyn --from-literal=a=1");

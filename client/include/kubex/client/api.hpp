@@ -12,6 +12,7 @@
 //     auto list = co_await pods.async_list({.label_selector = "app=web"}, use_awaitable);
 
 #include <kubex/client/client.hpp>
+#include <kubex/client/port_forward.hpp>
 #include <kubex/client/remote_process.hpp>
 #include <kubex/client/resource_calls.hpp>
 #include <kubex/core/api_error.hpp>
@@ -659,6 +660,28 @@ class Api {
                     CompletionToken&& token) const {
     return async_process(detail::prepare([&] { return calls_.attach(name, params); }), params.tty,
                          ProcessOptions{}, std::forward<CompletionToken>(token));
+  }
+  /// Opens a port-forward tunnel to pod `name`; open streams to its ports with
+  /// PortForwarder::async_open. Refusals (no such pod, 403) fail with kubex::ApiError.
+  template <class CompletionToken>
+    requires(subresource_supports<T>("portforward", Verb::connect))
+  auto async_port_forward(std::string_view name, CompletionToken&& token) const {
+    return boost::asio::async_initiate<CompletionToken, PortForwardSignature>(
+        [client = client_](auto handler, detail::Prepared prepared) {
+          detail::open_port_forward(client, std::move(prepared), std::move(handler));
+        },
+        token, detail::prepare([&] { return calls_.port_forward(name, {}); }));
+  }
+  /// `kubectl port-forward`: listens on 127.0.0.1:`local_port` (0: a free one) and forwards
+  /// every connection to `remote_port` of pod `name`, until the result is destroyed. It runs
+  /// on the client's executor, which must be running.
+  /// @throws kubex::Error if the local port cannot be bound, or the name is invalid.
+  [[nodiscard]] std::unique_ptr<LocalPortForward> forward_local_port(
+      std::string_view name, std::uint16_t remote_port, std::uint16_t local_port = 0) const
+    requires(subresource_supports<T>("portforward", Verb::connect))
+  {
+    return std::make_unique<LocalPortForward>(client_, calls_.port_forward(name, {}), remote_port,
+                                              local_port);
   }
 
  private:

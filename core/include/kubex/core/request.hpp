@@ -94,8 +94,9 @@ class RequestBuilder {
   /// `GET .../attach` of pod `name`, to be upgraded to a WebSocket.
   /// @throws kubex::Error (errc::invalid_argument) for no stream, or a tty with stderr.
   [[nodiscard]] ApiRequest attach(std::string_view name, const AttachParams& params) const;
-  /// `GET .../portforward?ports=...` of pod `name`, to be upgraded to a WebSocket.
-  /// @throws kubex::Error (errc::invalid_argument) for no port or a port outside 1-65535.
+  /// `GET .../portforward[?ports=...]` of pod `name`, to be upgraded to a WebSocket. The
+  /// SPDY tunnel names its ports per stream; the legacy WebSocket protocol needs `ports`.
+  /// @throws kubex::Error (errc::invalid_argument) for port 0.
   [[nodiscard]] ApiRequest port_forward(std::string_view name,
                                         const std::vector<std::uint16_t>& ports) const;
 
