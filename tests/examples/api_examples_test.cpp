@@ -1,14 +1,23 @@
 // Runs each Api<T> example as a program against testenv (ctest label integration), in a
 // namespace of its own, and checks what it prints, so the examples keep working.
 
+#include <kubex/testing/child_process.hpp>
+#include <kubex/testing/temp_dir.hpp>
 #include <kubex/testing/testenv.hpp>
 #include <kubex/testing/testenv_fixture.hpp>
 
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/read.hpp>
+#include <boost/asio/write.hpp>
 #include <gtest/gtest.h>
+#include <signal.h>
 
 #include <algorithm>
+#include <chrono>
 #include <string>
 #include <string_view>
+#include <thread>
 
 namespace {
 
@@ -141,6 +150,41 @@ TEST_F(api_examples_test, exec) {
   EXPECT_EQ(missing.exit_code, 1) << missing.output;
   EXPECT_TRUE(contains(missing.output, "NotFound")) << missing.output;
   EXPECT_EQ(run(KUBEX_EXAMPLE_EXEC, "shell").exit_code, 2);
+}
+
+TEST_F(api_examples_test, port_forward) {
+  const auto& ns = own_namespace();
+  testenv().kubectl("-n " + ns + " run web --image=registry.k8s.io/pause:3.10 --port=8080");
+  testenv().kubectl("-n " + ns + " wait --for=condition=Ready --timeout=60s pod/web");
+  kubex::testing::TempDir dir;
+  kubex::testing::ChildProcess forward({KUBEX_EXAMPLE_PORT_FORWARD, "-n", ns, "web", "0:8080"},
+                                       {"KUBECONFIG=" + testenv().kubeconfig()},
+                                       dir.path() / "forward.log");
+  std::string line;
+  for (int i = 0; i < 100 && line.empty(); ++i) {
+    const auto out = forward.output();
+    if (const auto at = out.find("Forwarding from 127.0.0.1:");
+        at != std::string::npos && out.find('\n', at) != std::string::npos) {
+      line = out.substr(at, out.find('\n', at) - at);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_FALSE(line.empty()) << forward.output();
+  const auto port = static_cast<unsigned short>(
+      std::stoul(line.substr(std::string("Forwarding from 127.0.0.1:").size())));
+  // The pod's port 8080 is testenv's echo server (its name does not start with http).
+  boost::asio::io_context io;
+  boost::asio::ip::tcp::socket socket(io);
+  socket.connect({boost::asio::ip::make_address("127.0.0.1"), port});
+  const std::string message = "through kubex-port-forward";
+  boost::asio::write(socket, boost::asio::buffer(message));
+  std::string back(message.size(), '\0');
+  boost::asio::read(socket, boost::asio::buffer(back));
+  EXPECT_EQ(back, message);
+  socket.close();
+  forward.signal(SIGTERM);
+  EXPECT_EQ(forward.wait_exit(std::chrono::seconds(10)), 0) << forward.output();
+  EXPECT_EQ(run(KUBEX_EXAMPLE_PORT_FORWARD, "web").exit_code, 2);
 }
 
 TEST_F(api_examples_test, dynamic_object) {
