@@ -1,6 +1,7 @@
 #include <kubex/client/blocking.hpp>
 #include <kubex/client/blocking_api.hpp>
 #include <kubex/client/client.hpp>
+#include <kubex/client/port_forward.hpp>
 #include <kubex/client/remote_process.hpp>
 #include <kubex/core/error.hpp>
 
@@ -84,7 +85,7 @@ namespace {
 
 void require_session(const void* impl) {
   if (impl == nullptr) {
-    throw Error(errc::invalid_argument, "BlockingProcess: the session was moved from");
+    throw Error(errc::invalid_argument, "the blocking session or stream was moved from");
   }
 }
 
@@ -117,6 +118,39 @@ std::optional<int> BlockingProcess::exit_code() const noexcept {
 void BlockingProcess::cancel() noexcept {
   if (impl_) {
     impl_->process.cancel();
+  }
+}
+
+struct BlockingPortStream::Impl {
+  BlockingClient::Impl* client;  // the BlockingClient outlives its streams
+  PortForwarder forwarder;
+  PortStream stream;
+};
+
+BlockingPortStream::BlockingPortStream(std::unique_ptr<Impl> impl) noexcept
+    : impl_(std::move(impl)) {}
+BlockingPortStream::~BlockingPortStream() = default;
+BlockingPortStream::BlockingPortStream(BlockingPortStream&& other) noexcept = default;
+BlockingPortStream& BlockingPortStream::operator=(BlockingPortStream&& other) noexcept = default;
+
+std::size_t BlockingPortStream::read_some(std::string& out) {
+  require_session(impl_.get());
+  return impl_->client->wait(impl_->stream.async_read_some(out, boost::asio::use_future));
+}
+
+void BlockingPortStream::write(std::string data) {
+  require_session(impl_.get());
+  impl_->client->wait(impl_->stream.async_write(std::move(data), boost::asio::use_future));
+}
+
+void BlockingPortStream::close_write() {
+  require_session(impl_.get());
+  impl_->client->wait(impl_->stream.async_close_write(boost::asio::use_future));
+}
+
+void BlockingPortStream::cancel() noexcept {
+  if (impl_) {
+    impl_->stream.cancel();
   }
 }
 
@@ -159,6 +193,23 @@ ExecResult BlockingClient::run_process(ApiRequest request, std::string input, bo
                         }
                       });
   return impl_->wait(std::move(future));
+}
+
+BlockingPortStream BlockingClient::open_port_stream(ApiRequest request, std::uint16_t port) {
+  std::promise<PortForwarder> promise;
+  auto future = promise.get_future();
+  detail::open_port_forward(impl_->client, detail::Prepared(std::move(request)),
+                            [&promise](std::exception_ptr error, PortForwarder forwarder) {
+                              if (error) {
+                                promise.set_exception(error);
+                              } else {
+                                promise.set_value(std::move(forwarder));
+                              }
+                            });
+  auto forwarder = impl_->wait(std::move(future));
+  auto stream = impl_->wait(forwarder.async_open(port, boost::asio::use_future));
+  return BlockingPortStream(std::make_unique<BlockingPortStream::Impl>(
+      BlockingPortStream::Impl{impl_.get(), std::move(forwarder), std::move(stream)}));
 }
 
 void BlockingClient::recycle(std::string&& body) noexcept {

@@ -94,7 +94,9 @@ struct PortForwarder::Tunnel : std::enable_shared_from_this<PortForwarder::Tunne
   spdy::Reader reader;
   std::uint32_t next_stream = 1;  // client streams are odd
   std::uint32_t next_request = 0;
-  std::map<std::uint32_t, std::shared_ptr<PortStream::State>> streams;  // data and error ids
+  // By data and error stream id. Weak: a stream's state belongs to its PortStream (and holds
+  // the tunnel), so that a stream dropped while nothing runs the executor frees both.
+  std::map<std::uint32_t, std::weak_ptr<PortStream::State>> streams;
   std::size_t buffered = 0;
   Signal resume;
   std::exception_ptr failure;  // set once the tunnel is over
@@ -146,8 +148,10 @@ void Tunnel::fail(std::exception_ptr why) {
   if (!failure) {
     failure = std::move(why);
   }
-  for (auto& [id, stream] : streams) {
-    stream->wake.wake();
+  for (auto& [id, weak] : streams) {
+    if (const auto stream = weak.lock()) {
+      stream->wake.wake();
+    }
   }
   resume.wake();
 }
@@ -161,7 +165,12 @@ void Tunnel::handle(spdy::Frame& frame) {
       if (it == streams.end()) {
         return;  // a stream we reset; its last frames may still come
       }
-      auto& s = *it->second;
+      const auto held = it->second.lock();
+      if (!held) {
+        streams.erase(it);
+        return;
+      }
+      auto& s = *held;
       const bool is_data = frame.stream_id == s.data_id;
       const bool ended =
           frame.type == spdy::FrameType::rst_stream || (frame.flags & spdy::flag_fin) != 0;

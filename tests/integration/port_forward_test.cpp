@@ -171,7 +171,13 @@ TEST_F(port_forward_test, a_hundred_megabytes_to_a_slow_reader_arrive_whole_in_b
   EXPECT_EQ(received, size);
   EXPECT_GE(took, 2900ms) << "the reader was not slower than the tunnel";
   const std::size_t grown = peak_rss() - before;
+#if defined(__SANITIZE_ADDRESS__)
+  // ASan's quarantine keeps freed memory resident (256 MiB by default): the bound is checked
+  // in the other builds.
+  (void)grown;
+#else
   EXPECT_LT(grown, std::size_t{24} << 20U) << "peak RSS grew by " << grown << " bytes";
+#endif
   std::cout << "100 MB through the tunnel in "
             << std::chrono::duration_cast<std::chrono::milliseconds>(took).count()
             << " ms; peak RSS grew by " << (grown >> 20U) << " MiB\n";
@@ -203,6 +209,24 @@ TEST_F(port_forward_test, echo_with_half_close) {
   }());
   ASSERT_EQ(echoed.size(), sent.size());
   EXPECT_TRUE(echoed == sent);
+}
+
+// The blocking facade: a connection through a tunnel of its own, read and written in turn.
+TEST_F(port_forward_test, the_blocking_facade_forwards_a_connection) {
+  start("blocking");
+  BlockingClient blocking(config());
+  auto api = BlockingApi<corev1::Pod>::namespaced(blocking, own_namespace());
+  auto stream = api.port_forward("blocking", echo_port);
+  stream.write("ping");
+  std::string back;
+  while (back.size() < 4) {
+    ASSERT_NE(stream.read_some(back), 0U);
+  }
+  EXPECT_EQ(back, "ping");
+  stream.close_write();
+  while (stream.read_some(back) != 0) {
+  }
+  EXPECT_EQ(back, "ping");
 }
 
 // Two ports, 20 connections at once through the local listener, as kubectl port-forward

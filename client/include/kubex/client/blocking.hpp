@@ -90,6 +90,36 @@ class BlockingProcess {
   std::unique_ptr<Impl> impl_;
 };
 
+/// A port-forward connection of a BlockingClient (see PortStream): one connection to a port
+/// of a pod, through a tunnel of its own. Destroying it resets the connection.
+class BlockingPortStream {
+ public:
+  /// Resets the connection if it is still open.
+  ~BlockingPortStream();
+  /// Takes over `other`'s connection.
+  BlockingPortStream(BlockingPortStream&& other) noexcept;
+  /// Resets this connection and takes over `other`'s.
+  BlockingPortStream& operator=(BlockingPortStream&& other) noexcept;
+  BlockingPortStream(const BlockingPortStream&) = delete;
+  BlockingPortStream& operator=(const BlockingPortStream&) = delete;
+
+  /// Waits for what the pod sends next and appends it to `out`; returns its size, 0 once the
+  /// pod's side has closed. @throws kubex::Error if the kubelet could not forward.
+  std::size_t read_some(std::string& out);
+  /// Sends `data` to the pod.
+  void write(std::string data);
+  /// Half-closes the connection: the pod's program reads end of file.
+  void close_write();
+  /// Resets the connection (any thread).
+  void cancel() noexcept;
+
+ private:
+  friend class BlockingClient;
+  struct Impl;
+  explicit BlockingPortStream(std::unique_ptr<Impl> impl) noexcept;
+  std::unique_ptr<Impl> impl_;
+};
+
 /// The blocking facade over Client for simple programs and tools: each call runs a private
 /// io_context on the calling thread until the request has completed. It shares the transport's
 /// behaviour (keep-alive pool, gzip, retries, rate limit, credentials) and its errors, which it
@@ -131,6 +161,9 @@ class BlockingClient {
   /// Runs the exec `request` to its end, writing `input` to its stdin (then closing it) when
   /// `with_stdin`. @throws kubex::ApiError if it is refused or cannot run.
   ExecResult run_process(ApiRequest request, std::string input, bool with_stdin);
+  /// Opens a port-forward tunnel for `request` (RequestBuilder::port_forward) and a connection
+  /// to `port` through it. @throws kubex::ApiError if the server refuses the tunnel.
+  BlockingPortStream open_port_stream(ApiRequest request, std::uint16_t port);
 
   /// Closes the idle pooled connections; the next request opens a new one.
   void close();
@@ -156,6 +189,7 @@ class BlockingClient {
  private:
   friend class BlockingStream;
   friend class BlockingProcess;
+  friend class BlockingPortStream;
   void run_until(const std::function<bool()>& ready);
   struct Impl;
   std::unique_ptr<Impl> impl_;

@@ -264,6 +264,12 @@ class BlockingApi {
   {
     return client_->open_process(calls_.attach(name, params), params.tty);
   }
+  /// See Api::async_port_forward: a connection to `port` of pod `name`.
+  BlockingPortStream port_forward(std::string_view name, std::uint16_t port)
+    requires(subresource_supports<T>("portforward", Verb::connect))
+  {
+    return client_->open_port_stream(calls_.port_forward(name, {}), port);
+  }
   /// The client it calls through.
   [[nodiscard]] BlockingClient& client() const noexcept { return *client_; }
   /// The asynchronous Api over the same client and namespace, for subresources and anything
