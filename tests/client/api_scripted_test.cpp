@@ -148,6 +148,53 @@ TEST_F(api_scripted_test, a_body_that_does_not_fit_names_the_field) {
   }
 }
 
+// A misrouted answer (a proxy, a wrong path) is refused with both kinds named, as client-go and
+// kube-rs refuse it: a Deployment is not a Pod, and a single object is not an empty list.
+TEST_F(api_scripted_test, a_body_of_another_kind_is_refused) {
+  transport_->respond(
+      "GET", ns_pods + "/web-0", 200,
+      R"({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web-0"}})");
+  transport_->respond("GET", ns_pods, 200, pod_json("web-0"));
+  transport_->respond("GET", ns_pods + "/web-1", 200,
+                      R"({"apiVersion":"v2","kind":"Pod","metadata":{"name":"web-1"}})");
+  const auto refused = [&](auto future) -> std::string {
+    try {
+      (void)wait(std::move(future));
+    } catch (const kubex::json::DecodeError& e) {
+      return e.what();
+    }
+    return "accepted";
+  };
+  EXPECT_EQ(refused(pods_.async_get("web-0", boost::asio::use_future)),
+            "the response is a Deployment (apps/v1), not a Pod (v1)");
+  EXPECT_EQ(refused(pods_.async_list(boost::asio::use_future)),
+            "the response is a Pod (v1), not a PodList (v1)");
+  EXPECT_EQ(refused(pods_.async_get("web-1", boost::asio::use_future)),
+            "the response is a Pod (v2), not a Pod (v1)");
+}
+
+TEST_F(api_scripted_test, a_list_item_of_another_kind_is_refused_by_index) {
+  std::vector<std::string> names;
+  for (int i = 0; i < 200; ++i) {
+    names.push_back("pod-" + std::to_string(i));
+  }
+  std::string body = pod_list(names);
+  const auto at = body.find(R"("kind":"Pod","metadata":{"name":"pod-150")");
+  ASSERT_NE(at, std::string::npos);
+  body.replace(at, 12, R"("kind":"Secret")");
+  Step step;
+  step.target = ns_pods;
+  step.response.body = body;
+  step.piece_size = 4096;  // decoded item by item while it arrives
+  transport_->expect(step);
+  try {
+    (void)wait(pods_.async_list(boost::asio::use_future));
+    FAIL() << "a Secret decoded as a pod";
+  } catch (const kubex::json::DecodeError& e) {
+    EXPECT_EQ(std::string(e.what()), "items[150]: the response is a Secret (v1), not a Pod (v1)");
+  }
+}
+
 TEST_F(api_scripted_test, a_transport_failure_keeps_its_code) {
   Step step;
   step.target = ns_pods + "/web-0";

@@ -194,6 +194,32 @@ TEST_F(api_test, merge_patch_can_delete_a_field) {
   EXPECT_EQ(kubectl("get configmap m -o jsonpath={.metadata.labels}"), "");
 }
 
+// What the apiserver sends for one kind is refused as another: its Deployment is not a Pod,
+// and its single Pod is not a PodList (which would otherwise read as an empty list).
+TEST_F(api_test, a_body_of_another_kind_is_refused_when_decoded) {
+  kubectl("create deployment web --image=registry.k8s.io/pause:3.10 >/dev/null");
+  kubectl("create configmap settings --from-literal=a=1 >/dev/null");
+  auto deployment = client().get("/apis/apps/v1/namespaces/" + ns_ + "/deployments/web");
+  ASSERT_EQ(deployment.status, 200U);
+  try {
+    (void)kubex::client::detail::decode_body<corev1::Pod>(deployment.body);
+    ADD_FAILURE() << "a Deployment decoded as a Pod";
+  } catch (const kubex::json::DecodeError& e) {
+    EXPECT_EQ(std::string(e.what()), "the response is a Deployment (apps/v1), not a Pod (v1)");
+  }
+  auto single = client().get("/api/v1/namespaces/" + ns_ + "/configmaps/settings");
+  ASSERT_EQ(single.status, 200U);
+  try {
+    (void)kubex::client::detail::decode_body<corev1::ConfigMapList>(single.body);
+    ADD_FAILURE() << "a ConfigMap decoded as a list";
+  } catch (const kubex::json::DecodeError& e) {
+    EXPECT_EQ(std::string(e.what()), "the response is a ConfigMap (v1), not a ConfigMapList (v1)");
+  }
+  // The same bodies decode as what they are.
+  EXPECT_EQ(kubex::client::detail::decode_body<appsv1::Deployment>(deployment.body).metadata.name,
+            "web");
+}
+
 TEST_F(api_test, strategic_and_json_patches) {
   auto deployments = api<appsv1::Deployment>();
   appsv1::Deployment d;

@@ -12,6 +12,7 @@
 #include <kubex/core/error.hpp>
 #include <kubex/core/json.hpp>
 #include <kubex/core/json_list.hpp>
+#include <kubex/core/kind_check.hpp>
 #include <kubex/core/metadata.hpp>
 #include <kubex/core/request.hpp>
 #include <kubex/core/resource.hpp>
@@ -57,6 +58,7 @@ template <class R>
 R decode_body(std::string& body) {
   R out{};
   json::decode_padded(body, out);
+  check_decoded_kind(out);  // a body of another kind is refused, not taken for an R
   return out;
 }
 
@@ -140,6 +142,7 @@ class ListBody {
         return std::nullopt;
       }
       L list = decoder->finish(response.body);
+      check_list_kind(list);
       complete(list);
       return list;
     };
