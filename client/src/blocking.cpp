@@ -115,6 +115,10 @@ std::optional<int> BlockingProcess::exit_code() const noexcept {
   return impl_ ? impl_->process.exit_code() : std::nullopt;
 }
 
+std::string BlockingProcess::subprotocol() const {
+  return impl_ ? impl_->process.subprotocol() : std::string();
+}
+
 void BlockingProcess::cancel() noexcept {
   if (impl_) {
     impl_->process.cancel();

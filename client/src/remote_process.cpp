@@ -168,7 +168,10 @@ awaitable<void> resize(std::shared_ptr<State> s, std::uint16_t width, std::uint1
 
 WebSocketOptions socket_options(const ProcessOptions& options) {
   WebSocketOptions o;
-  o.protocols = {std::string(rc::v5_protocol), std::string(rc::v4_protocol)};
+  if (options.offer_v5) {
+    o.protocols.emplace_back(rc::v5_protocol);
+  }
+  o.protocols.emplace_back(rc::v4_protocol);
   o.max_message_size = options.max_message_size;
   o.ping_timeout = options.ping_timeout;
   return o;

@@ -5,6 +5,7 @@
 
 #include <kubex/client/api.hpp>
 #include <kubex/client/blocking_api.hpp>
+#include <kubex/core/request.hpp>
 #include <kubex/k8s/v1_35/core/v1.hpp>
 #include <kubex/testing/testenv.hpp>
 #include <kubex/testing/testenv_fixture.hpp>
@@ -115,6 +116,24 @@ TEST_F(exec_test, output_exit_code_and_stderr_apart) {
   EXPECT_EQ(
       testenv().kubectl("exec -n " + shell_quote(own_namespace()) + " shell -- echo hello world"),
       hi.out);
+}
+
+// v4.channel.k8s.io, offered alone as an older apiserver would leave it: the apiserver passes it
+// through to the kubelet, whose error channel carries the same Status.
+TEST_F(exec_test, the_v4_protocol_runs_a_command_through_to_the_kubelet) {
+  start(shell_pod("legacy"));
+  const auto request = kubex::RequestBuilder("", "v1", "pods", own_namespace())
+                           .exec("legacy", command({"sh", "-c", "echo out; echo err >&2; exit 3"}));
+  auto process = client_->open_process(request, false, {.offer_v5 = false});
+  EXPECT_EQ(process.subprotocol(), "v4.channel.k8s.io");
+  std::string out;
+  std::string err;
+  while (auto piece = process.read()) {
+    (piece->stream == OutputStream::err ? err : out) += piece->data;
+  }
+  EXPECT_EQ(out, "out\n");
+  EXPECT_EQ(err, "err\n");
+  EXPECT_EQ(process.exit_code(), 3);
 }
 
 TEST_F(exec_test, ten_megabytes_of_stdin_come_back_byte_for_byte) {

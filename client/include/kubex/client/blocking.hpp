@@ -80,6 +80,8 @@ class BlockingProcess {
   void resize(std::uint16_t width, std::uint16_t height);
   /// The exit code, once read() has returned std::nullopt.
   [[nodiscard]] std::optional<int> exit_code() const noexcept;
+  /// The subprotocol the server chose.
+  [[nodiscard]] std::string subprotocol() const;
   /// Closes the connection (any thread).
   void cancel() noexcept;
 

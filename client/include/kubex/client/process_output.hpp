@@ -38,6 +38,9 @@ struct ProcessOptions {
   std::size_t max_message_size = std::size_t{16} << 20U;
   /// Keep-alive pings (WebSocketOptions::ping_timeout); zero turns them off.
   std::chrono::milliseconds ping_timeout = std::chrono::seconds(60);
+  /// Offer v5.channel.k8s.io first (then v4); false offers v4 only, which the apiserver hands
+  /// to the kubelet as it is (and which cannot close stdin alone).
+  bool offer_v5 = true;
 };
 
 }  // namespace kubex::client
