@@ -1,6 +1,7 @@
 #include <kubex/client/port_forward.hpp>
 #include <kubex/core/error.hpp>
 
+#include "detail/refuse.hpp"
 #include "detail/spdy.hpp"
 
 #include <boost/asio/as_tuple.hpp>
@@ -369,13 +370,7 @@ void PortStream::cancel() noexcept {
 
 void PortStream::start_read(std::string& out, asio::any_completion_handler<PortReadSignature> h) {
   if (!state_) {
-    asio::co_spawn(
-        asio::system_executor(),
-        []() -> awaitable<std::size_t> {
-          throw Error(errc::invalid_argument, "PortStream: the stream is empty");
-          co_return 0;
-        },
-        std::move(h));
+    detail::refuse<std::size_t>(std::move(h), "PortStream: the stream is empty");
     return;
   }
   asio::co_spawn(state_->tunnel->strand, read_stream(state_, out), std::move(h));
@@ -383,13 +378,7 @@ void PortStream::start_read(std::string& out, asio::any_completion_handler<PortR
 
 void PortStream::start_write(std::string data, asio::any_completion_handler<PortWriteSignature> h) {
   if (!state_) {
-    asio::co_spawn(
-        asio::system_executor(),
-        []() -> awaitable<void> {
-          throw Error(errc::invalid_argument, "PortStream: the stream is empty");
-          co_return;
-        },
-        std::move(h));
+    detail::refuse<void>(std::move(h), "PortStream: the stream is empty");
     return;
   }
   asio::co_spawn(state_->tunnel->strand, write_stream(state_, std::move(data)), std::move(h));
@@ -397,13 +386,7 @@ void PortStream::start_write(std::string data, asio::any_completion_handler<Port
 
 void PortStream::start_close_write(asio::any_completion_handler<PortWriteSignature> h) {
   if (!state_) {
-    asio::co_spawn(
-        asio::system_executor(),
-        []() -> awaitable<void> {
-          throw Error(errc::invalid_argument, "PortStream: the stream is empty");
-          co_return;
-        },
-        std::move(h));
+    detail::refuse<void>(std::move(h), "PortStream: the stream is empty");
     return;
   }
   asio::co_spawn(state_->tunnel->strand, close_write(state_), std::move(h));
@@ -432,13 +415,7 @@ void PortForwarder::cancel() noexcept {
 void PortForwarder::start_open(std::uint16_t port,
                                asio::any_completion_handler<PortOpenSignature> h) {
   if (!tunnel_) {
-    asio::co_spawn(
-        asio::system_executor(),
-        []() -> awaitable<PortStream> {
-          throw Error(errc::invalid_argument, "PortForwarder: the forwarder is empty");
-          co_return PortStream();
-        },
-        std::move(h));
+    detail::refuse<PortStream>(std::move(h), "PortForwarder: the forwarder is empty");
     return;
   }
   asio::co_spawn(

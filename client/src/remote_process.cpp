@@ -2,6 +2,8 @@
 #include <kubex/core/error.hpp>
 #include <kubex/core/remote_command.hpp>
 
+#include "detail/refuse.hpp"
+
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/experimental/awaitable_operators.hpp>
@@ -230,32 +232,14 @@ void RemoteProcess::cancel() noexcept {
 
 namespace {
 
-// Fails `handler` on its own executor, as co_spawn completes every other failure.
-template <class Signature>
-void fail_empty(asio::any_completion_handler<Signature> handler) {
-  auto refuse = []() -> awaitable<void> {
-    throw Error(errc::invalid_argument,
-                "RemoteProcess: the session is empty (default-constructed or moved from)");
-    co_return;
-  };
-  if constexpr (std::is_same_v<Signature, ProcessReadSignature>) {
-    asio::co_spawn(
-        asio::system_executor(),
-        [refuse]() -> awaitable<std::optional<ProcessOutput>> {
-          co_await refuse();
-          co_return std::nullopt;
-        },
-        std::move(handler));
-  } else {
-    asio::co_spawn(asio::system_executor(), refuse(), std::move(handler));
-  }
-}
+constexpr const char* empty_session =
+    "RemoteProcess: the session is empty (default-constructed or moved from)";
 
 }  // namespace
 
 void RemoteProcess::start_read(asio::any_completion_handler<ProcessReadSignature> handler) {
   if (!state_) {
-    fail_empty(std::move(handler));
+    detail::refuse<std::optional<ProcessOutput>>(std::move(handler), empty_session);
     return;
   }
   asio::co_spawn(state_->executor, read_output(state_), std::move(handler));
@@ -264,7 +248,7 @@ void RemoteProcess::start_read(asio::any_completion_handler<ProcessReadSignature
 void RemoteProcess::start_write(std::string data,
                                 asio::any_completion_handler<ProcessWriteSignature> handler) {
   if (!state_) {
-    fail_empty(std::move(handler));
+    detail::refuse<void>(std::move(handler), empty_session);
     return;
   }
   asio::co_spawn(state_->executor, write_input(state_, std::move(data)), std::move(handler));
@@ -272,7 +256,7 @@ void RemoteProcess::start_write(std::string data,
 
 void RemoteProcess::start_close_stdin(asio::any_completion_handler<ProcessWriteSignature> handler) {
   if (!state_) {
-    fail_empty(std::move(handler));
+    detail::refuse<void>(std::move(handler), empty_session);
     return;
   }
   asio::co_spawn(state_->executor, close_input(state_), std::move(handler));
@@ -281,7 +265,7 @@ void RemoteProcess::start_close_stdin(asio::any_completion_handler<ProcessWriteS
 void RemoteProcess::start_resize(std::uint16_t width, std::uint16_t height,
                                  asio::any_completion_handler<ProcessWriteSignature> handler) {
   if (!state_) {
-    fail_empty(std::move(handler));
+    detail::refuse<void>(std::move(handler), empty_session);
     return;
   }
   asio::co_spawn(state_->executor, resize(state_, width, height), std::move(handler));

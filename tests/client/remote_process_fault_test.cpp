@@ -6,6 +6,8 @@
 
 #include <kubex/client/blocking.hpp>
 #include <kubex/client/kubeconfig.hpp>
+#include <kubex/client/port_forward.hpp>
+#include <kubex/client/remote_process.hpp>
 #include <kubex/core/api_error.hpp>
 #include <kubex/core/error.hpp>
 #include <kubex/core/request.hpp>
@@ -14,12 +16,15 @@
 #include <kubex/testing/websocket_server.hpp>
 
 #include <boost/asio/buffer.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/use_future.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <cstdint>
+#include <future>
 #include <memory>
 #include <string>
 #include <system_error>
@@ -266,6 +271,23 @@ TEST_F(remote_process_fault_test, closing_stdin_over_v4_is_refused) {
     EXPECT_EQ(e.code(), kubex::errc::invalid_argument);
     EXPECT_NE(std::string(e.what()).find("v5.channel.k8s.io"), std::string::npos) << e.what();
   }
+}
+
+// Empty handles (default-constructed or moved from) fail their operations through the handler,
+// never by throwing from the call or crashing.
+TEST(remote_process_empty_test, empty_handles_fail_through_the_handler) {
+  boost::asio::io_context ioc;
+  kubex::client::RemoteProcess process;
+  kubex::client::PortStream stream;
+  kubex::client::PortForwarder forwarder;
+  auto read = process.async_read(boost::asio::use_future);
+  auto write = stream.async_write("x", boost::asio::use_future);
+  auto open = forwarder.async_open(80, boost::asio::use_future);
+  EXPECT_THROW((void)read.get(), kubex::Error);
+  EXPECT_THROW(write.get(), kubex::Error);
+  EXPECT_THROW((void)open.get(), kubex::Error);
+  EXPECT_EQ(process.exit_code(), std::nullopt);
+  EXPECT_EQ(stream.port(), 0);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <kubex/client/client.hpp>
 #include <kubex/core/error.hpp>
 
+#include "detail/refuse.hpp"
 #include "detail/text.hpp"
 
 #include <boost/asio/buffer.hpp>
@@ -300,13 +301,10 @@ namespace kubex::client {
 
 void Transport::async_upgrade(HttpRequest request, WebSocketOptions /*options*/,
                               boost::asio::any_completion_handler<WebSocketSignature> handler) {
-  // co_spawn completes the handler on its own executor, as every other failure does.
-  auto refuse = [](std::string target) -> boost::asio::awaitable<WebSocket> {
-    throw Error(errc::invalid_argument, "GET " + target.substr(0, target.find('?')) +
-                                            ": this transport cannot open WebSockets");
-    co_return WebSocket();
-  };
-  boost::asio::co_spawn(get_executor(), refuse(std::move(request.target)), std::move(handler));
+  const std::string_view target = request.target;
+  detail::refuse<WebSocket>(std::move(handler),
+                            "GET " + std::string(target.substr(0, target.find('?'))) +
+                                ": this transport cannot open WebSockets");
 }
 
 }  // namespace kubex::client
