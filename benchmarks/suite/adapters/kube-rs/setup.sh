@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds the kube-rs adapter's three programs (kube-rs-bench, kube-rs-runtime,
-# kube-rs-controller: Cargo.toml's [[bin]]s) from the pinned Cargo.lock into the bench cache
-# (never into the repository). Idempotent: cargo's own fingerprints (over every source file of
-# each program) make a second run a no-op of a second or so.
+# kube-rs-controller: Cargo.toml's [[bin]]s) from the pinned Cargo.lock, and the streaming
+# benchmark's kube-rs-streaming (streaming/: kube's `ws` feature, its own Cargo.lock), into the
+# bench cache (never into the repository). Idempotent: cargo's own fingerprints (over every
+# source file of each program) make a second run a no-op of a second or so.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cache="${KUBEX_BENCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kubex-bench}"
@@ -14,10 +15,12 @@ if ! command -v cargo >/dev/null 2>&1; then
   exit 1
 fi
 if [ ! -x "$bin" ] || [ ! -x "$target/release/kube-rs-runtime" ] ||
-  [ ! -x "$target/release/kube-rs-controller" ]; then
+  [ ! -x "$target/release/kube-rs-controller" ] || [ ! -x "$target/release/kube-rs-streaming" ]; then
   echo "kube-rs adapter: first build into $target (several minutes)" >&2
 fi
 # Every core: beside it, the other peers' set-ups (run.py runs them at once) mostly download.
 # --locked: exactly Cargo.lock's versions.
 CARGO_TARGET_DIR="$target" cargo build --release --locked -j "$(nproc)" --quiet \
   --manifest-path "$here/Cargo.toml"
+CARGO_TARGET_DIR="$target" cargo build --release --locked -j "$(nproc)" --quiet \
+  --manifest-path "$here/streaming/Cargo.toml"
