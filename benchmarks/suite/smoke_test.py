@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """CI's check of the benchmark harness (ctest bench_smoke_test, under scripts/with-testenv.sh):
 kubex and L1 on two scenarios with few iterations must produce the report, the CSV and the raw
-results; the runtime and controller benchmarks run every adapter small; and the validity
-checks must fail a run whose lists come back short.
+results; the runtime, controller and streaming benchmarks run every adapter small; and the
+validity checks must fail a run whose lists come back short.
 
     benchmarks/suite/smoke_test.py BUILD_DIR OUT_DIR
 """
@@ -18,6 +18,7 @@ from pathlib import Path
 RUN = Path(__file__).with_name("run.py")
 RUNTIME = Path(__file__).with_name("runtime.py")
 CONTROLLER = Path(__file__).with_name("controller.py")
+STREAMING = Path(__file__).with_name("streaming.py")
 sys.path.insert(0, str(RUN.parent))
 from run import process_tree, testenv_root  # noqa: E402
 BUILD, OUT = Path(sys.argv[1]), Path(sys.argv[2])
@@ -62,6 +63,34 @@ class Smoke(unittest.TestCase):
             self.assertGreaterEqual(r["reconciles"], 20, r)
             self.assertGreater(r["latency_p50_ms"], 0, r)
         self.assertIn("## kubex against each peer", (out / "report.md").read_text())
+
+    def test_the_streaming_benchmark_runs_every_adapter_and_writes_its_report(self):
+        out = OUT / "streaming"
+        done = subprocess.run(
+            [sys.executable, str(STREAMING), "--build-dir", str(BUILD), "--out", str(out),
+             "--small", "--timeout", "120"],
+            capture_output=True, text=True, timeout=900)
+        self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+        records = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+        self.assertEqual(records[0]["kind"], "environment")
+        self.assertEqual(records[0]["kube-apiserver"], "v1.35.4")
+        runs = records[1:]
+        scenarios = ("exec_echo", "exec_interactive", "pf_download", "pf_echo")
+        expected = {(a, s) for a in ("kubex", "client-go", "kube-rs", "kubectl")
+                    for s in scenarios}
+        expected |= {("kubex-local", s) for s in ("pf_download", "pf_echo")}
+        self.assertEqual({(r["adapter"], r["scenario"]) for r in runs}, expected)
+        for r in runs:
+            self.assertGreater(r["p50_ms"], 0, r)
+            self.assertGreater(r["hwm_kb"], 0, r)
+            self.assertGreaterEqual(r["cpu_ns"], 0, r)
+        for r in (r for r in runs if r["scenario"] == "pf_download"):
+            self.assertEqual(r["bytes"], 2 * 5_000_000, r)  # two downloads of 5 MB
+            self.assertGreater(r["mb_per_s"], 0, r)
+        report = (out / "report.md").read_text()
+        for scenario in scenarios:
+            self.assertIn(f"## {scenario}", report)
+        self.assertIn("| kubex over |", report)
 
     def test_smoke_run_writes_every_artifact(self):
         out = OUT / "smoke"
