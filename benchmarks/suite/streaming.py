@@ -87,10 +87,10 @@ class Scenario:
 
 
 SCENARIOS = [
-    Scenario("exec_echo", 200, 10, 10, 2, 0, "exec"),
-    Scenario("exec_interactive", 1000, 20, 20, 2, 0, "round trip"),
+    Scenario("exec_echo", 500, 10, 10, 2, 0, "exec"),
+    Scenario("exec_interactive", 5000, 50, 20, 2, 0, "round trip"),
     Scenario("pf_download", 3, 1, 2, 1, HTTP_PORT, "download"),
-    Scenario("pf_echo", 1000, 20, 20, 2, ECHO_PORT, "round trip"),
+    Scenario("pf_echo", 5000, 50, 20, 2, ECHO_PORT, "round trip"),
 ]
 SCENARIO_BY_NAME = {s.name: s for s in SCENARIOS}
 PF = {"pf_download", "pf_echo"}
@@ -156,28 +156,55 @@ def reset_peak(pid: int) -> None:
     Path(f"/proc/{pid}/clear_refs").write_text("5")
 
 
+def machine_busy_ns() -> tuple[float, float]:
+    """CPU time the whole machine spent busy so far (all CPUs), and of it stolen by the
+    hypervisor: from /proc/stat."""
+    fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    user, nice, system, _idle, _iowait, irq, softirq, steal = fields[:8]
+    return (user + nice + system + irq + softirq) * TICK_NS, steal * TICK_NS
+
+
+def driver_cpu_ns() -> float:
+    t = os.times()
+    return (t.user + t.system) * 1e9
+
+
 class Window:
-    """What a process and the control plane spent between mark("loop") and mark("done")."""
+    """What a process and the control plane spent between mark("loop") and mark("done"), and
+    what the rest of the machine did meanwhile."""
 
     def __init__(self, pid: int, server: suite.ServerCpu):
         self.pid, self.server = pid, server
-        self.marks: dict[str, tuple[float, float | None, float]] = {}
+        self.marks: dict[str, tuple] = {}
         self.hwm_kb = -1
 
     def mark(self, phase: str) -> None:
         if phase == "done":
             self.hwm_kb = proc_status_kb(self.pid, "VmHWM")
-        self.marks[phase] = (proc_cpu_ns(self.pid), self.server.ns(), time.monotonic())
+        self.marks[phase] = (proc_cpu_ns(self.pid), self.server.ns(), time.monotonic(),
+                             machine_busy_ns(), driver_cpu_ns())
         if phase == "loop":
             reset_peak(self.pid)
 
     def into(self, rec: dict) -> None:
-        (c0, s0, t0), (c1, s1, t1) = self.marks["loop"], self.marks["done"]
+        (c0, s0, t0, m0, d0), (c1, s1, t1, m1, d1) = self.marks["loop"], self.marks["done"]
         rec["cpu_ns"] = c1 - c0
         rec["hwm_kb"] = self.hwm_kb
         rec["loop_s"] = t1 - t0
         if s0 is not None and s1 is not None:
             rec["server_cpu_ns"] = max(0.0, (s1 - s0) - self.server.idle_ns_per_s * (t1 - t0))
+        other(rec, m0, m1, (c1 - c0) + (d1 - d0) + ((s1 - s0) if s0 is not None and
+                                                      s1 is not None else 0), t1 - t0)
+
+
+def other(rec: dict, m0: tuple[float, float], m1: tuple[float, float], ours_ns: float,
+          seconds: float) -> None:
+    """The rest of the machine's CPU over a loop, in CPUs: everything busy but the client, the
+    driver and the serving control plane (so: other jobs, the controller-manager and
+    scheduler), and what the hypervisor stole."""
+    if seconds > 0:
+        rec["other_cpus"] = max(0.0, (m1[0] - m0[0]) - ours_ns) / 1e9 / seconds
+        rec["steal_cpus"] = (m1[1] - m0[1]) / 1e9 / seconds
 
 
 # ------------------------------------------------------------------------------------------
@@ -272,17 +299,19 @@ def kubectl_exec_echo(a: Adapter, s: Scenario, args, ctx: dict,
     for _ in range(int(opts["warmup"])):
         once()
     samples, cpu, hwm = [], 0.0, 0
-    s0, t0 = server.ns(), time.monotonic()
+    s0, t0, m0, d0 = server.ns(), time.monotonic(), machine_busy_ns(), driver_cpu_ns()
     for _ in range(int(opts["iters"])):
         ns, c, rss = once()
         samples.append(ns)
         cpu += c
         hwm = max(hwm, rss)
-    s1, t1 = server.ns(), time.monotonic()
+    s1, t1, m1, d1 = server.ns(), time.monotonic(), machine_busy_ns(), driver_cpu_ns()
     rec = {"samples_ns": samples, "bytes": 3 * len(samples), "cpu_ns": cpu, "hwm_kb": hwm,
            "loop_s": t1 - t0, "cpu_method": "rusage of each kubectl process, start included"}
     if s0 is not None and s1 is not None:
         rec["server_cpu_ns"] = max(0.0, (s1 - s0) - server.idle_ns_per_s * (t1 - t0))
+    other(rec, m0, m1, cpu + (d1 - d0) + ((s1 - s0) if s0 is not None and s1 is not None
+                                         else 0), t1 - t0)
     check(rec, s, opts, Adapter("kubectl", "", "kubectl"))
     return rec
 
@@ -601,10 +630,14 @@ def write_report(out: Path, records: list[dict], selected: list[Adapter],
                 lines.append(f"| {p} | " + " | ".join(
                     fmt_ratio(ratio(records, s.name, k[0], base, p)) for k in keys) + " |")
         lines.append("")
-    loads = [v for r in records for v in r.get("loadavg", [])]
-    if loads:
-        lines += [f"1-minute load average during the runs: {min(loads):.2f}–{max(loads):.2f} "
-                  f"(on {os.cpu_count()} CPUs).", ""]
+    others = sorted(r["other_cpus"] for r in records if "other_cpus" in r)
+    if others:
+        steal = max(r.get("steal_cpus", 0) for r in records)
+        lines += [
+            "Other work on the machine during the measured loops (busy CPU time besides the "
+            "client, this driver and the serving control plane, in CPUs): median "
+            f"{statistics.median(others):.2f}, max {others[-1]:.2f}; hypervisor steal at most "
+            f"{steal:.2f} CPUs. The `other_cpus` of each run is in results.jsonl.", ""]
     (out / "report.md").write_text("\n".join(lines))
 
 
@@ -726,7 +759,8 @@ def main() -> int:
                              f"p50 {rec['p50_ms']:.3f} ms, p99 {rec['p99_ms']:.3f} ms, "
                              f"{rec['cpu_ms_per_op']:.3f} ms CPU/op")
                     print(f"round {rnd} {s.name:<17} {a.name:<12} {extra}, peak RSS "
-                          f"{rec['hwm_kb'] / 1024:.1f} MB", flush=True)
+                          f"{rec['hwm_kb'] / 1024:.1f} MB, other load "
+                          f"{rec.get('other_cpus', 0):.2f} CPUs", flush=True)
     finally:
         pinning.undo()
         subprocess.run(["kubectl", "--kubeconfig", kubeconfig, "delete", "namespace", namespace,
