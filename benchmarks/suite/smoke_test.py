@@ -90,7 +90,8 @@ class Smoke(unittest.TestCase):
         report = (out / "report.md").read_text()
         for scenario in scenarios:
             self.assertIn(f"## {scenario}", report)
-        self.assertIn("| kubex over |", report)
+        self.assertIn("| kubex / client-go |", report)
+        self.assertIn("| kubex-local / kubectl |", report)
 
     def test_smoke_run_writes_every_artifact(self):
         out = OUT / "smoke"

@@ -42,9 +42,9 @@ is reported apart (reader CPU). The kubex-local row does the same through kubex'
 LocalPortForward (Api::forward_local_port), like for like with kubectl port-forward.
 
 Rounds interleave: each round runs every scenario with every adapter, in an order shuffled per
-round; ratios (kubex over the peer) are taken within a round and summarised by their median. The
-control plane runs on the first half of the CPUs and the clients (this driver, its children) on
-the other half, as in the suite. A run fails when an iteration fails or a count is short.
+round; ratios (kubex over each peer, kubex-local over kubectl) are taken within a round and
+summarised by their median. The control plane runs on the first half of the CPUs and the
+clients (this driver, its children) on the other half, as in the suite. A run fails when an iteration fails or a count is short.
 """
 
 from __future__ import annotations
@@ -177,10 +177,13 @@ class Window:
         self.pid, self.server = pid, server
         self.marks: dict[str, tuple] = {}
         self.hwm_kb = -1
+        self.rss_loop_kb = -1
 
     def mark(self, phase: str) -> None:
         if phase == "done":
             self.hwm_kb = proc_status_kb(self.pid, "VmHWM")
+        else:
+            self.rss_loop_kb = proc_status_kb(self.pid, "VmRSS")
         self.marks[phase] = (proc_cpu_ns(self.pid), self.server.ns(), time.monotonic(),
                              machine_busy_ns(), driver_cpu_ns())
         if phase == "loop":
@@ -190,6 +193,7 @@ class Window:
         (c0, s0, t0, m0, d0), (c1, s1, t1, m1, d1) = self.marks["loop"], self.marks["done"]
         rec["cpu_ns"] = c1 - c0
         rec["hwm_kb"] = self.hwm_kb
+        rec["rss_loop_kb"] = self.rss_loop_kb  # when the loop started, after the warm-up
         rec["loop_s"] = t1 - t0
         if s0 is not None and s1 is not None:
             rec["server_cpu_ns"] = max(0.0, (s1 - s0) - self.server.idle_ns_per_s * (t1 - t0))
@@ -574,12 +578,14 @@ def write_report(out: Path, records: list[dict], selected: list[Adapter],
     names = [a.name for a in selected]
     lines = [
         "# Streaming benchmark: exec and port-forward", "",
-        f"Medians over {rounds} round(s), one process per (round, adapter, scenario); ratios are "
-        "kubex over the peer within a round, median (min–max) over rounds. Latencies are per "
+        f"Medians over {rounds} round(s), one process per (round, adapter, scenario); ratios "
+        "(kubex over each peer, and kubex-local over kubectl) are taken within a round, median "
+        "(min–max) over rounds. Latencies are per "
         "iteration (p50 and p99 of each run, then the median over rounds); CPU is the client "
         "process's user + system time over the measured iterations, from /proc (kubectl "
         "exec_echo: each whole kubectl process, start included); peak RSS is the process's "
-        "VmHWM over the iterations (kubectl exec_echo: the largest kubectl process). Server CPU "
+        "VmHWM over the iterations (kubectl exec_echo: the largest kubectl process); results.jsonl "
+        "also has its RSS as the iterations started (rss_loop_kb). Server CPU "
         "is kube-apiserver + testenv's process (etcd and the simulated kubelet) above idle. "
         "Method: `benchmarks/suite/streaming.py`'s docstring.", "",
         "| | |", "|---|---|",
@@ -621,13 +627,14 @@ def write_report(out: Path, records: list[dict], selected: list[Adapter],
                     f"{fmt((median(records, a, s.name, 'hwm_kb') or 0) / 1024, 1)} |")
             keys = [("p50_ms", "p50"), ("p99_ms", "p99"), ("cpu_ms_per_op", "CPU/op"),
                     ("hwm_kb", "peak RSS")]
-        base = "kubex" if "kubex" in present else None
-        peers = [p for p in present if base and p != base]
-        if peers:
-            lines += ["", "| kubex over | " + " | ".join(k[1] for k in keys) + " |",
+        pairs = [("kubex", p) for p in present if p != "kubex" and "kubex" in present]
+        if "kubex-local" in present and "kubectl" in present:
+            pairs.append(("kubex-local", "kubectl"))  # both forward a local port
+        if pairs:
+            lines += ["", "| ratio | " + " | ".join(k[1] for k in keys) + " |",
                       "|---|" + "---:|" * len(keys)]
-            for p in peers:
-                lines.append(f"| {p} | " + " | ".join(
+            for base, p in pairs:
+                lines.append(f"| {base} / {p} | " + " | ".join(
                     fmt_ratio(ratio(records, s.name, k[0], base, p)) for k in keys) + " |")
         lines.append("")
     others = sorted(r["other_cpus"] for r in records if "other_cpus" in r)
