@@ -330,7 +330,10 @@ class HttpsTransport final : public Transport,
     Call call;
     call.origin = origin_;
     call.streaming = streaming;
-    call.on_body = request.on_body;
+    if (request.on_body) {
+      call.observer =
+          std::make_shared<detail::ObservedBody>(request.on_body, options_.max_body_size);
+    }
     const auto verb = http::string_to_verb(request.method);
     if (verb != http::verb::get && verb != http::verb::head && verb != http::verb::post &&
         verb != http::verb::put && verb != http::verb::patch && verb != http::verb::delete_) {
@@ -675,6 +678,10 @@ class HttpsTransport final : public Transport,
         const Attempt attempt = co_await detail::exchange_http1(*connection, call, *parser, *this);
         if (attempt.ec) {
           release(std::move(connection), false);
+          if (attempt.undecodable) {
+            detail::fail(call, "decode response", std::make_error_code(std::errc::bad_message),
+                         call.observer->problem());
+          }
           // An idle keep-alive connection may have been closed by the server just before we
           // used it; that shows up as a failure before any response byte and deserves one
           // more try.

@@ -18,6 +18,7 @@
 #include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_future.hpp>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -438,8 +439,27 @@ TEST_F(https_fault_test, failed_response_frees_its_pool_slot) {
       EXPECT_NE(std::string(e.what()).find("corrupt gzip body"), std::string::npos) << e.what();
     }
   }
+  // A body shown to its reader as it arrives is inflated on the way and refused as early.
+  for (int i = 0; i < 2; ++i) {
+    kubex::client::HttpRequest request;
+    request.target = "/gz-observed";
+    int pieces = 0;
+    request.on_body = [&](std::string& /*body*/, bool start) {
+      pieces += start ? 0 : 1;
+    };
+    try {
+      (void)client.wait(
+          client.async_client().async_request(std::move(request), boost::asio::use_future));
+      ADD_FAILURE() << "no exception";
+    } catch (const kubex::Error& e) {
+      EXPECT_EQ(e.code(), std::errc::bad_message) << e.what();
+      EXPECT_NE(std::string(e.what()).find("decode response: corrupt gzip body"), std::string::npos)
+          << e.what();
+    }
+    EXPECT_EQ(pieces, 0);  // nothing of the corrupt body reached the reader
+  }
   EXPECT_EQ(client.stats().connections_open, 0U);
-  EXPECT_EQ(server->request_targets().size(), 2U);
+  EXPECT_EQ(server->request_targets().size(), 4U);
 }
 
 }  // namespace

@@ -32,6 +32,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <future>
 #include <mutex>
 #include <set>
@@ -775,8 +776,18 @@ TEST_F(api_test, large_lists_are_decoded_while_they_arrive_as_kubectl_reads_them
   std::vector<std::future<corev1::ConfigMap>> pending;
   for (int i = 0; i < 150; ++i) {
     // Quotes, brackets and escapes in the data must not confuse where an item ends.
-    auto cm = config_map("big-" + std::to_string(i),
-                         {{"text", std::string(4000, 'x') + "\"}]}[{\\" + std::to_string(i)}});
+    // Hex digits of a pseudo-random sequence compress only about 2:1, so a gzip answer too
+    // comes in many reads.
+    std::string text;
+    std::uint32_t x = 2463534242U + static_cast<std::uint32_t>(i);
+    for (int c = 0; c < 4000; ++c) {
+      x ^= x << 13U;
+      x ^= x >> 17U;
+      x ^= x << 5U;
+      text += "0123456789abcdef"[x & 15U];
+    }
+    auto cm =
+        config_map("big-" + std::to_string(i), {{"text", text + "\"}]}[{\\" + std::to_string(i)}});
     pending.push_back(async_cms.async_create(std::move(cm), boost::asio::use_future));
   }
   for (auto& f : pending) {
@@ -797,42 +808,54 @@ TEST_F(api_test, large_lists_are_decoded_while_they_arrive_as_kubectl_reads_them
     }
     return out;
   };
-  // Uncompressed, the items are decoded during the transfer; gzip-compressed (the apiserver
-  // compresses answers over 128 KiB), the whole body is decoded at the end. Both as kubectl.
+  // The items are decoded during the transfer, uncompressed or gzip-compressed (the
+  // apiserver compresses answers over 128 KiB), over HTTP/1.1 and HTTP/2. All as kubectl.
   auto uncompressed = client_options();
   uncompressed.compression = false;
   BlockingClient plain(config(), uncompressed);
+  auto h2_options = client_options();
+  h2_options.http2 = true;
+  BlockingClient h2(config(), h2_options);
   const auto streamed = BlockingApi<corev1::ConfigMap>::namespaced(plain, ns_).list();
   EXPECT_TRUE(streamed.metadata.resource_version);
   EXPECT_EQ(as_map(streamed), expected);
   const auto compressed = api<corev1::ConfigMap>().list();
   EXPECT_EQ(as_map(compressed), expected);
+  EXPECT_EQ(as_map(BlockingApi<corev1::ConfigMap>::namespaced(h2, ns_).list()), expected);
   const auto metadata_only = BlockingApi<corev1::ConfigMap>::namespaced(plain, ns_).list_metadata();
   EXPECT_EQ(metadata_only.items.size(), 151U);
 
-  // The transport shows the body as it grows and keeps only what its reader leaves.
-  kubex::client::HttpRequest request;
-  request.target = "/api/v1/namespaces/" + ns_ + "/configmaps";
-  int starts = 0;
-  int pieces = 0;
-  std::string seen;
-  request.on_body = [&](std::string& body, bool start) {
-    if (start) {
-      ++starts;
-      EXPECT_TRUE(body.empty());
-      return;
-    }
-    ++pieces;
-    seen += body;
-    body.clear();
+  // The transport shows the body as it grows (inflated when it came gzip) and keeps only what
+  // its reader leaves.
+  const auto observe = [&](BlockingClient& through, std::string_view encoding) {
+    SCOPED_TRACE(std::string(encoding) + (&through == &h2 ? " over HTTP/2" : " over HTTP/1.1"));
+    kubex::client::HttpRequest request;
+    request.target = "/api/v1/namespaces/" + ns_ + "/configmaps";
+    int starts = 0;
+    int pieces = 0;
+    std::string seen;
+    request.on_body = [&](std::string& body, bool start) {
+      if (start) {
+        ++starts;
+        EXPECT_TRUE(body.empty());
+        return;
+      }
+      ++pieces;
+      seen += body;
+      body.clear();
+    };
+    const auto response = through.wait(
+        through.async_client().async_request(std::move(request), boost::asio::use_future));
+    EXPECT_EQ(response.status, 200U);
+    EXPECT_EQ(response.content_encoding, encoding);
+    EXPECT_EQ(starts, 1);
+    EXPECT_GT(pieces, 10);
+    EXPECT_TRUE(response.body.empty());
+    EXPECT_EQ(as_map(kubex::json::decode<corev1::ConfigMapList>(seen)), expected);
   };
-  const auto response =
-      plain.wait(plain.async_client().async_request(std::move(request), boost::asio::use_future));
-  EXPECT_EQ(response.status, 200U);
-  EXPECT_EQ(starts, 1);
-  EXPECT_GT(pieces, 10);
-  EXPECT_TRUE(response.body.empty());
-  EXPECT_EQ(as_map(kubex::json::decode<corev1::ConfigMapList>(seen)), expected);
+  observe(plain, "");
+  observe(client(), "gzip");
+  observe(h2, "gzip");
 }
 
 TEST_F(api_test, all_namespaces_and_invalid_names) {

@@ -3,12 +3,13 @@
 #pragma once
 
 #include "detail/io.hpp"
+#include "detail/observed_body.hpp"
 
 #include <boost/beast/http/message.hpp>
 #include <boost/beast/http/string_body.hpp>
 
 #include <chrono>
-#include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -27,8 +28,8 @@ struct Call {
   bool streaming = false;
   /// When a whole response must be in.
   Clock::time_point deadline{};
-  /// HttpRequest::on_body.
-  std::function<void(std::string&, bool)> on_body;
+  /// HttpRequest::on_body and its inflater, if the request has a body reader.
+  std::shared_ptr<ObservedBody> observer;
 };
 
 /// "GET https://host:port/base/target", derived from the request itself.

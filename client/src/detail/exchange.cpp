@@ -27,7 +27,7 @@ constexpr std::uint32_t max_header_size = 64U * 1024U;
 // An error body of a stream (a Status) is read whole; it is never large.
 constexpr std::size_t max_stream_error_body = std::size_t{1} << 20U;
 
-// Reads a whole response piece by piece, showing the body to call.on_body as it grows.
+// Reads a whole response piece by piece, showing the body to call.observer as it grows.
 awaitable<Attempt> exchange_observed(Connection& connection, Call& call, ResponseParser& parser) {
   Attempt attempt;
   boost_error ec;
@@ -35,18 +35,15 @@ awaitable<Attempt> exchange_observed(Connection& connection, Call& call, Respons
   std::tie(ec, n) =
       co_await http::async_read_header(connection.stream, connection.buffer, parser, use_tuple);
   auto& body = parser.get().body();
-  if (!ec) {
-    call.on_body(body, true);
-  }
   const auto& head = parser.get();
-  const auto encoding = head[http::field::content_encoding];
   const bool observed =
-      head.result_int() / 100 == 2 && (encoding.empty() || encoding == "identity");
+      !ec && call.observer->start(body, head.result_int(), head[http::field::content_encoding]);
   while (!ec && !parser.is_done()) {
     std::tie(ec, n) =
         co_await http::async_read_some(connection.stream, connection.buffer, parser, use_tuple);
-    if (!ec && observed) {
-      call.on_body(body, false);
+    if (!ec && observed && !call.observer->grow(body)) {
+      attempt.undecodable = true;  // the rest of the body is of no use: the connection goes
+      ec = make_error_code(boost::system::errc::bad_message);
     }
   }
   attempt.received = parser.got_some();
@@ -76,7 +73,7 @@ awaitable<Attempt> exchange_watched(Connection& connection, Call& call, Response
     parser.body_limit(max_stream_error_body);
   } else {
     parser.body_limit(options.max_body_size);
-    if (call.on_body) {
+    if (call.observer) {
       co_return co_await exchange_observed(connection, call, parser);
     }
   }
@@ -122,7 +119,7 @@ awaitable<void> exchange_h2(StreamLease& lease, Call& call, std::string_view aut
   stream.streaming = call.streaming;
   stream.max_body =
       call.streaming ? std::numeric_limits<std::size_t>::max() : options.max_body_size;
-  stream.on_body = call.streaming ? nullptr : call.on_body;
+  stream.observer = call.streaming ? nullptr : call.observer;
   if (!call.streaming) {
     stream.body = std::move(body);
   }
@@ -154,6 +151,10 @@ void fail_h2(const Call& call, const H2Stream& stream, const ClientOptions& opti
   }
   if (stream.timed_out) {
     fail_timeout(call, "request", options.timeout);
+  }
+  if (stream.undecodable) {
+    fail(call, "decode response", std::make_error_code(std::errc::bad_message),
+         stream.observer->problem());
   }
   if (stream.too_large) {
     fail(call, "read response", std::make_error_code(std::errc::message_size),
@@ -194,6 +195,14 @@ void read_head(H2Stream& stream, HttpResponse& response) {
 
 void take_body(const Call& call, std::string& body, HttpResponse& response,
                std::size_t max_body_size, SpareBodies& spare) {
+  if (call.observer && call.observer->inflated()) {
+    if (!call.observer->finish(body, spare)) {
+      fail(call, "decode response", std::make_error_code(std::errc::bad_message),
+           call.observer->problem());
+    }
+    response.body = std::move(body);
+    return;
+  }
   if (response.content_encoding != "gzip") {
     response.body = std::move(body);
     return;

@@ -28,11 +28,13 @@ struct Attempt {
   bool received = false;
   /// The watchdog closed the connection: the request's deadline passed.
   bool timed_out = false;
+  /// The body could not be inflated as it arrived (call.observer->problem()).
+  bool undecodable = false;
 };
 
 /// Writes `call`'s request on `connection` and reads the head (a stream; for a non-2xx status
-/// its small error body too) or the whole response, showing the body to `call.on_body` as it
-/// grows. The request's deadline is enforced by `host`'s watchdog; a stream's head must arrive
+/// its small error body too) or the whole response, showing the body to `call.observer` as
+/// it grows. The request's deadline is enforced by `host`'s watchdog; a stream's head must arrive
 /// within the options' timeout.
 awaitable<Attempt> exchange_http1(Connection& connection, Call& call, ResponseParser& parser,
                                   const StreamHost& host);
@@ -70,7 +72,8 @@ void read_head(const ResponseParser& parser, HttpResponse& response);
 void read_head(H2Stream& stream, HttpResponse& response);
 
 /// Moves a complete `body` into `response`, inflated if it came gzip (bounded by
-/// `max_body_size`; the compressed memory goes to `spare`).
+/// `max_body_size`; the compressed memory goes to `spare`); an observed body is what its reader
+/// left.
 /// @throws kubex::Error (std::errc::bad_message) naming `call` for a corrupt gzip body.
 void take_body(const Call& call, std::string& body, HttpResponse& response,
                std::size_t max_body_size, SpareBodies& spare);

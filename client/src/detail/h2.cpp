@@ -132,11 +132,7 @@ struct H2Session::Callbacks {
         return 0;
       }
       s->head_done = true;
-      s->observed = s->on_body && s->status / 100 == 2 &&
-                    (s->content_encoding.empty() || s->content_encoding == "identity");
-      if (s->on_body) {
-        s->on_body(s->body, true);
-      }
+      s->observed = s->observer && s->observer->start(s->body, s->status, s->content_encoding);
     }
     if ((frame->hd.flags & NGHTTP2_FLAG_END_STREAM) != 0) {
       s->ended = true;
@@ -500,7 +496,10 @@ void H2Session::on_read(const boost_error& ec, std::size_t n) {
   const ssize_t rv = nghttp2_session_mem_recv(session_, in_.data(), n);
   for (const auto& stream : grown_) {
     stream->grown_ = false;
-    stream->on_body(stream->body, false);
+    if (!stream->undecodable && !stream->observer->grow(stream->body)) {
+      stream->undecodable = true;
+      cancel(*stream);
+    }
   }
   grown_.clear();
   if (rv < 0) {

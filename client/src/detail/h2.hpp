@@ -6,6 +6,7 @@
 // the transport's strand.
 
 #include "detail/io.hpp"
+#include "detail/observed_body.hpp"
 
 #include <boost/beast/http/message.hpp>
 #include <boost/beast/http/string_body.hpp>
@@ -65,8 +66,9 @@ class H2Stream final : public Watched, public std::enable_shared_from_this<H2Str
   std::size_t request_sent = 0;
   bool streaming = false;  // flow control credit returns as the reader takes the body
   std::size_t max_body = 0;
-  std::function<void(std::string&, bool)> on_body;  // HttpRequest::on_body
-  bool observed = false;  // on_body sees the body as it grows (2xx, no content encoding)
+  std::shared_ptr<ObservedBody> observer;  // HttpRequest::on_body, with its inflater
+  bool observed = false;     // the observer sees the body as it grows (2xx, identity or gzip)
+  bool undecodable = false;  // the observer could not inflate the body; the stream is reset
 
  private:
   friend class H2Session;
@@ -74,7 +76,7 @@ class H2Stream final : public Watched, public std::enable_shared_from_this<H2Str
 
   H2Session* session_ = nullptr;  // while the session knows the stream
   std::int32_t id_ = 0;
-  bool grown_ = false;  // on_body is due after the current read
+  bool grown_ = false;  // the observer is due after the current read
   Timer wake_;
   bool waiting_ = false;
 };

@@ -25,10 +25,10 @@ struct HttpRequest {
   std::vector<std::pair<std::string, std::string>> headers{};
   /// Optional reader of the body while it arrives (whole-response requests): called on the
   /// transport's strand with `start` true when an attempt's response head is in (anything
-  /// seen before belongs to an abandoned attempt), then, for a 2xx answer without content
-  /// encoding, with the body received so far after each read. It may remove bytes it is done
-  /// with from the front; the response then carries what is left. Must not throw. Lists use
-  /// it to decode items during the transfer.
+  /// seen before belongs to an abandoned attempt), then, for a 2xx answer (identity, or gzip:
+  /// inflated as it arrives), with the body received so far after each read. It may remove
+  /// bytes it is done with from the front; the response then carries what is left. Must not
+  /// throw. Lists use it to decode items during the transfer.
   std::function<void(std::string& body, bool start)> on_body{};
 };
 

@@ -106,6 +106,9 @@ struct ClientOptions {
   RetryPolicy retry{};
   /// Ask for gzip-compressed responses (the apiserver compresses those over 128 KiB). Off
   /// when false or when the cluster sets `disable-compression`. Streams are never compressed.
+  /// Lists are inflated and decoded as they arrive; compression saves ~16x the bytes for ~10 %
+  /// more apiserver CPU, and loses in wall time only on links faster than ~1.5-2 Gbit/s
+  /// (benchmarks/results/compression.md): a client beside its apiserver may turn it off.
   bool compression = true;
   /// Value of the User-Agent header; empty selects `kubex-cpp/<library version> (<os>/<arch>)`.
   std::string user_agent{};
