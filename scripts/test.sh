@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The test command (README, .ci/run): installs what is missing (the main job's set-up too),
-# builds kubex and testenv, checks formatting and layering, runs unit and fault tests, fuzzes
-# the model decoder for a minute and the kubeconfig reader for half a minute, starts a real
+# builds kubex and testenv, checks formatting and layering, runs unit and fault tests, builds
+# and tests the models of every Kubernetes version, fuzzes the model decoder for a minute and
+# the kubeconfig reader for half a minute, starts a real
 # control plane and runs the integration tests against it, then does the same under
 # ASan+UBSan. Every test log is checked for the credentials the tests used.
 # Exits non-zero on any failure; testenv is stopped whatever happens.
@@ -74,6 +75,14 @@ for p in "${presets[@]}"; do
   scripts/check-no-secrets.sh --secrets-file "$KUBEX_TEST_SECRETS_FILE" \
     "build/$p/Testing/Temporary/LastTest.log"
 done
+
+# Every generated Kubernetes version's models (issue 21): ~2 min of compile per version at -O0
+# without debug information on a cold cache, seconds with a warm one; each version then runs
+# every_version_test.
+step "models of every Kubernetes version: build (-O0) and tests"
+cmake --preset models >/dev/null
+cmake --build --preset models -j "$jobs"
+ctest --preset models -j "$jobs"
 
 # About 2 min with a warm ccache: the clang build of the targets (with their models and the
 # client), then the fuzzing itself.

@@ -104,36 +104,4 @@ TEST(ResourceTraits, CreateOnlyKinds) {
   EXPECT_EQ(L::verbs, kubex::Verbs{Verb::create});
 }
 
-// Every served kind: plural is a lower-case DNS-ish label, api_version is consistent with group
-// and version, the kind matches the type's own `kind` default, and the list type (if any) is
-// the kind's list.
-TEST(ResourceTraits, EveryKindIsConsistent) {
-  std::size_t count = 0;
-  std::set<std::string> seen;
-  v1_35::for_each_resource([&]<class T>() {
-    using R = resource_traits<T>;
-    ++count;
-    const std::string key = std::string(R::api_version) + "/" + std::string(R::plural);
-    EXPECT_TRUE(seen.insert(key).second) << key << " twice";
-    EXPECT_EQ(R::api_version, R::group.empty()
-                                  ? std::string(R::version)
-                                  : std::string(R::group) + "/" + std::string(R::version));
-    EXPECT_FALSE(R::plural.empty());
-    for (char c : R::plural) {
-      EXPECT_TRUE((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) << key;
-    }
-    T object{};
-    EXPECT_EQ(object.kind, R::kind) << key;
-    EXPECT_EQ(object.api_version, R::api_version) << key;
-    EXPECT_FALSE(R::verbs.empty()) << key;
-    if constexpr (!std::is_void_v<typename R::list_type>) {
-      typename R::list_type list{};
-      EXPECT_EQ(list.kind, std::string(R::kind) + "List") << key;
-      EXPECT_TRUE(R::verbs.contains(Verb::list)) << key;
-    }
-  });
-  EXPECT_EQ(count, v1_35::resource_count);
-  EXPECT_EQ(count, 90U);
-}
-
 }  // namespace

@@ -308,7 +308,14 @@ struct Codec<std::string> {
 
 template <>
 struct Codec<RawJson> {
-  static void read(Reader& r, RawJson& v) { v.text = r.get_raw(); }
+  // JSON null reads as the empty value, which writes as null: a null and an unset required
+  // field are one value, so a decode of what was encoded gives back the same object.
+  static void read(Reader& r, RawJson& v) {
+    v.text = r.get_raw();
+    if (v.text == "null") {
+      v.text.clear();
+    }
+  }
   static void write(Writer& w, const RawJson& v) { w.raw(v.text.empty() ? "null" : v.text); }
 };
 

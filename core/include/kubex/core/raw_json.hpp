@@ -12,10 +12,11 @@ namespace kubex {
 /// A JSON value kept verbatim: RawExtension, FieldsV1, CRD `JSON` and fields marked
 /// x-kubernetes-preserve-unknown-fields, whose shape the schema does not fix.
 struct RawJson {
-  /// The value's JSON text, without surrounding whitespace; "null" when absent on the wire.
+  /// The value's JSON text, without surrounding whitespace; empty for null or unset (written as
+  /// null).
   std::string text{};
 
-  /// True when no value is held (empty text).
+  /// True when no value is held (null or unset).
   [[nodiscard]] bool empty() const noexcept { return text.empty(); }
   /// Text equality; JSON with different spacing or key order compares unequal.
   friend bool operator==(const RawJson&, const RawJson&) = default;
