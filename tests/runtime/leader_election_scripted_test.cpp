@@ -44,6 +44,11 @@ using kubex::testing::Step;
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
+// The script records a request a little after the elector took its own time for it, so a lower
+// bound measured from the script's times may come out short by that hand-over; CI once saw
+// 149.87 ms for a 150 ms deadline.
+constexpr auto handover = 5ms;
+
 const std::string leases = "/apis/coordination.k8s.io/v1/namespaces/ns/leases";
 const std::string lock = leases + "/lock";
 
@@ -221,7 +226,7 @@ TEST_F(leader_election_scripted_test, acquires_a_free_lease_and_renews_it_with_o
   EXPECT_EQ(stop(*e), nullptr);
   EXPECT_FALSE(e->is_leader());
   EXPECT_EQ(events(), (std::vector<std::string>{"leader me", "started", "stopped"}));
-  EXPECT_GE(sent_[2] - sent_[1], 50ms);  // renewed after the retry period
+  EXPECT_GE(sent_[2] - sent_[1], 50ms - handover);  // renewed after the retry period
   EXPECT_TRUE(errors_.empty()) << ::testing::PrintToString(errors_);
 }
 
@@ -283,7 +288,7 @@ TEST_F(
   auto e = elector(config(100ms));
   start(*e);
   run_until([this] { return played_all(); });
-  EXPECT_GE(sent_[4] - sent_[1], 200ms);  // the takeover, after the last change seen
+  EXPECT_GE(sent_[4] - sent_[1], 200ms - handover);  // the takeover, after the last change seen
   EXPECT_TRUE(e->is_leader());
   EXPECT_EQ(stop(*e), nullptr);
   EXPECT_EQ(events(),
@@ -349,7 +354,7 @@ TEST_F(leader_election_scripted_test, a_renewal_without_an_answer_stops_leading_
   EXPECT_FALSE(e->is_leader());
   EXPECT_EQ(events(), (std::vector<std::string>{"leader me", "started", "stopped"}));
   const auto held = when("stopped") - sent_[1];
-  EXPECT_GE(held, 150ms);
+  EXPECT_GE(held, 150ms - handover);
   EXPECT_LT(held, 200ms) << "still leading when another candidate may take over";
   EXPECT_EQ(stop(*e), nullptr);
   ASSERT_EQ(errors_.size(), 2U);
@@ -370,7 +375,7 @@ TEST_F(leader_election_scripted_test, renewal_failures_past_the_renew_deadline_s
   run_until([this] { return played_all(); });
   EXPECT_FALSE(e->is_leader());
   EXPECT_EQ(events(), (std::vector<std::string>{"leader me", "started", "stopped"}));
-  EXPECT_GE(when("stopped") - sent_[1], 150ms);
+  EXPECT_GE(when("stopped") - sent_[1], 150ms - handover);
   EXPECT_EQ(stop(*e), nullptr);
   ASSERT_EQ(errors_.size(), 2U);
   EXPECT_NE(errors_[0].find("500"), std::string::npos) << errors_[0];
