@@ -4,28 +4,30 @@
 #   decode      the model decoder (tests/fuzz/fuzz_decode.cpp), seeded with the API fixtures
 #   kubeconfig  the kubeconfig reader (tests/fuzz/fuzz_kubeconfig.cpp), seeded with
 #               tests/fuzz/kubeconfig-corpus/
+#   protobuf    the protobuf reader, writer, envelope and watch framing
+#               (tests/fuzz/fuzz_protobuf.cpp), seeded with tests/fuzz/protobuf-corpus/
 # Exits non-zero on any finding (crash, sanitizer report, leak, broken invariant, timeout,
 # out-of-memory); libFuzzer leaves the input in build/fuzz/run-<target>/findings/. Once the
-# bug is fixed, add that input to the target's regression corpus (tests/fuzz/corpus/ or
-# tests/fuzz/kubeconfig-corpus/).
+# bug is fixed, add that input to the target's regression corpus (tests/fuzz/corpus/,
+# tests/fuzz/kubeconfig-corpus/ or tests/fuzz/protobuf-corpus/).
 #
-#   scripts/fuzz.sh [--target decode|kubeconfig] [seconds]
+#   scripts/fuzz.sh [--target decode|kubeconfig|protobuf] [seconds]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
 target=decode
 if [ "${1:-}" = --target ]; then
-  target=${2:?--target needs decode or kubeconfig}
+  target=${2:?--target needs decode, kubeconfig or protobuf}
   shift 2
 fi
 seconds=${1:-300}
 case "$target" in
-  decode | kubeconfig) ;;
-  *) echo "$0: unknown target '$target' (decode or kubeconfig)" >&2; exit 2 ;;
+  decode | kubeconfig | protobuf) ;;
+  *) echo "$0: unknown target '$target' (decode, kubeconfig or protobuf)" >&2; exit 2 ;;
 esac
 case "$seconds" in
-  '' | *[!0-9]*) echo "usage: $0 [--target decode|kubeconfig] [seconds]" >&2; exit 2 ;;
+  '' | *[!0-9]*) echo "usage: $0 [--target decode|kubeconfig|protobuf] [seconds]" >&2; exit 2 ;;
 esac
 
 # As in scripts/test.sh: let ccache hit across clones.
@@ -48,10 +50,14 @@ if [ "$target" = decode ]; then
   done
   regression=tests/fuzz/corpus
   dict=tests/fuzz/json.dict
-else
+elif [ "$target" = kubeconfig ]; then
   max_len=16384
   regression=tests/fuzz/kubeconfig-corpus
   dict=tests/fuzz/kubeconfig.dict
+else
+  max_len=16384
+  regression=tests/fuzz/protobuf-corpus
+  dict=tests/fuzz/protobuf.dict
 fi
 
 echo "fuzz $target: ${seconds}s, log in $run/fuzz.log" >&2

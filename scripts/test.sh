@@ -2,7 +2,7 @@
 # The test command (README, .ci/run): installs what is missing (the main job's set-up too),
 # builds kubex and testenv, checks formatting and layering, runs unit and fault tests, builds
 # and tests the models of every Kubernetes version, fuzzes the model decoder for a minute and
-# the kubeconfig reader for half a minute, starts a real
+# the kubeconfig reader and the protobuf reader for half a minute each, starts a real
 # control plane and runs the integration tests against it, then does the same under
 # ASan+UBSan. Every test log is checked for the credentials the tests used.
 # Exits non-zero on any failure; testenv is stopped whatever happens.
@@ -90,6 +90,8 @@ step "fuzz the model decoder for 60 s (libFuzzer, ASan+UBSan)"
 scripts/fuzz.sh --target decode 60
 step "fuzz the kubeconfig reader for 30 s (libFuzzer, ASan+UBSan)"
 scripts/fuzz.sh --target kubeconfig 30
+step "fuzz the protobuf reader, envelope and watch framing for 30 s (libFuzzer, ASan+UBSan)"
+scripts/fuzz.sh --target protobuf 30
 
 step "integration tests against a real control plane"
 integration() {

@@ -25,6 +25,8 @@ class category final : public std::error_category {
         return "invalid JSON";
       case errc::invalid_argument:
         return "invalid argument";
+      case errc::invalid_protobuf:
+        return "invalid protobuf";
     }
     return "unknown kubex error";
   }

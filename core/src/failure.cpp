@@ -17,6 +17,7 @@ failure_kind kind_of(const std::error_code& code) noexcept {
       case errc::invalid_config:
         return failure_kind::config;
       case errc::invalid_json:
+      case errc::invalid_protobuf:
         return failure_kind::decode;
       case errc::tls_verification_failed:
         return failure_kind::transport;

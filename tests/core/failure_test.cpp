@@ -132,6 +132,8 @@ TEST(failure, kubex_codes) {
             failure_kind::config);
   EXPECT_EQ(failure_of(kubex::json::DecodeError("expected an integer")).kind(),
             failure_kind::decode);
+  EXPECT_EQ(failure_of(kubex::Error(kubex::errc::invalid_protobuf, "bad")).kind(),
+            failure_kind::decode);
   for (const auto e : {kubex::errc::invalid_path, kubex::errc::invalid_url,
                        kubex::errc::invalid_quantity, kubex::errc::invalid_argument}) {
     const Failure f = failure_of(kubex::Error(e, "bad"));

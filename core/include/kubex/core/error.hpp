@@ -25,6 +25,8 @@ enum class errc {
   /// An option or argument of a call is invalid (a malformed label selector, options the API
   /// does not allow together); raised before anything is sent.
   invalid_argument,
+  /// A Kubernetes protobuf body (its envelope, a watch frame or the wire format) is malformed.
+  invalid_protobuf,
 };
 
 /// The category of kubex::errc codes; its name is "kubex".

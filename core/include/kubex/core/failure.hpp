@@ -26,7 +26,8 @@ enum class failure_kind {
   transport,
   /// The server answered with a non-2xx status; api_error() holds its Status.
   api,
-  /// An answer arrived but does not fit the model (json::DecodeError, errc::invalid_json).
+  /// An answer arrived but does not fit the model (json::DecodeError, errc::invalid_json,
+  /// errc::invalid_protobuf).
   decode,
   /// The configuration or credentials are unusable (ConfigError, a credential plugin that
   /// failed): errc::invalid_config.

@@ -1,0 +1,202 @@
+// Fuzz target for kubex::protobuf: the wire reader, the writer, the envelope and the watch
+// framing. For any input:
+//   - read as a message (and again after the magic, if it starts with it), length-delimited
+//     fields read as messages where they parse whole and kept as bytes where not, it either
+//     throws protobuf::DecodeError (errc::invalid_protobuf) or gives a tree that, written
+//     again with the Writer, reads back as the same tree and is no longer than the input;
+//   - as a body, open_envelope either throws DecodeError or opens to fields that survive
+//     seal_envelope and open_envelope again;
+//   - cut into watch frames whole and in 7-byte pieces, the same frames come out, or the
+//     same error; each frame is read as a watch event.
+// Any other exception, crash, leak or sanitizer report is a finding. Built with libFuzzer by
+// the `fuzz` preset (scripts/fuzz.sh --target protobuf), and with any compiler as
+// kubex_fuzz_protobuf_replay, which runs tests/fuzz/protobuf-corpus as a unit test.
+#include <kubex/core/error.hpp>
+#include <kubex/core/protobuf.hpp>
+#include <kubex/core/protobuf_envelope.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kubex_fuzz {
+
+namespace pb = kubex::protobuf;
+
+[[noreturn]] void finding(const char* what, std::string_view detail = {}) {
+  std::fprintf(stderr, "fuzz_protobuf: %s\n%.*s\n", what, static_cast<int>(detail.size()),
+               detail.data());
+  std::abort();
+}
+
+// Runs `f`; true if it returned, false if it threw a well-formed DecodeError.
+template <class F>
+bool decodes(F&& f) {
+  try {
+    f();
+    return true;
+  } catch (const pb::DecodeError& e) {
+    if (e.code() != kubex::errc::invalid_protobuf ||
+        std::string_view(e.what()).substr(0, 18) != "invalid protobuf: ") {
+      finding("malformed DecodeError", e.what());
+    }
+    return false;
+  } catch (const std::exception& e) {
+    finding("unexpected exception", e.what());
+  }
+}
+
+struct Field {
+  std::uint32_t number = 0;
+  pb::WireType type = pb::WireType::varint;
+  std::uint64_t number_value = 0;             // varint, fixed64, fixed32
+  std::string bytes;                          // bytes that are not a message
+  std::optional<std::vector<Field>> message;  // bytes that parse whole as a message
+  bool operator==(const Field&) const = default;
+};
+
+std::vector<Field> read_tree(pb::Reader r);
+
+// A length-delimited value as a message if it parses whole (and is not empty), else bytes.
+// Read through Reader::message(), so that the depth limit holds here too: a value nested
+// deeper than the limit stays bytes.
+void read_bytes(pb::Reader& r, Field& f) {
+  std::optional<pb::Reader> nested;
+  if (!decodes([&] { nested.emplace(r.message()); })) {
+    f.bytes = r.bytes();
+    return;
+  }
+  const std::string_view value = nested->data();
+  std::vector<Field> inner;
+  if (!value.empty() && decodes([&] { inner = read_tree(*nested); })) {
+    f.message = std::move(inner);
+  } else {
+    f.bytes = value;
+  }
+}
+
+std::vector<Field> read_tree(pb::Reader r) {
+  std::vector<Field> fields;
+  while (r.next()) {
+    Field f;
+    f.number = r.field();
+    f.type = r.wire_type();
+    switch (f.type) {
+      case pb::WireType::varint:
+        f.number_value = r.uint64();
+        break;
+      case pb::WireType::fixed64:
+        f.number_value = r.fixed64();
+        break;
+      case pb::WireType::fixed32:
+        f.number_value = r.fixed32();
+        break;
+      case pb::WireType::bytes:
+        read_bytes(r, f);
+        break;
+    }
+    fields.push_back(std::move(f));
+  }
+  return fields;
+}
+
+void write_tree(pb::Writer& w, const std::vector<Field>& fields) {
+  for (const Field& f : fields) {
+    switch (f.type) {
+      case pb::WireType::varint:
+        w.uint64(f.number, f.number_value);
+        break;
+      case pb::WireType::fixed64:
+        w.fixed64(f.number, f.number_value);
+        break;
+      case pb::WireType::fixed32:
+        w.fixed32(f.number, static_cast<std::uint32_t>(f.number_value));
+        break;
+      case pb::WireType::bytes:
+        if (f.message) {
+          w.message(f.number, [&](pb::Writer& inner) { write_tree(inner, *f.message); });
+        } else {
+          w.bytes(f.number, f.bytes);
+        }
+        break;
+    }
+  }
+}
+
+void check_tree(std::string_view input) {
+  std::vector<Field> tree;
+  if (!decodes([&] { tree = read_tree(pb::Reader(input)); })) {
+    return;
+  }
+  std::string again;
+  pb::Writer w(again);
+  write_tree(w, tree);
+  if (again.size() > input.size()) {
+    finding("the canonical encoding is longer than the input");
+  }
+  std::vector<Field> reread;
+  if (!decodes([&] { reread = read_tree(pb::Reader(again)); }) || reread != tree) {
+    finding("a written tree does not read back the same");
+  }
+}
+
+void check_envelope(std::string_view input) {
+  pb::Envelope e;
+  if (!decodes([&] { e = pb::open_envelope(input); })) {
+    return;
+  }
+  const std::string sealed = pb::seal_envelope(e.api_version, e.kind, e.raw);
+  pb::Envelope again;
+  if (!decodes([&] { again = pb::open_envelope(sealed); }) || again.kind != e.kind ||
+      again.api_version != e.api_version || again.raw != e.raw || !again.content_encoding.empty() ||
+      !again.content_type.empty()) {
+    finding("a sealed envelope does not open to what was sealed");
+  }
+}
+
+// Frames (as strings) and whether the splitter refused the stream.
+std::pair<std::vector<std::string>, bool> split(std::string_view input, std::size_t piece) {
+  pb::FrameSplitter splitter(4096);
+  std::vector<std::string> frames;
+  const bool ok = decodes([&] {
+    for (std::size_t at = 0; at < input.size(); at += piece) {
+      splitter.append(input.substr(at, piece));
+      while (const auto frame = splitter.next()) {
+        frames.emplace_back(*frame);
+      }
+    }
+  });
+  return {frames, ok};
+}
+
+void check_frames(std::string_view input) {
+  const auto whole = split(input, input.empty() ? 1 : input.size());
+  const auto pieces = split(input, 7);
+  if (whole != pieces) {
+    finding("frames depend on how the stream was cut");
+  }
+  for (const auto& frame : whole.first) {
+    (void)decodes([&] {
+      const pb::WatchEventFrame event = pb::read_watch_event(frame);
+      (void)event;
+    });
+  }
+}
+
+}  // namespace kubex_fuzz
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string_view input(reinterpret_cast<const char*>(data), size);
+  kubex_fuzz::check_tree(input);
+  if (input.substr(0, kubex::protobuf::magic.size()) == kubex::protobuf::magic) {
+    kubex_fuzz::check_tree(input.substr(kubex::protobuf::magic.size()));  // the envelope
+  }
+  kubex_fuzz::check_envelope(input);
+  kubex_fuzz::check_frames(input);
+  return 0;
+}
