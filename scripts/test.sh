@@ -21,6 +21,20 @@ for a in "$@"; do
   esac
 done
 
+# A full run writes about 10 GB (four builds, testenv, the peers, the caches). Refuse at once on
+# a disk that cannot hold it: a full disk otherwise surfaces minutes later as a compiler that
+# failed without a word. KUBEX_TEST_MIN_FREE_GB overrides the threshold.
+min_free_gb=${KUBEX_TEST_MIN_FREE_GB:-15}
+for dir in "$root" "${XDG_CACHE_HOME:-$HOME/.cache}"; do
+  [ -d "$dir" ] || continue
+  free_gb=$(($(df -Pk "$dir" | awk 'NR == 2 {print $4}') / 1024 / 1024))
+  if [ "$free_gb" -lt "$min_free_gb" ]; then
+    echo "error: $dir has $free_gb GB free; the test run needs at least $min_free_gb GB" \
+      "(KUBEX_TEST_MIN_FREE_GB overrides this check)" >&2
+    exit 1
+  fi
+done
+
 # ccache keys on absolute paths unless told the tree's root: with these, a fresh clone in
 # another folder (as CI makes) still hits the cache of earlier builds.
 export CCACHE_BASEDIR="$root" CCACHE_NOHASHDIR=true
