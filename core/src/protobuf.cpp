@@ -114,6 +114,27 @@ std::int32_t Reader::int32() {
   return static_cast<std::int32_t>(static_cast<std::uint32_t>(uint64() & 0xFFFFFFFFU));
 }
 
+void Reader::packed_varints(std::vector<std::uint64_t>& out) {
+  expect(WireType::bytes);
+  const std::uint64_t length = read_varint("length");
+  if (length > data_.size() - pos_) {
+    fail("packed field " + std::to_string(field_) + " claims " + std::to_string(length) +
+         " bytes, but " + std::to_string(data_.size() - pos_) + " are left");
+  }
+  const std::size_t end = pos_ + static_cast<std::size_t>(length);
+  const std::string_view whole = data_;
+  data_ = whole.substr(0, end);  // a varint must not run past the packed run
+  try {
+    while (pos_ < end) {
+      out.push_back(read_varint("packed varint"));
+    }
+  } catch (...) {
+    data_ = whole;
+    throw;
+  }
+  data_ = whole;
+}
+
 bool Reader::boolean() {
   return uint64() != 0;
 }

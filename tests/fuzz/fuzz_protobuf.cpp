@@ -7,13 +7,22 @@
 //   - as a body, open_envelope either throws DecodeError or opens to fields that survive
 //     seal_envelope and open_envelope again;
 //   - cut into watch frames whole and in 7-byte pieces, the same frames come out, or the
-//     same error; each frame is read as a watch event.
+//     same error; each frame is read as a watch event;
+//   - read into the generated models (a PodList, a Deployment, a CRD, metadata only), as is
+//     and as an envelope's object, it either throws DecodeError or gives an object whose JSON
+//     encoding decodes again (so nothing protobuf can say yields invalid JSON on write-back).
 // Any other exception, crash, leak or sanitizer report is a finding. Built with libFuzzer by
 // the `fuzz` preset (scripts/fuzz.sh --target protobuf), and with any compiler as
 // kubex_fuzz_protobuf_replay, which runs tests/fuzz/protobuf-corpus as a unit test.
 #include <kubex/core/error.hpp>
+#include <kubex/core/json.hpp>
 #include <kubex/core/protobuf.hpp>
 #include <kubex/core/protobuf_envelope.hpp>
+#include <kubex/core/protobuf_read.hpp>
+#include <kubex/k8s/v1_35/apiextensions/v1.hpp>
+#include <kubex/k8s/v1_35/apps/v1.hpp>
+#include <kubex/k8s/v1_35/core/v1.hpp>
+#include <kubex/k8s/v1_35/meta/v1.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -188,6 +197,32 @@ void check_frames(std::string_view input) {
   }
 }
 
+// One model: decoded, then its JSON must decode again.
+template <class T>
+void check_model(std::string_view message) {
+  T object;
+  if (!decodes([&] {
+        pb::Reader r(message);
+        kubex_read_proto(r, object);
+      })) {
+    return;
+  }
+  const std::string json = kubex::json::encode(object);
+  try {
+    (void)kubex::json::decode<T>(json);
+  } catch (const std::exception& e) {
+    finding("a model read from protobuf encodes to JSON that does not decode", e.what());
+  }
+}
+
+void check_models(std::string_view message) {
+  namespace v1_35 = kubex::k8s::v1_35;
+  check_model<v1_35::core::v1::PodList>(message);
+  check_model<v1_35::apps::v1::Deployment>(message);
+  check_model<v1_35::apiextensions::v1::CustomResourceDefinition>(message);
+  check_model<v1_35::meta::v1::PartialObjectMetadataList>(message);
+}
+
 }  // namespace kubex_fuzz
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -198,5 +233,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   kubex_fuzz::check_envelope(input);
   kubex_fuzz::check_frames(input);
+  kubex_fuzz::check_models(input);
+  try {
+    kubex_fuzz::check_models(kubex::protobuf::open_envelope(input).raw);
+  } catch (const kubex::protobuf::DecodeError&) {
+  }
   return 0;
 }

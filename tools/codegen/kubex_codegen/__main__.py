@@ -6,6 +6,7 @@ import os
 import sys
 
 from .emit import Emitter, vns, write_tree
+from .protomap import load_messages
 from .schema import Model
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
@@ -20,7 +21,8 @@ def main() -> int:
     versions = args.versions or sorted(d for d in os.listdir(specs) if d.startswith("v1."))
     stale = []
     for v in versions:
-        files = Emitter(Model(os.path.join(specs, v)), v).render()
+        spec_dir = os.path.join(specs, v)
+        files = Emitter(Model(spec_dir), v, load_messages(spec_dir)).render()
         out = os.path.join(ROOT, "models", vns(v))
         if args.check:
             for rel, text in sorted(files.items()):

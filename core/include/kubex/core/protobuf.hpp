@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace kubex::protobuf {
 
@@ -74,6 +75,9 @@ class Reader {
   Reader message();
   /// Skips the current field's value, whatever its wire type.
   void skip();
+  /// A packed run of varints (a repeated scalar in the wire form proto3 uses), appended to
+  /// `out` as unsigned values.
+  void packed_varints(std::vector<std::uint64_t>& out);
 
   /// The current field's encoding, key and value, once its value has been read or skipped:
   /// what a decoder keeps of a field it does not know, to write it back unchanged.

@@ -19,6 +19,9 @@ namespace kubex::json {
 class Reader;
 class Writer;
 }  // namespace kubex::json
+namespace kubex::protobuf {
+class Reader;
+}  // namespace kubex::protobuf
 
 namespace kubex::k8s::v1_36::version {
 
@@ -60,5 +63,7 @@ struct Info {
 // JSON codec, found by argument-dependent lookup (see kubex/core/json.hpp).
 void kubex_read(::kubex::json::Reader& r, Info& o);
 void kubex_write(::kubex::json::Writer& w, const Info& o);
+
+// Protobuf readers (kubex/core/protobuf_read.hpp), in this group's .pb.cpp.
 
 }  // namespace kubex::k8s::v1_36::version

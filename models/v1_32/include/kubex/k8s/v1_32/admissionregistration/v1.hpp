@@ -21,6 +21,9 @@ namespace kubex::json {
 class Reader;
 class Writer;
 }  // namespace kubex::json
+namespace kubex::protobuf {
+class Reader;
+}  // namespace kubex::protobuf
 
 namespace kubex::k8s::v1_32::admissionregistration::v1 {
 
@@ -844,6 +847,34 @@ void kubex_read(::kubex::json::Reader& r, Variable& o);
 void kubex_write(::kubex::json::Writer& w, const Variable& o);
 void kubex_read(::kubex::json::Reader& r, WebhookClientConfig& o);
 void kubex_write(::kubex::json::Writer& w, const WebhookClientConfig& o);
+
+// Protobuf readers (kubex/core/protobuf_read.hpp), in this group's .pb.cpp.
+void kubex_read_proto(::kubex::protobuf::Reader& r, AuditAnnotation& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, ExpressionWarning& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, MatchCondition& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, MatchResources& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, MutatingWebhook& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, MutatingWebhookConfiguration& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, MutatingWebhookConfigurationList& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, NamedRuleWithOperations& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, ParamKind& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, ParamRef& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, RuleWithOperations& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, ServiceReference& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, TypeChecking& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, ValidatingAdmissionPolicy& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, ValidatingAdmissionPolicyBinding& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, ValidatingAdmissionPolicyBindingList& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, ValidatingAdmissionPolicyBindingSpec& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, ValidatingAdmissionPolicyList& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, ValidatingAdmissionPolicySpec& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, ValidatingAdmissionPolicyStatus& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, ValidatingWebhook& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, ValidatingWebhookConfiguration& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, ValidatingWebhookConfigurationList& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, Validation& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, Variable& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, WebhookClientConfig& o);
 
 }  // namespace kubex::k8s::v1_32::admissionregistration::v1
 

@@ -21,6 +21,9 @@ namespace kubex::json {
 class Reader;
 class Writer;
 }  // namespace kubex::json
+namespace kubex::protobuf {
+class Reader;
+}  // namespace kubex::protobuf
 
 namespace kubex::k8s::v1_32::apiserverinternal::v1alpha1 {
 
@@ -152,6 +155,13 @@ void kubex_read(::kubex::json::Reader& r, StorageVersionList& o);
 void kubex_write(::kubex::json::Writer& w, const StorageVersionList& o);
 void kubex_read(::kubex::json::Reader& r, StorageVersionStatus& o);
 void kubex_write(::kubex::json::Writer& w, const StorageVersionStatus& o);
+
+// Protobuf readers (kubex/core/protobuf_read.hpp), in this group's .pb.cpp.
+void kubex_read_proto(::kubex::protobuf::Reader& r, ServerStorageVersion& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, StorageVersion& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, StorageVersionCondition& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, StorageVersionList& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, StorageVersionStatus& o);
 
 }  // namespace kubex::k8s::v1_32::apiserverinternal::v1alpha1
 

@@ -21,6 +21,9 @@ namespace kubex::json {
 class Reader;
 class Writer;
 }  // namespace kubex::json
+namespace kubex::protobuf {
+class Reader;
+}  // namespace kubex::protobuf
 
 namespace kubex::k8s::v1_32::authentication::v1beta1 {
 
@@ -69,6 +72,10 @@ void kubex_read(::kubex::json::Reader& r, SelfSubjectReview& o);
 void kubex_write(::kubex::json::Writer& w, const SelfSubjectReview& o);
 void kubex_read(::kubex::json::Reader& r, SelfSubjectReviewStatus& o);
 void kubex_write(::kubex::json::Writer& w, const SelfSubjectReviewStatus& o);
+
+// Protobuf readers (kubex/core/protobuf_read.hpp), in this group's .pb.cpp.
+void kubex_read_proto(::kubex::protobuf::Reader& r, SelfSubjectReview& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, SelfSubjectReviewStatus& o);
 
 }  // namespace kubex::k8s::v1_32::authentication::v1beta1
 

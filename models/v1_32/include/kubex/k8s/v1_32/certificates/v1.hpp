@@ -22,6 +22,9 @@ namespace kubex::json {
 class Reader;
 class Writer;
 }  // namespace kubex::json
+namespace kubex::protobuf {
+class Reader;
+}  // namespace kubex::protobuf
 
 namespace kubex::k8s::v1_32::certificates::v1 {
 
@@ -211,6 +214,13 @@ void kubex_read(::kubex::json::Reader& r, CertificateSigningRequestSpec& o);
 void kubex_write(::kubex::json::Writer& w, const CertificateSigningRequestSpec& o);
 void kubex_read(::kubex::json::Reader& r, CertificateSigningRequestStatus& o);
 void kubex_write(::kubex::json::Writer& w, const CertificateSigningRequestStatus& o);
+
+// Protobuf readers (kubex/core/protobuf_read.hpp), in this group's .pb.cpp.
+void kubex_read_proto(::kubex::protobuf::Reader& r, CertificateSigningRequest& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, CertificateSigningRequestCondition& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, CertificateSigningRequestList& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, CertificateSigningRequestSpec& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, CertificateSigningRequestStatus& o);
 
 }  // namespace kubex::k8s::v1_32::certificates::v1
 

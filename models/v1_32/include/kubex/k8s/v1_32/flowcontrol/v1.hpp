@@ -21,6 +21,9 @@ namespace kubex::json {
 class Reader;
 class Writer;
 }  // namespace kubex::json
+namespace kubex::protobuf {
+class Reader;
+}  // namespace kubex::protobuf
 
 namespace kubex::k8s::v1_32::flowcontrol::v1 {
 
@@ -533,6 +536,31 @@ void kubex_read(::kubex::json::Reader& r, Subject& o);
 void kubex_write(::kubex::json::Writer& w, const Subject& o);
 void kubex_read(::kubex::json::Reader& r, UserSubject& o);
 void kubex_write(::kubex::json::Writer& w, const UserSubject& o);
+
+// Protobuf readers (kubex/core/protobuf_read.hpp), in this group's .pb.cpp.
+void kubex_read_proto(::kubex::protobuf::Reader& r, ExemptPriorityLevelConfiguration& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, FlowDistinguisherMethod& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, FlowSchema& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, FlowSchemaCondition& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, FlowSchemaList& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, FlowSchemaSpec& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, FlowSchemaStatus& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, GroupSubject& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, LimitResponse& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, LimitedPriorityLevelConfiguration& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, NonResourcePolicyRule& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, PolicyRulesWithSubjects& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, PriorityLevelConfiguration& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, PriorityLevelConfigurationCondition& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, PriorityLevelConfigurationList& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, PriorityLevelConfigurationReference& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, PriorityLevelConfigurationSpec& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, PriorityLevelConfigurationStatus& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, QueuingConfiguration& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, ResourcePolicyRule& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, ServiceAccountSubject& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, Subject& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, UserSubject& o);
 
 }  // namespace kubex::k8s::v1_32::flowcontrol::v1
 

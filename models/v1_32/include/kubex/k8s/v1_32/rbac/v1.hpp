@@ -20,6 +20,9 @@ namespace kubex::json {
 class Reader;
 class Writer;
 }  // namespace kubex::json
+namespace kubex::protobuf {
+class Reader;
+}  // namespace kubex::protobuf
 
 namespace kubex::k8s::v1_32::rbac::v1 {
 
@@ -309,6 +312,20 @@ void kubex_read(::kubex::json::Reader& r, RoleRef& o);
 void kubex_write(::kubex::json::Writer& w, const RoleRef& o);
 void kubex_read(::kubex::json::Reader& r, Subject& o);
 void kubex_write(::kubex::json::Writer& w, const Subject& o);
+
+// Protobuf readers (kubex/core/protobuf_read.hpp), in this group's .pb.cpp.
+void kubex_read_proto(::kubex::protobuf::Reader& r, AggregationRule& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, ClusterRole& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, ClusterRoleBinding& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, ClusterRoleBindingList& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, ClusterRoleList& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, PolicyRule& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, Role& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, RoleBinding& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, RoleBindingList& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, RoleList& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, RoleRef& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, Subject& o);
 
 }  // namespace kubex::k8s::v1_32::rbac::v1
 

@@ -20,6 +20,9 @@ namespace kubex::json {
 class Reader;
 class Writer;
 }  // namespace kubex::json
+namespace kubex::protobuf {
+class Reader;
+}  // namespace kubex::protobuf
 
 namespace kubex::k8s::v1_32::storage::v1beta1 {
 
@@ -77,6 +80,10 @@ void kubex_read(::kubex::json::Reader& r, VolumeAttributesClass& o);
 void kubex_write(::kubex::json::Writer& w, const VolumeAttributesClass& o);
 void kubex_read(::kubex::json::Reader& r, VolumeAttributesClassList& o);
 void kubex_write(::kubex::json::Writer& w, const VolumeAttributesClassList& o);
+
+// Protobuf readers (kubex/core/protobuf_read.hpp), in this group's .pb.cpp.
+void kubex_read_proto(::kubex::protobuf::Reader& r, VolumeAttributesClass& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, VolumeAttributesClassList& o);
 
 }  // namespace kubex::k8s::v1_32::storage::v1beta1
 

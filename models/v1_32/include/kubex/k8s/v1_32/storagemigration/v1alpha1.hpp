@@ -21,6 +21,9 @@ namespace kubex::json {
 class Reader;
 class Writer;
 }  // namespace kubex::json
+namespace kubex::protobuf {
+class Reader;
+}  // namespace kubex::protobuf
 
 namespace kubex::k8s::v1_32::storagemigration::v1alpha1 {
 
@@ -161,6 +164,14 @@ void kubex_read(::kubex::json::Reader& r, StorageVersionMigrationSpec& o);
 void kubex_write(::kubex::json::Writer& w, const StorageVersionMigrationSpec& o);
 void kubex_read(::kubex::json::Reader& r, StorageVersionMigrationStatus& o);
 void kubex_write(::kubex::json::Writer& w, const StorageVersionMigrationStatus& o);
+
+// Protobuf readers (kubex/core/protobuf_read.hpp), in this group's .pb.cpp.
+void kubex_read_proto(::kubex::protobuf::Reader& r, GroupVersionResource& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, MigrationCondition& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, StorageVersionMigration& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, StorageVersionMigrationList& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, StorageVersionMigrationSpec& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, StorageVersionMigrationStatus& o);
 
 }  // namespace kubex::k8s::v1_32::storagemigration::v1alpha1
 

@@ -20,6 +20,9 @@ namespace kubex::json {
 class Reader;
 class Writer;
 }  // namespace kubex::json
+namespace kubex::protobuf {
+class Reader;
+}  // namespace kubex::protobuf
 
 namespace kubex::k8s::v1_33::certificates::v1alpha1 {
 
@@ -94,6 +97,11 @@ void kubex_read(::kubex::json::Reader& r, ClusterTrustBundleList& o);
 void kubex_write(::kubex::json::Writer& w, const ClusterTrustBundleList& o);
 void kubex_read(::kubex::json::Reader& r, ClusterTrustBundleSpec& o);
 void kubex_write(::kubex::json::Writer& w, const ClusterTrustBundleSpec& o);
+
+// Protobuf readers (kubex/core/protobuf_read.hpp), in this group's .pb.cpp.
+void kubex_read_proto(::kubex::protobuf::Reader& r, ClusterTrustBundle& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, ClusterTrustBundleList& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, ClusterTrustBundleSpec& o);
 
 }  // namespace kubex::k8s::v1_33::certificates::v1alpha1
 

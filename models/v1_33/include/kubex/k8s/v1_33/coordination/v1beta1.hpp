@@ -21,6 +21,9 @@ namespace kubex::json {
 class Reader;
 class Writer;
 }  // namespace kubex::json
+namespace kubex::protobuf {
+class Reader;
+}  // namespace kubex::protobuf
 
 namespace kubex::k8s::v1_33::coordination::v1beta1 {
 
@@ -102,6 +105,11 @@ void kubex_read(::kubex::json::Reader& r, LeaseCandidateList& o);
 void kubex_write(::kubex::json::Writer& w, const LeaseCandidateList& o);
 void kubex_read(::kubex::json::Reader& r, LeaseCandidateSpec& o);
 void kubex_write(::kubex::json::Writer& w, const LeaseCandidateSpec& o);
+
+// Protobuf readers (kubex/core/protobuf_read.hpp), in this group's .pb.cpp.
+void kubex_read_proto(::kubex::protobuf::Reader& r, LeaseCandidate& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, LeaseCandidateList& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, LeaseCandidateSpec& o);
 
 }  // namespace kubex::k8s::v1_33::coordination::v1beta1
 

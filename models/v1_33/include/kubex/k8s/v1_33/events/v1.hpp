@@ -22,6 +22,9 @@ namespace kubex::json {
 class Reader;
 class Writer;
 }  // namespace kubex::json
+namespace kubex::protobuf {
+class Reader;
+}  // namespace kubex::protobuf
 
 namespace kubex::k8s::v1_33::events::v1 {
 
@@ -126,6 +129,11 @@ void kubex_read(::kubex::json::Reader& r, EventList& o);
 void kubex_write(::kubex::json::Writer& w, const EventList& o);
 void kubex_read(::kubex::json::Reader& r, EventSeries& o);
 void kubex_write(::kubex::json::Writer& w, const EventSeries& o);
+
+// Protobuf readers (kubex/core/protobuf_read.hpp), in this group's .pb.cpp.
+void kubex_read_proto(::kubex::protobuf::Reader& r, Event& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, EventList& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, EventSeries& o);
 
 }  // namespace kubex::k8s::v1_33::events::v1
 

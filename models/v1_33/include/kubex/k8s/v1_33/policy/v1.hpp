@@ -22,6 +22,9 @@ namespace kubex::json {
 class Reader;
 class Writer;
 }  // namespace kubex::json
+namespace kubex::protobuf {
+class Reader;
+}  // namespace kubex::protobuf
 
 namespace kubex::k8s::v1_33::policy::v1 {
 
@@ -170,6 +173,13 @@ void kubex_read(::kubex::json::Reader& r, PodDisruptionBudgetSpec& o);
 void kubex_write(::kubex::json::Writer& w, const PodDisruptionBudgetSpec& o);
 void kubex_read(::kubex::json::Reader& r, PodDisruptionBudgetStatus& o);
 void kubex_write(::kubex::json::Writer& w, const PodDisruptionBudgetStatus& o);
+
+// Protobuf readers (kubex/core/protobuf_read.hpp), in this group's .pb.cpp.
+void kubex_read_proto(::kubex::protobuf::Reader& r, Eviction& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, PodDisruptionBudget& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, PodDisruptionBudgetList& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, PodDisruptionBudgetSpec& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, PodDisruptionBudgetStatus& o);
 
 }  // namespace kubex::k8s::v1_33::policy::v1
 

@@ -23,6 +23,9 @@ namespace kubex::json {
 class Reader;
 class Writer;
 }  // namespace kubex::json
+namespace kubex::protobuf {
+class Reader;
+}  // namespace kubex::protobuf
 
 namespace kubex::k8s::v1_34::apps::v1 {
 
@@ -853,6 +856,38 @@ void kubex_read(::kubex::json::Reader& r, StatefulSetStatus& o);
 void kubex_write(::kubex::json::Writer& w, const StatefulSetStatus& o);
 void kubex_read(::kubex::json::Reader& r, StatefulSetUpdateStrategy& o);
 void kubex_write(::kubex::json::Writer& w, const StatefulSetUpdateStrategy& o);
+
+// Protobuf readers (kubex/core/protobuf_read.hpp), in this group's .pb.cpp.
+void kubex_read_proto(::kubex::protobuf::Reader& r, ControllerRevision& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, ControllerRevisionList& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, DaemonSet& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, DaemonSetCondition& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, DaemonSetList& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, DaemonSetSpec& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, DaemonSetStatus& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, DaemonSetUpdateStrategy& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, Deployment& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, DeploymentCondition& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, DeploymentList& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, DeploymentSpec& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, DeploymentStatus& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, DeploymentStrategy& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, ReplicaSet& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, ReplicaSetCondition& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, ReplicaSetList& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, ReplicaSetSpec& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, ReplicaSetStatus& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, RollingUpdateDaemonSet& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, RollingUpdateDeployment& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, RollingUpdateStatefulSetStrategy& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, StatefulSet& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, StatefulSetCondition& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, StatefulSetList& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, StatefulSetOrdinals& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, StatefulSetPersistentVolumeClaimRetentionPolicy& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, StatefulSetSpec& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, StatefulSetStatus& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, StatefulSetUpdateStrategy& o);
 
 }  // namespace kubex::k8s::v1_34::apps::v1
 

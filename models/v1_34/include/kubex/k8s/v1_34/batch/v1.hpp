@@ -22,6 +22,9 @@ namespace kubex::json {
 class Reader;
 class Writer;
 }  // namespace kubex::json
+namespace kubex::protobuf {
+class Reader;
+}  // namespace kubex::protobuf
 
 namespace kubex::k8s::v1_34::batch::v1 {
 
@@ -521,6 +524,25 @@ void kubex_read(::kubex::json::Reader& r, SuccessPolicyRule& o);
 void kubex_write(::kubex::json::Writer& w, const SuccessPolicyRule& o);
 void kubex_read(::kubex::json::Reader& r, UncountedTerminatedPods& o);
 void kubex_write(::kubex::json::Writer& w, const UncountedTerminatedPods& o);
+
+// Protobuf readers (kubex/core/protobuf_read.hpp), in this group's .pb.cpp.
+void kubex_read_proto(::kubex::protobuf::Reader& r, CronJob& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, CronJobList& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, CronJobSpec& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, CronJobStatus& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, Job& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, JobCondition& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, JobList& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, JobSpec& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, JobStatus& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, JobTemplateSpec& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, PodFailurePolicy& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, PodFailurePolicyOnExitCodesRequirement& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, PodFailurePolicyOnPodConditionsPattern& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, PodFailurePolicyRule& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, SuccessPolicy& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, SuccessPolicyRule& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, UncountedTerminatedPods& o);
 
 }  // namespace kubex::k8s::v1_34::batch::v1
 

@@ -20,6 +20,9 @@ namespace kubex::json {
 class Reader;
 class Writer;
 }  // namespace kubex::json
+namespace kubex::protobuf {
+class Reader;
+}  // namespace kubex::protobuf
 
 namespace kubex::k8s::v1_35::meta::v1 {
 
@@ -647,5 +650,31 @@ void kubex_read(::kubex::json::Reader& r, StatusDetails& o);
 void kubex_write(::kubex::json::Writer& w, const StatusDetails& o);
 void kubex_read(::kubex::json::Reader& r, WatchEvent& o);
 void kubex_write(::kubex::json::Writer& w, const WatchEvent& o);
+
+// Protobuf readers (kubex/core/protobuf_read.hpp), in this group's .pb.cpp.
+void kubex_read_proto(::kubex::protobuf::Reader& r, APIGroup& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, APIGroupList& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, APIResource& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, APIResourceList& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, APIVersions& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, Condition& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, DeleteOptions& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, FieldSelectorRequirement& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, GroupResource& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, GroupVersionForDiscovery& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, LabelSelector& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, LabelSelectorRequirement& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, ListMeta& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, ManagedFieldsEntry& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, ObjectMeta& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, OwnerReference& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, PartialObjectMetadata& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, PartialObjectMetadataList& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, Preconditions& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, ServerAddressByClientCIDR& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, Status& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, StatusCause& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, StatusDetails& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, WatchEvent& o);
 
 }  // namespace kubex::k8s::v1_35::meta::v1

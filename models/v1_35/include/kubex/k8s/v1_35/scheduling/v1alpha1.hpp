@@ -20,6 +20,9 @@ namespace kubex::json {
 class Reader;
 class Writer;
 }  // namespace kubex::json
+namespace kubex::protobuf {
+class Reader;
+}  // namespace kubex::protobuf
 
 namespace kubex::k8s::v1_35::scheduling::v1alpha1 {
 
@@ -174,6 +177,15 @@ void kubex_read(::kubex::json::Reader& r, WorkloadList& o);
 void kubex_write(::kubex::json::Writer& w, const WorkloadList& o);
 void kubex_read(::kubex::json::Reader& r, WorkloadSpec& o);
 void kubex_write(::kubex::json::Writer& w, const WorkloadSpec& o);
+
+// Protobuf readers (kubex/core/protobuf_read.hpp), in this group's .pb.cpp.
+void kubex_read_proto(::kubex::protobuf::Reader& r, GangSchedulingPolicy& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, PodGroup& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, PodGroupPolicy& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, TypedLocalObjectReference& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, Workload& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, WorkloadList& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, WorkloadSpec& o);
 
 }  // namespace kubex::k8s::v1_35::scheduling::v1alpha1
 

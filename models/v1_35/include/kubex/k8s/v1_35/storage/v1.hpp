@@ -23,6 +23,9 @@ namespace kubex::json {
 class Reader;
 class Writer;
 }  // namespace kubex::json
+namespace kubex::protobuf {
+class Reader;
+}  // namespace kubex::protobuf
 
 namespace kubex::k8s::v1_35::storage::v1 {
 
@@ -583,6 +586,29 @@ void kubex_read(::kubex::json::Reader& r, VolumeError& o);
 void kubex_write(::kubex::json::Writer& w, const VolumeError& o);
 void kubex_read(::kubex::json::Reader& r, VolumeNodeResources& o);
 void kubex_write(::kubex::json::Writer& w, const VolumeNodeResources& o);
+
+// Protobuf readers (kubex/core/protobuf_read.hpp), in this group's .pb.cpp.
+void kubex_read_proto(::kubex::protobuf::Reader& r, CSIDriver& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, CSIDriverList& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, CSIDriverSpec& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, CSINode& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, CSINodeDriver& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, CSINodeList& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, CSINodeSpec& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, CSIStorageCapacity& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, CSIStorageCapacityList& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, StorageClass& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, StorageClassList& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, TokenRequest& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, VolumeAttachment& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, VolumeAttachmentList& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, VolumeAttachmentSource& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, VolumeAttachmentSpec& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, VolumeAttachmentStatus& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, VolumeAttributesClass& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, VolumeAttributesClassList& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, VolumeError& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, VolumeNodeResources& o);
 
 }  // namespace kubex::k8s::v1_35::storage::v1
 

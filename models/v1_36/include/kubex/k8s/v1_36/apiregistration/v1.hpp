@@ -22,6 +22,9 @@ namespace kubex::json {
 class Reader;
 class Writer;
 }  // namespace kubex::json
+namespace kubex::protobuf {
+class Reader;
+}  // namespace kubex::protobuf
 
 namespace kubex::k8s::v1_36::apiregistration::v1 {
 
@@ -172,6 +175,14 @@ void kubex_read(::kubex::json::Reader& r, APIServiceStatus& o);
 void kubex_write(::kubex::json::Writer& w, const APIServiceStatus& o);
 void kubex_read(::kubex::json::Reader& r, ServiceReference& o);
 void kubex_write(::kubex::json::Writer& w, const ServiceReference& o);
+
+// Protobuf readers (kubex/core/protobuf_read.hpp), in this group's .pb.cpp.
+void kubex_read_proto(::kubex::protobuf::Reader& r, APIService& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, APIServiceCondition& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, APIServiceList& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, APIServiceSpec& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, APIServiceStatus& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, ServiceReference& o);
 
 }  // namespace kubex::k8s::v1_36::apiregistration::v1
 

@@ -21,6 +21,9 @@ namespace kubex::json {
 class Reader;
 class Writer;
 }  // namespace kubex::json
+namespace kubex::protobuf {
+class Reader;
+}  // namespace kubex::protobuf
 
 namespace kubex::k8s::v1_36::authentication::v1 {
 
@@ -249,6 +252,18 @@ void kubex_read(::kubex::json::Reader& r, TokenReviewStatus& o);
 void kubex_write(::kubex::json::Writer& w, const TokenReviewStatus& o);
 void kubex_read(::kubex::json::Reader& r, UserInfo& o);
 void kubex_write(::kubex::json::Writer& w, const UserInfo& o);
+
+// Protobuf readers (kubex/core/protobuf_read.hpp), in this group's .pb.cpp.
+void kubex_read_proto(::kubex::protobuf::Reader& r, BoundObjectReference& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, SelfSubjectReview& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, SelfSubjectReviewStatus& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, TokenRequest& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, TokenRequestSpec& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, TokenRequestStatus& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, TokenReview& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, TokenReviewSpec& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, TokenReviewStatus& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, UserInfo& o);
 
 }  // namespace kubex::k8s::v1_36::authentication::v1
 

@@ -20,6 +20,9 @@ namespace kubex::json {
 class Reader;
 class Writer;
 }  // namespace kubex::json
+namespace kubex::protobuf {
+class Reader;
+}  // namespace kubex::protobuf
 
 namespace kubex::k8s::v1_36::networking::v1beta1 {
 
@@ -196,6 +199,16 @@ void kubex_read(::kubex::json::Reader& r, ServiceCIDRSpec& o);
 void kubex_write(::kubex::json::Writer& w, const ServiceCIDRSpec& o);
 void kubex_read(::kubex::json::Reader& r, ServiceCIDRStatus& o);
 void kubex_write(::kubex::json::Writer& w, const ServiceCIDRStatus& o);
+
+// Protobuf readers (kubex/core/protobuf_read.hpp), in this group's .pb.cpp.
+void kubex_read_proto(::kubex::protobuf::Reader& r, IPAddress& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, IPAddressList& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, IPAddressSpec& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, ParentReference& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, ServiceCIDR& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, ServiceCIDRList& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, ServiceCIDRSpec& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, ServiceCIDRStatus& o);
 
 }  // namespace kubex::k8s::v1_36::networking::v1beta1
 

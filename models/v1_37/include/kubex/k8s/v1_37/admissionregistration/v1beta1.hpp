@@ -20,6 +20,9 @@ namespace kubex::json {
 class Reader;
 class Writer;
 }  // namespace kubex::json
+namespace kubex::protobuf {
+class Reader;
+}  // namespace kubex::protobuf
 
 namespace kubex::k8s::v1_37::admissionregistration::v1beta1 {
 
@@ -432,6 +435,23 @@ void kubex_read(::kubex::json::Reader& r, ParamRef& o);
 void kubex_write(::kubex::json::Writer& w, const ParamRef& o);
 void kubex_read(::kubex::json::Reader& r, Variable& o);
 void kubex_write(::kubex::json::Writer& w, const Variable& o);
+
+// Protobuf readers (kubex/core/protobuf_read.hpp), in this group's .pb.cpp.
+void kubex_read_proto(::kubex::protobuf::Reader& r, ApplyConfiguration& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, JSONPatch& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, MatchCondition& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, MatchResources& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, MutatingAdmissionPolicy& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, MutatingAdmissionPolicyBinding& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, MutatingAdmissionPolicyBindingList& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, MutatingAdmissionPolicyBindingSpec& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, MutatingAdmissionPolicyList& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, MutatingAdmissionPolicySpec& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, Mutation& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, NamedRuleWithOperations& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, ParamKind& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, ParamRef& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, Variable& o);
 
 }  // namespace kubex::k8s::v1_37::admissionregistration::v1beta1
 

@@ -21,6 +21,9 @@ namespace kubex::json {
 class Reader;
 class Writer;
 }  // namespace kubex::json
+namespace kubex::protobuf {
+class Reader;
+}  // namespace kubex::protobuf
 
 namespace kubex::k8s::v1_37::coordination::v1 {
 
@@ -105,6 +108,11 @@ void kubex_read(::kubex::json::Reader& r, LeaseList& o);
 void kubex_write(::kubex::json::Writer& w, const LeaseList& o);
 void kubex_read(::kubex::json::Reader& r, LeaseSpec& o);
 void kubex_write(::kubex::json::Writer& w, const LeaseSpec& o);
+
+// Protobuf readers (kubex/core/protobuf_read.hpp), in this group's .pb.cpp.
+void kubex_read_proto(::kubex::protobuf::Reader& r, Lease& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, LeaseList& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, LeaseSpec& o);
 
 }  // namespace kubex::k8s::v1_37::coordination::v1
 

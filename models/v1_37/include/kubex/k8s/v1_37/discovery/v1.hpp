@@ -21,6 +21,9 @@ namespace kubex::json {
 class Reader;
 class Writer;
 }  // namespace kubex::json
+namespace kubex::protobuf {
+class Reader;
+}  // namespace kubex::protobuf
 
 namespace kubex::k8s::v1_37::discovery::v1 {
 
@@ -236,6 +239,16 @@ void kubex_read(::kubex::json::Reader& r, ForNode& o);
 void kubex_write(::kubex::json::Writer& w, const ForNode& o);
 void kubex_read(::kubex::json::Reader& r, ForZone& o);
 void kubex_write(::kubex::json::Writer& w, const ForZone& o);
+
+// Protobuf readers (kubex/core/protobuf_read.hpp), in this group's .pb.cpp.
+void kubex_read_proto(::kubex::protobuf::Reader& r, Endpoint& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, EndpointConditions& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, EndpointHints& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, EndpointPort& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, EndpointSlice& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, EndpointSliceList& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, ForNode& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, ForZone& o);
 
 }  // namespace kubex::k8s::v1_37::discovery::v1
 

@@ -21,6 +21,9 @@ namespace kubex::json {
 class Reader;
 class Writer;
 }  // namespace kubex::json
+namespace kubex::protobuf {
+class Reader;
+}  // namespace kubex::protobuf
 
 namespace kubex::k8s::v1_37::lifecycle::v1alpha1 {
 
@@ -401,6 +404,23 @@ void kubex_read(::kubex::json::Reader& r, ResponderStatus& o);
 void kubex_write(::kubex::json::Writer& w, const ResponderStatus& o);
 void kubex_read(::kubex::json::Reader& r, TargetResponder& o);
 void kubex_write(::kubex::json::Writer& w, const TargetResponder& o);
+
+// Protobuf readers (kubex/core/protobuf_read.hpp), in this group's .pb.cpp.
+void kubex_read_proto(::kubex::protobuf::Reader& r, Eviction& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, EvictionList& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, EvictionPodReference& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, EvictionRequest& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, EvictionRequestList& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, EvictionRequestPodReference& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, EvictionRequestSpec& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, EvictionRequestStatus& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, EvictionRequestTarget& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, EvictionSpec& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, EvictionStatus& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, EvictionTarget& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, Requester& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, ResponderStatus& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, TargetResponder& o);
 
 }  // namespace kubex::k8s::v1_37::lifecycle::v1alpha1
 

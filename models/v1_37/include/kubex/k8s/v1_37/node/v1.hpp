@@ -22,6 +22,9 @@ namespace kubex::json {
 class Reader;
 class Writer;
 }  // namespace kubex::json
+namespace kubex::protobuf {
+class Reader;
+}  // namespace kubex::protobuf
 
 namespace kubex::k8s::v1_37::node::v1 {
 
@@ -120,6 +123,12 @@ void kubex_read(::kubex::json::Reader& r, RuntimeClassList& o);
 void kubex_write(::kubex::json::Writer& w, const RuntimeClassList& o);
 void kubex_read(::kubex::json::Reader& r, Scheduling& o);
 void kubex_write(::kubex::json::Writer& w, const Scheduling& o);
+
+// Protobuf readers (kubex/core/protobuf_read.hpp), in this group's .pb.cpp.
+void kubex_read_proto(::kubex::protobuf::Reader& r, Overhead& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, RuntimeClass& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, RuntimeClassList& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, Scheduling& o);
 
 }  // namespace kubex::k8s::v1_37::node::v1
 

@@ -22,6 +22,9 @@ namespace kubex::json {
 class Reader;
 class Writer;
 }  // namespace kubex::json
+namespace kubex::protobuf {
+class Reader;
+}  // namespace kubex::protobuf
 
 namespace kubex::k8s::v1_37::resource::v1alpha3 {
 
@@ -386,6 +389,22 @@ void kubex_read(::kubex::json::Reader& r, ShareableCapacityStatus& o);
 void kubex_write(::kubex::json::Writer& w, const ShareableCapacityStatus& o);
 void kubex_read(::kubex::json::Reader& r, ShareableSummaryStatus& o);
 void kubex_write(::kubex::json::Writer& w, const ShareableSummaryStatus& o);
+
+// Protobuf readers (kubex/core/protobuf_read.hpp), in this group's .pb.cpp.
+void kubex_read_proto(::kubex::protobuf::Reader& r, DeviceTaint& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, DeviceTaintRule& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, DeviceTaintRuleList& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, DeviceTaintRuleSpec& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, DeviceTaintRuleStatus& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, DeviceTaintSelector& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, PartitionTypeStatus& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, PoolStatus& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, ResourcePoolStatusRequest& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, ResourcePoolStatusRequestList& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, ResourcePoolStatusRequestSpec& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, ResourcePoolStatusRequestStatus& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, ShareableCapacityStatus& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, ShareableSummaryStatus& o);
 
 }  // namespace kubex::k8s::v1_37::resource::v1alpha3
 

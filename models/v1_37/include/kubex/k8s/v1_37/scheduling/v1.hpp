@@ -20,6 +20,9 @@ namespace kubex::json {
 class Reader;
 class Writer;
 }  // namespace kubex::json
+namespace kubex::protobuf {
+class Reader;
+}  // namespace kubex::protobuf
 
 namespace kubex::k8s::v1_37::scheduling::v1 {
 
@@ -93,6 +96,10 @@ void kubex_read(::kubex::json::Reader& r, PriorityClass& o);
 void kubex_write(::kubex::json::Writer& w, const PriorityClass& o);
 void kubex_read(::kubex::json::Reader& r, PriorityClassList& o);
 void kubex_write(::kubex::json::Writer& w, const PriorityClassList& o);
+
+// Protobuf readers (kubex/core/protobuf_read.hpp), in this group's .pb.cpp.
+void kubex_read_proto(::kubex::protobuf::Reader& r, PriorityClass& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, PriorityClassList& o);
 
 }  // namespace kubex::k8s::v1_37::scheduling::v1
 

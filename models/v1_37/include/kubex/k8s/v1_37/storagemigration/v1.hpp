@@ -20,6 +20,9 @@ namespace kubex::json {
 class Reader;
 class Writer;
 }  // namespace kubex::json
+namespace kubex::protobuf {
+class Reader;
+}  // namespace kubex::protobuf
 
 namespace kubex::k8s::v1_37::storagemigration::v1 {
 
@@ -112,6 +115,12 @@ void kubex_read(::kubex::json::Reader& r, StorageVersionMigrationSpec& o);
 void kubex_write(::kubex::json::Writer& w, const StorageVersionMigrationSpec& o);
 void kubex_read(::kubex::json::Reader& r, StorageVersionMigrationStatus& o);
 void kubex_write(::kubex::json::Writer& w, const StorageVersionMigrationStatus& o);
+
+// Protobuf readers (kubex/core/protobuf_read.hpp), in this group's .pb.cpp.
+void kubex_read_proto(::kubex::protobuf::Reader& r, StorageVersionMigration& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, StorageVersionMigrationList& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, StorageVersionMigrationSpec& o);
+void kubex_read_proto(::kubex::protobuf::Reader& r, StorageVersionMigrationStatus& o);
 
 }  // namespace kubex::k8s::v1_37::storagemigration::v1
 
