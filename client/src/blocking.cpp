@@ -254,6 +254,10 @@ TransportStats BlockingClient::stats() const {
   return impl_->client.stats();
 }
 
+Encoding BlockingClient::encoding() const {
+  return impl_->client.encoding();
+}
+
 ClientConfig BlockingClient::config() const {
   return impl_->client.config();
 }

@@ -211,8 +211,11 @@ class HttpsTransport final : public Transport,
     s.exec_plugin_runs = credentials_.exec_runs();
     s.oidc_refreshes = credentials_.oidc_refreshes();
     s.http2_streams = h2_streams_.load();
+    s.protobuf_responses = protobuf_responses_.load();
     return s;
   }
+
+  [[nodiscard]] Encoding encoding() const override { return options_.encoding; }
 
   void close_idle() override {
     asio::post(strand_, [self = shared_from_this()] {
@@ -747,6 +750,9 @@ class HttpsTransport final : public Transport,
 
   static awaitable<HttpResponse> send(std::shared_ptr<HttpsTransport> self, HttpRequest request) {
     auto outcome = co_await self->perform(request, false);
+    if (outcome.response.content_type.starts_with("application/vnd.kubernetes.protobuf")) {
+      ++self->protobuf_responses_;
+    }
     co_return std::move(outcome.response);
   }
 
@@ -818,6 +824,7 @@ class HttpsTransport final : public Transport,
   std::atomic<std::size_t> reused_{0};
   std::atomic<std::size_t> retries_{0};
   std::atomic<std::size_t> h2_streams_{0};
+  std::atomic<std::size_t> protobuf_responses_{0};
 };
 
 awaitable<ResponseStream> HttpsTransport::open(std::shared_ptr<HttpsTransport> self,

@@ -1,6 +1,7 @@
 #include <kubex/core/api_error.hpp>
 #include <kubex/core/json.hpp>
 #include <kubex/core/json_object.hpp>
+#include <kubex/core/protobuf_status.hpp>
 
 #include <cstdio>
 #include <string>
@@ -229,9 +230,15 @@ ApiError ApiError::from_response(std::string_view method, std::string_view targe
     }
   }
   Status status;
-  if (is_status) {
-    status = Status{std::move(wire.status), std::move(wire.message), std::move(wire.reason),
-                    std::move(wire.details), wire.code};
+  // A client that asked for protobuf gets its errors as a protobuf Status.
+  std::optional<Status> from_protobuf;
+  if (!is_status) {
+    from_protobuf = protobuf::status_of_body(body);
+  }
+  if (is_status || from_protobuf) {
+    status = from_protobuf ? std::move(*from_protobuf)
+                           : Status{std::move(wire.status), std::move(wire.message),
+                                    std::move(wire.reason), std::move(wire.details), wire.code};
     if (!status.message.empty()) {
       message.append(": ").append(status.message);
     }

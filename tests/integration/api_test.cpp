@@ -100,6 +100,14 @@ class api_test : public kubex::testing::TestenvTest {
       } else if (!options.http2_for_streams) {
         EXPECT_EQ(client_->stats().http2_streams, 0U);
       }
+      // The pb. run must really have read protobuf where a test reads built-in kinds, and
+      // JSON where it reads only custom resources (the server has no protobuf for them);
+      // the other runs never protobuf.
+      if (options.encoding == kubex::client::Encoding::protobuf && reads_builtin_kinds_) {
+        EXPECT_GT(client_->stats().protobuf_responses, 0U);
+      } else {
+        EXPECT_EQ(client_->stats().protobuf_responses, 0U);
+      }
     }
   }
   BlockingClient& client() { return *client_; }
@@ -113,6 +121,9 @@ class api_test : public kubex::testing::TestenvTest {
 
   std::optional<BlockingClient> client_;
   std::string ns_;
+  // False in tests that read no built-in kind through Api<T>: none of their answers may come
+  // as protobuf.
+  bool reads_builtin_kinds_ = true;
 };
 
 TEST_F(api_test, create_get_list_replace_delete_round_trip) {
@@ -198,6 +209,7 @@ TEST_F(api_test, merge_patch_can_delete_a_field) {
 // What the apiserver sends for one kind is refused as another: its Deployment is not a Pod,
 // and its single Pod is not a PodList (which would otherwise read as an empty list).
 TEST_F(api_test, a_body_of_another_kind_is_refused_when_decoded) {
+  reads_builtin_kinds_ = false;  // raw requests, decoded as JSON
   kubectl("create deployment web --image=registry.k8s.io/pause:3.10 >/dev/null");
   kubectl("create configmap settings --from-literal=a=1 >/dev/null");
   auto deployment = client().get("/apis/apps/v1/namespaces/" + ns_ + "/deployments/web");
@@ -1044,6 +1056,7 @@ class api_crd_test : public api_test {
 };
 
 TEST_F(api_crd_test, custom_resource_round_trip_typed) {
+  reads_builtin_kinds_ = false;  // in the pb. run, every answer must be JSON
   auto crontabs = api<crd::CronTab>();
   crd::CronTab ct;
   ct.metadata.name = "typed";

@@ -696,7 +696,7 @@ class Api {
   }
 
   Api(Client client, std::string_view namespace_name)
-      : client_(std::move(client)), calls_(namespace_name) {}
+      : client_(std::move(client)), calls_(namespace_name, client_.encoding()) {}
 
   template <class R, class CompletionToken>
   auto call(detail::Prepared request, CompletionToken&& token) const {

@@ -173,6 +173,8 @@ class BlockingClient {
   [[nodiscard]] TransportStats stats() const;
   /// The configuration in use, with credentials refreshed so far.
   [[nodiscard]] ClientConfig config() const;
+  /// The encoding Api asks responses in (ClientOptions::encoding).
+  [[nodiscard]] Encoding encoding() const;
 
   /// The asynchronous client behind this facade (include <kubex/client/client.hpp> to use
   /// it). Its operations make progress only while this object waits (wait(), or any blocking

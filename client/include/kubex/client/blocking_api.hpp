@@ -285,7 +285,7 @@ class BlockingApi {
 
  private:
   BlockingApi(BlockingClient& client, std::string_view namespace_name)
-      : client_(&client), calls_(namespace_name) {}
+      : client_(&client), calls_(namespace_name, client.encoding()) {}
 
   template <class R, class Decode>
   R call(ApiRequest request, const Decode& decode) {

@@ -143,6 +143,9 @@ class Transport {
   virtual void close_idle() = 0;
   /// The configuration in use, with credentials refreshed so far.
   [[nodiscard]] virtual ClientConfig config() const = 0;
+  /// The encoding Api asks responses in (ClientOptions::encoding); JSON unless a transport
+  /// says otherwise.
+  [[nodiscard]] virtual Encoding encoding() const { return Encoding::json; }
   /// Takes back a response body its reader is done with, so that a later response can be
   /// read into its memory instead of a fresh multi-megabyte buffer. Optional; the default
   /// drops it.
@@ -226,6 +229,8 @@ class Client {
   [[nodiscard]] TransportStats stats() const { return transport_->stats(); }
   /// The configuration in use (server, default namespace, credentials).
   [[nodiscard]] ClientConfig config() const { return transport_->config(); }
+  /// The encoding Api asks responses in (ClientOptions::encoding).
+  [[nodiscard]] Encoding encoding() const { return transport_->encoding(); }
   /// The shared transport.
   [[nodiscard]] const std::shared_ptr<Transport>& transport() const noexcept { return transport_; }
   /// Gives a response body that has been read back to the transport (Transport::recycle).

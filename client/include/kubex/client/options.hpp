@@ -32,6 +32,16 @@ struct RetryPolicy {
   std::chrono::milliseconds max_retry_after = std::chrono::seconds(30);
 };
 
+/// How responses of built-in kinds are asked for.
+enum class Encoding {
+  /// JSON for everything.
+  json,
+  /// `application/vnd.kubernetes.protobuf` for the built-in kinds (the models generated from
+  /// k8s.io/api), with JSON as the fallback the server picks for custom resources; request
+  /// bodies stay JSON. Watches and metadata-only calls stay JSON for now.
+  protobuf,
+};
+
 /// Tuning knobs of a Client. The defaults suit controllers and long watches.
 struct ClientOptions {
   /// Deadline for one whole non-streaming request, from sending to the last body byte,
@@ -110,6 +120,8 @@ struct ClientOptions {
   /// more apiserver CPU, and loses in wall time only on links faster than ~1.5-2 Gbit/s
   /// (benchmarks/results/compression.md): a client beside its apiserver may turn it off.
   bool compression = true;
+  /// The encoding asked for in responses (see Encoding).
+  Encoding encoding = Encoding::json;
   /// Value of the User-Agent header; empty selects `kubex-cpp/<library version> (<os>/<arch>)`.
   std::string user_agent{};
   /// Headers added to every request (before the request's own headers).

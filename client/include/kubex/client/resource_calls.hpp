@@ -8,12 +8,16 @@
 // completion machinery.
 
 #include <kubex/client/http.hpp>
+#include <kubex/client/options.hpp>
 #include <kubex/core/api_error.hpp>
 #include <kubex/core/error.hpp>
 #include <kubex/core/json.hpp>
 #include <kubex/core/json_list.hpp>
 #include <kubex/core/kind_check.hpp>
 #include <kubex/core/metadata.hpp>
+#include <kubex/core/protobuf.hpp>
+#include <kubex/core/protobuf_envelope.hpp>
+#include <kubex/core/protobuf_status.hpp>
 #include <kubex/core/request.hpp>
 #include <kubex/core/resource.hpp>
 #include <kubex/core/watch.hpp>
@@ -40,7 +44,21 @@ using DeleteResult = std::variant<T, Status>;
 /// memory.
 inline constexpr std::size_t default_max_watch_event_size = std::size_t{16} << 20U;
 
+/// Types the generated protobuf readers cover (the built-in kinds and their lists).
+template <class T>
+concept protobuf_readable = requires(protobuf::Reader& r, T& o) { kubex_read_proto(r, o); };
+
+/// The Accept of a call in protobuf: the server answers JSON where it has no protobuf (custom
+/// resources), as client-go asks.
+inline constexpr std::string_view accept_protobuf =
+    "application/vnd.kubernetes.protobuf, application/json";
+
 namespace detail {
+
+/// True when a response's Content-Type is Kubernetes protobuf.
+inline bool is_protobuf(std::string_view content_type) noexcept {
+  return content_type.starts_with(protobuf::media_type);
+}
 
 /// The HTTP form of an API request.
 HttpRequest to_http(ApiRequest request);
@@ -62,6 +80,26 @@ R decode_body(std::string& body) {
   return out;
 }
 
+/// Decodes a successful response as R, from protobuf or JSON as its Content-Type says.
+template <class R>
+R decode_response(HttpResponse& response) {
+  if constexpr (protobuf_readable<R>) {
+    if (is_protobuf(response.content_type)) {
+      const protobuf::Envelope envelope = protobuf::open_envelope(response.body);
+      R out{};
+      protobuf::Reader reader(envelope.raw,
+                              static_cast<std::size_t>(envelope.raw.data() - response.body.data()));
+      kubex_read_proto(reader, out);
+      // The type meta travels in the envelope: checked as a JSON body's is.
+      out.api_version = std::string(envelope.api_version);
+      out.kind = std::string(envelope.kind);
+      check_decoded_kind(out);
+      return out;
+    }
+  }
+  return decode_body<R>(response.body);
+}
+
 /// Decodes 2xx responses as R; std::nullopt (the response's ApiError) for anything else.
 template <class R>
 auto decode_success() {
@@ -69,7 +107,7 @@ auto decode_success() {
     if (response.status / 100 != 2) {
       return std::nullopt;
     }
-    return decode_body<R>(response.body);
+    return decode_response<R>(response);
   };
 }
 
@@ -83,7 +121,7 @@ auto decode_optional() {
     if (r.status / 100 != 2) {
       return std::nullopt;
     }
-    return std::optional<R>(decode_body<R>(r.body));
+    return std::optional<R>(decode_response<R>(r));
   };
 }
 
@@ -94,10 +132,14 @@ auto decode_object_or_status() {
     if (r.status / 100 != 2) {
       return std::nullopt;
     }
-    if (is_status_body(r.body)) {
+    if (is_protobuf(r.content_type)) {
+      if (auto status = protobuf::status_of_body(r.body)) {
+        return std::variant<O, Status>(std::in_place_index<1>, std::move(*status));
+      }
+    } else if (is_status_body(r.body)) {
       return std::variant<O, Status>(std::in_place_index<1>, decode_body<Status>(r.body));
     }
-    return std::variant<O, Status>(std::in_place_index<0>, decode_body<O>(r.body));
+    return std::variant<O, Status>(std::in_place_index<0>, decode_response<O>(r));
   };
 }
 
@@ -129,7 +171,9 @@ class ListBody {
     return [decoder = decoder_](std::string& body, bool start) {
       if (start) {
         decoder->restart();
-      } else {
+      } else if (body.empty() || body.front() != protobuf::magic.front()) {
+        // A protobuf body (its magic begins with a letter no JSON body starts with) is left
+        // whole for decoder(), which reads it once it has arrived.
         decoder->feed(body);
       }
     };
@@ -140,6 +184,13 @@ class ListBody {
     return [decoder = decoder_, complete](HttpResponse& response) -> std::optional<L> {
       if (response.status / 100 != 2) {
         return std::nullopt;
+      }
+      if constexpr (protobuf_readable<L>) {
+        if (is_protobuf(response.content_type)) {
+          L list = decode_response<L>(response);
+          complete(list);
+          return list;
+        }
       }
       L list = decoder->finish(response.body);
       check_list_kind(list);
@@ -325,10 +376,16 @@ class ResourceCalls {
   /// The traits of T.
   using traits = resource_traits<T>;
 
-  /// Calls in `namespace_name`; empty for all namespaces or a cluster-scoped kind.
-  explicit ResourceCalls(std::string_view namespace_name)
+  /// Calls in `namespace_name`; empty for all namespaces or a cluster-scoped kind. With
+  /// Encoding::protobuf, calls whose answer is a T, its list or a Status ask for protobuf
+  /// when T is a built-in kind (protobuf_readable).
+  explicit ResourceCalls(std::string_view namespace_name, Encoding encoding = Encoding::json)
       : namespace_(namespace_name),
-        requests_(traits::group, traits::version, traits::plural, namespace_name) {}
+        requests_(traits::group, traits::version, traits::plural, namespace_name),
+        protobuf_(encoding == Encoding::protobuf && protobuf_readable<T>) {}
+
+  /// True when this kind's calls ask for protobuf.
+  [[nodiscard]] bool protobuf() const noexcept { return protobuf_; }
 
   /// The namespace addressed; empty for all namespaces or a cluster-scoped kind.
   [[nodiscard]] const std::string& namespace_name() const noexcept { return namespace_; }
@@ -338,62 +395,70 @@ class ResourceCalls {
   /// Reads object `name`.
   [[nodiscard]] ApiRequest get(std::string_view name, const GetParams& params = {}) const {
     static_assert(supports<T>(Verb::get), "the server does not serve get for this kind");
-    return named().get(name, params);
+    return encoded(named().get(name, params));
   }
   /// Lists objects.
   [[nodiscard]] ApiRequest list(const ListParams& params) const {
     static_assert(supports<T>(Verb::list), "the server does not serve list for this kind");
-    return requests_.list(params);
+    if constexpr (protobuf_readable<typename traits::list_type>) {
+      return encoded(requests_.list(params));
+    } else {
+      return requests_.list(params);
+    }
   }
   /// Creates `object`.
   [[nodiscard]] ApiRequest create(const T& object, const PostParams& params) const {
     static_assert(supports<T>(Verb::create), "the server does not serve create for this kind");
-    return named().create(json::encode(object), params);
+    return encoded(named().create(json::encode(object), params));
   }
   /// Replaces object `object.metadata.name`.
   [[nodiscard]] ApiRequest replace(const T& object, const PostParams& params) const {
     static_assert(supports<T>(Verb::update), "the server does not serve update for this kind");
-    return named().replace(name_of(object), json::encode(object), params);
+    return encoded(named().replace(name_of(object), json::encode(object), params));
   }
   /// Patches object `name`.
   [[nodiscard]] ApiRequest patch(std::string_view name, const Patch& patch,
                                  const PatchParams& params) const {
     static_assert(supports<T>(Verb::patch), "the server does not serve patch for this kind");
-    return named().patch(name, patch, params);
+    return encoded(named().patch(name, patch, params));
   }
   /// Server-side apply of `object` (apiVersion and kind always sent), as a partial object:
   /// required fields left empty are not sent (json::Writer::Mode::partial), so applying only
   /// spec.replicas of a Deployment claims only that field.
   [[nodiscard]] ApiRequest apply(const T& object, const PatchParams& params) const {
     static_assert(supports<T>(Verb::patch), "the server does not serve patch for this kind");
-    return named().patch(
-        name_of(object),
-        Patch::apply(detail::encode_typed(object, traits::api_version, traits::kind,
-                                          json::Writer::Mode::partial)),
-        params);
+    return encoded(
+        named().patch(name_of(object),
+                      Patch::apply(detail::encode_typed(object, traits::api_version, traits::kind,
+                                                        json::Writer::Mode::partial)),
+                      params));
   }
   /// Server-side apply of `object`'s status subresource, as apply() does for the object: a
   /// controller's field manager owns the status fields it sets, and only those.
   [[nodiscard]] ApiRequest apply_status(const T& object, const PatchParams& params) const {
     static_assert(subresource_supports<T>("status", Verb::patch),
                   "this kind has no status subresource to patch");
-    return named().patch_subresource(
+    return encoded(named().patch_subresource(
         "status", name_of(object),
         Patch::apply(detail::encode_typed(object, traits::api_version, traits::kind,
                                           json::Writer::Mode::partial)),
-        params);
+        params));
   }
   /// Deletes object `name`.
   [[nodiscard]] ApiRequest delete_(std::string_view name, const DeleteParams& params) const {
     static_assert(supports<T>(Verb::delete_), "the server does not serve delete for this kind");
-    return named().delete_(name, params);
+    return encoded(named().delete_(name, params));
   }
   /// Deletes the objects matching `list`'s selectors.
   [[nodiscard]] ApiRequest delete_collection(const DeleteParams& params,
                                              const ListParams& list) const {
     static_assert(supports<T>(Verb::delete_collection),
                   "the server does not serve deletecollection for this kind");
-    return requests_.delete_collection(params, list);
+    if constexpr (protobuf_readable<typename traits::list_type>) {
+      return encoded(requests_.delete_collection(params, list));
+    } else {
+      return requests_.delete_collection(params, list);
+    }
   }
   /// Reads only the metadata of object `name` (PartialObjectMetadata).
   [[nodiscard]] ApiRequest get_metadata(std::string_view name) const {
@@ -442,7 +507,8 @@ class ResourceCalls {
   }
   /// Replaces the status of `object`.
   [[nodiscard]] ApiRequest replace_status(const T& object, const PostParams& params) const {
-    return named().replace_subresource("status", name_of(object), json::encode(object), params);
+    return encoded(
+        named().replace_subresource("status", name_of(object), json::encode(object), params));
   }
   /// The log of pod `name`: all of it so far, or followed.
   [[nodiscard]] ApiRequest logs(std::string_view name, const LogParams& params, bool follow) const {
@@ -483,10 +549,20 @@ class ResourceCalls {
     return request;
   }
 
+  // A request whose answer is a T, its list or a Status, in protobuf when this kind's calls
+  // ask for it.
+  ApiRequest encoded(ApiRequest request) const {
+    if (protobuf_) {
+      request.accept.assign(accept_protobuf);
+    }
+    return request;
+  }
+
   static std::string_view name_of(const T& object) { return detail::name_of(object, traits::kind); }
 
   std::string namespace_;
   RequestBuilder requests_;
+  bool protobuf_ = false;
 };
 
 }  // namespace kubex::client

@@ -74,6 +74,13 @@ class ScriptedTransport final : public client::Transport,
   ScriptedTransport& respond(std::string method, std::string target, unsigned status,
                              std::string body);
 
+  /// What encoding() answers (ClientOptions::encoding of a real transport); set it before the
+  /// first Api is made from the client.
+  ScriptedTransport& encoding(client::Encoding encoding) noexcept {
+    encoding_ = encoding;
+    return *this;
+  }
+
   /// Every request received so far, in order (their on_body readers dropped).
   [[nodiscard]] std::vector<client::HttpRequest> requests() const;
   /// Steps not yet played.
@@ -89,11 +96,13 @@ class ScriptedTransport final : public client::Transport,
   [[nodiscard]] client::TransportStats stats() const override;
   void close_idle() override {}
   [[nodiscard]] client::ClientConfig config() const override;
+  [[nodiscard]] client::Encoding encoding() const override { return encoding_; }
 
   struct State;
 
  private:
   std::shared_ptr<State> state_;
+  client::Encoding encoding_ = client::Encoding::json;
 };
 
 }  // namespace kubex::testing

@@ -48,7 +48,7 @@ class TestenvTest : public ::testing::Test {
   /// Client options for suites that run over several protocols: KUBEX_TEST_PROTOCOL=http2
   /// sends everything over HTTP/2 (ctest's h2. copies of the Api<T> tests), =http1 nothing
   /// (the h1. copies of its streaming tests); otherwise the defaults: streams over HTTP/2,
-  /// other requests over HTTP/1.1.
+  /// other requests over HTTP/1.1. KUBEX_TEST_ENCODING=protobuf asks for protobuf.
   [[nodiscard]] static client::ClientOptions client_options() {
     client::ClientOptions options;
     const char* protocol = std::getenv("KUBEX_TEST_PROTOCOL");
@@ -58,6 +58,11 @@ class TestenvTest : public ::testing::Test {
     } else if (chosen == "http1") {
       options.http2 = false;
       options.http2_for_streams = false;
+    }
+    // KUBEX_TEST_ENCODING=protobuf: the pb. copies of the Api<T> tests ask for protobuf.
+    const char* encoding = std::getenv("KUBEX_TEST_ENCODING");
+    if (encoding != nullptr && std::string_view(encoding) == "protobuf") {
+      options.encoding = client::Encoding::protobuf;
     }
     return options;
   }
