@@ -830,6 +830,9 @@ class HttpsTransport final : public Transport,
 awaitable<ResponseStream> HttpsTransport::open(std::shared_ptr<HttpsTransport> self,
                                                HttpRequest request) {
   auto outcome = co_await self->perform(request, true);
+  if (outcome.response.content_type.starts_with("application/vnd.kubernetes.protobuf")) {
+    ++self->protobuf_responses_;
+  }
   std::string location = self->location_ + request.target;
   if (outcome.h2.stream) {
     co_return ResponseStream(

@@ -80,12 +80,16 @@ WatchEventFrame read_watch_event(std::string_view frame) {
   return event;
 }
 
-void FrameSplitter::append(std::string_view bytes) {
+std::string& FrameSplitter::buffer() {
   if (taken_ != 0) {
     buffer_.erase(0, taken_);
     taken_ = 0;
   }
-  buffer_.append(bytes);
+  return buffer_;
+}
+
+void FrameSplitter::append(std::string_view bytes) {
+  buffer().append(bytes);
 }
 
 std::optional<std::string_view> FrameSplitter::next() {
@@ -97,7 +101,7 @@ std::optional<std::string_view> FrameSplitter::next() {
   for (std::size_t i = 0; i < 4; ++i) {
     length = (length << 8U) | static_cast<unsigned char>(rest[i]);
   }
-  if (length > max_frame_) {
+  if (max_frame_ != 0 && length > max_frame_) {
     throw DecodeError("watch frame of " + std::to_string(length) + " bytes exceeds the limit of " +
                       std::to_string(max_frame_) + " bytes");
   }

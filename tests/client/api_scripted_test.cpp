@@ -7,11 +7,11 @@
 #include <kubex/core/api_error.hpp>
 #include <kubex/core/failure.hpp>
 #include <kubex/core/json.hpp>
-#include <kubex/core/protobuf.hpp>
-#include <kubex/core/protobuf_envelope.hpp>
 #include <kubex/k8s/default.hpp>
 #include <kubex/k8s/v1_35/core/v1.hpp>
 #include <kubex/testing/scripted_transport.hpp>
+
+#include "api_scripted_fixture.hpp"
 
 #include <boost/asio/bind_executor.hpp>
 #include <boost/asio/io_context.hpp>
@@ -32,14 +32,9 @@ using kubex::client::Client;
 using kubex::testing::ScriptedTransport;
 using kubex::testing::Step;
 using kubex::testing::StreamPiece;
-
-const std::string ns_pods = "/api/v1/namespaces/ns/pods";
-
-std::string pod_json(const std::string& name, const std::string& rv = "1") {
-  return R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" + name +
-         R"(","namespace":"ns","resourceVersion":")" + rv +
-         R"("},"spec":{"containers":[{"name":"c","image":"busybox:1.36"}]}})";
-}
+using kubex_test::api_scripted_test;
+using kubex_test::ns_pods;
+using kubex_test::pod_json;
 
 std::string pod_list(const std::vector<std::string>& names, const std::string& continue_token = "",
                      const std::string& rv = "100") {
@@ -59,51 +54,6 @@ std::string status_json(int code, const std::string& reason, const std::string& 
   return R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":")" +
          message + R"(","reason":")" + reason + R"(","code":)" + std::to_string(code) + "}";
 }
-
-class api_scripted_test : public ::testing::Test {
- protected:
-  api_scripted_test()
-      : transport_(std::make_shared<ScriptedTransport>(ioc_.get_executor())),
-        client_(transport_),
-        pods_(Api<core::Pod>::namespaced(client_, "ns")) {}
-
-  void TearDown() override {
-    if (check_script_) {
-      EXPECT_EQ(transport_->verify(), "");
-    }
-  }
-
-  // Runs the io_context until `future` is ready and returns its value.
-  template <class R>
-  R wait(std::future<R> future) {
-    while (future.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
-      if (ioc_.run_one() == 0) {
-        ioc_.restart();  // it ran out of work earlier and stopped
-      }
-    }
-    return future.get();
-  }
-
-  // The exception pointer an operation completes with, through a plain callback that
-  // `start` passes as the token (Boost 1.81's as_tuple does not compose with use_future).
-  template <class Start>
-  std::exception_ptr error_of(Start&& start) {
-    std::optional<std::exception_ptr> error;
-    start([&error](std::exception_ptr e, auto&&... /*result*/) { error = std::move(e); });
-    while (!error) {
-      if (ioc_.run_one() == 0) {
-        ioc_.restart();
-      }
-    }
-    return *error;
-  }
-
-  boost::asio::io_context ioc_;
-  bool check_script_ = true;  // TearDown: every step played, every request matched
-  std::shared_ptr<ScriptedTransport> transport_;
-  Client client_;
-  Api<core::Pod> pods_;
-};
 
 TEST_F(api_scripted_test, get_decodes_the_model) {
   transport_->respond("GET", ns_pods + "/web-0", 200, pod_json("web-0", "42"));
@@ -226,110 +176,6 @@ TEST_F(api_scripted_test, a_list_read_in_small_pieces_decodes_every_item) {
     EXPECT_EQ(list.items[i].metadata.name, names[i]);
   }
   EXPECT_EQ(list.metadata.resource_version, "100");
-}
-
-// ClientOptions::encoding = protobuf: built-in kinds ask for protobuf with JSON as the
-// fallback, and each answer is read as its Content-Type says. Against the real apiserver: the
-// pb. copies of tests/integration/api_test.cpp.
-namespace pb = kubex::protobuf;
-
-// A Pod message: metadata (name 1, namespace 3, resourceVersion 6).
-std::string pod_message(const std::string& name, const std::string& rv) {
-  std::string raw;
-  pb::Writer w(raw);
-  w.message(1, [&](pb::Writer& m) {
-    m.bytes(1, name);
-    m.bytes(3, "ns");
-    m.bytes(6, rv);
-  });
-  return raw;
-}
-
-kubex::client::HttpResponse protobuf_response(unsigned status, std::string body) {
-  return {.status = status, .content_type = std::string(pb::media_type), .body = std::move(body)};
-}
-
-class api_protobuf_test : public api_scripted_test {
- protected:
-  api_protobuf_test() {
-    transport_->encoding(kubex::client::Encoding::protobuf);
-    pods_ = Api<core::Pod>::namespaced(client_, "ns");
-  }
-  void answer(const std::string& method, const std::string& target,
-              kubex::client::HttpResponse response, std::size_t piece_size = 0) {
-    Step step;
-    step.method = method;
-    step.target = target;
-    step.response = std::move(response);
-    step.piece_size = piece_size;
-    step.check = [](const kubex::client::HttpRequest& r) {
-      return r.accept == kubex::client::accept_protobuf;
-    };
-    transport_->expect(std::move(step));
-  }
-};
-
-TEST_F(api_protobuf_test, objects_and_lists_are_read_from_protobuf) {
-  answer("GET", ns_pods + "/web-0",
-         protobuf_response(200, pb::seal_envelope("v1", "Pod", pod_message("web-0", "42"))));
-  std::string list;
-  pb::Writer w(list);
-  w.message(1, [](pb::Writer& m) { m.bytes(2, "100"); });  // ListMeta.resourceVersion
-  for (int i = 0; i < 300; ++i) {
-    w.bytes(2, pod_message("pod-" + std::to_string(i), "1"));
-  }
-  // In 7-byte pieces: the list's reader must leave a protobuf body whole.
-  answer("GET", ns_pods, protobuf_response(200, pb::seal_envelope("v1", "PodList", list)), 7);
-  // A JSON answer (what the server sends where it has no protobuf) is read as JSON.
-  answer("GET", ns_pods + "/web-1",
-         {.status = 200, .content_type = "application/json", .body = pod_json("web-1", "7")});
-
-  const core::Pod pod = wait(pods_.async_get("web-0", boost::asio::use_future));
-  EXPECT_EQ(pod.metadata.name, "web-0");
-  EXPECT_EQ(pod.metadata.resource_version, "42");
-  const core::PodList pods = wait(pods_.async_list(boost::asio::use_future));
-  ASSERT_EQ(pods.items.size(), 300U);
-  EXPECT_EQ(pods.items[299].metadata.name, "pod-299");
-  EXPECT_EQ(pods.metadata.resource_version, "100");
-  EXPECT_EQ(wait(pods_.async_get("web-1", boost::asio::use_future)).metadata.resource_version, "7");
-}
-
-TEST_F(api_protobuf_test, a_protobuf_body_of_another_kind_is_refused) {
-  answer("GET", ns_pods + "/web-0",
-         protobuf_response(200, pb::seal_envelope("apps/v1", "Deployment", pod_message("x", "1"))));
-  try {
-    (void)wait(pods_.async_get("web-0", boost::asio::use_future));
-    FAIL() << "a Deployment was read as a Pod";
-  } catch (const kubex::json::DecodeError& e) {
-    EXPECT_EQ(std::string(e.what()), "the response is a Deployment (apps/v1), not a Pod (v1)");
-  }
-}
-
-TEST_F(api_protobuf_test, errors_and_deletes_answer_with_a_protobuf_status) {
-  std::string status;
-  pb::Writer w(status);
-  w.bytes(2, "Failure");
-  w.bytes(3, R"(pods "gone" not found)");
-  w.bytes(4, "NotFound");
-  w.int64(6, 404);
-  answer("GET", ns_pods + "/gone",
-         protobuf_response(404, pb::seal_envelope("v1", "Status", status)));
-  std::string success;
-  pb::Writer ws(success);
-  ws.bytes(2, "Success");
-  answer("DELETE", ns_pods + "/web-0",
-         protobuf_response(200, pb::seal_envelope("v1", "Status", success)));
-
-  try {
-    (void)wait(pods_.async_get("gone", boost::asio::use_future));
-    FAIL() << "a 404 decoded as a pod";
-  } catch (const kubex::ApiError& e) {
-    EXPECT_TRUE(kubex::is_not_found(e));
-    EXPECT_EQ(e.status().message, R"(pods "gone" not found)");
-  }
-  const auto deleted = wait(pods_.async_delete("web-0", boost::asio::use_future));
-  ASSERT_TRUE(std::holds_alternative<kubex::Status>(deleted));
-  EXPECT_EQ(std::get<kubex::Status>(deleted).status, "Success");
 }
 
 TEST_F(api_scripted_test, the_pager_starts_over_when_its_continue_token_expires) {

@@ -130,21 +130,27 @@ auto async_list_call(const Client& client, Prepared prepared, CompletionToken&& 
       token, client.get_executor());
 }
 
-/// The items of a streamed body, one per line, as the server sends them: `Parse` turns a line
-/// into a Result (std::nullopt skips it). Shared by WatchStream and LogStream.
-template <class Result, class Parse>
-class LineStream {
+/// The items of a streamed body as they arrive, cut and decoded by `Items` (LineItems,
+/// WatchItems). Shared by WatchStream and LogStream.
+template <class Items>
+class ItemStream {
  public:
+  /// What async_next hands out.
+  using Result = typename Items::result_type;
   /// Completion signature of async_next: an item, or std::nullopt once the body has ended.
   using Signature = void(std::exception_ptr, std::optional<Result>);
 
   /// Wraps an open stream whose status is 2xx. With `post_buffered`, an item already buffered
   /// when async_next starts is handed over through `executor` (the client's), never inside
   /// async_next; without, it completes there at once, which costs a post less per item.
-  LineStream(ResponseStream stream, boost::asio::any_io_executor executor, bool post_buffered)
-      : stream_(std::move(stream)), executor_(std::move(executor)), post_buffered_(post_buffered) {}
+  ItemStream(ResponseStream stream, boost::asio::any_io_executor executor, bool post_buffered)
+      : stream_(std::move(stream)), executor_(std::move(executor)), post_buffered_(post_buffered) {
+    if constexpr (requires(Items & i) { i.configure(stream_.head()); }) {
+      items_.configure(stream_.head());
+    }
+  }
 
-  /// Reads the next item. Fails with what Parse throws (the stream stays usable) or with the
+  /// Reads the next item. Fails with what decoding it throws (the stream stays usable) or with the
   /// transport's error (std::errc::operation_canceled after cancel()).
   template <class CompletionToken>
   auto async_next(CompletionToken&& token) {
@@ -155,8 +161,8 @@ class LineStream {
 
   /// Ends the stream from any thread; a pending read fails with operation_canceled.
   void cancel() noexcept { stream_.cancel(); }
-  /// Lines (items) longer than `bytes` fail async_next with json::DecodeError, and so does
-  /// every later read: the stream must be dropped. 0: no limit.
+  /// Items longer than `bytes` fail async_next with a DecodeError, and so does every later
+  /// read: the stream must be dropped. 0: no limit.
   void set_max_item_size(std::size_t bytes) noexcept { items_.limit(bytes); }
 
   /// The response head (status, warnings).
@@ -164,7 +170,7 @@ class LineStream {
 
  private:
   struct NextOp {
-    LineStream* self_;
+    ItemStream* self_;
     // False until this operation has waited for a read: an item already buffered is then
     // posted, so that the handler never runs inside async_next (several events often arrive
     // in one read, and a caller's handler may hold a lock around async_next).
@@ -185,7 +191,7 @@ class LineStream {
     // Delivers the next complete line, or the rest once the body has ended, or reads more.
     template <class Self>
     void operator()(Self& self) {
-      LineStream& s = *self_;
+      ItemStream& s = *self_;
       if (s.ready_ || s.failed_) {  // taken before a post
         auto error = std::exchange(s.failed_, nullptr);
         auto ready = std::exchange(s.ready_, std::nullopt);
@@ -221,27 +227,27 @@ class LineStream {
   ResponseStream stream_;
   boost::asio::any_io_executor executor_;
   bool post_buffered_;
-  LineItems<Result, Parse> items_;
+  Items items_;
   std::optional<Result> ready_;  // an item taken, on its way through a post
   std::exception_ptr failed_;    // a parse failure, on its way through a post
 };
 
 }  // namespace detail
 
-/// A typed watch: the events of a `watch=true` response, decoded one line at a time as they
-/// arrive. async_next completes with an event, or std::nullopt when the server ended the watch
-/// cleanly (timeoutSeconds elapsed, or it closed the stream; start again from the last
-/// resourceVersion seen). An ERROR event is an event, not a failure: see WatchEvent::status. A
-/// malformed line fails with json::DecodeError and the stream stays usable; an event over
-/// default_max_watch_event_size (16 MiB) fails too, and ends the stream. Keep the stream alive
-/// while an async_next is pending.
+/// A typed watch: the events of a `watch=true` response, decoded one at a time as they arrive
+/// (JSON lines, or protobuf frames with Encoding::protobuf). async_next completes with an event, or
+/// std::nullopt when the server ended the watch cleanly (timeoutSeconds elapsed, or it closed the
+/// stream; start again from the last resourceVersion seen). An ERROR event is an event, not a
+/// failure: see WatchEvent::status. A malformed event fails with a DecodeError and the stream stays
+/// usable; an event over default_max_watch_event_size (16 MiB) fails too, and ends the stream. Keep
+/// the stream alive while an async_next is pending.
 template <class Object>
-class WatchStream : public detail::LineStream<WatchEvent<Object>, detail::ParseWatchEvent<Object>> {
+class WatchStream : public detail::ItemStream<detail::WatchItems<Object>> {
  public:
-  /// Wraps an open watch whose status is 2xx (see LineStream for `executor`).
+  /// Wraps an open watch whose status is 2xx (see ItemStream for `executor`).
   WatchStream(ResponseStream stream, boost::asio::any_io_executor executor)
-      : detail::LineStream<WatchEvent<Object>, detail::ParseWatchEvent<Object>>(
-            std::move(stream), std::move(executor), true) {
+      : detail::ItemStream<detail::WatchItems<Object>>(std::move(stream), std::move(executor),
+                                                       true) {
     this->set_max_item_size(default_max_watch_event_size);
   }
 };
@@ -250,13 +256,13 @@ class WatchStream : public detail::LineStream<WatchEvent<Object>, detail::ParseW
 /// completes with a line without its "\n" (or "\r\n"; a last line without a newline is
 /// delivered too), or std::nullopt when the log has ended (the container stopped, or
 /// limitBytes was reached).
-class LogStream : public detail::LineStream<std::string, detail::ParseLogLine> {
+class LogStream : public detail::ItemStream<detail::LineItems<std::string, detail::ParseLogLine>> {
  public:
   /// Wraps an open log follow whose status is 2xx. A line already buffered completes inside
   /// async_next: a post per line would cost more than the line (stream_logs_n_lines, ab.py).
   LogStream(ResponseStream stream, boost::asio::any_io_executor executor)
-      : detail::LineStream<std::string, detail::ParseLogLine>(std::move(stream),
-                                                              std::move(executor), false) {}
+      : detail::ItemStream<detail::LineItems<std::string, detail::ParseLogLine>>(
+            std::move(stream), std::move(executor), false) {}
 };
 
 namespace detail {

@@ -45,11 +45,18 @@ R blocking_send(BlockingClient& client, HttpRequest request, const Decode& decod
 /// Opens a stream for `request`; throws the ApiError of a non-2xx answer.
 BlockingStream blocking_open(BlockingClient& client, ApiRequest request);
 
-/// The items of a blocking stream, one per line (see LineItems).
-template <class Result, class Parse>
-class BlockingLines {
+/// The items of a blocking stream, cut and decoded by `Items` (LineItems, WatchItems).
+template <class Items>
+class BlockingItems {
  public:
-  explicit BlockingLines(BlockingStream stream) : stream_(std::move(stream)) {}
+  /// What next() hands out.
+  using Result = typename Items::result_type;
+  /// Reads the items of an open stream.
+  explicit BlockingItems(BlockingStream stream) : stream_(std::move(stream)) {
+    if constexpr (requires(Items & i) { i.configure(stream_.head()); }) {
+      items_.configure(stream_.head());
+    }
+  }
   /// The next item, or std::nullopt once the body has ended.
   std::optional<Result> next() {
     std::optional<Result> item;
@@ -62,14 +69,14 @@ class BlockingLines {
   }
   /// Ends the stream.
   void cancel() noexcept { stream_.cancel(); }
-  /// Lines longer than `bytes` make next() throw json::DecodeError (0: no limit).
+  /// Items longer than `bytes` make next() throw a DecodeError (0: no limit).
   void limit(std::size_t bytes) noexcept { items_.limit(bytes); }
   /// The response head.
   [[nodiscard]] const HttpResponse& head() const noexcept { return stream_.head(); }
 
  private:
   BlockingStream stream_;
-  LineItems<Result, Parse> items_;
+  Items items_;
 };
 
 }  // namespace detail
@@ -82,8 +89,8 @@ class BlockingWatch {
   explicit BlockingWatch(BlockingStream stream) : lines_(std::move(stream)) {
     lines_.limit(default_max_watch_event_size);
   }
-  /// The next event, or std::nullopt when the server ended the watch. A malformed line throws
-  /// json::DecodeError and the watch stays usable; an event over the size limit throws it too,
+  /// The next event, or std::nullopt when the server ended the watch. A malformed event throws
+  /// a DecodeError and the watch stays usable; an event over the size limit throws it too,
   /// and ends the watch.
   std::optional<WatchEvent<Object>> next() { return lines_.next(); }
   /// Events longer than `bytes` fail next() (default: default_max_watch_event_size; 0: none).
@@ -92,7 +99,7 @@ class BlockingWatch {
   void cancel() noexcept { lines_.cancel(); }
 
  private:
-  detail::BlockingLines<WatchEvent<Object>, detail::ParseWatchEvent<Object>> lines_;
+  detail::BlockingItems<detail::WatchItems<Object>> lines_;
 };
 
 /// A blocking followed log: next_line() waits for the next line. Its BlockingClient must
@@ -107,7 +114,7 @@ class BlockingLogStream {
   void cancel() noexcept { lines_.cancel(); }
 
  private:
-  detail::BlockingLines<std::string, detail::ParseLogLine> lines_;
+  detail::BlockingItems<detail::LineItems<std::string, detail::ParseLogLine>> lines_;
 };
 
 /// Api<T> with blocking calls on a BlockingClient (which must outlive it). Not thread-safe,

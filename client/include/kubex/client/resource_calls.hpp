@@ -9,6 +9,7 @@
 
 #include <kubex/client/http.hpp>
 #include <kubex/client/options.hpp>
+#include <kubex/client/stream_items.hpp>
 #include <kubex/core/api_error.hpp>
 #include <kubex/core/error.hpp>
 #include <kubex/core/json.hpp>
@@ -44,21 +45,12 @@ using DeleteResult = std::variant<T, Status>;
 /// memory.
 inline constexpr std::size_t default_max_watch_event_size = std::size_t{16} << 20U;
 
-/// Types the generated protobuf readers cover (the built-in kinds and their lists).
-template <class T>
-concept protobuf_readable = requires(protobuf::Reader& r, T& o) { kubex_read_proto(r, o); };
-
 /// The Accept of a call in protobuf: the server answers JSON where it has no protobuf (custom
 /// resources), as client-go asks.
 inline constexpr std::string_view accept_protobuf =
     "application/vnd.kubernetes.protobuf, application/json";
 
 namespace detail {
-
-/// True when a response's Content-Type is Kubernetes protobuf.
-inline bool is_protobuf(std::string_view content_type) noexcept {
-  return content_type.starts_with(protobuf::media_type);
-}
 
 /// The HTTP form of an API request.
 HttpRequest to_http(ApiRequest request);
@@ -266,104 +258,6 @@ std::string_view name_of(const O& object, std::string_view kind) {
   return *name;
 }
 
-/// Finds complete lines in a growing buffer without scanning any byte twice.
-class LineBuffer {
- public:
-  /// Where new bytes are appended.
-  std::string& data() noexcept { return data_; }
-  /// The next complete line (without "\n" or "\r\n"), or std::nullopt. The view is valid
-  /// until the next call.
-  std::optional<std::string_view> next_line();
-  /// What is left after the last newline, once the stream has ended; empty if nothing.
-  std::string_view rest();
-  /// Bytes received of the line not yet complete.
-  [[nodiscard]] std::size_t pending() const noexcept { return data_.size() - start_; }
-  /// Frees everything held (after a line grew too long).
-  void clear() noexcept {
-    data_.clear();
-    data_.shrink_to_fit();
-    start_ = 0;
-    scanned_ = 0;
-  }
-
- private:
-  std::string data_;
-  std::size_t start_ = 0;
-  std::size_t scanned_ = 0;
-};
-
-/// The items of a streamed body, one per line, as the server sends them: `Parse` turns a line
-/// into a Result (std::nullopt skips it). Bytes go into buffer(); take() hands out items.
-template <class Result, class Parse>
-class LineItems {
- public:
-  /// Where the stream's next bytes are appended.
-  std::string& buffer() noexcept { return lines_.data(); }
-  /// The stream has ended: what is left after the last newline is the last line.
-  void end() noexcept { ended_ = true; }
-  /// Lines longer than `bytes` fail take() (0: no limit), so that one huge line cannot take
-  /// all memory: at most `bytes` plus one read are held before it fails.
-  void limit(std::size_t bytes) noexcept { max_line_ = bytes; }
-  /// True when `out` holds the next item, or std::nullopt once the body has ended; false when
-  /// more bytes are needed. Throws what Parse throws (the line is consumed), and
-  /// json::DecodeError for a line over the limit (then for every later call: what follows it
-  /// cannot be framed).
-  bool take(std::optional<Result>& out) {
-    if (overflowed_) {
-      too_long();
-    }
-    while (auto line = lines_.next_line()) {
-      if (max_line_ > 0 && line->size() > max_line_) {
-        too_long();
-      }
-      if (auto item = Parse{}(*line)) {
-        out = std::move(item);
-        return true;
-      }
-    }
-    if (max_line_ > 0 && lines_.pending() > max_line_) {
-      too_long();
-    }
-    if (!ended_) {
-      return false;
-    }
-    const std::string_view rest = lines_.rest();
-    out = rest.empty() ? std::nullopt : Parse{}(rest);
-    return true;
-  }
-
- private:
-  [[noreturn]] void too_long() {
-    overflowed_ = true;
-    lines_.clear();
-    throw json::DecodeError("a line of the stream is longer than its limit of " +
-                            std::to_string(max_line_) + " bytes");
-  }
-
-  LineBuffer lines_;
-  std::size_t max_line_ = 0;
-  bool ended_ = false;
-  bool overflowed_ = false;
-};
-
-/// A watch line as a WatchEvent; blank lines are skipped.
-template <class Object>
-struct ParseWatchEvent {
-  std::optional<WatchEvent<Object>> operator()(std::string_view line) const {
-    if (line.find_first_not_of(" \t\r") == std::string_view::npos) {
-      return std::nullopt;
-    }
-    std::optional<WatchEvent<Object>> event(std::in_place);
-    decode_watch_event(line, *event);
-    return event;
-  }
-};
-
-/// A log line as it is (empty lines included).
-struct ParseLogLine {
-  std::optional<std::string> operator()(std::string_view line) const { return std::string(line); }
-};
-
 }  // namespace detail
 
 /// The requests for the verbs of resource T in one namespace, across all namespaces, or
@@ -378,11 +272,13 @@ class ResourceCalls {
 
   /// Calls in `namespace_name`; empty for all namespaces or a cluster-scoped kind. With
   /// Encoding::protobuf, calls whose answer is a T, its list or a Status ask for protobuf
-  /// when T is a built-in kind (protobuf_readable).
+  /// when T is a built-in kind (protobuf_readable), and metadata-only calls for every kind.
   explicit ResourceCalls(std::string_view namespace_name, Encoding encoding = Encoding::json)
       : namespace_(namespace_name),
         requests_(traits::group, traits::version, traits::plural, namespace_name),
-        protobuf_(encoding == Encoding::protobuf && protobuf_readable<T>) {}
+        protobuf_(encoding == Encoding::protobuf && protobuf_readable<T>),
+        metadata_protobuf_(encoding == Encoding::protobuf &&
+                           protobuf_readable<PartialObjectMeta<T>>) {}
 
   /// True when this kind's calls ask for protobuf.
   [[nodiscard]] bool protobuf() const noexcept { return protobuf_; }
@@ -462,16 +358,17 @@ class ResourceCalls {
   }
   /// Reads only the metadata of object `name` (PartialObjectMetadata).
   [[nodiscard]] ApiRequest get_metadata(std::string_view name) const {
-    return with_accept(get(name), accept_metadata);
+    return with_accept(get(name), metadata_accept());
   }
   /// Lists only the metadata of objects (PartialObjectMetadataList).
   [[nodiscard]] ApiRequest list_metadata(const ListParams& params) const {
-    return with_accept(list(params), accept_metadata_list);
+    return with_accept(list(params),
+                       metadata_protobuf_ ? accept_metadata_list_protobuf : accept_metadata_list);
   }
   /// Patches object `name`; the answer is only its metadata.
   [[nodiscard]] ApiRequest patch_metadata(std::string_view name, const Patch& patch,
                                           const PatchParams& params) const {
-    return with_accept(this->patch(name, patch, params), accept_metadata);
+    return with_accept(this->patch(name, patch, params), metadata_accept());
   }
   /// Lists the objects as a server-side printed meta/v1 Table.
   [[nodiscard]] ApiRequest list_table(const ListParams& params) const {
@@ -480,11 +377,11 @@ class ResourceCalls {
   /// Starts a watch.
   [[nodiscard]] ApiRequest watch(const WatchParams& params) const {
     static_assert(supports<T>(Verb::watch), "the server does not serve watch for this kind");
-    return requests_.watch(params);
+    return encoded(requests_.watch(params));
   }
   /// Starts a metadata-only watch.
   [[nodiscard]] ApiRequest watch_metadata(const WatchParams& params) const {
-    return with_accept(watch(params), accept_metadata);
+    return with_accept(watch(params), metadata_accept());
   }
   /// Reads subresource `sub` of object `name`.
   [[nodiscard]] ApiRequest get_subresource(std::string_view sub, std::string_view name) const {
@@ -544,6 +441,11 @@ class ResourceCalls {
     return requests_;
   }
 
+  // The Accept of a metadata-only call: in protobuf first when the client asks for it.
+  [[nodiscard]] std::string_view metadata_accept() const noexcept {
+    return metadata_protobuf_ ? accept_metadata_protobuf : accept_metadata;
+  }
+
   static ApiRequest with_accept(ApiRequest request, std::string_view accept) {
     request.accept.assign(accept);
     return request;
@@ -563,6 +465,7 @@ class ResourceCalls {
   std::string namespace_;
   RequestBuilder requests_;
   bool protobuf_ = false;
+  bool metadata_protobuf_ = false;  // metadata-only calls ask for protobuf
 };
 
 }  // namespace kubex::client

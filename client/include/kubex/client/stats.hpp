@@ -24,7 +24,7 @@ struct TransportStats {
   /// Requests and streams sent as HTTP/2 streams (ClientOptions::http2); each shares a
   /// connection with others, and those after a connection's first count as reused.
   std::size_t http2_streams = 0;
-  /// Whole responses that came as protobuf (ClientOptions::encoding).
+  /// Responses and streams (watches) that came as protobuf (ClientOptions::encoding).
   std::size_t protobuf_responses = 0;
 };
 

@@ -57,11 +57,16 @@ struct WatchEventFrame {
 /// Cuts a protobuf watch stream into frames as its bytes arrive, in whatever pieces.
 class FrameSplitter {
  public:
-  /// Refuses frames longer than `max_frame` bytes (ClientOptions::max_event_size).
+  /// Refuses frames longer than `max_frame` bytes (0: no limit).
   explicit FrameSplitter(std::size_t max_frame) noexcept : max_frame_(max_frame) {}
 
   /// Adds bytes of the stream. Frames returned by next() before stay valid only until then.
   void append(std::string_view bytes);
+  /// Where a reader may append the stream's next bytes itself, saving append()'s copy. Frames
+  /// returned by next() before stay valid only until then.
+  std::string& buffer();
+  /// Refuses frames longer than `max_frame` bytes from now on (0: no limit).
+  void limit(std::size_t max_frame) noexcept { max_frame_ = max_frame; }
   /// The next whole frame, without its length prefix, or nullopt until more bytes arrive.
   /// The view is valid until the next append().
   /// @throws DecodeError when a frame announces more than max_frame bytes.

@@ -23,6 +23,15 @@ inline constexpr std::string_view accept_metadata =
 /// Accept header for a list of metadata only (meta/v1 PartialObjectMetadataList).
 inline constexpr std::string_view accept_metadata_list =
     "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json";
+/// accept_metadata in protobuf first (ClientOptions::encoding): the apiserver sends any kind's
+/// metadata in protobuf, custom resources' too.
+inline constexpr std::string_view accept_metadata_protobuf =
+    "application/vnd.kubernetes.protobuf;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,"
+    "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json";
+/// accept_metadata_list in protobuf first.
+inline constexpr std::string_view accept_metadata_list_protobuf =
+    "application/vnd.kubernetes.protobuf;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,"
+    "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json";
 /// Accept header for server-side printing (meta/v1 Table), as kubectl get uses it.
 inline constexpr std::string_view accept_table =
     "application/json;as=Table;g=meta.k8s.io;v=v1,application/json";

@@ -1,0 +1,166 @@
+// Api<T> in protobuf (ClientOptions::encoding) against the v1.35.4 apiserver, where it goes
+// beyond the pb. copies of the Api<T> suite: the same changes, watched from the same
+// resourceVersion in JSON and in protobuf, give equal events; an expired resourceVersion gives
+// the same typed 410; metadata-only calls come in protobuf for built-in and custom kinds and
+// equal their JSON reads. kubectl makes the changes.
+
+#include <kubex/client/blocking.hpp>
+#include <kubex/client/blocking_api.hpp>
+#include <kubex/core/json.hpp>
+#include <kubex/k8s/v1_35/apps/v1.hpp>
+#include <kubex/k8s/v1_35/core/v1.hpp>
+#include <kubex/testing/crontab.hpp>
+#include <kubex/testing/testenv.hpp>
+#include <kubex/testing/testenv_fixture.hpp>
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace apps = kubex::k8s::v1_35::apps::v1;
+namespace core = kubex::k8s::v1_35::core::v1;
+using kubex::client::BlockingApi;
+using kubex::client::BlockingClient;
+using kubex::client::ClientOptions;
+using kubex::client::Encoding;
+using kubex::testing::shell_quote;
+
+ClientOptions protobuf_options() {
+  ClientOptions options;
+  options.encoding = Encoding::protobuf;
+  return options;
+}
+
+// An event as the test compares it: its type and its object written as JSON.
+template <class T>
+std::vector<std::string> read_until_deleted(kubex::client::BlockingWatch<T>& watch) {
+  std::vector<std::string> events;
+  while (auto event = watch.next()) {
+    if (event->type == kubex::WatchEventType::bookmark) {
+      continue;
+    }
+    events.push_back(std::string(kubex::to_string(event->type)) + " " +
+                     kubex::json::encode(event->object));
+    if (event->type == kubex::WatchEventType::deleted) {
+      break;
+    }
+  }
+  return events;
+}
+
+class protobuf_api_test : public kubex::testing::TestenvTest {};
+
+TEST_F(protobuf_api_test, a_typed_watch_reads_the_events_json_reads) {
+  const std::string ns = own_namespace();
+  BlockingClient json_client(config());
+  BlockingClient protobuf_client(config(), protobuf_options());
+  auto json_api = BlockingApi<apps::Deployment>::namespaced(json_client, ns);
+  auto protobuf_api = BlockingApi<apps::Deployment>::namespaced(protobuf_client, ns);
+  const auto from = json_api.list().metadata.resource_version.value();
+  const kubex::WatchParams params{.resource_version = from, .timeout_seconds = 60};
+  auto json_watch = json_api.watch(params);
+  auto protobuf_watch = protobuf_api.watch(params);
+
+  // A Deployment: the controller-manager and the scheduler add status, conditions, times,
+  // quantities and managed fields, so the events exercise much of the reader.
+  const std::string in = " -n " + shell_quote(ns);
+  (void)testenv().kubectl("create deployment web --image=registry.k8s.io/pause:3.10" + in);
+  (void)testenv().kubectl("scale deployment web --replicas=2" + in);
+  (void)testenv().kubectl("label deployment web tier=front" + in);
+  (void)testenv().kubectl("delete deployment web --wait=false" + in);
+
+  const auto json_events = read_until_deleted(json_watch);
+  const auto protobuf_events = read_until_deleted(protobuf_watch);
+  ASSERT_GE(json_events.size(), 4U);
+  EXPECT_EQ(json_events.front().substr(0, 6), "ADDED ");
+  EXPECT_EQ(json_events.back().substr(0, 8), "DELETED ");
+  EXPECT_EQ(protobuf_events, json_events);
+  // The protobuf client's watch really came as protobuf, and the JSON one's as JSON.
+  EXPECT_EQ(protobuf_client.stats().protobuf_responses, 1U);
+  EXPECT_EQ(json_client.stats().protobuf_responses, 0U);
+}
+
+TEST_F(protobuf_api_test, metadata_only_calls_come_in_protobuf_for_every_kind) {
+  testenv().kubectl("apply -f " + shell_quote(KUBEX_CRD_MANIFEST));
+  testenv().kubectl(
+      "wait --for=condition=Established --timeout=60s crd/crontabs.stable.example.com");
+  const std::string ns = own_namespace();
+  const std::string in = " -n " + shell_quote(ns);
+  for (int i = 0; i < 3; ++i) {
+    (void)testenv().kubectl("create configmap cm-" + std::to_string(i) + " --from-literal=k=v" +
+                            in);
+  }
+  (void)testenv().kubectl(
+      "apply" + in + " -f - <<'EOF'\n" +
+      R"({"apiVersion":"stable.example.com/v1","kind":"CronTab","metadata":{"name":"nightly",)"
+      R"("labels":{"tier":"batch"}},"spec":{"cronSpec":"0 0 * * *","image":"busybox"}})" +
+      "\nEOF");
+  BlockingClient json_client(config());
+  BlockingClient protobuf_client(config(), protobuf_options());
+  auto json_cms = BlockingApi<core::ConfigMap>::namespaced(json_client, ns);
+  auto protobuf_cms = BlockingApi<core::ConfigMap>::namespaced(protobuf_client, ns);
+  using CronTab = kubex_test::crd::v1::CronTab;
+  auto json_tabs = BlockingApi<CronTab>::namespaced(json_client, ns);
+  auto protobuf_tabs = BlockingApi<CronTab>::namespaced(protobuf_client, ns);
+
+  const auto listed = protobuf_cms.list_metadata();
+  EXPECT_EQ(listed.kind, "PartialObjectMetadataList");
+  EXPECT_GE(listed.items.size(), 3U);
+  const auto json_listed = json_cms.list_metadata();
+  EXPECT_EQ(kubex::json::encode(listed.items), kubex::json::encode(json_listed.items));
+  EXPECT_EQ(protobuf_cms.get_metadata("cm-1"), json_cms.get_metadata("cm-1"));
+  // A custom resource's metadata comes in protobuf too, though its objects cannot.
+  const auto tab = protobuf_tabs.get_metadata("nightly");
+  EXPECT_EQ(tab.kind, "PartialObjectMetadata");
+  EXPECT_EQ(tab.metadata.labels.at("tier"), "batch");
+  EXPECT_EQ(tab, json_tabs.get_metadata("nightly"));
+  EXPECT_EQ(kubex::json::encode(protobuf_tabs.list_metadata().items),
+            kubex::json::encode(json_tabs.list_metadata().items));
+  EXPECT_EQ(protobuf_client.stats().protobuf_responses, 4U);
+
+  auto watch = protobuf_cms.watch_metadata(
+      {.resource_version = listed.metadata.resource_version.value(), .timeout_seconds = 60});
+  (void)testenv().kubectl("label configmap cm-2 tier=gold" + in);
+  auto event = watch.next();
+  ASSERT_TRUE(event);
+  EXPECT_EQ(event->type, kubex::WatchEventType::modified);
+  EXPECT_EQ(event->object.kind, "PartialObjectMetadata");
+  EXPECT_EQ(event->object.metadata.name, "cm-2");
+  EXPECT_EQ(event->object.metadata.labels.at("tier"), "gold");
+  EXPECT_EQ(protobuf_client.stats().protobuf_responses, 5U);
+  EXPECT_EQ(json_client.stats().protobuf_responses, 0U);
+}
+
+// Compaction expires resourceVersions for every test running at the same time: this runs
+// serially (ctest RUN_SERIAL, selected by the _disruptive_test suffix).
+using protobuf_api_disruptive_test = protobuf_api_test;
+
+TEST_F(protobuf_api_disruptive_test, an_expired_resource_version_is_a_typed_410) {
+  // PodTemplates: served without the watch cache in testenv, so the watch reaches etcd.
+  BlockingClient client(config(), protobuf_options());
+  auto templates = BlockingApi<core::PodTemplate>::namespaced(client, own_namespace());
+  core::PodTemplate pt;
+  pt.metadata.name = "before";
+  auto& c = pt.template_.ensure().spec.ensure().containers.emplace_back();
+  c.name = "c";
+  c.image = "registry.k8s.io/pause:3.10";
+  const auto old_rv = *templates.create(pt).metadata.resource_version;
+  pt.metadata.name = "after";
+  templates.create(pt);
+  templates.patch("after", kubex::Patch::merge(R"({"metadata":{"labels":{"x":"1"}}})"));
+  testenv().compact_etcd();
+  auto watch = templates.watch({.resource_version = old_rv});
+  auto event = watch.next();
+  ASSERT_TRUE(event);
+  EXPECT_EQ(event->type, kubex::WatchEventType::error);
+  EXPECT_EQ(event->status.code, 410);
+  EXPECT_EQ(event->status.reason, "Expired");
+  EXPECT_FALSE(event->status.message.empty());
+  EXPECT_FALSE(watch.next().has_value());
+  EXPECT_GE(client.stats().protobuf_responses, 4U);  // three writes and the watch
+}
+
+}  // namespace
