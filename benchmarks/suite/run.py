@@ -135,6 +135,10 @@ def cpp_adapters(build_dir: Path, kubeconfig: str, target: dict[str, str]) -> li
         Adapter("kubex-h2", "kubex (C++, typed, HTTP/2)",
                 [str(suite / "kubex-bench-kubex"), "--kubeconfig", kubeconfig, "--http", "2"],
                 memory_env=shim),
+        Adapter("kubex-proto", "kubex (C++, typed, protobuf)",
+                [str(suite / "kubex-bench-kubex"), "--kubeconfig", kubeconfig, "--encoding",
+                 "protobuf"],
+                memory_env=shim),
     ]
 
 
@@ -660,6 +664,18 @@ def targets(records: list[Record], memory_records: list[Record], names: list[str
                     slower.append(f"{scen} (wall {w:.2f}, CPU {c:.2f})")
             rows.append((f"{ours} faster than {peer} in wall and CPU on every scenario",
                          "; ".join(slower) if slower else "yes", not slower))
+    # Protobuf against protobuf (issue 21): wall no slower, CPU at most 0.6×.
+    if "kubex-proto" in names and "client-go-proto" in names:
+        for scen in ("list_medium", "list_large", "list_metadata_only"):
+            w = median_of_rounds(records, "kubex-proto", scen, "client-go-proto",
+                                 lambda r: r.p(0.5))[0]
+            c = median_of_rounds(records, "kubex-proto", scen, "client-go-proto",
+                                 lambda r: r.cpu_per_op)[0]
+            if not math.isnan(w):
+                rows.append((f"kubex-proto wall p50 ≤ client-go-proto's on {scen}", f"{w:.2f}×",
+                             w <= 1))
+                rows.append((f"kubex-proto CPU/op ≤ 0.6× client-go-proto's on {scen}",
+                             f"{c:.2f}×", c <= 0.6))
     big = [r for r in memory_records if r.adapter == "kubex" and r.scenario == "list_large" and
            r.ok and "allocs_per_op" in r.data]
     bytes_l1 = [r.data["bytes_per_op"] for r in records if r.adapter == "L1" and

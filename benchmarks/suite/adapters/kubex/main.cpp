@@ -82,6 +82,15 @@ class Adapter {
     rec_.number("connections_opened",
                 static_cast<double>(after.connections_opened - before.connections_opened));
     rec_.number("retries", static_cast<double>(after.retries - before.retries));
+    // Protobuf asked for but never received would measure JSON under the protobuf label
+    // (a log is text in either encoding).
+    if (client_.encoding() == kubex::client::Encoding::protobuf &&
+        plan_.scenario != "stream_logs_n_lines" &&
+        after.protobuf_responses == before.protobuf_responses) {
+      throw std::runtime_error("--encoding protobuf, but no answer came as protobuf");
+    }
+    rec_.number("protobuf_responses",
+                static_cast<double>(after.protobuf_responses - before.protobuf_responses));
   }
 
  private:
@@ -277,6 +286,14 @@ int main(int argc, char** argv) {
     options.compression = args.get("library-defaults", "off") == "on";
     options.user_agent = "kubex-bench";
     rec.fact("accept_encoding", options.compression ? "gzip" : "");
+    // --encoding protobuf: built-in kinds and metadata in protobuf (as client-go-proto).
+    const auto encoding = args.get("encoding", "json");
+    if (encoding != "json" && encoding != "protobuf") {
+      throw std::invalid_argument("--encoding must be json or protobuf, not \"" + encoding + "\"");
+    }
+    options.encoding =
+        encoding == "protobuf" ? kubex::client::Encoding::protobuf : kubex::client::Encoding::json;
+    rec.fact("encoding", encoding);
     boost::asio::io_context ioc(1);
     kubex::client::Client client(ioc.get_executor(),
                                  kubex::client::load_kubeconfig(args.required("kubeconfig"), {}),
