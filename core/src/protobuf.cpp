@@ -45,7 +45,7 @@ void Reader::fail(const std::string& what) const {
   throw DecodeError(what + " at byte " + std::to_string(origin_ + pos_));
 }
 
-std::uint64_t Reader::read_varint(const char* what) {
+std::uint64_t Reader::read_varint_checked(const char* what) {
   std::uint64_t value = 0;
   for (unsigned i = 0; i < 10; ++i) {
     if (pos_ == data_.size()) {
@@ -64,7 +64,7 @@ std::uint64_t Reader::read_varint(const char* what) {
   fail(std::string(what) + " longer than 10 bytes");
 }
 
-bool Reader::next() {
+bool Reader::next_checked() {
   if (pending_) {
     skip();
   }
@@ -90,20 +90,23 @@ bool Reader::next() {
   return true;
 }
 
-void Reader::expect(WireType type) {
+void Reader::wrong_type(WireType type) const {
   if (!pending_) {
     fail("no field to read");
   }
-  if (type_ != type) {
-    fail("field " + std::to_string(field_) + " is " + type_name(type_) + ", expected " +
-         type_name(type));
-  }
-  pending_ = false;
+  fail("field " + std::to_string(field_) + " is " + type_name(type_) + ", expected " +
+       type_name(type));
 }
 
-std::uint64_t Reader::uint64() {
-  expect(WireType::varint);
-  return read_varint("varint");
+void Reader::length_past_end(std::size_t at, std::uint64_t length) {
+  const std::size_t left = data_.size() - pos_;
+  pos_ = at;
+  fail("field " + std::to_string(field_) + " claims " + std::to_string(length) + " bytes, but " +
+       std::to_string(left) + " are left");
+}
+
+void Reader::too_deep() const {
+  fail("messages nested deeper than " + std::to_string(max_depth));
 }
 
 std::int64_t Reader::int64() {
@@ -166,29 +169,6 @@ std::uint32_t Reader::fixed32() {
 
 double Reader::float64() {
   return std::bit_cast<double>(fixed64());
-}
-
-std::string_view Reader::bytes() {
-  expect(WireType::bytes);
-  const std::size_t at = pos_;
-  const std::uint64_t length = read_varint("length");
-  if (length > data_.size() - pos_) {
-    const std::size_t left = data_.size() - pos_;
-    pos_ = at;
-    fail("field " + std::to_string(field_) + " claims " + std::to_string(length) + " bytes, but " +
-         std::to_string(left) + " are left");
-  }
-  const std::string_view v = data_.substr(pos_, static_cast<std::size_t>(length));
-  pos_ += static_cast<std::size_t>(length);
-  return v;
-}
-
-Reader Reader::message() {
-  if (depth_ >= max_depth) {
-    fail("messages nested deeper than " + std::to_string(max_depth));
-  }
-  const std::string_view body = bytes();
-  return Reader(body, origin_ + pos_ - body.size(), depth_ + 1);
 }
 
 void Reader::skip() {

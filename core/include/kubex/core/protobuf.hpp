@@ -44,14 +44,31 @@ class Reader {
 
   /// Moves to the next field; false at the end of the message. A previous field whose value
   /// was not read is skipped first.
-  bool next();
+  bool next() {
+    // Inline for the common case, a one-byte key (fields 1 to 15) of a defined wire type
+    // (0, 1, 2 or 5: the bits of 0x27); anything else takes the checked path.
+    if (!pending_ && pos_ < data_.size()) {
+      const auto key = static_cast<unsigned char>(data_[pos_]);
+      if (key < 0x80U && key >= 8U && ((0x27U >> (key & 7U)) & 1U) != 0) {
+        field_start_ = pos_++;
+        field_ = key >> 3U;
+        type_ = static_cast<WireType>(key & 7U);
+        pending_ = true;
+        return true;
+      }
+    }
+    return next_checked();
+  }
   /// The current field's number (1 to max_field_number).
   [[nodiscard]] std::uint32_t field() const noexcept { return field_; }
   /// The current field's wire type.
   [[nodiscard]] WireType wire_type() const noexcept { return type_; }
 
   /// A varint field as unsigned (uint32 and enum values are range-checked by the caller).
-  std::uint64_t uint64();
+  std::uint64_t uint64() {
+    expect(WireType::varint);
+    return read_varint("varint");
+  }
   /// A varint field as int64 (two's complement, ten bytes for negative values).
   std::int64_t int64();
   /// A varint field as int32: the low 32 bits, as protobuf specifies.
@@ -67,12 +84,28 @@ class Reader {
   /// A double (fixed64) field.
   double float64();
   /// A length-delimited field's bytes.
-  std::string_view bytes();
+  std::string_view bytes() {
+    expect(WireType::bytes);
+    const std::size_t at = pos_;
+    const std::uint64_t length = read_varint("length");
+    if (length > data_.size() - pos_) {
+      length_past_end(at, length);
+    }
+    const std::string_view v = data_.substr(pos_, static_cast<std::size_t>(length));
+    pos_ += static_cast<std::size_t>(length);
+    return v;
+  }
   /// A length-delimited field as a string. Not checked for UTF-8, as Go's proto2 code does
   /// not check it either.
   std::string_view string() { return bytes(); }
   /// A length-delimited field as an embedded message.
-  Reader message();
+  Reader message() {
+    if (depth_ >= max_depth) {
+      too_deep();
+    }
+    const std::string_view body = bytes();
+    return Reader(body, origin_ + pos_ - body.size(), depth_ + 1);
+  }
   /// Skips the current field's value, whatever its wire type.
   void skip();
   /// A packed run of varints (a repeated scalar in the wire form proto3 uses), appended to
@@ -92,8 +125,28 @@ class Reader {
   [[nodiscard]] bool done() const noexcept { return pos_ == data_.size(); }
 
  private:
-  std::uint64_t read_varint(const char* what);
-  void expect(WireType type);
+  // Inline for one-byte varints (most keys, lengths and small values).
+  std::uint64_t read_varint(const char* what) {
+    if (pos_ < data_.size()) {
+      const auto byte = static_cast<unsigned char>(data_[pos_]);
+      if (byte < 0x80U) {
+        ++pos_;
+        return byte;
+      }
+    }
+    return read_varint_checked(what);
+  }
+  void expect(WireType type) {
+    if (!pending_ || type_ != type) {
+      wrong_type(type);
+    }
+    pending_ = false;
+  }
+  bool next_checked();
+  std::uint64_t read_varint_checked(const char* what);
+  [[noreturn]] void wrong_type(WireType type) const;
+  [[noreturn]] void length_past_end(std::size_t at, std::uint64_t length);
+  [[noreturn]] void too_deep() const;
   [[noreturn]] void fail(const std::string& what) const;
 
   std::string_view data_;
