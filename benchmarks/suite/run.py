@@ -829,9 +829,11 @@ def write_report(records: list[Record], adapters: list[Adapter], scenarios: list
                   "`PYTHONMALLOC=malloc` under the same counter, so that every object "
                   "allocation is a malloc call (pymalloc would hide most of them); Go allocates "
                   "without malloc and reports its runtime's counters (`runtime.MemStats`: "
-                  "`Mallocs`, `TotalAlloc`). Allocations and bytes are per operation; per item "
+                  "`Mallocs`, `TotalAlloc`); V8 counts no allocations, so Node reports only bytes: "
+                  "its heap in use before each collection less what the previous one left "
+                  "(`v8.GCProfiler`). Allocations and bytes are per operation; per item "
                   "divides by the items an operation returned; peak live is the most heap in use "
-                  "during the loop above what was live before it (not tracked for Go); RSS growth "
+                  "during the loop above what was live before it (not tracked for Go or Node); RSS growth "
                   "is the loop's peak RSS over the RSS after set-up, against the response's bytes "
                   "(measured by L1). A garbage-collected runtime's RSS growth depends on its "
                   "collector's pacing as much as on what the client keeps.", "",
@@ -844,16 +846,18 @@ def write_report(records: list[Record], adapters: list[Adapter], scenarios: list
                 bytes_of[r.scenario] = r.data["bytes_per_op"]
         for s in scenarios:
             for r in memory_records:
-                if r.scenario != s.name or not r.ok or "allocs_per_op" not in r.data:
+                if r.scenario != s.name or not r.ok or "alloc_bytes_per_op" not in r.data:
                     continue
                 d = r.data
                 items = [i for i in d.get("items", []) if i > 0]
-                per_item = d["allocs_per_op"] / statistics.mean(items) if items else math.nan
+                allocs = d.get("allocs_per_op")  # V8 counts none (client-node)
+                per_item = (allocs / statistics.mean(items) if items and allocs is not None
+                            else math.nan)
                 growth = (d["rss_peak_loop_kb"] - d["rss_ready_kb"]) * 1024
                 resp = bytes_of.get(s.name)
                 peak = d.get("alloc_peak_live_bytes")
                 cells = [s.name, labels[r.adapter], d.get("memory_method", "malloc shim"),
-                         f"{d['allocs_per_op']:,.0f}",
+                         "–" if allocs is None else f"{allocs:,.0f}",
                          "–" if math.isnan(per_item) else f"{per_item:.1f}",
                          f"{d['alloc_bytes_per_op'] / 1024:,.1f}",
                          "–" if peak is None else f"{peak / 1024:,.0f}",

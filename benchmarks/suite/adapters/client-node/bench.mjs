@@ -32,6 +32,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { PassThrough } from 'node:stream';
 import { pathToFileURL } from 'node:url';
+import v8 from 'node:v8';
 
 const SCENARIOS = [
   'single_get', 'single_get_metadata', 'single_create_delete', 'list_small', 'list_medium',
@@ -173,6 +174,14 @@ class Recorder {
   /** Starts the measured loop (after the warm-up). */
   begin() {
     if (typeof globalThis.gc === 'function') globalThis.gc(); // node --expose-gc
+    // The memory pass (KUBEX_BENCH_HEAPSTATS=1): V8 counts no allocations, but its heap in
+    // use before each collection, less what the previous one left, adds up to the bytes
+    // allocated in between (v8.GCProfiler, one record per collection).
+    if (process.env.KUBEX_BENCH_HEAPSTATS === '1') {
+      this.gcProfiler = new v8.GCProfiler();
+      this.gcProfiler.start();
+      this.heapStart = v8.getHeapStatistics().used_heap_size;
+    }
     resetPeakRss();
     this.connectsStart = connects;
     announcePhase('loop');
@@ -203,6 +212,17 @@ class Recorder {
     this.loopNs = Number(nowNs() - this.loopStart);
     announcePhase('done');
     this.rssPeakKb = procStatusKb('VmHWM');
+    if (this.gcProfiler) {
+      const collections = this.gcProfiler.stop().statistics;
+      let allocated = 0;
+      let left = this.heapStart;
+      for (const gc of collections) {
+        allocated += gc.beforeGC.heapStatistics.usedHeapSize - left;
+        left = gc.afterGC.heapStatistics.usedHeapSize;
+      }
+      allocated += v8.getHeapStatistics().used_heap_size - left;
+      this.numbers.alloc_bytes_per_op = allocated / Math.max(1, this.samples.length);
+    }
     this.numbers.connections_opened = connects - this.connectsStart;
     // Neither client-node nor undici's fetch (with a plain Agent) retries a request.
     this.numbers.retries = 0;
