@@ -7,6 +7,7 @@
 #include <kubex/client/proxy.hpp>
 #include <kubex/core/api_error.hpp>
 #include <kubex/core/error.hpp>
+#include <kubex/core/protobuf_envelope.hpp>
 
 #include "detail/call.hpp"
 #include "detail/credentials.hpp"
@@ -750,13 +751,17 @@ class HttpsTransport final : public Transport,
 
   static awaitable<HttpResponse> send(std::shared_ptr<HttpsTransport> self, HttpRequest request) {
     auto outcome = co_await self->perform(request, false);
-    if (outcome.response.content_type.starts_with("application/vnd.kubernetes.protobuf")) {
-      ++self->protobuf_responses_;
-    }
+    self->count_encoding(outcome.response);
     co_return std::move(outcome.response);
   }
 
   static awaitable<ResponseStream> open(std::shared_ptr<HttpsTransport> self, HttpRequest request);
+
+  void count_encoding(const HttpResponse& response) {
+    if (response.content_type.starts_with(protobuf::media_type)) {
+      ++protobuf_responses_;
+    }
+  }
 
   // A WebSocket on a connection of its own: upgraded connections never return to the pool,
   // and hold no slot of it (a long exec session must not starve requests). A 401 is tried
@@ -830,9 +835,7 @@ class HttpsTransport final : public Transport,
 awaitable<ResponseStream> HttpsTransport::open(std::shared_ptr<HttpsTransport> self,
                                                HttpRequest request) {
   auto outcome = co_await self->perform(request, true);
-  if (outcome.response.content_type.starts_with("application/vnd.kubernetes.protobuf")) {
-    ++self->protobuf_responses_;
-  }
+  self->count_encoding(outcome.response);
   std::string location = self->location_ + request.target;
   if (outcome.h2.stream) {
     co_return ResponseStream(

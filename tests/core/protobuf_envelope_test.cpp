@@ -121,6 +121,28 @@ TEST(protobuf_envelope, frames_come_whole_whatever_the_pieces) {
   EXPECT_EQ(cut.pending(), 10U) << "a stream that ends here is truncated";
 }
 
+TEST(protobuf_envelope, a_long_watch_keeps_its_buffer_near_the_bytes_it_holds) {
+  // Frames consumed are dropped once they outweigh what is pending, so a watch that runs for
+  // days never holds more than twice a frame and a read.
+  const std::string frame = frame_of(watch_event("MODIFIED", std::string(200, 'm')));
+  const std::string stream = frame + frame + frame;
+  pb::FrameSplitter splitter(0);
+  std::size_t frames = 0;
+  for (int round = 0; round < 1000; ++round) {
+    for (std::size_t at = 0; at < stream.size(); at += 7) {
+      std::string& buffer = splitter.buffer();
+      EXPECT_LE(buffer.size(), 2 * splitter.pending() + 1) << "round " << round;
+      buffer.append(std::string_view(stream).substr(at, 7));
+      while (splitter.next()) {
+        ++frames;
+      }
+    }
+  }
+  EXPECT_EQ(frames, 3000U);
+  EXPECT_EQ(splitter.pending(), 0U);
+  EXPECT_LE(splitter.buffer().capacity(), 4 * frame.size());
+}
+
 TEST(protobuf_envelope, a_frame_over_the_limit_is_refused_before_it_arrives) {
   pb::FrameSplitter splitter(100);
   splitter.append(frame_of(std::string(100, 'a')).substr(0, 4));

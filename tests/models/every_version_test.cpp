@@ -5,7 +5,7 @@
 // run it for the default version; scripts/test.sh builds every version and runs it for each.
 #include <kubex/core/json.hpp>
 #include <kubex/core/protobuf.hpp>
-#include <kubex/core/protobuf_envelope.hpp>
+#include <kubex/core/protobuf_object.hpp>
 #include <kubex/core/resource.hpp>
 
 #include "model_fixtures.hpp"
@@ -159,13 +159,8 @@ TEST(every_version, what_a_v1_35_server_sent_round_trips_losslessly) {
 // A list the server sent in protobuf, read by the version's generated readers.
 template <class L>
 L read_protobuf(const std::string& body) {
-  const kubex::protobuf::Envelope envelope = kubex::protobuf::open_envelope(body);
   L list{};
-  kubex::protobuf::Reader reader(envelope.raw,
-                                 static_cast<std::size_t>(envelope.raw.data() - body.data()));
-  kubex_read_proto(reader, list);
-  list.api_version = std::string(envelope.api_version);
-  list.kind = std::string(envelope.kind);
+  kubex::protobuf::decode_object(body, list);
   return list;
 }
 

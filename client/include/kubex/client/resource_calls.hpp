@@ -18,6 +18,7 @@
 #include <kubex/core/metadata.hpp>
 #include <kubex/core/protobuf.hpp>
 #include <kubex/core/protobuf_envelope.hpp>
+#include <kubex/core/protobuf_object.hpp>
 #include <kubex/core/protobuf_status.hpp>
 #include <kubex/core/request.hpp>
 #include <kubex/core/resource.hpp>
@@ -77,15 +78,8 @@ template <class R>
 R decode_response(HttpResponse& response) {
   if constexpr (protobuf_readable<R>) {
     if (is_protobuf(response.content_type)) {
-      const protobuf::Envelope envelope = protobuf::open_envelope(response.body);
       R out{};
-      protobuf::Reader reader(envelope.raw,
-                              static_cast<std::size_t>(envelope.raw.data() - response.body.data()));
-      kubex_read_proto(reader, out);
-      // The type meta travels in the envelope: checked as a JSON body's is.
-      out.api_version = std::string(envelope.api_version);
-      out.kind = std::string(envelope.kind);
-      check_decoded_kind(out);
+      protobuf::decode_object(response.body, out);
       return out;
     }
   }

@@ -69,6 +69,8 @@ class LineItems {
   std::string& buffer() noexcept { return lines_.data(); }
   /// The stream has ended: what is left after the last newline is the last line.
   void end() noexcept { ended_ = true; }
+  /// True once end() was called.
+  [[nodiscard]] bool ended() const noexcept { return ended_; }
   /// Lines longer than `bytes` fail take() (0: no limit), so that one huge line cannot take
   /// all memory: at most `bytes` plus one read are held before it fails.
   void limit(std::size_t bytes) noexcept { max_line_ = bytes; }
@@ -149,10 +151,7 @@ class WatchItems {
   /// Where the stream's next bytes are appended.
   std::string& buffer() { return protobuf_ ? frames_.buffer() : lines_.buffer(); }
   /// The stream has ended.
-  void end() noexcept {
-    ended_ = true;
-    lines_.end();
-  }
+  void end() noexcept { lines_.end(); }
   /// Events longer than `bytes` fail take() (0: no limit); a frame is refused from its length
   /// prefix, before its bytes arrive.
   void limit(std::size_t bytes) noexcept {
@@ -171,7 +170,7 @@ class WatchItems {
         protobuf::decode_watch_frame(*frame, *out);
         return true;
       }
-      if (!ended_) {
+      if (!lines_.ended()) {  // one end flag for both framings
         return false;
       }
       if (frames_.pending() != 0) {
@@ -187,7 +186,6 @@ class WatchItems {
   LineItems<WatchEvent<Object>, ParseWatchEvent<Object>> lines_;
   protobuf::FrameSplitter frames_{0};
   bool protobuf_ = false;
-  bool ended_ = false;
 };
 
 }  // namespace detail

@@ -4,9 +4,8 @@
 #pragma once
 
 #include <kubex/core/api_error.hpp>
-#include <kubex/core/kind_check.hpp>
-#include <kubex/core/protobuf.hpp>
 #include <kubex/core/protobuf_envelope.hpp>
+#include <kubex/core/protobuf_object.hpp>
 #include <kubex/core/protobuf_status.hpp>
 #include <kubex/core/watch.hpp>
 
@@ -16,9 +15,9 @@
 
 namespace kubex::protobuf {
 
-/// Decodes one watch frame (without its length prefix) into `event`, replacing its contents.
-/// T needs a generated reader (kubex_read_proto). The object's apiVersion and kind come from
-/// its envelope and are checked against T's, as a JSON event's are.
+/// Decodes one watch frame (without its length prefix) into `event`, which must be freshly
+/// made: only the part the event's type fills is written. T needs a generated reader
+/// (kubex_read_proto); the object's kind is checked as a JSON event's is.
 /// @throws DecodeError for malformed protobuf or an unknown event type, json::DecodeError for an
 ///         object of another kind.
 template <class T>
@@ -27,24 +26,14 @@ void decode_watch_frame(std::string_view frame, WatchEvent<T>& event) {
   if (!kubex::detail::parse_watch_event_type(wire.type, event.type)) {
     throw DecodeError("unknown watch event type \"" + std::string(wire.type) + "\"");
   }
-  const Envelope envelope = open_envelope(wire.object);
-  const auto origin = static_cast<std::size_t>(envelope.raw.data() - frame.data());
-  event.status = Status{};
-  event.object = T{};
+  const auto origin = static_cast<std::size_t>(wire.object.data() - frame.data());
   if (event.type == WatchEventType::error) {
-    event.status = read_status(envelope.raw, origin);
+    const Envelope envelope = open_envelope(wire.object);
+    event.status = read_status(
+        envelope.raw, origin + static_cast<std::size_t>(envelope.raw.data() - wire.object.data()));
     return;
   }
-  Reader reader(envelope.raw, origin);
-  kubex_read_proto(reader, event.object);
-  if constexpr (requires {
-                  event.object.api_version;
-                  event.object.kind;
-                }) {
-    event.object.api_version = std::string(envelope.api_version);
-    event.object.kind = std::string(envelope.kind);
-  }
-  check_decoded_kind(event.object);
+  decode_object(wire.object, event.object, origin);
 }
 
 }  // namespace kubex::protobuf
