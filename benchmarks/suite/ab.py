@@ -2,8 +2,9 @@
 """Before/after figures for a change to kubex: builds of the kubex adapter (e.g. one per
 commit) against the L1 limit on the same running testenv, alternating runs so that drift hits
 every build alike. Prints a Markdown table: median over repetitions of each run's p50 wall time,
-client CPU and control-plane CPU per operation, then one run per build with the allocation
-counter preloaded.
+client CPU, control-plane CPU and client page faults per operation (a heap given back to the
+kernel and faulted in again shows there; older adapters do not report faults: nan), then one
+run per build with the allocation counter preloaded.
 
     scripts/with-testenv.sh --feature-gates=APIResponseCompression=false -- \\
       python3 benchmarks/suite/ab.py before=/tmp/old/kubex-bench-kubex \\
@@ -37,6 +38,7 @@ SCENARIOS = {  # name: (measured iterations, list size, stream count)
     "list_small": (300, 10, 0),
     "list_medium": (100, 100, 0),
     "list_large": (40, 500, 0),
+    "list_metadata_only": (100, 100, 0),
     "stream_logs_n_lines": (15, 0, 500),
 }
 DEFAULT_SCENARIOS = "single_get,list_medium,list_large"
@@ -106,12 +108,15 @@ def compare(args, build_dir: Path, kubeconfig: str, namespace: str) -> None:
             name, _, spec = build.partition("=")
             path, *options = shlex.split(spec)
             programs[name] = [str(Path(path).resolve()), "--kubeconfig", kubeconfig, *options]
+        if not alloc_shim(build_dir).exists():
+            sys.exit(f"ab.py: {alloc_shim(build_dir)} is missing: build it with "
+                     f"cmake --build {build_dir} --target kubex_bench_alloc")
         shim = {"LD_PRELOAD": str(alloc_shim(build_dir))}
         server = ServerCpu(os.environ.get("KUBEX_TESTENV_DIR", ""))
         server.measure_idle(5)
-        print("| scenario | build | wall p50 ms | ×L1 | CPU ms/op | server CPU ms/op | allocs/op "
-              "| KiB alloc/op | RSS growth KiB |")
-        print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+        print("| scenario | build | wall p50 ms | ×L1 | CPU ms/op | server CPU ms/op "
+              "| page faults/op | allocs/op | KiB alloc/op | RSS growth KiB |")
+        print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
         for scenario in args.scenarios.split(","):
             samples = {name: [] for name in programs}
             for _ in range(args.reps):
@@ -119,18 +124,21 @@ def compare(args, build_dir: Path, kubeconfig: str, namespace: str) -> None:
                     d = run_once(command, scenario, namespace, server=server)
                     wall = sorted(d["samples_ns"])
                     samples[name].append((wall[len(wall) // 2] / 1e6, d["cpu_ns"] / d["n"] / 1e6,
-                                          d.get("server_ms_per_op", float("nan"))))
+                                          d.get("server_ms_per_op", float("nan")),
+                                          d.get("page_faults_per_op", float("nan"))))
             l1 = statistics.median(s[0] for s in samples["L1"])
             for name, command in programs.items():
                 wall = statistics.median(s[0] for s in samples[name])
                 cpu = statistics.median(s[1] for s in samples[name])
                 srv = statistics.median(s[2] for s in samples[name])
+                faults = statistics.median(s[3] for s in samples[name])
                 if name == "L1":
-                    print(f"| {scenario} | L1 | {wall:.3f} | 1.00× | {cpu:.3f} | {srv:.2f} | | | |")
+                    print(f"| {scenario} | L1 | {wall:.3f} | 1.00× | {cpu:.3f} | {srv:.2f} "
+                          f"| {faults:.0f} | | | |")
                     continue
                 m = run_once(command, scenario, namespace, shim)
                 print(f"| {scenario} | {name} | {wall:.3f} | {wall / l1:.2f}× | {cpu:.3f} "
-                      f"| {srv:.2f} | {m['allocs_per_op']:.0f} "
+                      f"| {srv:.2f} | {faults:.0f} | {m['allocs_per_op']:.0f} "
                       f"| {m['alloc_bytes_per_op'] / 1024:.0f} "
                       f"| {m['rss_peak_loop_kb'] - m['rss_ready_kb']} |", flush=True)
 

@@ -40,6 +40,14 @@ inline std::int64_t cpu_ns() {
   return ns(u.ru_utime) + ns(u.ru_stime);
 }
 
+/// Page faults of the whole process so far (minor and major): a freed heap that glibc gave
+/// back to the kernel shows here as every next use of it faulting again.
+inline std::int64_t page_faults() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<std::int64_t>(u.ru_minflt) + static_cast<std::int64_t>(u.ru_majflt);
+}
+
 /// A field of /proc/self/status in KiB (VmRSS, VmHWM); -1 when unavailable.
 inline long proc_status_kb(std::string_view field) {
   std::ifstream in("/proc/self/status");
@@ -183,6 +191,7 @@ class Recorder {
     reset_peak_rss();
     announce_phase("loop");
     cpu_start_ = cpu_ns();
+    faults_start_ = page_faults();
     loop_start_ = now_ns();
   }
   /// Whether another measured iteration is due.
@@ -204,6 +213,8 @@ class Recorder {
   void end() {
     cpu_loop_ns_ = cpu_ns() - cpu_start_;
     loop_ns_ = now_ns() - loop_start_;
+    numbers_["page_faults_per_op"] = static_cast<double>(page_faults() - faults_start_) /
+                                     static_cast<double>(std::max<std::size_t>(1, samples_.size()));
     announce_phase("done");
     rss_peak_kb_ = proc_status_kb("VmHWM");
     if (alloc_.active()) {
@@ -283,6 +294,7 @@ class Recorder {
   std::int64_t warm_start_ = 0;
   long warm_done_ = 0;
   std::int64_t cpu_start_ = 0;
+  std::int64_t faults_start_ = 0;
   std::int64_t loop_start_ = 0;
   std::int64_t cpu_loop_ns_ = 0;
   std::int64_t loop_ns_ = 0;
