@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The test command (README, .ci/run): installs what is missing (the main job's set-up too),
-# builds kubex and testenv, checks formatting and layering, runs unit and fault tests, builds
-# and tests the models of every Kubernetes version, fuzzes the model decoder for a minute and
-# the kubeconfig reader and the protobuf reader for half a minute each, starts a real
-# control plane and runs the integration tests against it, then does the same under
-# ASan+UBSan. Every test log is checked for the credentials the tests used.
+# builds kubex and testenv, checks formatting and layering, runs unit and fault tests (plain
+# and under ASan+UBSan), starts a real control plane and runs the integration tests against
+# it (both builds) while the models of every Kubernetes version and the fuzz targets build
+# beside them, then tests those models and fuzzes the model decoder for a minute and the
+# kubeconfig reader and the protobuf reader for half a minute each. Every test log is checked
+# for the credentials the tests used.
 # Exits non-zero on any failure; testenv is stopped whatever happens.
 #
 #   scripts/test.sh            everything
@@ -46,7 +47,13 @@ started=$SECONDS
 # Tokens the tests mint (kubex::testing::record_secret) are listed here for the log checks.
 KUBEX_TEST_SECRETS_FILE=$(mktemp)
 export KUBEX_TEST_SECRETS_FILE
-trap 'rm -f "$KUBEX_TEST_SECRETS_FILE"' EXIT
+side_builds=""  # the process group of the builds that run beside the integration tests
+stop_side_builds() {
+  if [ -n "$side_builds" ]; then
+    kill -TERM -- "-$side_builds" 2>/dev/null || true
+  fi
+}
+trap 'stop_side_builds; rm -f "$KUBEX_TEST_SECRETS_FILE"' EXIT
 
 step "dependencies"
 scripts/install-deps.sh
@@ -91,21 +98,21 @@ for p in "${presets[@]}"; do
 done
 
 # Every generated Kubernetes version's models (issue 21) but the default one, which ci and asan
-# test: unity builds at -O0 without debug information, ~7 min for the five on a cold cache,
-# seconds with a warm one; each version then runs every_version_test.
-step "models of every Kubernetes version: build (-O0) and tests"
-cmake --preset models >/dev/null
-cmake --build --preset models -j "$jobs"
-ctest --preset models -j "$jobs"
-
-# About 2 min with a warm ccache: the clang build of the targets (with their models and the
-# client), then the fuzzing itself.
-step "fuzz the model decoder for 60 s (libFuzzer, ASan+UBSan)"
-scripts/fuzz.sh --target decode 60
-step "fuzz the kubeconfig reader for 30 s (libFuzzer, ASan+UBSan)"
-scripts/fuzz.sh --target kubeconfig 30
-step "fuzz the protobuf reader, envelope and watch framing for 30 s (libFuzzer, ASan+UBSan)"
-scripts/fuzz.sh --target protobuf 30
+# test (unity builds at -O0 without debug information), and the fuzz targets (clang, with their
+# models and the client): seconds each with a warm cache, ~7 min each on a cold one. They build
+# beside the integration tests, whose time is mostly the server's, at nice 19: they take only
+# the CPU the tests leave idle, and a cold run no longer waits for them.
+side_log=build/side-builds.log
+mkdir -p build
+step "models of every Kubernetes version and the fuzz targets: build, beside the integration" \
+  "tests (log: $side_log)"
+# A session of its own, so that a failure elsewhere can stop the whole build (trap above).
+setsid -w nice -n 19 bash -c 'set -euo pipefail
+  cmake --preset models >/dev/null
+  cmake --build --preset models -j "$1"
+  cmake --preset fuzz >/dev/null
+  cmake --build --preset fuzz -j "$1"' side-builds "$jobs" >"$side_log" 2>&1 &
+side_builds=$!
 
 # Two tests at a time: most of a test's time is the server's, and each works in namespaces of
 # its own; the disruptive ones (etcd compaction, apiserver restarts) are RUN_SERIAL. This took
@@ -128,5 +135,23 @@ integration() {
 export -f integration
 export asan jobs
 scripts/with-testenv.sh bash -c integration
+
+step "models of every Kubernetes version: tests (the build began beside the integration tests)"
+if ! wait "$side_builds"; then
+  tail -n 40 "$side_log"
+  echo "error: the models or fuzz build failed (whole log: $side_log)" >&2
+  exit 1
+fi
+side_builds=""
+tail -n 2 "$side_log"
+ctest --preset models -j "$jobs"
+
+# The fuzzing itself (fuzz.sh's own build finds the targets built).
+step "fuzz the model decoder for 60 s (libFuzzer, ASan+UBSan)"
+scripts/fuzz.sh --target decode 60
+step "fuzz the kubeconfig reader for 30 s (libFuzzer, ASan+UBSan)"
+scripts/fuzz.sh --target kubeconfig 30
+step "fuzz the protobuf reader, envelope and watch framing for 30 s (libFuzzer, ASan+UBSan)"
+scripts/fuzz.sh --target protobuf 30
 
 step "all tests passed in $(((SECONDS - started) / 60)) min $(((SECONDS - started) % 60)) s"
