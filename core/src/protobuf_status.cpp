@@ -96,7 +96,7 @@ std::optional<Status> status_of_body(std::string_view body) noexcept {
     if (e.kind != "Status") {
       return std::nullopt;
     }
-    return read_status(e.raw, static_cast<std::size_t>(e.raw.data() - body.data()));
+    return read_status(e.raw, raw_origin(e, body));
   } catch (const DecodeError&) {
     return std::nullopt;
   }

@@ -15,6 +15,10 @@ namespace kubex::protobuf {
 
 /// The media type of Kubernetes protobuf (built-in kinds only; custom resources are JSON).
 inline constexpr std::string_view media_type = "application/vnd.kubernetes.protobuf";
+/// True when a Content-Type names Kubernetes protobuf (with or without parameters).
+[[nodiscard]] inline bool is_media_type(std::string_view content_type) noexcept {
+  return content_type.starts_with(media_type);
+}
 /// The four bytes every protobuf body starts with.
 inline constexpr std::string_view magic{"k8s\0", 4};
 
@@ -35,6 +39,14 @@ struct Envelope {
 /// Opens a protobuf body. Fields the envelope does not define are skipped.
 /// @throws DecodeError when the body lacks the magic or its envelope is malformed.
 [[nodiscard]] Envelope open_envelope(std::string_view body);
+
+/// Where an opened envelope's object message starts in the whole response, for error
+/// messages: `body` is the envelope's bytes (open_envelope's argument), starting at byte
+/// `origin` of the response.
+[[nodiscard]] inline std::size_t raw_origin(const Envelope& envelope, std::string_view body,
+                                            std::size_t origin = 0) noexcept {
+  return origin + static_cast<std::size_t>(envelope.raw.data() - body.data());
+}
 
 /// The body the apiserver would send for an object of `api_version`/`kind` whose message is
 /// `raw`: the magic and the envelope, byte for byte as Go writes them (every field present,

@@ -29,8 +29,7 @@ void decode_watch_frame(std::string_view frame, WatchEvent<T>& event) {
   const auto origin = static_cast<std::size_t>(wire.object.data() - frame.data());
   if (event.type == WatchEventType::error) {
     const Envelope envelope = open_envelope(wire.object);
-    event.status = read_status(
-        envelope.raw, origin + static_cast<std::size_t>(envelope.raw.data() - wire.object.data()));
+    event.status = read_status(envelope.raw, raw_origin(envelope, wire.object, origin));
     return;
   }
   decode_object(wire.object, event.object, origin);

@@ -22,34 +22,47 @@ struct RawJson {
   friend bool operator==(const RawJson&, const RawJson&) = default;
 };
 
-/// Fields of an object that its model does not know, kept with their raw JSON so that an
-/// object read from a newer server is written back without losing them. Null (one pointer)
-/// when there are none, which is the normal case.
+/// Fields of an object that its model does not know, kept so that an object read from a newer
+/// server is written back without losing them: from JSON, each field's name and raw value;
+/// from protobuf, the fields' encoded bytes (key and value), which only a protobuf body can
+/// carry back. Null (one pointer) when there are none, which is the normal case.
 class UnknownFields {
  public:
-  /// One unknown field: its name (unescaped) and raw JSON value.
+  /// One unknown JSON field: its name (unescaped) and raw JSON value.
   using Field = std::pair<std::string, RawJson>;
 
   /// True when there are no unknown fields.
-  [[nodiscard]] bool empty() const noexcept { return !fields_ || fields_->empty(); }
-  /// The unknown fields in the order they were read.
+  [[nodiscard]] bool empty() const noexcept {
+    return !held_ || (held_->json.empty() && held_->protobuf.empty());
+  }
+  /// The unknown JSON fields in the order they were read.
   [[nodiscard]] const std::vector<Field>& fields() const noexcept {
     static const std::vector<Field> none;
-    return fields_ ? *fields_ : none;
+    return held_ ? held_->json : none;
   }
-  /// Adds a field; `raw` must be one valid JSON value.
+  /// The unknown protobuf fields, encoded, in the order they were read.
+  [[nodiscard]] std::string_view protobuf() const noexcept {
+    return held_ ? std::string_view(held_->protobuf) : std::string_view();
+  }
+  /// Adds a JSON field; `raw` must be one valid JSON value.
   void add(std::string name, std::string raw) {
-    fields_.ensure().emplace_back(std::move(name), RawJson{std::move(raw)});
+    held_.ensure().json.emplace_back(std::move(name), RawJson{std::move(raw)});
   }
+  /// Adds a protobuf field: its key and value as read (protobuf::Reader::field_bytes).
+  void add_protobuf(std::string_view encoded) { held_.ensure().protobuf.append(encoded); }
   /// Removes all unknown fields.
-  void clear() noexcept { fields_.reset(); }
+  void clear() noexcept { held_.reset(); }
   /// Equal when both hold the same fields in the same order.
   friend bool operator==(const UnknownFields& a, const UnknownFields& b) {
-    return a.fields() == b.fields();
+    return a.fields() == b.fields() && a.protobuf() == b.protobuf();
   }
 
  private:
-  Box<std::vector<Field>> fields_{};
+  struct Held {
+    std::vector<Field> json;
+    std::string protobuf;
+  };
+  Box<Held> held_{};
 };
 
 }  // namespace kubex

@@ -1,0 +1,144 @@
+// Writing the generated models' value types as protobuf fields: the counterpart of
+// protobuf_read.hpp. The generated `kubex_write_proto(protobuf::Writer&, const T&)` of each
+// model calls `protobuf::write(w, number, member)` for every member it holds, in field-number
+// order, then appends the fields it read but did not know.
+#pragma once
+
+#include <kubex/core/box.hpp>
+#include <kubex/core/bytes.hpp>
+#include <kubex/core/error.hpp>
+#include <kubex/core/int_or_string.hpp>
+#include <kubex/core/protobuf.hpp>
+#include <kubex/core/quantity.hpp>
+#include <kubex/core/raw_json.hpp>
+#include <kubex/core/string_enum.hpp>
+#include <kubex/core/time.hpp>
+
+#include <concepts>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+namespace kubex::protobuf {
+
+/// Thrown by a writer for an object protobuf cannot carry without loss: one holding fields
+/// read from JSON that its model does not know (only JSON can write them back), or a free-form
+/// value whose message has no room for it. A caller that has JSON to fall back on sends JSON;
+/// `code()` is errc::invalid_argument and the message names what could not be written.
+class Unrepresentable : public Error {
+ public:
+  /// Creates the error with its complete message.
+  explicit Unrepresentable(const std::string& reason);
+};
+
+/// A `string` field (written even when empty: Go writes every value field).
+void write(Writer& w, std::uint32_t field, std::string_view value);
+/// A `string` field; exact for std::string, which IntOrString would also take.
+inline void write(Writer& w, std::uint32_t field, const std::string& value) {
+  write(w, field, std::string_view(value));
+}
+/// A `bool` field.
+void write(Writer& w, std::uint32_t field, bool value);
+/// An `int32` field.
+void write(Writer& w, std::uint32_t field, std::int32_t value);
+/// An `int64` field.
+void write(Writer& w, std::uint32_t field, std::int64_t value);
+/// A `double` field.
+void write(Writer& w, std::uint32_t field, double value);
+/// A `bytes` field.
+void write(Writer& w, std::uint32_t field, const Bytes& value);
+/// A resource.Quantity message ({string = 1}).
+void write(Writer& w, std::uint32_t field, const Quantity& value);
+/// An intstr.IntOrString message ({type = 1, intVal = 2, strVal = 3}).
+void write(Writer& w, std::uint32_t field, const IntOrString& value);
+/// A metav1.Time message ({seconds = 1, nanos = 2}).
+void write(Writer& w, std::uint32_t field, const Time& value);
+/// A metav1.MicroTime message ({seconds = 1, nanos = 2}).
+void write(Writer& w, std::uint32_t field, const MicroTime& value);
+/// A message whose field 1 holds JSON text (RawExtension, FieldsV1, the apiextensions JSON
+/// type); nothing for an empty (null) value.
+void write(Writer& w, std::uint32_t field, const RawJson& value);
+/// An empty message that JSON shows as `{}` (CustomResourceSubresourceStatus).
+/// @throws Unrepresentable when the value is anything but `{}` or null.
+void write_empty_object(Writer& w, std::uint32_t field, const RawJson& value);
+/// A message wrapping a list of strings as its field 1 (metav1.Verbs, ExtraValue).
+void write_string_list(Writer& w, std::uint32_t field, const std::vector<std::string>& value);
+
+/// The unknown fields of an object, appended after its known ones.
+/// @throws Unrepresentable when some were read from JSON.
+void write_unknown(Writer& w, const UnknownFields& unknown, std::string_view type);
+
+/// An enumeration field: a string.
+template <class E>
+  requires std::derived_from<E, StringEnumBase>
+void write(Writer& w, std::uint32_t field, const E& value) {
+  write(w, field, std::string_view(value));
+}
+
+/// An embedded message, written by the model's own `kubex_write_proto`.
+template <class T>
+  requires requires(Writer& m, const T& o) { kubex_write_proto(m, o); }
+void write(Writer& w, std::uint32_t field, const T& value) {
+  w.message(field, [&value](Writer& m) { kubex_write_proto(m, value); });
+}
+
+/// An optional field: written only when present.
+template <class T>
+void write(Writer& w, std::uint32_t field, const std::optional<T>& value) {
+  if (value) {
+    write(w, field, *value);
+  }
+}
+
+/// A boxed embedded message: written only when present.
+template <class T>
+void write(Writer& w, std::uint32_t field, const Box<T>& value) {
+  if (value) {
+    write(w, field, *value);
+  }
+}
+
+/// A repeated field: one field per element, unpacked, as Go's proto2 code writes them.
+template <class T>
+void write(Writer& w, std::uint32_t field, const std::vector<T>& values) {
+  for (const auto& v : values) {
+    if constexpr (std::is_same_v<T, bool>) {
+      write(w, field, static_cast<bool>(v));
+    } else if constexpr (std::is_same_v<T, RawJson>) {
+      // An element is written even when null, so that the others keep their places.
+      w.message(field, [&v](Writer& m) {
+        if (!v.empty()) {
+          m.bytes(1, v.text);
+        }
+      });
+    } else {
+      write(w, field, v);
+    }
+  }
+}
+
+/// A map field: one entry message {key = 1, value = 2} per element, in key order as Go writes
+/// them; `write_value(Writer&, number, value)` writes a value.
+template <class V, class WriteValue>
+void write_map(Writer& w, std::uint32_t field, const std::map<std::string, V>& values,
+               WriteValue&& write_value) {
+  for (const auto& [key, value] : values) {
+    w.message(field, [&](Writer& entry) {
+      write(entry, 1, std::string_view(key));
+      write_value(entry, 2, value);
+    });
+  }
+}
+
+/// A map field whose values write as themselves.
+template <class V>
+void write(Writer& w, std::uint32_t field, const std::map<std::string, V>& values) {
+  write_map(w, field, values,
+            [](Writer& e, std::uint32_t number, const V& v) { write(e, number, v); });
+}
+
+}  // namespace kubex::protobuf
