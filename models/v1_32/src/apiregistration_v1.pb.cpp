@@ -2,6 +2,7 @@
 #include <kubex/k8s/v1_32/apiregistration/v1.hpp>
 
 #include <kubex/core/protobuf_read.hpp>
+#include <kubex/core/protobuf_write.hpp>
 
 namespace kubex::k8s::v1_32::apiregistration::v1 {
 
@@ -26,9 +27,17 @@ void kubex_read_proto(pb::Reader& r, APIService& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const APIService& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write(w, 3, o.status);
+  pb::write_unknown(w, o.unknown_fields, "APIService");
 }
 
 // k8s.io.kube_aggregator.pkg.apis.apiregistration.v1.APIServiceCondition
@@ -58,9 +67,19 @@ void kubex_read_proto(pb::Reader& r, APIServiceCondition& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const APIServiceCondition& o) {
+  pb::write(w, 1, o.type);
+  pb::write(w, 2, o.status);
+  pb::write(w, 3, o.last_transition_time);
+  pb::write(w, 4, o.reason);
+  pb::write(w, 5, o.message);
+  pb::write_unknown(w, o.unknown_fields, "APIServiceCondition");
 }
 
 // k8s.io.kube_aggregator.pkg.apis.apiregistration.v1.APIServiceList
@@ -78,9 +97,16 @@ void kubex_read_proto(pb::Reader& r, APIServiceList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const APIServiceList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "APIServiceList");
 }
 
 // k8s.io.kube_aggregator.pkg.apis.apiregistration.v1.APIServiceSpec
@@ -118,9 +144,21 @@ void kubex_read_proto(pb::Reader& r, APIServiceSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const APIServiceSpec& o) {
+  pb::write(w, 1, o.service);
+  pb::write(w, 2, o.group);
+  pb::write(w, 3, o.version);
+  pb::write(w, 4, o.insecure_skip_tls_verify);
+  pb::write(w, 5, o.ca_bundle);
+  pb::write(w, 7, o.group_priority_minimum);
+  pb::write(w, 8, o.version_priority);
+  pb::write_unknown(w, o.unknown_fields, "APIServiceSpec");
 }
 
 // k8s.io.kube_aggregator.pkg.apis.apiregistration.v1.APIServiceStatus
@@ -134,9 +172,15 @@ void kubex_read_proto(pb::Reader& r, APIServiceStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const APIServiceStatus& o) {
+  pb::write(w, 1, o.conditions);
+  pb::write_unknown(w, o.unknown_fields, "APIServiceStatus");
 }
 
 // k8s.io.kube_aggregator.pkg.apis.apiregistration.v1.ServiceReference
@@ -158,9 +202,17 @@ void kubex_read_proto(pb::Reader& r, ServiceReference& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ServiceReference& o) {
+  pb::write(w, 1, o.namespace_);
+  pb::write(w, 2, o.name);
+  pb::write(w, 3, o.port);
+  pb::write_unknown(w, o.unknown_fields, "ServiceReference");
 }
 
 }  // namespace kubex::k8s::v1_32::apiregistration::v1

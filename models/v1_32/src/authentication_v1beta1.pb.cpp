@@ -2,6 +2,7 @@
 #include <kubex/k8s/v1_32/authentication/v1beta1.hpp>
 
 #include <kubex/core/protobuf_read.hpp>
+#include <kubex/core/protobuf_write.hpp>
 
 namespace kubex::k8s::v1_32::authentication::v1beta1 {
 
@@ -22,9 +23,16 @@ void kubex_read_proto(pb::Reader& r, SelfSubjectReview& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const SelfSubjectReview& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.status);
+  pb::write_unknown(w, o.unknown_fields, "SelfSubjectReview");
 }
 
 // k8s.io.api.authentication.v1beta1.SelfSubjectReviewStatus
@@ -38,9 +46,15 @@ void kubex_read_proto(pb::Reader& r, SelfSubjectReviewStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const SelfSubjectReviewStatus& o) {
+  pb::write(w, 1, o.user_info);
+  pb::write_unknown(w, o.unknown_fields, "SelfSubjectReviewStatus");
 }
 
 }  // namespace kubex::k8s::v1_32::authentication::v1beta1

@@ -2,6 +2,7 @@
 #include <kubex/k8s/v1_32/authorization/v1.hpp>
 
 #include <kubex/core/protobuf_read.hpp>
+#include <kubex/core/protobuf_write.hpp>
 
 namespace kubex::k8s::v1_32::authorization::v1 {
 
@@ -22,9 +23,16 @@ void kubex_read_proto(pb::Reader& r, FieldSelectorAttributes& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const FieldSelectorAttributes& o) {
+  pb::write(w, 1, o.raw_selector);
+  pb::write(w, 2, o.requirements);
+  pb::write_unknown(w, o.unknown_fields, "FieldSelectorAttributes");
 }
 
 // k8s.io.api.authorization.v1.LabelSelectorAttributes
@@ -42,9 +50,16 @@ void kubex_read_proto(pb::Reader& r, LabelSelectorAttributes& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const LabelSelectorAttributes& o) {
+  pb::write(w, 1, o.raw_selector);
+  pb::write(w, 2, o.requirements);
+  pb::write_unknown(w, o.unknown_fields, "LabelSelectorAttributes");
 }
 
 // k8s.io.api.authorization.v1.LocalSubjectAccessReview
@@ -66,9 +81,17 @@ void kubex_read_proto(pb::Reader& r, LocalSubjectAccessReview& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const LocalSubjectAccessReview& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write(w, 3, o.status);
+  pb::write_unknown(w, o.unknown_fields, "LocalSubjectAccessReview");
 }
 
 // k8s.io.api.authorization.v1.NonResourceAttributes
@@ -86,9 +109,16 @@ void kubex_read_proto(pb::Reader& r, NonResourceAttributes& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const NonResourceAttributes& o) {
+  pb::write(w, 1, o.path);
+  pb::write(w, 2, o.verb);
+  pb::write_unknown(w, o.unknown_fields, "NonResourceAttributes");
 }
 
 // k8s.io.api.authorization.v1.NonResourceRule
@@ -106,9 +136,16 @@ void kubex_read_proto(pb::Reader& r, NonResourceRule& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const NonResourceRule& o) {
+  pb::write(w, 1, o.verbs);
+  pb::write(w, 2, o.non_resource_urls);
+  pb::write_unknown(w, o.unknown_fields, "NonResourceRule");
 }
 
 // k8s.io.api.authorization.v1.ResourceAttributes
@@ -154,9 +191,23 @@ void kubex_read_proto(pb::Reader& r, ResourceAttributes& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ResourceAttributes& o) {
+  pb::write(w, 1, o.namespace_);
+  pb::write(w, 2, o.verb);
+  pb::write(w, 3, o.group);
+  pb::write(w, 4, o.version);
+  pb::write(w, 5, o.resource);
+  pb::write(w, 6, o.subresource);
+  pb::write(w, 7, o.name);
+  pb::write(w, 8, o.field_selector);
+  pb::write(w, 9, o.label_selector);
+  pb::write_unknown(w, o.unknown_fields, "ResourceAttributes");
 }
 
 // k8s.io.api.authorization.v1.ResourceRule
@@ -182,9 +233,18 @@ void kubex_read_proto(pb::Reader& r, ResourceRule& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ResourceRule& o) {
+  pb::write(w, 1, o.verbs);
+  pb::write(w, 2, o.api_groups);
+  pb::write(w, 3, o.resources);
+  pb::write(w, 4, o.resource_names);
+  pb::write_unknown(w, o.unknown_fields, "ResourceRule");
 }
 
 // k8s.io.api.authorization.v1.SelfSubjectAccessReview
@@ -206,9 +266,17 @@ void kubex_read_proto(pb::Reader& r, SelfSubjectAccessReview& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const SelfSubjectAccessReview& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write(w, 3, o.status);
+  pb::write_unknown(w, o.unknown_fields, "SelfSubjectAccessReview");
 }
 
 // k8s.io.api.authorization.v1.SelfSubjectAccessReviewSpec
@@ -226,9 +294,16 @@ void kubex_read_proto(pb::Reader& r, SelfSubjectAccessReviewSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const SelfSubjectAccessReviewSpec& o) {
+  pb::write(w, 1, o.resource_attributes);
+  pb::write(w, 2, o.non_resource_attributes);
+  pb::write_unknown(w, o.unknown_fields, "SelfSubjectAccessReviewSpec");
 }
 
 // k8s.io.api.authorization.v1.SelfSubjectRulesReview
@@ -250,9 +325,17 @@ void kubex_read_proto(pb::Reader& r, SelfSubjectRulesReview& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const SelfSubjectRulesReview& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write(w, 3, o.status);
+  pb::write_unknown(w, o.unknown_fields, "SelfSubjectRulesReview");
 }
 
 // k8s.io.api.authorization.v1.SelfSubjectRulesReviewSpec
@@ -266,9 +349,15 @@ void kubex_read_proto(pb::Reader& r, SelfSubjectRulesReviewSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const SelfSubjectRulesReviewSpec& o) {
+  pb::write(w, 1, o.namespace_);
+  pb::write_unknown(w, o.unknown_fields, "SelfSubjectRulesReviewSpec");
 }
 
 // k8s.io.api.authorization.v1.SubjectAccessReview
@@ -290,9 +379,17 @@ void kubex_read_proto(pb::Reader& r, SubjectAccessReview& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const SubjectAccessReview& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write(w, 3, o.status);
+  pb::write_unknown(w, o.unknown_fields, "SubjectAccessReview");
 }
 
 // k8s.io.api.authorization.v1.SubjectAccessReviewSpec
@@ -326,9 +423,20 @@ void kubex_read_proto(pb::Reader& r, SubjectAccessReviewSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const SubjectAccessReviewSpec& o) {
+  pb::write(w, 1, o.resource_attributes);
+  pb::write(w, 2, o.non_resource_attributes);
+  pb::write(w, 3, o.user);
+  pb::write(w, 4, o.groups);
+  pb::write_map(w, 5, o.extra, [](pb::Writer& e, std::uint32_t k, const std::vector<std::string>& v) { pb::write_string_list(e, k, v); });
+  pb::write(w, 6, o.uid);
+  pb::write_unknown(w, o.unknown_fields, "SubjectAccessReviewSpec");
 }
 
 // k8s.io.api.authorization.v1.SubjectAccessReviewStatus
@@ -354,9 +462,18 @@ void kubex_read_proto(pb::Reader& r, SubjectAccessReviewStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const SubjectAccessReviewStatus& o) {
+  pb::write(w, 1, o.allowed);
+  pb::write(w, 2, o.reason);
+  pb::write(w, 3, o.evaluation_error);
+  pb::write(w, 4, o.denied);
+  pb::write_unknown(w, o.unknown_fields, "SubjectAccessReviewStatus");
 }
 
 // k8s.io.api.authorization.v1.SubjectRulesReviewStatus
@@ -382,9 +499,18 @@ void kubex_read_proto(pb::Reader& r, SubjectRulesReviewStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const SubjectRulesReviewStatus& o) {
+  pb::write(w, 1, o.resource_rules);
+  pb::write(w, 2, o.non_resource_rules);
+  pb::write(w, 3, o.incomplete);
+  pb::write(w, 4, o.evaluation_error);
+  pb::write_unknown(w, o.unknown_fields, "SubjectRulesReviewStatus");
 }
 
 }  // namespace kubex::k8s::v1_32::authorization::v1

@@ -2,6 +2,7 @@
 #include <kubex/k8s/v1_32/certificates/v1.hpp>
 
 #include <kubex/core/protobuf_read.hpp>
+#include <kubex/core/protobuf_write.hpp>
 
 namespace kubex::k8s::v1_32::certificates::v1 {
 
@@ -26,9 +27,17 @@ void kubex_read_proto(pb::Reader& r, CertificateSigningRequest& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const CertificateSigningRequest& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write(w, 3, o.status);
+  pb::write_unknown(w, o.unknown_fields, "CertificateSigningRequest");
 }
 
 // k8s.io.api.certificates.v1.CertificateSigningRequestCondition
@@ -62,9 +71,20 @@ void kubex_read_proto(pb::Reader& r, CertificateSigningRequestCondition& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const CertificateSigningRequestCondition& o) {
+  pb::write(w, 1, o.type);
+  pb::write(w, 2, o.reason);
+  pb::write(w, 3, o.message);
+  pb::write(w, 4, o.last_update_time);
+  pb::write(w, 5, o.last_transition_time);
+  pb::write(w, 6, o.status);
+  pb::write_unknown(w, o.unknown_fields, "CertificateSigningRequestCondition");
 }
 
 // k8s.io.api.certificates.v1.CertificateSigningRequestList
@@ -82,9 +102,16 @@ void kubex_read_proto(pb::Reader& r, CertificateSigningRequestList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const CertificateSigningRequestList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "CertificateSigningRequestList");
 }
 
 // k8s.io.api.certificates.v1.CertificateSigningRequestSpec
@@ -126,9 +153,22 @@ void kubex_read_proto(pb::Reader& r, CertificateSigningRequestSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const CertificateSigningRequestSpec& o) {
+  pb::write(w, 1, o.request);
+  pb::write(w, 2, o.username);
+  pb::write(w, 3, o.uid);
+  pb::write(w, 4, o.groups);
+  pb::write(w, 5, o.usages);
+  pb::write_map(w, 6, o.extra, [](pb::Writer& e, std::uint32_t k, const std::vector<std::string>& v) { pb::write_string_list(e, k, v); });
+  pb::write(w, 7, o.signer_name);
+  pb::write(w, 8, o.expiration_seconds);
+  pb::write_unknown(w, o.unknown_fields, "CertificateSigningRequestSpec");
 }
 
 // k8s.io.api.certificates.v1.CertificateSigningRequestStatus
@@ -146,9 +186,16 @@ void kubex_read_proto(pb::Reader& r, CertificateSigningRequestStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const CertificateSigningRequestStatus& o) {
+  pb::write(w, 1, o.conditions);
+  pb::write(w, 2, o.certificate);
+  pb::write_unknown(w, o.unknown_fields, "CertificateSigningRequestStatus");
 }
 
 }  // namespace kubex::k8s::v1_32::certificates::v1

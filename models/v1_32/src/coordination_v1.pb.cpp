@@ -2,6 +2,7 @@
 #include <kubex/k8s/v1_32/coordination/v1.hpp>
 
 #include <kubex/core/protobuf_read.hpp>
+#include <kubex/core/protobuf_write.hpp>
 
 namespace kubex::k8s::v1_32::coordination::v1 {
 
@@ -22,9 +23,16 @@ void kubex_read_proto(pb::Reader& r, Lease& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const Lease& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write_unknown(w, o.unknown_fields, "Lease");
 }
 
 // k8s.io.api.coordination.v1.LeaseList
@@ -42,9 +50,16 @@ void kubex_read_proto(pb::Reader& r, LeaseList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const LeaseList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "LeaseList");
 }
 
 // k8s.io.api.coordination.v1.LeaseSpec
@@ -82,9 +97,21 @@ void kubex_read_proto(pb::Reader& r, LeaseSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const LeaseSpec& o) {
+  pb::write(w, 1, o.holder_identity);
+  pb::write(w, 2, o.lease_duration_seconds);
+  pb::write(w, 3, o.acquire_time);
+  pb::write(w, 4, o.renew_time);
+  pb::write(w, 5, o.lease_transitions);
+  pb::write(w, 6, o.strategy);
+  pb::write(w, 7, o.preferred_holder);
+  pb::write_unknown(w, o.unknown_fields, "LeaseSpec");
 }
 
 }  // namespace kubex::k8s::v1_32::coordination::v1

@@ -2,6 +2,7 @@
 #include <kubex/k8s/v1_32/discovery/v1.hpp>
 
 #include <kubex/core/protobuf_read.hpp>
+#include <kubex/core/protobuf_write.hpp>
 
 namespace kubex::k8s::v1_32::discovery::v1 {
 
@@ -46,9 +47,22 @@ void kubex_read_proto(pb::Reader& r, Endpoint& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const Endpoint& o) {
+  pb::write(w, 1, o.addresses);
+  pb::write(w, 2, o.conditions);
+  pb::write(w, 3, o.hostname);
+  pb::write(w, 4, o.target_ref);
+  pb::write(w, 5, o.deprecated_topology);
+  pb::write(w, 6, o.node_name);
+  pb::write(w, 7, o.zone);
+  pb::write(w, 8, o.hints);
+  pb::write_unknown(w, o.unknown_fields, "Endpoint");
 }
 
 // k8s.io.api.discovery.v1.EndpointConditions
@@ -70,9 +84,17 @@ void kubex_read_proto(pb::Reader& r, EndpointConditions& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const EndpointConditions& o) {
+  pb::write(w, 1, o.ready);
+  pb::write(w, 2, o.serving);
+  pb::write(w, 3, o.terminating);
+  pb::write_unknown(w, o.unknown_fields, "EndpointConditions");
 }
 
 // k8s.io.api.discovery.v1.EndpointHints
@@ -86,9 +108,15 @@ void kubex_read_proto(pb::Reader& r, EndpointHints& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const EndpointHints& o) {
+  pb::write(w, 1, o.for_zones);
+  pb::write_unknown(w, o.unknown_fields, "EndpointHints");
 }
 
 // k8s.io.api.discovery.v1.EndpointPort
@@ -114,9 +142,18 @@ void kubex_read_proto(pb::Reader& r, EndpointPort& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const EndpointPort& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.protocol);
+  pb::write(w, 3, o.port);
+  pb::write(w, 4, o.app_protocol);
+  pb::write_unknown(w, o.unknown_fields, "EndpointPort");
 }
 
 // k8s.io.api.discovery.v1.EndpointSlice
@@ -142,9 +179,18 @@ void kubex_read_proto(pb::Reader& r, EndpointSlice& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const EndpointSlice& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.endpoints);
+  pb::write(w, 3, o.ports);
+  pb::write(w, 4, o.address_type);
+  pb::write_unknown(w, o.unknown_fields, "EndpointSlice");
 }
 
 // k8s.io.api.discovery.v1.EndpointSliceList
@@ -162,9 +208,16 @@ void kubex_read_proto(pb::Reader& r, EndpointSliceList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const EndpointSliceList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "EndpointSliceList");
 }
 
 // k8s.io.api.discovery.v1.ForZone
@@ -178,9 +231,15 @@ void kubex_read_proto(pb::Reader& r, ForZone& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ForZone& o) {
+  pb::write(w, 1, o.name);
+  pb::write_unknown(w, o.unknown_fields, "ForZone");
 }
 
 }  // namespace kubex::k8s::v1_32::discovery::v1

@@ -2,6 +2,7 @@
 #include <kubex/k8s/v1_32/events/v1.hpp>
 
 #include <kubex/core/protobuf_read.hpp>
+#include <kubex/core/protobuf_write.hpp>
 
 namespace kubex::k8s::v1_32::events::v1 {
 
@@ -74,9 +75,29 @@ void kubex_read_proto(pb::Reader& r, Event& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const Event& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.event_time);
+  pb::write(w, 3, o.series);
+  pb::write(w, 4, o.reporting_controller);
+  pb::write(w, 5, o.reporting_instance);
+  pb::write(w, 6, o.action);
+  pb::write(w, 7, o.reason);
+  pb::write(w, 8, o.regarding);
+  pb::write(w, 9, o.related);
+  pb::write(w, 10, o.note);
+  pb::write(w, 11, o.type);
+  pb::write(w, 12, o.deprecated_source);
+  pb::write(w, 13, o.deprecated_first_timestamp);
+  pb::write(w, 14, o.deprecated_last_timestamp);
+  pb::write(w, 15, o.deprecated_count);
+  pb::write_unknown(w, o.unknown_fields, "Event");
 }
 
 // k8s.io.api.events.v1.EventList
@@ -94,9 +115,16 @@ void kubex_read_proto(pb::Reader& r, EventList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const EventList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "EventList");
 }
 
 // k8s.io.api.events.v1.EventSeries
@@ -114,9 +142,16 @@ void kubex_read_proto(pb::Reader& r, EventSeries& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const EventSeries& o) {
+  pb::write(w, 1, o.count);
+  pb::write(w, 2, o.last_observed_time);
+  pb::write_unknown(w, o.unknown_fields, "EventSeries");
 }
 
 }  // namespace kubex::k8s::v1_32::events::v1

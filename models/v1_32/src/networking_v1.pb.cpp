@@ -2,6 +2,7 @@
 #include <kubex/k8s/v1_32/networking/v1.hpp>
 
 #include <kubex/core/protobuf_read.hpp>
+#include <kubex/core/protobuf_write.hpp>
 
 namespace kubex::k8s::v1_32::networking::v1 {
 
@@ -26,9 +27,17 @@ void kubex_read_proto(pb::Reader& r, HTTPIngressPath& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const HTTPIngressPath& o) {
+  pb::write(w, 1, o.path);
+  pb::write(w, 2, o.backend);
+  pb::write(w, 3, o.path_type);
+  pb::write_unknown(w, o.unknown_fields, "HTTPIngressPath");
 }
 
 // k8s.io.api.networking.v1.HTTPIngressRuleValue
@@ -42,9 +51,15 @@ void kubex_read_proto(pb::Reader& r, HTTPIngressRuleValue& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const HTTPIngressRuleValue& o) {
+  pb::write(w, 1, o.paths);
+  pb::write_unknown(w, o.unknown_fields, "HTTPIngressRuleValue");
 }
 
 // k8s.io.api.networking.v1.IPBlock
@@ -62,9 +77,16 @@ void kubex_read_proto(pb::Reader& r, IPBlock& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const IPBlock& o) {
+  pb::write(w, 1, o.cidr);
+  pb::write(w, 2, o.except);
+  pb::write_unknown(w, o.unknown_fields, "IPBlock");
 }
 
 // k8s.io.api.networking.v1.Ingress
@@ -86,9 +108,17 @@ void kubex_read_proto(pb::Reader& r, Ingress& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const Ingress& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write(w, 3, o.status);
+  pb::write_unknown(w, o.unknown_fields, "Ingress");
 }
 
 // k8s.io.api.networking.v1.IngressBackend
@@ -106,9 +136,16 @@ void kubex_read_proto(pb::Reader& r, IngressBackend& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const IngressBackend& o) {
+  pb::write(w, 3, o.resource);
+  pb::write(w, 4, o.service);
+  pb::write_unknown(w, o.unknown_fields, "IngressBackend");
 }
 
 // k8s.io.api.networking.v1.IngressClass
@@ -126,9 +163,16 @@ void kubex_read_proto(pb::Reader& r, IngressClass& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const IngressClass& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write_unknown(w, o.unknown_fields, "IngressClass");
 }
 
 // k8s.io.api.networking.v1.IngressClassList
@@ -146,9 +190,16 @@ void kubex_read_proto(pb::Reader& r, IngressClassList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const IngressClassList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "IngressClassList");
 }
 
 // k8s.io.api.networking.v1.IngressClassParametersReference
@@ -178,9 +229,19 @@ void kubex_read_proto(pb::Reader& r, IngressClassParametersReference& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const IngressClassParametersReference& o) {
+  pb::write(w, 1, o.api_group);
+  pb::write(w, 2, o.kind);
+  pb::write(w, 3, o.name);
+  pb::write(w, 4, o.scope);
+  pb::write(w, 5, o.namespace_);
+  pb::write_unknown(w, o.unknown_fields, "IngressClassParametersReference");
 }
 
 // k8s.io.api.networking.v1.IngressClassSpec
@@ -198,9 +259,16 @@ void kubex_read_proto(pb::Reader& r, IngressClassSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const IngressClassSpec& o) {
+  pb::write(w, 1, o.controller);
+  pb::write(w, 2, o.parameters);
+  pb::write_unknown(w, o.unknown_fields, "IngressClassSpec");
 }
 
 // k8s.io.api.networking.v1.IngressList
@@ -218,9 +286,16 @@ void kubex_read_proto(pb::Reader& r, IngressList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const IngressList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "IngressList");
 }
 
 // k8s.io.api.networking.v1.IngressLoadBalancerIngress
@@ -242,9 +317,17 @@ void kubex_read_proto(pb::Reader& r, IngressLoadBalancerIngress& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const IngressLoadBalancerIngress& o) {
+  pb::write(w, 1, o.ip);
+  pb::write(w, 2, o.hostname);
+  pb::write(w, 4, o.ports);
+  pb::write_unknown(w, o.unknown_fields, "IngressLoadBalancerIngress");
 }
 
 // k8s.io.api.networking.v1.IngressLoadBalancerStatus
@@ -258,9 +341,15 @@ void kubex_read_proto(pb::Reader& r, IngressLoadBalancerStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const IngressLoadBalancerStatus& o) {
+  pb::write(w, 1, o.ingress);
+  pb::write_unknown(w, o.unknown_fields, "IngressLoadBalancerStatus");
 }
 
 // k8s.io.api.networking.v1.IngressPortStatus
@@ -282,9 +371,17 @@ void kubex_read_proto(pb::Reader& r, IngressPortStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const IngressPortStatus& o) {
+  pb::write(w, 1, o.port);
+  pb::write(w, 2, o.protocol);
+  pb::write(w, 3, o.error);
+  pb::write_unknown(w, o.unknown_fields, "IngressPortStatus");
 }
 
 // k8s.io.api.networking.v1.IngressRule
@@ -313,9 +410,18 @@ void kubex_read_proto(pb::Reader& r, IngressRule& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const IngressRule& o) {
+  pb::write(w, 1, o.host);
+  w.message(2, [&o](pb::Writer& m1) {
+    pb::write(m1, 1, o.http);
+  });
+  pb::write_unknown(w, o.unknown_fields, "IngressRule");
 }
 
 // k8s.io.api.networking.v1.IngressServiceBackend
@@ -333,9 +439,16 @@ void kubex_read_proto(pb::Reader& r, IngressServiceBackend& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const IngressServiceBackend& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.port);
+  pb::write_unknown(w, o.unknown_fields, "IngressServiceBackend");
 }
 
 // k8s.io.api.networking.v1.IngressSpec
@@ -361,9 +474,18 @@ void kubex_read_proto(pb::Reader& r, IngressSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const IngressSpec& o) {
+  pb::write(w, 1, o.default_backend);
+  pb::write(w, 2, o.tls);
+  pb::write(w, 3, o.rules);
+  pb::write(w, 4, o.ingress_class_name);
+  pb::write_unknown(w, o.unknown_fields, "IngressSpec");
 }
 
 // k8s.io.api.networking.v1.IngressStatus
@@ -377,9 +499,15 @@ void kubex_read_proto(pb::Reader& r, IngressStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const IngressStatus& o) {
+  pb::write(w, 1, o.load_balancer);
+  pb::write_unknown(w, o.unknown_fields, "IngressStatus");
 }
 
 // k8s.io.api.networking.v1.IngressTLS
@@ -397,9 +525,16 @@ void kubex_read_proto(pb::Reader& r, IngressTLS& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const IngressTLS& o) {
+  pb::write(w, 1, o.hosts);
+  pb::write(w, 2, o.secret_name);
+  pb::write_unknown(w, o.unknown_fields, "IngressTLS");
 }
 
 // k8s.io.api.networking.v1.NetworkPolicy
@@ -417,9 +552,16 @@ void kubex_read_proto(pb::Reader& r, NetworkPolicy& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const NetworkPolicy& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write_unknown(w, o.unknown_fields, "NetworkPolicy");
 }
 
 // k8s.io.api.networking.v1.NetworkPolicyEgressRule
@@ -437,9 +579,16 @@ void kubex_read_proto(pb::Reader& r, NetworkPolicyEgressRule& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const NetworkPolicyEgressRule& o) {
+  pb::write(w, 1, o.ports);
+  pb::write(w, 2, o.to);
+  pb::write_unknown(w, o.unknown_fields, "NetworkPolicyEgressRule");
 }
 
 // k8s.io.api.networking.v1.NetworkPolicyIngressRule
@@ -457,9 +606,16 @@ void kubex_read_proto(pb::Reader& r, NetworkPolicyIngressRule& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const NetworkPolicyIngressRule& o) {
+  pb::write(w, 1, o.ports);
+  pb::write(w, 2, o.from);
+  pb::write_unknown(w, o.unknown_fields, "NetworkPolicyIngressRule");
 }
 
 // k8s.io.api.networking.v1.NetworkPolicyList
@@ -477,9 +633,16 @@ void kubex_read_proto(pb::Reader& r, NetworkPolicyList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const NetworkPolicyList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "NetworkPolicyList");
 }
 
 // k8s.io.api.networking.v1.NetworkPolicyPeer
@@ -501,9 +664,17 @@ void kubex_read_proto(pb::Reader& r, NetworkPolicyPeer& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const NetworkPolicyPeer& o) {
+  pb::write(w, 1, o.pod_selector);
+  pb::write(w, 2, o.namespace_selector);
+  pb::write(w, 3, o.ip_block);
+  pb::write_unknown(w, o.unknown_fields, "NetworkPolicyPeer");
 }
 
 // k8s.io.api.networking.v1.NetworkPolicyPort
@@ -525,9 +696,17 @@ void kubex_read_proto(pb::Reader& r, NetworkPolicyPort& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const NetworkPolicyPort& o) {
+  pb::write(w, 1, o.protocol);
+  pb::write(w, 2, o.port);
+  pb::write(w, 3, o.end_port);
+  pb::write_unknown(w, o.unknown_fields, "NetworkPolicyPort");
 }
 
 // k8s.io.api.networking.v1.NetworkPolicySpec
@@ -553,9 +732,18 @@ void kubex_read_proto(pb::Reader& r, NetworkPolicySpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const NetworkPolicySpec& o) {
+  pb::write(w, 1, o.pod_selector);
+  pb::write(w, 2, o.ingress);
+  pb::write(w, 3, o.egress);
+  pb::write(w, 4, o.policy_types);
+  pb::write_unknown(w, o.unknown_fields, "NetworkPolicySpec");
 }
 
 // k8s.io.api.networking.v1.ServiceBackendPort
@@ -573,9 +761,16 @@ void kubex_read_proto(pb::Reader& r, ServiceBackendPort& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ServiceBackendPort& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.number);
+  pb::write_unknown(w, o.unknown_fields, "ServiceBackendPort");
 }
 
 }  // namespace kubex::k8s::v1_32::networking::v1

@@ -2,6 +2,7 @@
 #include <kubex/k8s/v1_32/policy/v1.hpp>
 
 #include <kubex/core/protobuf_read.hpp>
+#include <kubex/core/protobuf_write.hpp>
 
 namespace kubex::k8s::v1_32::policy::v1 {
 
@@ -22,9 +23,16 @@ void kubex_read_proto(pb::Reader& r, Eviction& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const Eviction& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.delete_options);
+  pb::write_unknown(w, o.unknown_fields, "Eviction");
 }
 
 // k8s.io.api.policy.v1.PodDisruptionBudget
@@ -46,9 +54,17 @@ void kubex_read_proto(pb::Reader& r, PodDisruptionBudget& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PodDisruptionBudget& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write(w, 3, o.status);
+  pb::write_unknown(w, o.unknown_fields, "PodDisruptionBudget");
 }
 
 // k8s.io.api.policy.v1.PodDisruptionBudgetList
@@ -66,9 +82,16 @@ void kubex_read_proto(pb::Reader& r, PodDisruptionBudgetList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PodDisruptionBudgetList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "PodDisruptionBudgetList");
 }
 
 // k8s.io.api.policy.v1.PodDisruptionBudgetSpec
@@ -94,9 +117,18 @@ void kubex_read_proto(pb::Reader& r, PodDisruptionBudgetSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PodDisruptionBudgetSpec& o) {
+  pb::write(w, 1, o.min_available);
+  pb::write(w, 2, o.selector);
+  pb::write(w, 3, o.max_unavailable);
+  pb::write(w, 4, o.unhealthy_pod_eviction_policy);
+  pb::write_unknown(w, o.unknown_fields, "PodDisruptionBudgetSpec");
 }
 
 // k8s.io.api.policy.v1.PodDisruptionBudgetStatus
@@ -134,9 +166,21 @@ void kubex_read_proto(pb::Reader& r, PodDisruptionBudgetStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PodDisruptionBudgetStatus& o) {
+  pb::write(w, 1, o.observed_generation);
+  pb::write(w, 2, o.disrupted_pods);
+  pb::write(w, 3, o.disruptions_allowed);
+  pb::write(w, 4, o.current_healthy);
+  pb::write(w, 5, o.desired_healthy);
+  pb::write(w, 6, o.expected_pods);
+  pb::write(w, 7, o.conditions);
+  pb::write_unknown(w, o.unknown_fields, "PodDisruptionBudgetStatus");
 }
 
 }  // namespace kubex::k8s::v1_32::policy::v1

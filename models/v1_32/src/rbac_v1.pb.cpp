@@ -2,6 +2,7 @@
 #include <kubex/k8s/v1_32/rbac/v1.hpp>
 
 #include <kubex/core/protobuf_read.hpp>
+#include <kubex/core/protobuf_write.hpp>
 
 namespace kubex::k8s::v1_32::rbac::v1 {
 
@@ -18,9 +19,15 @@ void kubex_read_proto(pb::Reader& r, AggregationRule& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const AggregationRule& o) {
+  pb::write(w, 1, o.cluster_role_selectors);
+  pb::write_unknown(w, o.unknown_fields, "AggregationRule");
 }
 
 // k8s.io.api.rbac.v1.ClusterRole
@@ -42,9 +49,17 @@ void kubex_read_proto(pb::Reader& r, ClusterRole& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ClusterRole& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.rules);
+  pb::write(w, 3, o.aggregation_rule);
+  pb::write_unknown(w, o.unknown_fields, "ClusterRole");
 }
 
 // k8s.io.api.rbac.v1.ClusterRoleBinding
@@ -66,9 +81,17 @@ void kubex_read_proto(pb::Reader& r, ClusterRoleBinding& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ClusterRoleBinding& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.subjects);
+  pb::write(w, 3, o.role_ref);
+  pb::write_unknown(w, o.unknown_fields, "ClusterRoleBinding");
 }
 
 // k8s.io.api.rbac.v1.ClusterRoleBindingList
@@ -86,9 +109,16 @@ void kubex_read_proto(pb::Reader& r, ClusterRoleBindingList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ClusterRoleBindingList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "ClusterRoleBindingList");
 }
 
 // k8s.io.api.rbac.v1.ClusterRoleList
@@ -106,9 +136,16 @@ void kubex_read_proto(pb::Reader& r, ClusterRoleList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ClusterRoleList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "ClusterRoleList");
 }
 
 // k8s.io.api.rbac.v1.PolicyRule
@@ -138,9 +175,19 @@ void kubex_read_proto(pb::Reader& r, PolicyRule& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PolicyRule& o) {
+  pb::write(w, 1, o.verbs);
+  pb::write(w, 2, o.api_groups);
+  pb::write(w, 3, o.resources);
+  pb::write(w, 4, o.resource_names);
+  pb::write(w, 5, o.non_resource_urls);
+  pb::write_unknown(w, o.unknown_fields, "PolicyRule");
 }
 
 // k8s.io.api.rbac.v1.Role
@@ -158,9 +205,16 @@ void kubex_read_proto(pb::Reader& r, Role& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const Role& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.rules);
+  pb::write_unknown(w, o.unknown_fields, "Role");
 }
 
 // k8s.io.api.rbac.v1.RoleBinding
@@ -182,9 +236,17 @@ void kubex_read_proto(pb::Reader& r, RoleBinding& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const RoleBinding& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.subjects);
+  pb::write(w, 3, o.role_ref);
+  pb::write_unknown(w, o.unknown_fields, "RoleBinding");
 }
 
 // k8s.io.api.rbac.v1.RoleBindingList
@@ -202,9 +264,16 @@ void kubex_read_proto(pb::Reader& r, RoleBindingList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const RoleBindingList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "RoleBindingList");
 }
 
 // k8s.io.api.rbac.v1.RoleList
@@ -222,9 +291,16 @@ void kubex_read_proto(pb::Reader& r, RoleList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const RoleList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "RoleList");
 }
 
 // k8s.io.api.rbac.v1.RoleRef
@@ -246,9 +322,17 @@ void kubex_read_proto(pb::Reader& r, RoleRef& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const RoleRef& o) {
+  pb::write(w, 1, o.api_group);
+  pb::write(w, 2, o.kind);
+  pb::write(w, 3, o.name);
+  pb::write_unknown(w, o.unknown_fields, "RoleRef");
 }
 
 // k8s.io.api.rbac.v1.Subject
@@ -274,9 +358,18 @@ void kubex_read_proto(pb::Reader& r, Subject& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const Subject& o) {
+  pb::write(w, 1, o.kind);
+  pb::write(w, 2, o.api_group);
+  pb::write(w, 3, o.name);
+  pb::write(w, 4, o.namespace_);
+  pb::write_unknown(w, o.unknown_fields, "Subject");
 }
 
 }  // namespace kubex::k8s::v1_32::rbac::v1

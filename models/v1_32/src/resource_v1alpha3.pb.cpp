@@ -2,6 +2,7 @@
 #include <kubex/k8s/v1_32/resource/v1alpha3.hpp>
 
 #include <kubex/core/protobuf_read.hpp>
+#include <kubex/core/protobuf_write.hpp>
 
 namespace kubex::k8s::v1_32::resource::v1alpha3 {
 
@@ -38,9 +39,20 @@ void kubex_read_proto(pb::Reader& r, AllocatedDeviceStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const AllocatedDeviceStatus& o) {
+  pb::write(w, 1, o.driver);
+  pb::write(w, 2, o.pool);
+  pb::write(w, 3, o.device);
+  pb::write(w, 4, o.conditions);
+  pb::write(w, 5, o.data);
+  pb::write(w, 6, o.network_data);
+  pb::write_unknown(w, o.unknown_fields, "AllocatedDeviceStatus");
 }
 
 // k8s.io.api.resource.v1alpha3.AllocationResult
@@ -58,9 +70,16 @@ void kubex_read_proto(pb::Reader& r, AllocationResult& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const AllocationResult& o) {
+  pb::write(w, 1, o.devices);
+  pb::write(w, 3, o.node_selector);
+  pb::write_unknown(w, o.unknown_fields, "AllocationResult");
 }
 
 // k8s.io.api.resource.v1alpha3.BasicDevice
@@ -78,9 +97,16 @@ void kubex_read_proto(pb::Reader& r, BasicDevice& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const BasicDevice& o) {
+  pb::write(w, 1, o.attributes);
+  pb::write(w, 2, o.capacity);
+  pb::write_unknown(w, o.unknown_fields, "BasicDevice");
 }
 
 // k8s.io.api.resource.v1alpha3.CELDeviceSelector
@@ -94,9 +120,15 @@ void kubex_read_proto(pb::Reader& r, CELDeviceSelector& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const CELDeviceSelector& o) {
+  pb::write(w, 1, o.expression);
+  pb::write_unknown(w, o.unknown_fields, "CELDeviceSelector");
 }
 
 // k8s.io.api.resource.v1alpha3.Device
@@ -114,9 +146,16 @@ void kubex_read_proto(pb::Reader& r, Device& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const Device& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.basic);
+  pb::write_unknown(w, o.unknown_fields, "Device");
 }
 
 // k8s.io.api.resource.v1alpha3.DeviceAllocationConfiguration
@@ -149,9 +188,19 @@ void kubex_read_proto(pb::Reader& r, DeviceAllocationConfiguration& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceAllocationConfiguration& o) {
+  pb::write(w, 1, o.source);
+  pb::write(w, 2, o.requests);
+  w.message(3, [&o](pb::Writer& m1) {
+    pb::write(m1, 1, o.opaque);
+  });
+  pb::write_unknown(w, o.unknown_fields, "DeviceAllocationConfiguration");
 }
 
 // k8s.io.api.resource.v1alpha3.DeviceAllocationResult
@@ -169,9 +218,16 @@ void kubex_read_proto(pb::Reader& r, DeviceAllocationResult& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceAllocationResult& o) {
+  pb::write(w, 1, o.results);
+  pb::write(w, 2, o.config);
+  pb::write_unknown(w, o.unknown_fields, "DeviceAllocationResult");
 }
 
 // k8s.io.api.resource.v1alpha3.DeviceAttribute
@@ -197,9 +253,18 @@ void kubex_read_proto(pb::Reader& r, DeviceAttribute& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceAttribute& o) {
+  pb::write(w, 2, o.int_);
+  pb::write(w, 3, o.bool_);
+  pb::write(w, 4, o.string);
+  pb::write(w, 5, o.version);
+  pb::write_unknown(w, o.unknown_fields, "DeviceAttribute");
 }
 
 // k8s.io.api.resource.v1alpha3.DeviceClaim
@@ -221,9 +286,17 @@ void kubex_read_proto(pb::Reader& r, DeviceClaim& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceClaim& o) {
+  pb::write(w, 1, o.requests);
+  pb::write(w, 2, o.constraints);
+  pb::write(w, 3, o.config);
+  pb::write_unknown(w, o.unknown_fields, "DeviceClaim");
 }
 
 // k8s.io.api.resource.v1alpha3.DeviceClaimConfiguration
@@ -252,9 +325,18 @@ void kubex_read_proto(pb::Reader& r, DeviceClaimConfiguration& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceClaimConfiguration& o) {
+  pb::write(w, 1, o.requests);
+  w.message(2, [&o](pb::Writer& m1) {
+    pb::write(m1, 1, o.opaque);
+  });
+  pb::write_unknown(w, o.unknown_fields, "DeviceClaimConfiguration");
 }
 
 // k8s.io.api.resource.v1alpha3.DeviceClass
@@ -272,9 +354,16 @@ void kubex_read_proto(pb::Reader& r, DeviceClass& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceClass& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write_unknown(w, o.unknown_fields, "DeviceClass");
 }
 
 // k8s.io.api.resource.v1alpha3.DeviceClassConfiguration
@@ -299,9 +388,17 @@ void kubex_read_proto(pb::Reader& r, DeviceClassConfiguration& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceClassConfiguration& o) {
+  w.message(1, [&o](pb::Writer& m1) {
+    pb::write(m1, 1, o.opaque);
+  });
+  pb::write_unknown(w, o.unknown_fields, "DeviceClassConfiguration");
 }
 
 // k8s.io.api.resource.v1alpha3.DeviceClassList
@@ -319,9 +416,16 @@ void kubex_read_proto(pb::Reader& r, DeviceClassList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceClassList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "DeviceClassList");
 }
 
 // k8s.io.api.resource.v1alpha3.DeviceClassSpec
@@ -339,9 +443,16 @@ void kubex_read_proto(pb::Reader& r, DeviceClassSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceClassSpec& o) {
+  pb::write(w, 1, o.selectors);
+  pb::write(w, 2, o.config);
+  pb::write_unknown(w, o.unknown_fields, "DeviceClassSpec");
 }
 
 // k8s.io.api.resource.v1alpha3.DeviceConstraint
@@ -359,9 +470,16 @@ void kubex_read_proto(pb::Reader& r, DeviceConstraint& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceConstraint& o) {
+  pb::write(w, 1, o.requests);
+  pb::write(w, 2, o.match_attribute);
+  pb::write_unknown(w, o.unknown_fields, "DeviceConstraint");
 }
 
 // k8s.io.api.resource.v1alpha3.DeviceRequest
@@ -395,9 +513,20 @@ void kubex_read_proto(pb::Reader& r, DeviceRequest& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceRequest& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.device_class_name);
+  pb::write(w, 3, o.selectors);
+  pb::write(w, 4, o.allocation_mode);
+  pb::write(w, 5, o.count);
+  pb::write(w, 6, o.admin_access);
+  pb::write_unknown(w, o.unknown_fields, "DeviceRequest");
 }
 
 // k8s.io.api.resource.v1alpha3.DeviceRequestAllocationResult
@@ -427,9 +556,19 @@ void kubex_read_proto(pb::Reader& r, DeviceRequestAllocationResult& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceRequestAllocationResult& o) {
+  pb::write(w, 1, o.request);
+  pb::write(w, 2, o.driver);
+  pb::write(w, 3, o.pool);
+  pb::write(w, 4, o.device);
+  pb::write(w, 5, o.admin_access);
+  pb::write_unknown(w, o.unknown_fields, "DeviceRequestAllocationResult");
 }
 
 // k8s.io.api.resource.v1alpha3.DeviceSelector
@@ -443,9 +582,15 @@ void kubex_read_proto(pb::Reader& r, DeviceSelector& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceSelector& o) {
+  pb::write(w, 1, o.cel);
+  pb::write_unknown(w, o.unknown_fields, "DeviceSelector");
 }
 
 // k8s.io.api.resource.v1alpha3.NetworkDeviceData
@@ -467,9 +612,17 @@ void kubex_read_proto(pb::Reader& r, NetworkDeviceData& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const NetworkDeviceData& o) {
+  pb::write(w, 1, o.interface_name);
+  pb::write(w, 2, o.ips);
+  pb::write(w, 3, o.hardware_address);
+  pb::write_unknown(w, o.unknown_fields, "NetworkDeviceData");
 }
 
 // k8s.io.api.resource.v1alpha3.OpaqueDeviceConfiguration
@@ -487,9 +640,16 @@ void kubex_read_proto(pb::Reader& r, OpaqueDeviceConfiguration& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const OpaqueDeviceConfiguration& o) {
+  pb::write(w, 1, o.driver);
+  pb::write(w, 2, o.parameters);
+  pb::write_unknown(w, o.unknown_fields, "OpaqueDeviceConfiguration");
 }
 
 // k8s.io.api.resource.v1alpha3.ResourceClaim
@@ -511,9 +671,17 @@ void kubex_read_proto(pb::Reader& r, ResourceClaim& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ResourceClaim& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write(w, 3, o.status);
+  pb::write_unknown(w, o.unknown_fields, "ResourceClaim");
 }
 
 // k8s.io.api.resource.v1alpha3.ResourceClaimConsumerReference
@@ -539,9 +707,18 @@ void kubex_read_proto(pb::Reader& r, ResourceClaimConsumerReference& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ResourceClaimConsumerReference& o) {
+  pb::write(w, 1, o.api_group);
+  pb::write(w, 3, o.resource);
+  pb::write(w, 4, o.name);
+  pb::write(w, 5, o.uid);
+  pb::write_unknown(w, o.unknown_fields, "ResourceClaimConsumerReference");
 }
 
 // k8s.io.api.resource.v1alpha3.ResourceClaimList
@@ -559,9 +736,16 @@ void kubex_read_proto(pb::Reader& r, ResourceClaimList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ResourceClaimList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "ResourceClaimList");
 }
 
 // k8s.io.api.resource.v1alpha3.ResourceClaimSpec
@@ -575,9 +759,15 @@ void kubex_read_proto(pb::Reader& r, ResourceClaimSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ResourceClaimSpec& o) {
+  pb::write(w, 1, o.devices);
+  pb::write_unknown(w, o.unknown_fields, "ResourceClaimSpec");
 }
 
 // k8s.io.api.resource.v1alpha3.ResourceClaimStatus
@@ -599,9 +789,17 @@ void kubex_read_proto(pb::Reader& r, ResourceClaimStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ResourceClaimStatus& o) {
+  pb::write(w, 1, o.allocation);
+  pb::write(w, 2, o.reserved_for);
+  pb::write(w, 4, o.devices);
+  pb::write_unknown(w, o.unknown_fields, "ResourceClaimStatus");
 }
 
 // k8s.io.api.resource.v1alpha3.ResourceClaimTemplate
@@ -619,9 +817,16 @@ void kubex_read_proto(pb::Reader& r, ResourceClaimTemplate& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ResourceClaimTemplate& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write_unknown(w, o.unknown_fields, "ResourceClaimTemplate");
 }
 
 // k8s.io.api.resource.v1alpha3.ResourceClaimTemplateList
@@ -639,9 +844,16 @@ void kubex_read_proto(pb::Reader& r, ResourceClaimTemplateList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ResourceClaimTemplateList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "ResourceClaimTemplateList");
 }
 
 // k8s.io.api.resource.v1alpha3.ResourceClaimTemplateSpec
@@ -659,9 +871,16 @@ void kubex_read_proto(pb::Reader& r, ResourceClaimTemplateSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ResourceClaimTemplateSpec& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write_unknown(w, o.unknown_fields, "ResourceClaimTemplateSpec");
 }
 
 // k8s.io.api.resource.v1alpha3.ResourcePool
@@ -683,9 +902,17 @@ void kubex_read_proto(pb::Reader& r, ResourcePool& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ResourcePool& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.generation);
+  pb::write(w, 3, o.resource_slice_count);
+  pb::write_unknown(w, o.unknown_fields, "ResourcePool");
 }
 
 // k8s.io.api.resource.v1alpha3.ResourceSlice
@@ -703,9 +930,16 @@ void kubex_read_proto(pb::Reader& r, ResourceSlice& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ResourceSlice& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write_unknown(w, o.unknown_fields, "ResourceSlice");
 }
 
 // k8s.io.api.resource.v1alpha3.ResourceSliceList
@@ -723,9 +957,16 @@ void kubex_read_proto(pb::Reader& r, ResourceSliceList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ResourceSliceList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "ResourceSliceList");
 }
 
 // k8s.io.api.resource.v1alpha3.ResourceSliceSpec
@@ -759,9 +1000,20 @@ void kubex_read_proto(pb::Reader& r, ResourceSliceSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ResourceSliceSpec& o) {
+  pb::write(w, 1, o.driver);
+  pb::write(w, 2, o.pool);
+  pb::write(w, 3, o.node_name);
+  pb::write(w, 4, o.node_selector);
+  pb::write(w, 5, o.all_nodes);
+  pb::write(w, 6, o.devices);
+  pb::write_unknown(w, o.unknown_fields, "ResourceSliceSpec");
 }
 
 }  // namespace kubex::k8s::v1_32::resource::v1alpha3

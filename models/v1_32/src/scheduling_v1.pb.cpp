@@ -2,6 +2,7 @@
 #include <kubex/k8s/v1_32/scheduling/v1.hpp>
 
 #include <kubex/core/protobuf_read.hpp>
+#include <kubex/core/protobuf_write.hpp>
 
 namespace kubex::k8s::v1_32::scheduling::v1 {
 
@@ -34,9 +35,19 @@ void kubex_read_proto(pb::Reader& r, PriorityClass& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PriorityClass& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.value);
+  pb::write(w, 3, o.global_default);
+  pb::write(w, 4, o.description);
+  pb::write(w, 5, o.preemption_policy);
+  pb::write_unknown(w, o.unknown_fields, "PriorityClass");
 }
 
 // k8s.io.api.scheduling.v1.PriorityClassList
@@ -54,9 +65,16 @@ void kubex_read_proto(pb::Reader& r, PriorityClassList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PriorityClassList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "PriorityClassList");
 }
 
 }  // namespace kubex::k8s::v1_32::scheduling::v1

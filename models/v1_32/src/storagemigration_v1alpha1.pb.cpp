@@ -2,6 +2,7 @@
 #include <kubex/k8s/v1_32/storagemigration/v1alpha1.hpp>
 
 #include <kubex/core/protobuf_read.hpp>
+#include <kubex/core/protobuf_write.hpp>
 
 namespace kubex::k8s::v1_32::storagemigration::v1alpha1 {
 
@@ -26,9 +27,17 @@ void kubex_read_proto(pb::Reader& r, GroupVersionResource& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const GroupVersionResource& o) {
+  pb::write(w, 1, o.group);
+  pb::write(w, 2, o.version);
+  pb::write(w, 3, o.resource);
+  pb::write_unknown(w, o.unknown_fields, "GroupVersionResource");
 }
 
 // k8s.io.api.storagemigration.v1alpha1.MigrationCondition
@@ -58,9 +67,19 @@ void kubex_read_proto(pb::Reader& r, MigrationCondition& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const MigrationCondition& o) {
+  pb::write(w, 1, o.type);
+  pb::write(w, 2, o.status);
+  pb::write(w, 3, o.last_update_time);
+  pb::write(w, 4, o.reason);
+  pb::write(w, 5, o.message);
+  pb::write_unknown(w, o.unknown_fields, "MigrationCondition");
 }
 
 // k8s.io.api.storagemigration.v1alpha1.StorageVersionMigration
@@ -82,9 +101,17 @@ void kubex_read_proto(pb::Reader& r, StorageVersionMigration& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const StorageVersionMigration& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write(w, 3, o.status);
+  pb::write_unknown(w, o.unknown_fields, "StorageVersionMigration");
 }
 
 // k8s.io.api.storagemigration.v1alpha1.StorageVersionMigrationList
@@ -102,9 +129,16 @@ void kubex_read_proto(pb::Reader& r, StorageVersionMigrationList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const StorageVersionMigrationList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "StorageVersionMigrationList");
 }
 
 // k8s.io.api.storagemigration.v1alpha1.StorageVersionMigrationSpec
@@ -122,9 +156,16 @@ void kubex_read_proto(pb::Reader& r, StorageVersionMigrationSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const StorageVersionMigrationSpec& o) {
+  pb::write(w, 1, o.resource);
+  pb::write(w, 2, o.continue_token);
+  pb::write_unknown(w, o.unknown_fields, "StorageVersionMigrationSpec");
 }
 
 // k8s.io.api.storagemigration.v1alpha1.StorageVersionMigrationStatus
@@ -142,9 +183,16 @@ void kubex_read_proto(pb::Reader& r, StorageVersionMigrationStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const StorageVersionMigrationStatus& o) {
+  pb::write(w, 1, o.conditions);
+  pb::write(w, 2, o.resource_version);
+  pb::write_unknown(w, o.unknown_fields, "StorageVersionMigrationStatus");
 }
 
 }  // namespace kubex::k8s::v1_32::storagemigration::v1alpha1

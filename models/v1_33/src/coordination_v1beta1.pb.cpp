@@ -2,6 +2,7 @@
 #include <kubex/k8s/v1_33/coordination/v1beta1.hpp>
 
 #include <kubex/core/protobuf_read.hpp>
+#include <kubex/core/protobuf_write.hpp>
 
 namespace kubex::k8s::v1_33::coordination::v1beta1 {
 
@@ -22,9 +23,16 @@ void kubex_read_proto(pb::Reader& r, LeaseCandidate& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const LeaseCandidate& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write_unknown(w, o.unknown_fields, "LeaseCandidate");
 }
 
 // k8s.io.api.coordination.v1beta1.LeaseCandidateList
@@ -42,9 +50,16 @@ void kubex_read_proto(pb::Reader& r, LeaseCandidateList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const LeaseCandidateList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "LeaseCandidateList");
 }
 
 // k8s.io.api.coordination.v1beta1.LeaseCandidateSpec
@@ -78,9 +93,20 @@ void kubex_read_proto(pb::Reader& r, LeaseCandidateSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const LeaseCandidateSpec& o) {
+  pb::write(w, 1, o.lease_name);
+  pb::write(w, 2, o.ping_time);
+  pb::write(w, 3, o.renew_time);
+  pb::write(w, 4, o.binary_version);
+  pb::write(w, 5, o.emulation_version);
+  pb::write(w, 6, o.strategy);
+  pb::write_unknown(w, o.unknown_fields, "LeaseCandidateSpec");
 }
 
 }  // namespace kubex::k8s::v1_33::coordination::v1beta1

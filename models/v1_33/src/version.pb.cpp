@@ -2,6 +2,7 @@
 #include <kubex/k8s/v1_33/version.hpp>
 
 #include <kubex/core/protobuf_read.hpp>
+#include <kubex/core/protobuf_write.hpp>
 
 namespace kubex::k8s::v1_33::version {
 

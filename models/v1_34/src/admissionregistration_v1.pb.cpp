@@ -2,6 +2,7 @@
 #include <kubex/k8s/v1_34/admissionregistration/v1.hpp>
 
 #include <kubex/core/protobuf_read.hpp>
+#include <kubex/core/protobuf_write.hpp>
 
 namespace kubex::k8s::v1_34::admissionregistration::v1 {
 
@@ -22,9 +23,16 @@ void kubex_read_proto(pb::Reader& r, AuditAnnotation& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const AuditAnnotation& o) {
+  pb::write(w, 1, o.key);
+  pb::write(w, 2, o.value_expression);
+  pb::write_unknown(w, o.unknown_fields, "AuditAnnotation");
 }
 
 // k8s.io.api.admissionregistration.v1.ExpressionWarning
@@ -42,9 +50,16 @@ void kubex_read_proto(pb::Reader& r, ExpressionWarning& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ExpressionWarning& o) {
+  pb::write(w, 2, o.field_ref);
+  pb::write(w, 3, o.warning);
+  pb::write_unknown(w, o.unknown_fields, "ExpressionWarning");
 }
 
 // k8s.io.api.admissionregistration.v1.MatchCondition
@@ -62,9 +77,16 @@ void kubex_read_proto(pb::Reader& r, MatchCondition& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const MatchCondition& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.expression);
+  pb::write_unknown(w, o.unknown_fields, "MatchCondition");
 }
 
 // k8s.io.api.admissionregistration.v1.MatchResources
@@ -94,9 +116,19 @@ void kubex_read_proto(pb::Reader& r, MatchResources& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const MatchResources& o) {
+  pb::write(w, 1, o.namespace_selector);
+  pb::write(w, 2, o.object_selector);
+  pb::write(w, 3, o.resource_rules);
+  pb::write(w, 4, o.exclude_resource_rules);
+  pb::write(w, 7, o.match_policy);
+  pb::write_unknown(w, o.unknown_fields, "MatchResources");
 }
 
 // k8s.io.api.admissionregistration.v1.MutatingWebhook
@@ -154,9 +186,26 @@ void kubex_read_proto(pb::Reader& r, MutatingWebhook& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const MutatingWebhook& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.client_config);
+  pb::write(w, 3, o.rules);
+  pb::write(w, 4, o.failure_policy);
+  pb::write(w, 5, o.namespace_selector);
+  pb::write(w, 6, o.side_effects);
+  pb::write(w, 7, o.timeout_seconds);
+  pb::write(w, 8, o.admission_review_versions);
+  pb::write(w, 9, o.match_policy);
+  pb::write(w, 10, o.reinvocation_policy);
+  pb::write(w, 11, o.object_selector);
+  pb::write(w, 12, o.match_conditions);
+  pb::write_unknown(w, o.unknown_fields, "MutatingWebhook");
 }
 
 // k8s.io.api.admissionregistration.v1.MutatingWebhookConfiguration
@@ -174,9 +223,16 @@ void kubex_read_proto(pb::Reader& r, MutatingWebhookConfiguration& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const MutatingWebhookConfiguration& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.webhooks);
+  pb::write_unknown(w, o.unknown_fields, "MutatingWebhookConfiguration");
 }
 
 // k8s.io.api.admissionregistration.v1.MutatingWebhookConfigurationList
@@ -194,9 +250,16 @@ void kubex_read_proto(pb::Reader& r, MutatingWebhookConfigurationList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const MutatingWebhookConfigurationList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "MutatingWebhookConfigurationList");
 }
 
 // k8s.io.api.admissionregistration.v1.NamedRuleWithOperations
@@ -252,9 +315,24 @@ void kubex_read_proto(pb::Reader& r, NamedRuleWithOperations& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const NamedRuleWithOperations& o) {
+  pb::write(w, 1, o.resource_names);
+  w.message(2, [&o](pb::Writer& m1) {
+    pb::write(m1, 1, o.operations);
+    m1.message(2, [&o](pb::Writer& m2) {
+      pb::write(m2, 1, o.api_groups);
+      pb::write(m2, 2, o.api_versions);
+      pb::write(m2, 3, o.resources);
+      pb::write(m2, 4, o.scope);
+    });
+  });
+  pb::write_unknown(w, o.unknown_fields, "NamedRuleWithOperations");
 }
 
 // k8s.io.api.admissionregistration.v1.ParamKind
@@ -272,9 +350,16 @@ void kubex_read_proto(pb::Reader& r, ParamKind& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ParamKind& o) {
+  pb::write(w, 1, o.api_version);
+  pb::write(w, 2, o.kind);
+  pb::write_unknown(w, o.unknown_fields, "ParamKind");
 }
 
 // k8s.io.api.admissionregistration.v1.ParamRef
@@ -300,9 +385,18 @@ void kubex_read_proto(pb::Reader& r, ParamRef& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ParamRef& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.namespace_);
+  pb::write(w, 3, o.selector);
+  pb::write(w, 4, o.parameter_not_found_action);
+  pb::write_unknown(w, o.unknown_fields, "ParamRef");
 }
 
 // k8s.io.api.admissionregistration.v1.RuleWithOperations
@@ -343,9 +437,21 @@ void kubex_read_proto(pb::Reader& r, RuleWithOperations& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const RuleWithOperations& o) {
+  pb::write(w, 1, o.operations);
+  w.message(2, [&o](pb::Writer& m1) {
+    pb::write(m1, 1, o.api_groups);
+    pb::write(m1, 2, o.api_versions);
+    pb::write(m1, 3, o.resources);
+    pb::write(m1, 4, o.scope);
+  });
+  pb::write_unknown(w, o.unknown_fields, "RuleWithOperations");
 }
 
 // k8s.io.api.admissionregistration.v1.ServiceReference
@@ -371,9 +477,18 @@ void kubex_read_proto(pb::Reader& r, ServiceReference& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ServiceReference& o) {
+  pb::write(w, 1, o.namespace_);
+  pb::write(w, 2, o.name);
+  pb::write(w, 3, o.path);
+  pb::write(w, 4, o.port);
+  pb::write_unknown(w, o.unknown_fields, "ServiceReference");
 }
 
 // k8s.io.api.admissionregistration.v1.TypeChecking
@@ -387,9 +502,15 @@ void kubex_read_proto(pb::Reader& r, TypeChecking& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const TypeChecking& o) {
+  pb::write(w, 1, o.expression_warnings);
+  pb::write_unknown(w, o.unknown_fields, "TypeChecking");
 }
 
 // k8s.io.api.admissionregistration.v1.ValidatingAdmissionPolicy
@@ -411,9 +532,17 @@ void kubex_read_proto(pb::Reader& r, ValidatingAdmissionPolicy& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ValidatingAdmissionPolicy& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write(w, 3, o.status);
+  pb::write_unknown(w, o.unknown_fields, "ValidatingAdmissionPolicy");
 }
 
 // k8s.io.api.admissionregistration.v1.ValidatingAdmissionPolicyBinding
@@ -431,9 +560,16 @@ void kubex_read_proto(pb::Reader& r, ValidatingAdmissionPolicyBinding& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ValidatingAdmissionPolicyBinding& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write_unknown(w, o.unknown_fields, "ValidatingAdmissionPolicyBinding");
 }
 
 // k8s.io.api.admissionregistration.v1.ValidatingAdmissionPolicyBindingList
@@ -451,9 +587,16 @@ void kubex_read_proto(pb::Reader& r, ValidatingAdmissionPolicyBindingList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ValidatingAdmissionPolicyBindingList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "ValidatingAdmissionPolicyBindingList");
 }
 
 // k8s.io.api.admissionregistration.v1.ValidatingAdmissionPolicyBindingSpec
@@ -479,9 +622,18 @@ void kubex_read_proto(pb::Reader& r, ValidatingAdmissionPolicyBindingSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ValidatingAdmissionPolicyBindingSpec& o) {
+  pb::write(w, 1, o.policy_name);
+  pb::write(w, 2, o.param_ref);
+  pb::write(w, 3, o.match_resources);
+  pb::write(w, 4, o.validation_actions);
+  pb::write_unknown(w, o.unknown_fields, "ValidatingAdmissionPolicyBindingSpec");
 }
 
 // k8s.io.api.admissionregistration.v1.ValidatingAdmissionPolicyList
@@ -499,9 +651,16 @@ void kubex_read_proto(pb::Reader& r, ValidatingAdmissionPolicyList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ValidatingAdmissionPolicyList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "ValidatingAdmissionPolicyList");
 }
 
 // k8s.io.api.admissionregistration.v1.ValidatingAdmissionPolicySpec
@@ -539,9 +698,21 @@ void kubex_read_proto(pb::Reader& r, ValidatingAdmissionPolicySpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ValidatingAdmissionPolicySpec& o) {
+  pb::write(w, 1, o.param_kind);
+  pb::write(w, 2, o.match_constraints);
+  pb::write(w, 3, o.validations);
+  pb::write(w, 4, o.failure_policy);
+  pb::write(w, 5, o.audit_annotations);
+  pb::write(w, 6, o.match_conditions);
+  pb::write(w, 7, o.variables);
+  pb::write_unknown(w, o.unknown_fields, "ValidatingAdmissionPolicySpec");
 }
 
 // k8s.io.api.admissionregistration.v1.ValidatingAdmissionPolicyStatus
@@ -563,9 +734,17 @@ void kubex_read_proto(pb::Reader& r, ValidatingAdmissionPolicyStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ValidatingAdmissionPolicyStatus& o) {
+  pb::write(w, 1, o.observed_generation);
+  pb::write(w, 2, o.type_checking);
+  pb::write(w, 3, o.conditions);
+  pb::write_unknown(w, o.unknown_fields, "ValidatingAdmissionPolicyStatus");
 }
 
 // k8s.io.api.admissionregistration.v1.ValidatingWebhook
@@ -619,9 +798,25 @@ void kubex_read_proto(pb::Reader& r, ValidatingWebhook& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ValidatingWebhook& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.client_config);
+  pb::write(w, 3, o.rules);
+  pb::write(w, 4, o.failure_policy);
+  pb::write(w, 5, o.namespace_selector);
+  pb::write(w, 6, o.side_effects);
+  pb::write(w, 7, o.timeout_seconds);
+  pb::write(w, 8, o.admission_review_versions);
+  pb::write(w, 9, o.match_policy);
+  pb::write(w, 10, o.object_selector);
+  pb::write(w, 11, o.match_conditions);
+  pb::write_unknown(w, o.unknown_fields, "ValidatingWebhook");
 }
 
 // k8s.io.api.admissionregistration.v1.ValidatingWebhookConfiguration
@@ -639,9 +834,16 @@ void kubex_read_proto(pb::Reader& r, ValidatingWebhookConfiguration& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ValidatingWebhookConfiguration& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.webhooks);
+  pb::write_unknown(w, o.unknown_fields, "ValidatingWebhookConfiguration");
 }
 
 // k8s.io.api.admissionregistration.v1.ValidatingWebhookConfigurationList
@@ -659,9 +861,16 @@ void kubex_read_proto(pb::Reader& r, ValidatingWebhookConfigurationList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ValidatingWebhookConfigurationList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "ValidatingWebhookConfigurationList");
 }
 
 // k8s.io.api.admissionregistration.v1.Validation
@@ -687,9 +896,18 @@ void kubex_read_proto(pb::Reader& r, Validation& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const Validation& o) {
+  pb::write(w, 1, o.expression);
+  pb::write(w, 2, o.message);
+  pb::write(w, 3, o.reason);
+  pb::write(w, 4, o.message_expression);
+  pb::write_unknown(w, o.unknown_fields, "Validation");
 }
 
 // k8s.io.api.admissionregistration.v1.Variable
@@ -707,9 +925,16 @@ void kubex_read_proto(pb::Reader& r, Variable& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const Variable& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.expression);
+  pb::write_unknown(w, o.unknown_fields, "Variable");
 }
 
 // k8s.io.api.admissionregistration.v1.WebhookClientConfig
@@ -731,9 +956,17 @@ void kubex_read_proto(pb::Reader& r, WebhookClientConfig& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const WebhookClientConfig& o) {
+  pb::write(w, 1, o.service);
+  pb::write(w, 2, o.ca_bundle);
+  pb::write(w, 3, o.url);
+  pb::write_unknown(w, o.unknown_fields, "WebhookClientConfig");
 }
 
 }  // namespace kubex::k8s::v1_34::admissionregistration::v1

@@ -2,6 +2,7 @@
 #include <kubex/k8s/v1_34/apiserverinternal/v1alpha1.hpp>
 
 #include <kubex/core/protobuf_read.hpp>
+#include <kubex/core/protobuf_write.hpp>
 
 namespace kubex::k8s::v1_34::apiserverinternal::v1alpha1 {
 
@@ -30,9 +31,18 @@ void kubex_read_proto(pb::Reader& r, ServerStorageVersion& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ServerStorageVersion& o) {
+  pb::write(w, 1, o.api_server_id);
+  pb::write(w, 2, o.encoding_version);
+  pb::write(w, 3, o.decodable_versions);
+  pb::write(w, 4, o.served_versions);
+  pb::write_unknown(w, o.unknown_fields, "ServerStorageVersion");
 }
 
 // k8s.io.api.apiserverinternal.v1alpha1.StorageVersion
@@ -54,9 +64,17 @@ void kubex_read_proto(pb::Reader& r, StorageVersion& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const StorageVersion& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write_empty_object(w, 2, o.spec);
+  pb::write(w, 3, o.status);
+  pb::write_unknown(w, o.unknown_fields, "StorageVersion");
 }
 
 // k8s.io.api.apiserverinternal.v1alpha1.StorageVersionCondition
@@ -90,9 +108,20 @@ void kubex_read_proto(pb::Reader& r, StorageVersionCondition& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const StorageVersionCondition& o) {
+  pb::write(w, 1, o.type);
+  pb::write(w, 2, o.status);
+  pb::write(w, 3, o.observed_generation);
+  pb::write(w, 4, o.last_transition_time);
+  pb::write(w, 5, o.reason);
+  pb::write(w, 6, o.message);
+  pb::write_unknown(w, o.unknown_fields, "StorageVersionCondition");
 }
 
 // k8s.io.api.apiserverinternal.v1alpha1.StorageVersionList
@@ -110,9 +139,16 @@ void kubex_read_proto(pb::Reader& r, StorageVersionList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const StorageVersionList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "StorageVersionList");
 }
 
 // k8s.io.api.apiserverinternal.v1alpha1.StorageVersionStatus
@@ -134,9 +170,17 @@ void kubex_read_proto(pb::Reader& r, StorageVersionStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const StorageVersionStatus& o) {
+  pb::write(w, 1, o.storage_versions);
+  pb::write(w, 2, o.common_encoding_version);
+  pb::write(w, 3, o.conditions);
+  pb::write_unknown(w, o.unknown_fields, "StorageVersionStatus");
 }
 
 }  // namespace kubex::k8s::v1_34::apiserverinternal::v1alpha1

@@ -2,6 +2,7 @@
 #include <kubex/k8s/v1_34/autoscaling/v2.hpp>
 
 #include <kubex/core/protobuf_read.hpp>
+#include <kubex/core/protobuf_write.hpp>
 
 namespace kubex::k8s::v1_34::autoscaling::v2 {
 
@@ -26,9 +27,17 @@ void kubex_read_proto(pb::Reader& r, ContainerResourceMetricSource& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ContainerResourceMetricSource& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.target);
+  pb::write(w, 3, o.container);
+  pb::write_unknown(w, o.unknown_fields, "ContainerResourceMetricSource");
 }
 
 // k8s.io.api.autoscaling.v2.ContainerResourceMetricStatus
@@ -50,9 +59,17 @@ void kubex_read_proto(pb::Reader& r, ContainerResourceMetricStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ContainerResourceMetricStatus& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.current);
+  pb::write(w, 3, o.container);
+  pb::write_unknown(w, o.unknown_fields, "ContainerResourceMetricStatus");
 }
 
 // k8s.io.api.autoscaling.v2.CrossVersionObjectReference
@@ -74,9 +91,17 @@ void kubex_read_proto(pb::Reader& r, CrossVersionObjectReference& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const CrossVersionObjectReference& o) {
+  pb::write(w, 1, o.kind);
+  pb::write(w, 2, o.name);
+  pb::write(w, 3, o.api_version);
+  pb::write_unknown(w, o.unknown_fields, "CrossVersionObjectReference");
 }
 
 // k8s.io.api.autoscaling.v2.ExternalMetricSource
@@ -94,9 +119,16 @@ void kubex_read_proto(pb::Reader& r, ExternalMetricSource& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ExternalMetricSource& o) {
+  pb::write(w, 1, o.metric);
+  pb::write(w, 2, o.target);
+  pb::write_unknown(w, o.unknown_fields, "ExternalMetricSource");
 }
 
 // k8s.io.api.autoscaling.v2.ExternalMetricStatus
@@ -114,9 +146,16 @@ void kubex_read_proto(pb::Reader& r, ExternalMetricStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ExternalMetricStatus& o) {
+  pb::write(w, 1, o.metric);
+  pb::write(w, 2, o.current);
+  pb::write_unknown(w, o.unknown_fields, "ExternalMetricStatus");
 }
 
 // k8s.io.api.autoscaling.v2.HPAScalingPolicy
@@ -138,9 +177,17 @@ void kubex_read_proto(pb::Reader& r, HPAScalingPolicy& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const HPAScalingPolicy& o) {
+  pb::write(w, 1, o.type);
+  pb::write(w, 2, o.value);
+  pb::write(w, 3, o.period_seconds);
+  pb::write_unknown(w, o.unknown_fields, "HPAScalingPolicy");
 }
 
 // k8s.io.api.autoscaling.v2.HPAScalingRules
@@ -166,9 +213,18 @@ void kubex_read_proto(pb::Reader& r, HPAScalingRules& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const HPAScalingRules& o) {
+  pb::write(w, 1, o.select_policy);
+  pb::write(w, 2, o.policies);
+  pb::write(w, 3, o.stabilization_window_seconds);
+  pb::write(w, 4, o.tolerance);
+  pb::write_unknown(w, o.unknown_fields, "HPAScalingRules");
 }
 
 // k8s.io.api.autoscaling.v2.HorizontalPodAutoscaler
@@ -190,9 +246,17 @@ void kubex_read_proto(pb::Reader& r, HorizontalPodAutoscaler& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const HorizontalPodAutoscaler& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write(w, 3, o.status);
+  pb::write_unknown(w, o.unknown_fields, "HorizontalPodAutoscaler");
 }
 
 // k8s.io.api.autoscaling.v2.HorizontalPodAutoscalerBehavior
@@ -210,9 +274,16 @@ void kubex_read_proto(pb::Reader& r, HorizontalPodAutoscalerBehavior& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const HorizontalPodAutoscalerBehavior& o) {
+  pb::write(w, 1, o.scale_up);
+  pb::write(w, 2, o.scale_down);
+  pb::write_unknown(w, o.unknown_fields, "HorizontalPodAutoscalerBehavior");
 }
 
 // k8s.io.api.autoscaling.v2.HorizontalPodAutoscalerCondition
@@ -242,9 +313,19 @@ void kubex_read_proto(pb::Reader& r, HorizontalPodAutoscalerCondition& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const HorizontalPodAutoscalerCondition& o) {
+  pb::write(w, 1, o.type);
+  pb::write(w, 2, o.status);
+  pb::write(w, 3, o.last_transition_time);
+  pb::write(w, 4, o.reason);
+  pb::write(w, 5, o.message);
+  pb::write_unknown(w, o.unknown_fields, "HorizontalPodAutoscalerCondition");
 }
 
 // k8s.io.api.autoscaling.v2.HorizontalPodAutoscalerList
@@ -262,9 +343,16 @@ void kubex_read_proto(pb::Reader& r, HorizontalPodAutoscalerList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const HorizontalPodAutoscalerList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "HorizontalPodAutoscalerList");
 }
 
 // k8s.io.api.autoscaling.v2.HorizontalPodAutoscalerSpec
@@ -294,9 +382,19 @@ void kubex_read_proto(pb::Reader& r, HorizontalPodAutoscalerSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const HorizontalPodAutoscalerSpec& o) {
+  pb::write(w, 1, o.scale_target_ref);
+  pb::write(w, 2, o.min_replicas);
+  pb::write(w, 3, o.max_replicas);
+  pb::write(w, 4, o.metrics);
+  pb::write(w, 5, o.behavior);
+  pb::write_unknown(w, o.unknown_fields, "HorizontalPodAutoscalerSpec");
 }
 
 // k8s.io.api.autoscaling.v2.HorizontalPodAutoscalerStatus
@@ -330,9 +428,20 @@ void kubex_read_proto(pb::Reader& r, HorizontalPodAutoscalerStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const HorizontalPodAutoscalerStatus& o) {
+  pb::write(w, 1, o.observed_generation);
+  pb::write(w, 2, o.last_scale_time);
+  pb::write(w, 3, o.current_replicas);
+  pb::write(w, 4, o.desired_replicas);
+  pb::write(w, 5, o.current_metrics);
+  pb::write(w, 6, o.conditions);
+  pb::write_unknown(w, o.unknown_fields, "HorizontalPodAutoscalerStatus");
 }
 
 // k8s.io.api.autoscaling.v2.MetricIdentifier
@@ -350,9 +459,16 @@ void kubex_read_proto(pb::Reader& r, MetricIdentifier& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const MetricIdentifier& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.selector);
+  pb::write_unknown(w, o.unknown_fields, "MetricIdentifier");
 }
 
 // k8s.io.api.autoscaling.v2.MetricSpec
@@ -386,9 +502,20 @@ void kubex_read_proto(pb::Reader& r, MetricSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const MetricSpec& o) {
+  pb::write(w, 1, o.type);
+  pb::write(w, 2, o.object);
+  pb::write(w, 3, o.pods);
+  pb::write(w, 4, o.resource);
+  pb::write(w, 5, o.external);
+  pb::write(w, 7, o.container_resource);
+  pb::write_unknown(w, o.unknown_fields, "MetricSpec");
 }
 
 // k8s.io.api.autoscaling.v2.MetricStatus
@@ -422,9 +549,20 @@ void kubex_read_proto(pb::Reader& r, MetricStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const MetricStatus& o) {
+  pb::write(w, 1, o.type);
+  pb::write(w, 2, o.object);
+  pb::write(w, 3, o.pods);
+  pb::write(w, 4, o.resource);
+  pb::write(w, 5, o.external);
+  pb::write(w, 7, o.container_resource);
+  pb::write_unknown(w, o.unknown_fields, "MetricStatus");
 }
 
 // k8s.io.api.autoscaling.v2.MetricTarget
@@ -450,9 +588,18 @@ void kubex_read_proto(pb::Reader& r, MetricTarget& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const MetricTarget& o) {
+  pb::write(w, 1, o.type);
+  pb::write(w, 2, o.value);
+  pb::write(w, 3, o.average_value);
+  pb::write(w, 4, o.average_utilization);
+  pb::write_unknown(w, o.unknown_fields, "MetricTarget");
 }
 
 // k8s.io.api.autoscaling.v2.MetricValueStatus
@@ -474,9 +621,17 @@ void kubex_read_proto(pb::Reader& r, MetricValueStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const MetricValueStatus& o) {
+  pb::write(w, 1, o.value);
+  pb::write(w, 2, o.average_value);
+  pb::write(w, 3, o.average_utilization);
+  pb::write_unknown(w, o.unknown_fields, "MetricValueStatus");
 }
 
 // k8s.io.api.autoscaling.v2.ObjectMetricSource
@@ -498,9 +653,17 @@ void kubex_read_proto(pb::Reader& r, ObjectMetricSource& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ObjectMetricSource& o) {
+  pb::write(w, 1, o.described_object);
+  pb::write(w, 2, o.target);
+  pb::write(w, 3, o.metric);
+  pb::write_unknown(w, o.unknown_fields, "ObjectMetricSource");
 }
 
 // k8s.io.api.autoscaling.v2.ObjectMetricStatus
@@ -522,9 +685,17 @@ void kubex_read_proto(pb::Reader& r, ObjectMetricStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ObjectMetricStatus& o) {
+  pb::write(w, 1, o.metric);
+  pb::write(w, 2, o.current);
+  pb::write(w, 3, o.described_object);
+  pb::write_unknown(w, o.unknown_fields, "ObjectMetricStatus");
 }
 
 // k8s.io.api.autoscaling.v2.PodsMetricSource
@@ -542,9 +713,16 @@ void kubex_read_proto(pb::Reader& r, PodsMetricSource& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PodsMetricSource& o) {
+  pb::write(w, 1, o.metric);
+  pb::write(w, 2, o.target);
+  pb::write_unknown(w, o.unknown_fields, "PodsMetricSource");
 }
 
 // k8s.io.api.autoscaling.v2.PodsMetricStatus
@@ -562,9 +740,16 @@ void kubex_read_proto(pb::Reader& r, PodsMetricStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PodsMetricStatus& o) {
+  pb::write(w, 1, o.metric);
+  pb::write(w, 2, o.current);
+  pb::write_unknown(w, o.unknown_fields, "PodsMetricStatus");
 }
 
 // k8s.io.api.autoscaling.v2.ResourceMetricSource
@@ -582,9 +767,16 @@ void kubex_read_proto(pb::Reader& r, ResourceMetricSource& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ResourceMetricSource& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.target);
+  pb::write_unknown(w, o.unknown_fields, "ResourceMetricSource");
 }
 
 // k8s.io.api.autoscaling.v2.ResourceMetricStatus
@@ -602,9 +794,16 @@ void kubex_read_proto(pb::Reader& r, ResourceMetricStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ResourceMetricStatus& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.current);
+  pb::write_unknown(w, o.unknown_fields, "ResourceMetricStatus");
 }
 
 }  // namespace kubex::k8s::v1_34::autoscaling::v2

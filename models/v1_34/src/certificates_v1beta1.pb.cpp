@@ -2,6 +2,7 @@
 #include <kubex/k8s/v1_34/certificates/v1beta1.hpp>
 
 #include <kubex/core/protobuf_read.hpp>
+#include <kubex/core/protobuf_write.hpp>
 
 namespace kubex::k8s::v1_34::certificates::v1beta1 {
 
@@ -22,9 +23,16 @@ void kubex_read_proto(pb::Reader& r, ClusterTrustBundle& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ClusterTrustBundle& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write_unknown(w, o.unknown_fields, "ClusterTrustBundle");
 }
 
 // k8s.io.api.certificates.v1beta1.ClusterTrustBundleList
@@ -42,9 +50,16 @@ void kubex_read_proto(pb::Reader& r, ClusterTrustBundleList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ClusterTrustBundleList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "ClusterTrustBundleList");
 }
 
 // k8s.io.api.certificates.v1beta1.ClusterTrustBundleSpec
@@ -62,9 +77,16 @@ void kubex_read_proto(pb::Reader& r, ClusterTrustBundleSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ClusterTrustBundleSpec& o) {
+  pb::write(w, 1, o.signer_name);
+  pb::write(w, 2, o.trust_bundle);
+  pb::write_unknown(w, o.unknown_fields, "ClusterTrustBundleSpec");
 }
 
 }  // namespace kubex::k8s::v1_34::certificates::v1beta1

@@ -2,6 +2,7 @@
 #include <kubex/k8s/v1_34/networking/v1beta1.hpp>
 
 #include <kubex/core/protobuf_read.hpp>
+#include <kubex/core/protobuf_write.hpp>
 
 namespace kubex::k8s::v1_34::networking::v1beta1 {
 
@@ -22,9 +23,16 @@ void kubex_read_proto(pb::Reader& r, IPAddress& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const IPAddress& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write_unknown(w, o.unknown_fields, "IPAddress");
 }
 
 // k8s.io.api.networking.v1beta1.IPAddressList
@@ -42,9 +50,16 @@ void kubex_read_proto(pb::Reader& r, IPAddressList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const IPAddressList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "IPAddressList");
 }
 
 // k8s.io.api.networking.v1beta1.IPAddressSpec
@@ -58,9 +73,15 @@ void kubex_read_proto(pb::Reader& r, IPAddressSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const IPAddressSpec& o) {
+  pb::write(w, 1, o.parent_ref);
+  pb::write_unknown(w, o.unknown_fields, "IPAddressSpec");
 }
 
 // k8s.io.api.networking.v1beta1.ParentReference
@@ -86,9 +107,18 @@ void kubex_read_proto(pb::Reader& r, ParentReference& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ParentReference& o) {
+  pb::write(w, 1, o.group);
+  pb::write(w, 2, o.resource);
+  pb::write(w, 3, o.namespace_);
+  pb::write(w, 4, o.name);
+  pb::write_unknown(w, o.unknown_fields, "ParentReference");
 }
 
 // k8s.io.api.networking.v1beta1.ServiceCIDR
@@ -110,9 +140,17 @@ void kubex_read_proto(pb::Reader& r, ServiceCIDR& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ServiceCIDR& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write(w, 3, o.status);
+  pb::write_unknown(w, o.unknown_fields, "ServiceCIDR");
 }
 
 // k8s.io.api.networking.v1beta1.ServiceCIDRList
@@ -130,9 +168,16 @@ void kubex_read_proto(pb::Reader& r, ServiceCIDRList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ServiceCIDRList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "ServiceCIDRList");
 }
 
 // k8s.io.api.networking.v1beta1.ServiceCIDRSpec
@@ -146,9 +191,15 @@ void kubex_read_proto(pb::Reader& r, ServiceCIDRSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ServiceCIDRSpec& o) {
+  pb::write(w, 1, o.cidrs);
+  pb::write_unknown(w, o.unknown_fields, "ServiceCIDRSpec");
 }
 
 // k8s.io.api.networking.v1beta1.ServiceCIDRStatus
@@ -162,9 +213,15 @@ void kubex_read_proto(pb::Reader& r, ServiceCIDRStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ServiceCIDRStatus& o) {
+  pb::write(w, 1, o.conditions);
+  pb::write_unknown(w, o.unknown_fields, "ServiceCIDRStatus");
 }
 
 }  // namespace kubex::k8s::v1_34::networking::v1beta1

@@ -2,6 +2,7 @@
 #include <kubex/k8s/v1_34/resource/v1alpha3.hpp>
 
 #include <kubex/core/protobuf_read.hpp>
+#include <kubex/core/protobuf_write.hpp>
 
 namespace kubex::k8s::v1_34::resource::v1alpha3 {
 
@@ -18,9 +19,15 @@ void kubex_read_proto(pb::Reader& r, CELDeviceSelector& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const CELDeviceSelector& o) {
+  pb::write(w, 1, o.expression);
+  pb::write_unknown(w, o.unknown_fields, "CELDeviceSelector");
 }
 
 // k8s.io.api.resource.v1alpha3.DeviceSelector
@@ -34,9 +41,15 @@ void kubex_read_proto(pb::Reader& r, DeviceSelector& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceSelector& o) {
+  pb::write(w, 1, o.cel);
+  pb::write_unknown(w, o.unknown_fields, "DeviceSelector");
 }
 
 // k8s.io.api.resource.v1alpha3.DeviceTaint
@@ -62,9 +75,18 @@ void kubex_read_proto(pb::Reader& r, DeviceTaint& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceTaint& o) {
+  pb::write(w, 1, o.key);
+  pb::write(w, 2, o.value);
+  pb::write(w, 3, o.effect);
+  pb::write(w, 4, o.time_added);
+  pb::write_unknown(w, o.unknown_fields, "DeviceTaint");
 }
 
 // k8s.io.api.resource.v1alpha3.DeviceTaintRule
@@ -82,9 +104,16 @@ void kubex_read_proto(pb::Reader& r, DeviceTaintRule& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceTaintRule& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write_unknown(w, o.unknown_fields, "DeviceTaintRule");
 }
 
 // k8s.io.api.resource.v1alpha3.DeviceTaintRuleList
@@ -102,9 +131,16 @@ void kubex_read_proto(pb::Reader& r, DeviceTaintRuleList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceTaintRuleList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "DeviceTaintRuleList");
 }
 
 // k8s.io.api.resource.v1alpha3.DeviceTaintRuleSpec
@@ -122,9 +158,16 @@ void kubex_read_proto(pb::Reader& r, DeviceTaintRuleSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceTaintRuleSpec& o) {
+  pb::write(w, 1, o.device_selector);
+  pb::write(w, 2, o.taint);
+  pb::write_unknown(w, o.unknown_fields, "DeviceTaintRuleSpec");
 }
 
 // k8s.io.api.resource.v1alpha3.DeviceTaintSelector
@@ -154,9 +197,19 @@ void kubex_read_proto(pb::Reader& r, DeviceTaintSelector& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceTaintSelector& o) {
+  pb::write(w, 1, o.device_class_name);
+  pb::write(w, 2, o.driver);
+  pb::write(w, 3, o.pool);
+  pb::write(w, 4, o.device);
+  pb::write(w, 5, o.selectors);
+  pb::write_unknown(w, o.unknown_fields, "DeviceTaintSelector");
 }
 
 }  // namespace kubex::k8s::v1_34::resource::v1alpha3

@@ -2,6 +2,7 @@
 #include <kubex/k8s/v1_35/authentication/v1.hpp>
 
 #include <kubex/core/protobuf_read.hpp>
+#include <kubex/core/protobuf_write.hpp>
 
 namespace kubex::k8s::v1_35::authentication::v1 {
 
@@ -30,9 +31,18 @@ void kubex_read_proto(pb::Reader& r, BoundObjectReference& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const BoundObjectReference& o) {
+  pb::write(w, 1, o.kind);
+  pb::write(w, 2, o.api_version);
+  pb::write(w, 3, o.name);
+  pb::write(w, 4, o.uid);
+  pb::write_unknown(w, o.unknown_fields, "BoundObjectReference");
 }
 
 // k8s.io.api.authentication.v1.SelfSubjectReview
@@ -50,9 +60,16 @@ void kubex_read_proto(pb::Reader& r, SelfSubjectReview& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const SelfSubjectReview& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.status);
+  pb::write_unknown(w, o.unknown_fields, "SelfSubjectReview");
 }
 
 // k8s.io.api.authentication.v1.SelfSubjectReviewStatus
@@ -66,9 +83,15 @@ void kubex_read_proto(pb::Reader& r, SelfSubjectReviewStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const SelfSubjectReviewStatus& o) {
+  pb::write(w, 1, o.user_info);
+  pb::write_unknown(w, o.unknown_fields, "SelfSubjectReviewStatus");
 }
 
 // k8s.io.api.authentication.v1.TokenRequest
@@ -90,9 +113,17 @@ void kubex_read_proto(pb::Reader& r, TokenRequest& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const TokenRequest& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write(w, 3, o.status);
+  pb::write_unknown(w, o.unknown_fields, "TokenRequest");
 }
 
 // k8s.io.api.authentication.v1.TokenRequestSpec
@@ -114,9 +145,17 @@ void kubex_read_proto(pb::Reader& r, TokenRequestSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const TokenRequestSpec& o) {
+  pb::write(w, 1, o.audiences);
+  pb::write(w, 3, o.bound_object_ref);
+  pb::write(w, 4, o.expiration_seconds);
+  pb::write_unknown(w, o.unknown_fields, "TokenRequestSpec");
 }
 
 // k8s.io.api.authentication.v1.TokenRequestStatus
@@ -134,9 +173,16 @@ void kubex_read_proto(pb::Reader& r, TokenRequestStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const TokenRequestStatus& o) {
+  pb::write(w, 1, o.token);
+  pb::write(w, 2, o.expiration_timestamp);
+  pb::write_unknown(w, o.unknown_fields, "TokenRequestStatus");
 }
 
 // k8s.io.api.authentication.v1.TokenReview
@@ -158,9 +204,17 @@ void kubex_read_proto(pb::Reader& r, TokenReview& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const TokenReview& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write(w, 3, o.status);
+  pb::write_unknown(w, o.unknown_fields, "TokenReview");
 }
 
 // k8s.io.api.authentication.v1.TokenReviewSpec
@@ -178,9 +232,16 @@ void kubex_read_proto(pb::Reader& r, TokenReviewSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const TokenReviewSpec& o) {
+  pb::write(w, 1, o.token);
+  pb::write(w, 2, o.audiences);
+  pb::write_unknown(w, o.unknown_fields, "TokenReviewSpec");
 }
 
 // k8s.io.api.authentication.v1.TokenReviewStatus
@@ -206,9 +267,18 @@ void kubex_read_proto(pb::Reader& r, TokenReviewStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const TokenReviewStatus& o) {
+  pb::write(w, 1, o.authenticated);
+  pb::write(w, 2, o.user);
+  pb::write(w, 3, o.error);
+  pb::write(w, 4, o.audiences);
+  pb::write_unknown(w, o.unknown_fields, "TokenReviewStatus");
 }
 
 // k8s.io.api.authentication.v1.UserInfo
@@ -234,9 +304,18 @@ void kubex_read_proto(pb::Reader& r, UserInfo& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const UserInfo& o) {
+  pb::write(w, 1, o.username);
+  pb::write(w, 2, o.uid);
+  pb::write(w, 3, o.groups);
+  pb::write_map(w, 4, o.extra, [](pb::Writer& e, std::uint32_t k, const std::vector<std::string>& v) { pb::write_string_list(e, k, v); });
+  pb::write_unknown(w, o.unknown_fields, "UserInfo");
 }
 
 }  // namespace kubex::k8s::v1_35::authentication::v1

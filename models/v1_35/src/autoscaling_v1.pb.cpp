@@ -2,6 +2,7 @@
 #include <kubex/k8s/v1_35/autoscaling/v1.hpp>
 
 #include <kubex/core/protobuf_read.hpp>
+#include <kubex/core/protobuf_write.hpp>
 
 namespace kubex::k8s::v1_35::autoscaling::v1 {
 
@@ -26,9 +27,17 @@ void kubex_read_proto(pb::Reader& r, CrossVersionObjectReference& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const CrossVersionObjectReference& o) {
+  pb::write(w, 1, o.kind);
+  pb::write(w, 2, o.name);
+  pb::write(w, 3, o.api_version);
+  pb::write_unknown(w, o.unknown_fields, "CrossVersionObjectReference");
 }
 
 // k8s.io.api.autoscaling.v1.HorizontalPodAutoscaler
@@ -50,9 +59,17 @@ void kubex_read_proto(pb::Reader& r, HorizontalPodAutoscaler& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const HorizontalPodAutoscaler& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write(w, 3, o.status);
+  pb::write_unknown(w, o.unknown_fields, "HorizontalPodAutoscaler");
 }
 
 // k8s.io.api.autoscaling.v1.HorizontalPodAutoscalerList
@@ -70,9 +87,16 @@ void kubex_read_proto(pb::Reader& r, HorizontalPodAutoscalerList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const HorizontalPodAutoscalerList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "HorizontalPodAutoscalerList");
 }
 
 // k8s.io.api.autoscaling.v1.HorizontalPodAutoscalerSpec
@@ -98,9 +122,18 @@ void kubex_read_proto(pb::Reader& r, HorizontalPodAutoscalerSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const HorizontalPodAutoscalerSpec& o) {
+  pb::write(w, 1, o.scale_target_ref);
+  pb::write(w, 2, o.min_replicas);
+  pb::write(w, 3, o.max_replicas);
+  pb::write(w, 4, o.target_cpu_utilization_percentage);
+  pb::write_unknown(w, o.unknown_fields, "HorizontalPodAutoscalerSpec");
 }
 
 // k8s.io.api.autoscaling.v1.HorizontalPodAutoscalerStatus
@@ -130,9 +163,19 @@ void kubex_read_proto(pb::Reader& r, HorizontalPodAutoscalerStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const HorizontalPodAutoscalerStatus& o) {
+  pb::write(w, 1, o.observed_generation);
+  pb::write(w, 2, o.last_scale_time);
+  pb::write(w, 3, o.current_replicas);
+  pb::write(w, 4, o.desired_replicas);
+  pb::write(w, 5, o.current_cpu_utilization_percentage);
+  pb::write_unknown(w, o.unknown_fields, "HorizontalPodAutoscalerStatus");
 }
 
 // k8s.io.api.autoscaling.v1.Scale
@@ -154,9 +197,17 @@ void kubex_read_proto(pb::Reader& r, Scale& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const Scale& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write(w, 3, o.status);
+  pb::write_unknown(w, o.unknown_fields, "Scale");
 }
 
 // k8s.io.api.autoscaling.v1.ScaleSpec
@@ -170,9 +221,15 @@ void kubex_read_proto(pb::Reader& r, ScaleSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ScaleSpec& o) {
+  pb::write(w, 1, o.replicas);
+  pb::write_unknown(w, o.unknown_fields, "ScaleSpec");
 }
 
 // k8s.io.api.autoscaling.v1.ScaleStatus
@@ -190,9 +247,16 @@ void kubex_read_proto(pb::Reader& r, ScaleStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ScaleStatus& o) {
+  pb::write(w, 1, o.replicas);
+  pb::write(w, 2, o.selector);
+  pb::write_unknown(w, o.unknown_fields, "ScaleStatus");
 }
 
 }  // namespace kubex::k8s::v1_35::autoscaling::v1

@@ -2,6 +2,7 @@
 #include <kubex/k8s/v1_35/batch/v1.hpp>
 
 #include <kubex/core/protobuf_read.hpp>
+#include <kubex/core/protobuf_write.hpp>
 
 namespace kubex::k8s::v1_35::batch::v1 {
 
@@ -26,9 +27,17 @@ void kubex_read_proto(pb::Reader& r, CronJob& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const CronJob& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write(w, 3, o.status);
+  pb::write_unknown(w, o.unknown_fields, "CronJob");
 }
 
 // k8s.io.api.batch.v1.CronJobList
@@ -46,9 +55,16 @@ void kubex_read_proto(pb::Reader& r, CronJobList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const CronJobList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "CronJobList");
 }
 
 // k8s.io.api.batch.v1.CronJobSpec
@@ -90,9 +106,22 @@ void kubex_read_proto(pb::Reader& r, CronJobSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const CronJobSpec& o) {
+  pb::write(w, 1, o.schedule);
+  pb::write(w, 2, o.starting_deadline_seconds);
+  pb::write(w, 3, o.concurrency_policy);
+  pb::write(w, 4, o.suspend);
+  pb::write(w, 5, o.job_template);
+  pb::write(w, 6, o.successful_jobs_history_limit);
+  pb::write(w, 7, o.failed_jobs_history_limit);
+  pb::write(w, 8, o.time_zone);
+  pb::write_unknown(w, o.unknown_fields, "CronJobSpec");
 }
 
 // k8s.io.api.batch.v1.CronJobStatus
@@ -114,9 +143,17 @@ void kubex_read_proto(pb::Reader& r, CronJobStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const CronJobStatus& o) {
+  pb::write(w, 1, o.active);
+  pb::write(w, 4, o.last_schedule_time);
+  pb::write(w, 5, o.last_successful_time);
+  pb::write_unknown(w, o.unknown_fields, "CronJobStatus");
 }
 
 // k8s.io.api.batch.v1.Job
@@ -138,9 +175,17 @@ void kubex_read_proto(pb::Reader& r, Job& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const Job& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write(w, 3, o.status);
+  pb::write_unknown(w, o.unknown_fields, "Job");
 }
 
 // k8s.io.api.batch.v1.JobCondition
@@ -174,9 +219,20 @@ void kubex_read_proto(pb::Reader& r, JobCondition& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const JobCondition& o) {
+  pb::write(w, 1, o.type);
+  pb::write(w, 2, o.status);
+  pb::write(w, 3, o.last_probe_time);
+  pb::write(w, 4, o.last_transition_time);
+  pb::write(w, 5, o.reason);
+  pb::write(w, 6, o.message);
+  pb::write_unknown(w, o.unknown_fields, "JobCondition");
 }
 
 // k8s.io.api.batch.v1.JobList
@@ -194,9 +250,16 @@ void kubex_read_proto(pb::Reader& r, JobList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const JobList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "JobList");
 }
 
 // k8s.io.api.batch.v1.JobSpec
@@ -270,9 +333,30 @@ void kubex_read_proto(pb::Reader& r, JobSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const JobSpec& o) {
+  pb::write(w, 1, o.parallelism);
+  pb::write(w, 2, o.completions);
+  pb::write(w, 3, o.active_deadline_seconds);
+  pb::write(w, 4, o.selector);
+  pb::write(w, 5, o.manual_selector);
+  pb::write(w, 6, o.template_);
+  pb::write(w, 7, o.backoff_limit);
+  pb::write(w, 8, o.ttl_seconds_after_finished);
+  pb::write(w, 9, o.completion_mode);
+  pb::write(w, 10, o.suspend);
+  pb::write(w, 11, o.pod_failure_policy);
+  pb::write(w, 12, o.backoff_limit_per_index);
+  pb::write(w, 13, o.max_failed_indexes);
+  pb::write(w, 14, o.pod_replacement_policy);
+  pb::write(w, 15, o.managed_by);
+  pb::write(w, 16, o.success_policy);
+  pb::write_unknown(w, o.unknown_fields, "JobSpec");
 }
 
 // k8s.io.api.batch.v1.JobStatus
@@ -326,9 +410,25 @@ void kubex_read_proto(pb::Reader& r, JobStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const JobStatus& o) {
+  pb::write(w, 1, o.conditions);
+  pb::write(w, 2, o.start_time);
+  pb::write(w, 3, o.completion_time);
+  pb::write(w, 4, o.active);
+  pb::write(w, 5, o.succeeded);
+  pb::write(w, 6, o.failed);
+  pb::write(w, 7, o.completed_indexes);
+  pb::write(w, 8, o.uncounted_terminated_pods);
+  pb::write(w, 9, o.ready);
+  pb::write(w, 10, o.failed_indexes);
+  pb::write(w, 11, o.terminating);
+  pb::write_unknown(w, o.unknown_fields, "JobStatus");
 }
 
 // k8s.io.api.batch.v1.JobTemplateSpec
@@ -346,9 +446,16 @@ void kubex_read_proto(pb::Reader& r, JobTemplateSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const JobTemplateSpec& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write_unknown(w, o.unknown_fields, "JobTemplateSpec");
 }
 
 // k8s.io.api.batch.v1.PodFailurePolicy
@@ -362,9 +469,15 @@ void kubex_read_proto(pb::Reader& r, PodFailurePolicy& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PodFailurePolicy& o) {
+  pb::write(w, 1, o.rules);
+  pb::write_unknown(w, o.unknown_fields, "PodFailurePolicy");
 }
 
 // k8s.io.api.batch.v1.PodFailurePolicyOnExitCodesRequirement
@@ -386,9 +499,17 @@ void kubex_read_proto(pb::Reader& r, PodFailurePolicyOnExitCodesRequirement& o) 
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PodFailurePolicyOnExitCodesRequirement& o) {
+  pb::write(w, 1, o.container_name);
+  pb::write(w, 2, o.operator_);
+  pb::write(w, 3, o.values);
+  pb::write_unknown(w, o.unknown_fields, "PodFailurePolicyOnExitCodesRequirement");
 }
 
 // k8s.io.api.batch.v1.PodFailurePolicyOnPodConditionsPattern
@@ -406,9 +527,16 @@ void kubex_read_proto(pb::Reader& r, PodFailurePolicyOnPodConditionsPattern& o) 
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PodFailurePolicyOnPodConditionsPattern& o) {
+  pb::write(w, 1, o.type);
+  pb::write(w, 2, o.status);
+  pb::write_unknown(w, o.unknown_fields, "PodFailurePolicyOnPodConditionsPattern");
 }
 
 // k8s.io.api.batch.v1.PodFailurePolicyRule
@@ -430,9 +558,17 @@ void kubex_read_proto(pb::Reader& r, PodFailurePolicyRule& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PodFailurePolicyRule& o) {
+  pb::write(w, 1, o.action);
+  pb::write(w, 2, o.on_exit_codes);
+  pb::write(w, 3, o.on_pod_conditions);
+  pb::write_unknown(w, o.unknown_fields, "PodFailurePolicyRule");
 }
 
 // k8s.io.api.batch.v1.SuccessPolicy
@@ -446,9 +582,15 @@ void kubex_read_proto(pb::Reader& r, SuccessPolicy& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const SuccessPolicy& o) {
+  pb::write(w, 1, o.rules);
+  pb::write_unknown(w, o.unknown_fields, "SuccessPolicy");
 }
 
 // k8s.io.api.batch.v1.SuccessPolicyRule
@@ -466,9 +608,16 @@ void kubex_read_proto(pb::Reader& r, SuccessPolicyRule& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const SuccessPolicyRule& o) {
+  pb::write(w, 1, o.succeeded_indexes);
+  pb::write(w, 2, o.succeeded_count);
+  pb::write_unknown(w, o.unknown_fields, "SuccessPolicyRule");
 }
 
 // k8s.io.api.batch.v1.UncountedTerminatedPods
@@ -486,9 +635,16 @@ void kubex_read_proto(pb::Reader& r, UncountedTerminatedPods& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const UncountedTerminatedPods& o) {
+  pb::write(w, 1, o.succeeded);
+  pb::write(w, 2, o.failed);
+  pb::write_unknown(w, o.unknown_fields, "UncountedTerminatedPods");
 }
 
 }  // namespace kubex::k8s::v1_35::batch::v1

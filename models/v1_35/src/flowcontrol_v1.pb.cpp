@@ -2,6 +2,7 @@
 #include <kubex/k8s/v1_35/flowcontrol/v1.hpp>
 
 #include <kubex/core/protobuf_read.hpp>
+#include <kubex/core/protobuf_write.hpp>
 
 namespace kubex::k8s::v1_35::flowcontrol::v1 {
 
@@ -22,9 +23,16 @@ void kubex_read_proto(pb::Reader& r, ExemptPriorityLevelConfiguration& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ExemptPriorityLevelConfiguration& o) {
+  pb::write(w, 1, o.nominal_concurrency_shares);
+  pb::write(w, 2, o.lendable_percent);
+  pb::write_unknown(w, o.unknown_fields, "ExemptPriorityLevelConfiguration");
 }
 
 // k8s.io.api.flowcontrol.v1.FlowDistinguisherMethod
@@ -38,9 +46,15 @@ void kubex_read_proto(pb::Reader& r, FlowDistinguisherMethod& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const FlowDistinguisherMethod& o) {
+  pb::write(w, 1, o.type);
+  pb::write_unknown(w, o.unknown_fields, "FlowDistinguisherMethod");
 }
 
 // k8s.io.api.flowcontrol.v1.FlowSchema
@@ -62,9 +76,17 @@ void kubex_read_proto(pb::Reader& r, FlowSchema& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const FlowSchema& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write(w, 3, o.status);
+  pb::write_unknown(w, o.unknown_fields, "FlowSchema");
 }
 
 // k8s.io.api.flowcontrol.v1.FlowSchemaCondition
@@ -94,9 +116,19 @@ void kubex_read_proto(pb::Reader& r, FlowSchemaCondition& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const FlowSchemaCondition& o) {
+  pb::write(w, 1, o.type);
+  pb::write(w, 2, o.status);
+  pb::write(w, 3, o.last_transition_time);
+  pb::write(w, 4, o.reason);
+  pb::write(w, 5, o.message);
+  pb::write_unknown(w, o.unknown_fields, "FlowSchemaCondition");
 }
 
 // k8s.io.api.flowcontrol.v1.FlowSchemaList
@@ -114,9 +146,16 @@ void kubex_read_proto(pb::Reader& r, FlowSchemaList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const FlowSchemaList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "FlowSchemaList");
 }
 
 // k8s.io.api.flowcontrol.v1.FlowSchemaSpec
@@ -142,9 +181,18 @@ void kubex_read_proto(pb::Reader& r, FlowSchemaSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const FlowSchemaSpec& o) {
+  pb::write(w, 1, o.priority_level_configuration);
+  pb::write(w, 2, o.matching_precedence);
+  pb::write(w, 3, o.distinguisher_method);
+  pb::write(w, 4, o.rules);
+  pb::write_unknown(w, o.unknown_fields, "FlowSchemaSpec");
 }
 
 // k8s.io.api.flowcontrol.v1.FlowSchemaStatus
@@ -158,9 +206,15 @@ void kubex_read_proto(pb::Reader& r, FlowSchemaStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const FlowSchemaStatus& o) {
+  pb::write(w, 1, o.conditions);
+  pb::write_unknown(w, o.unknown_fields, "FlowSchemaStatus");
 }
 
 // k8s.io.api.flowcontrol.v1.GroupSubject
@@ -174,9 +228,15 @@ void kubex_read_proto(pb::Reader& r, GroupSubject& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const GroupSubject& o) {
+  pb::write(w, 1, o.name);
+  pb::write_unknown(w, o.unknown_fields, "GroupSubject");
 }
 
 // k8s.io.api.flowcontrol.v1.LimitResponse
@@ -194,9 +254,16 @@ void kubex_read_proto(pb::Reader& r, LimitResponse& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const LimitResponse& o) {
+  pb::write(w, 1, o.type);
+  pb::write(w, 2, o.queuing);
+  pb::write_unknown(w, o.unknown_fields, "LimitResponse");
 }
 
 // k8s.io.api.flowcontrol.v1.LimitedPriorityLevelConfiguration
@@ -222,9 +289,18 @@ void kubex_read_proto(pb::Reader& r, LimitedPriorityLevelConfiguration& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const LimitedPriorityLevelConfiguration& o) {
+  pb::write(w, 1, o.nominal_concurrency_shares);
+  pb::write(w, 2, o.limit_response);
+  pb::write(w, 3, o.lendable_percent);
+  pb::write(w, 4, o.borrowing_limit_percent);
+  pb::write_unknown(w, o.unknown_fields, "LimitedPriorityLevelConfiguration");
 }
 
 // k8s.io.api.flowcontrol.v1.NonResourcePolicyRule
@@ -242,9 +318,16 @@ void kubex_read_proto(pb::Reader& r, NonResourcePolicyRule& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const NonResourcePolicyRule& o) {
+  pb::write(w, 1, o.verbs);
+  pb::write(w, 6, o.non_resource_urls);
+  pb::write_unknown(w, o.unknown_fields, "NonResourcePolicyRule");
 }
 
 // k8s.io.api.flowcontrol.v1.PolicyRulesWithSubjects
@@ -266,9 +349,17 @@ void kubex_read_proto(pb::Reader& r, PolicyRulesWithSubjects& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PolicyRulesWithSubjects& o) {
+  pb::write(w, 1, o.subjects);
+  pb::write(w, 2, o.resource_rules);
+  pb::write(w, 3, o.non_resource_rules);
+  pb::write_unknown(w, o.unknown_fields, "PolicyRulesWithSubjects");
 }
 
 // k8s.io.api.flowcontrol.v1.PriorityLevelConfiguration
@@ -290,9 +381,17 @@ void kubex_read_proto(pb::Reader& r, PriorityLevelConfiguration& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PriorityLevelConfiguration& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write(w, 3, o.status);
+  pb::write_unknown(w, o.unknown_fields, "PriorityLevelConfiguration");
 }
 
 // k8s.io.api.flowcontrol.v1.PriorityLevelConfigurationCondition
@@ -322,9 +421,19 @@ void kubex_read_proto(pb::Reader& r, PriorityLevelConfigurationCondition& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PriorityLevelConfigurationCondition& o) {
+  pb::write(w, 1, o.type);
+  pb::write(w, 2, o.status);
+  pb::write(w, 3, o.last_transition_time);
+  pb::write(w, 4, o.reason);
+  pb::write(w, 5, o.message);
+  pb::write_unknown(w, o.unknown_fields, "PriorityLevelConfigurationCondition");
 }
 
 // k8s.io.api.flowcontrol.v1.PriorityLevelConfigurationList
@@ -342,9 +451,16 @@ void kubex_read_proto(pb::Reader& r, PriorityLevelConfigurationList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PriorityLevelConfigurationList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "PriorityLevelConfigurationList");
 }
 
 // k8s.io.api.flowcontrol.v1.PriorityLevelConfigurationReference
@@ -358,9 +474,15 @@ void kubex_read_proto(pb::Reader& r, PriorityLevelConfigurationReference& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PriorityLevelConfigurationReference& o) {
+  pb::write(w, 1, o.name);
+  pb::write_unknown(w, o.unknown_fields, "PriorityLevelConfigurationReference");
 }
 
 // k8s.io.api.flowcontrol.v1.PriorityLevelConfigurationSpec
@@ -382,9 +504,17 @@ void kubex_read_proto(pb::Reader& r, PriorityLevelConfigurationSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PriorityLevelConfigurationSpec& o) {
+  pb::write(w, 1, o.type);
+  pb::write(w, 2, o.limited);
+  pb::write(w, 3, o.exempt);
+  pb::write_unknown(w, o.unknown_fields, "PriorityLevelConfigurationSpec");
 }
 
 // k8s.io.api.flowcontrol.v1.PriorityLevelConfigurationStatus
@@ -398,9 +528,15 @@ void kubex_read_proto(pb::Reader& r, PriorityLevelConfigurationStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PriorityLevelConfigurationStatus& o) {
+  pb::write(w, 1, o.conditions);
+  pb::write_unknown(w, o.unknown_fields, "PriorityLevelConfigurationStatus");
 }
 
 // k8s.io.api.flowcontrol.v1.QueuingConfiguration
@@ -422,9 +558,17 @@ void kubex_read_proto(pb::Reader& r, QueuingConfiguration& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const QueuingConfiguration& o) {
+  pb::write(w, 1, o.queues);
+  pb::write(w, 2, o.hand_size);
+  pb::write(w, 3, o.queue_length_limit);
+  pb::write_unknown(w, o.unknown_fields, "QueuingConfiguration");
 }
 
 // k8s.io.api.flowcontrol.v1.ResourcePolicyRule
@@ -454,9 +598,19 @@ void kubex_read_proto(pb::Reader& r, ResourcePolicyRule& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ResourcePolicyRule& o) {
+  pb::write(w, 1, o.verbs);
+  pb::write(w, 2, o.api_groups);
+  pb::write(w, 3, o.resources);
+  pb::write(w, 4, o.cluster_scope);
+  pb::write(w, 5, o.namespaces);
+  pb::write_unknown(w, o.unknown_fields, "ResourcePolicyRule");
 }
 
 // k8s.io.api.flowcontrol.v1.ServiceAccountSubject
@@ -474,9 +628,16 @@ void kubex_read_proto(pb::Reader& r, ServiceAccountSubject& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ServiceAccountSubject& o) {
+  pb::write(w, 1, o.namespace_);
+  pb::write(w, 2, o.name);
+  pb::write_unknown(w, o.unknown_fields, "ServiceAccountSubject");
 }
 
 // k8s.io.api.flowcontrol.v1.Subject
@@ -502,9 +663,18 @@ void kubex_read_proto(pb::Reader& r, Subject& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const Subject& o) {
+  pb::write(w, 1, o.kind);
+  pb::write(w, 2, o.user);
+  pb::write(w, 3, o.group);
+  pb::write(w, 4, o.service_account);
+  pb::write_unknown(w, o.unknown_fields, "Subject");
 }
 
 // k8s.io.api.flowcontrol.v1.UserSubject
@@ -518,9 +688,15 @@ void kubex_read_proto(pb::Reader& r, UserSubject& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const UserSubject& o) {
+  pb::write(w, 1, o.name);
+  pb::write_unknown(w, o.unknown_fields, "UserSubject");
 }
 
 }  // namespace kubex::k8s::v1_35::flowcontrol::v1

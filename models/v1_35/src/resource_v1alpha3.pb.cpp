@@ -2,6 +2,7 @@
 #include <kubex/k8s/v1_35/resource/v1alpha3.hpp>
 
 #include <kubex/core/protobuf_read.hpp>
+#include <kubex/core/protobuf_write.hpp>
 
 namespace kubex::k8s::v1_35::resource::v1alpha3 {
 
@@ -30,9 +31,18 @@ void kubex_read_proto(pb::Reader& r, DeviceTaint& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceTaint& o) {
+  pb::write(w, 1, o.key);
+  pb::write(w, 2, o.value);
+  pb::write(w, 3, o.effect);
+  pb::write(w, 4, o.time_added);
+  pb::write_unknown(w, o.unknown_fields, "DeviceTaint");
 }
 
 // k8s.io.api.resource.v1alpha3.DeviceTaintRule
@@ -54,9 +64,17 @@ void kubex_read_proto(pb::Reader& r, DeviceTaintRule& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceTaintRule& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write(w, 3, o.status);
+  pb::write_unknown(w, o.unknown_fields, "DeviceTaintRule");
 }
 
 // k8s.io.api.resource.v1alpha3.DeviceTaintRuleList
@@ -74,9 +92,16 @@ void kubex_read_proto(pb::Reader& r, DeviceTaintRuleList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceTaintRuleList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "DeviceTaintRuleList");
 }
 
 // k8s.io.api.resource.v1alpha3.DeviceTaintRuleSpec
@@ -94,9 +119,16 @@ void kubex_read_proto(pb::Reader& r, DeviceTaintRuleSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceTaintRuleSpec& o) {
+  pb::write(w, 1, o.device_selector);
+  pb::write(w, 2, o.taint);
+  pb::write_unknown(w, o.unknown_fields, "DeviceTaintRuleSpec");
 }
 
 // k8s.io.api.resource.v1alpha3.DeviceTaintRuleStatus
@@ -110,9 +142,15 @@ void kubex_read_proto(pb::Reader& r, DeviceTaintRuleStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceTaintRuleStatus& o) {
+  pb::write(w, 1, o.conditions);
+  pb::write_unknown(w, o.unknown_fields, "DeviceTaintRuleStatus");
 }
 
 // k8s.io.api.resource.v1alpha3.DeviceTaintSelector
@@ -134,9 +172,17 @@ void kubex_read_proto(pb::Reader& r, DeviceTaintSelector& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceTaintSelector& o) {
+  pb::write(w, 2, o.driver);
+  pb::write(w, 3, o.pool);
+  pb::write(w, 4, o.device);
+  pb::write_unknown(w, o.unknown_fields, "DeviceTaintSelector");
 }
 
 }  // namespace kubex::k8s::v1_35::resource::v1alpha3

@@ -2,6 +2,7 @@
 #include <kubex/k8s/v1_35/resource/v1beta2.hpp>
 
 #include <kubex/core/protobuf_read.hpp>
+#include <kubex/core/protobuf_write.hpp>
 
 namespace kubex::k8s::v1_35::resource::v1beta2 {
 
@@ -42,9 +43,21 @@ void kubex_read_proto(pb::Reader& r, AllocatedDeviceStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const AllocatedDeviceStatus& o) {
+  pb::write(w, 1, o.driver);
+  pb::write(w, 2, o.pool);
+  pb::write(w, 3, o.device);
+  pb::write(w, 4, o.conditions);
+  pb::write(w, 5, o.data);
+  pb::write(w, 6, o.network_data);
+  pb::write(w, 7, o.share_id);
+  pb::write_unknown(w, o.unknown_fields, "AllocatedDeviceStatus");
 }
 
 // k8s.io.api.resource.v1beta2.AllocationResult
@@ -66,9 +79,17 @@ void kubex_read_proto(pb::Reader& r, AllocationResult& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const AllocationResult& o) {
+  pb::write(w, 1, o.devices);
+  pb::write(w, 3, o.node_selector);
+  pb::write(w, 5, o.allocation_timestamp);
+  pb::write_unknown(w, o.unknown_fields, "AllocationResult");
 }
 
 // k8s.io.api.resource.v1beta2.CELDeviceSelector
@@ -82,9 +103,15 @@ void kubex_read_proto(pb::Reader& r, CELDeviceSelector& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const CELDeviceSelector& o) {
+  pb::write(w, 1, o.expression);
+  pb::write_unknown(w, o.unknown_fields, "CELDeviceSelector");
 }
 
 // k8s.io.api.resource.v1beta2.CapacityRequestPolicy
@@ -106,9 +133,17 @@ void kubex_read_proto(pb::Reader& r, CapacityRequestPolicy& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const CapacityRequestPolicy& o) {
+  pb::write(w, 1, o.default_);
+  pb::write(w, 3, o.valid_values);
+  pb::write(w, 4, o.valid_range);
+  pb::write_unknown(w, o.unknown_fields, "CapacityRequestPolicy");
 }
 
 // k8s.io.api.resource.v1beta2.CapacityRequestPolicyRange
@@ -130,9 +165,17 @@ void kubex_read_proto(pb::Reader& r, CapacityRequestPolicyRange& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const CapacityRequestPolicyRange& o) {
+  pb::write(w, 1, o.min);
+  pb::write(w, 2, o.max);
+  pb::write(w, 3, o.step);
+  pb::write_unknown(w, o.unknown_fields, "CapacityRequestPolicyRange");
 }
 
 // k8s.io.api.resource.v1beta2.CapacityRequirements
@@ -146,9 +189,15 @@ void kubex_read_proto(pb::Reader& r, CapacityRequirements& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const CapacityRequirements& o) {
+  pb::write(w, 1, o.requests);
+  pb::write_unknown(w, o.unknown_fields, "CapacityRequirements");
 }
 
 // k8s.io.api.resource.v1beta2.Counter
@@ -162,9 +211,15 @@ void kubex_read_proto(pb::Reader& r, Counter& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const Counter& o) {
+  pb::write(w, 1, o.value);
+  pb::write_unknown(w, o.unknown_fields, "Counter");
 }
 
 // k8s.io.api.resource.v1beta2.CounterSet
@@ -182,9 +237,16 @@ void kubex_read_proto(pb::Reader& r, CounterSet& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const CounterSet& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.counters);
+  pb::write_unknown(w, o.unknown_fields, "CounterSet");
 }
 
 // k8s.io.api.resource.v1beta2.Device
@@ -242,9 +304,26 @@ void kubex_read_proto(pb::Reader& r, Device& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const Device& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.attributes);
+  pb::write(w, 3, o.capacity);
+  pb::write(w, 4, o.consumes_counters);
+  pb::write(w, 5, o.node_name);
+  pb::write(w, 6, o.node_selector);
+  pb::write(w, 7, o.all_nodes);
+  pb::write(w, 8, o.taints);
+  pb::write(w, 9, o.binds_to_node);
+  pb::write(w, 10, o.binding_conditions);
+  pb::write(w, 11, o.binding_failure_conditions);
+  pb::write(w, 12, o.allow_multiple_allocations);
+  pb::write_unknown(w, o.unknown_fields, "Device");
 }
 
 // k8s.io.api.resource.v1beta2.DeviceAllocationConfiguration
@@ -277,9 +356,19 @@ void kubex_read_proto(pb::Reader& r, DeviceAllocationConfiguration& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceAllocationConfiguration& o) {
+  pb::write(w, 1, o.source);
+  pb::write(w, 2, o.requests);
+  w.message(3, [&o](pb::Writer& m1) {
+    pb::write(m1, 1, o.opaque);
+  });
+  pb::write_unknown(w, o.unknown_fields, "DeviceAllocationConfiguration");
 }
 
 // k8s.io.api.resource.v1beta2.DeviceAllocationResult
@@ -297,9 +386,16 @@ void kubex_read_proto(pb::Reader& r, DeviceAllocationResult& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceAllocationResult& o) {
+  pb::write(w, 1, o.results);
+  pb::write(w, 2, o.config);
+  pb::write_unknown(w, o.unknown_fields, "DeviceAllocationResult");
 }
 
 // k8s.io.api.resource.v1beta2.DeviceAttribute
@@ -325,9 +421,18 @@ void kubex_read_proto(pb::Reader& r, DeviceAttribute& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceAttribute& o) {
+  pb::write(w, 2, o.int_);
+  pb::write(w, 3, o.bool_);
+  pb::write(w, 4, o.string);
+  pb::write(w, 5, o.version);
+  pb::write_unknown(w, o.unknown_fields, "DeviceAttribute");
 }
 
 // k8s.io.api.resource.v1beta2.DeviceCapacity
@@ -345,9 +450,16 @@ void kubex_read_proto(pb::Reader& r, DeviceCapacity& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceCapacity& o) {
+  pb::write(w, 1, o.value);
+  pb::write(w, 2, o.request_policy);
+  pb::write_unknown(w, o.unknown_fields, "DeviceCapacity");
 }
 
 // k8s.io.api.resource.v1beta2.DeviceClaim
@@ -369,9 +481,17 @@ void kubex_read_proto(pb::Reader& r, DeviceClaim& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceClaim& o) {
+  pb::write(w, 1, o.requests);
+  pb::write(w, 2, o.constraints);
+  pb::write(w, 3, o.config);
+  pb::write_unknown(w, o.unknown_fields, "DeviceClaim");
 }
 
 // k8s.io.api.resource.v1beta2.DeviceClaimConfiguration
@@ -400,9 +520,18 @@ void kubex_read_proto(pb::Reader& r, DeviceClaimConfiguration& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceClaimConfiguration& o) {
+  pb::write(w, 1, o.requests);
+  w.message(2, [&o](pb::Writer& m1) {
+    pb::write(m1, 1, o.opaque);
+  });
+  pb::write_unknown(w, o.unknown_fields, "DeviceClaimConfiguration");
 }
 
 // k8s.io.api.resource.v1beta2.DeviceClass
@@ -420,9 +549,16 @@ void kubex_read_proto(pb::Reader& r, DeviceClass& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceClass& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write_unknown(w, o.unknown_fields, "DeviceClass");
 }
 
 // k8s.io.api.resource.v1beta2.DeviceClassConfiguration
@@ -447,9 +583,17 @@ void kubex_read_proto(pb::Reader& r, DeviceClassConfiguration& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceClassConfiguration& o) {
+  w.message(1, [&o](pb::Writer& m1) {
+    pb::write(m1, 1, o.opaque);
+  });
+  pb::write_unknown(w, o.unknown_fields, "DeviceClassConfiguration");
 }
 
 // k8s.io.api.resource.v1beta2.DeviceClassList
@@ -467,9 +611,16 @@ void kubex_read_proto(pb::Reader& r, DeviceClassList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceClassList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "DeviceClassList");
 }
 
 // k8s.io.api.resource.v1beta2.DeviceClassSpec
@@ -491,9 +642,17 @@ void kubex_read_proto(pb::Reader& r, DeviceClassSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceClassSpec& o) {
+  pb::write(w, 1, o.selectors);
+  pb::write(w, 2, o.config);
+  pb::write(w, 4, o.extended_resource_name);
+  pb::write_unknown(w, o.unknown_fields, "DeviceClassSpec");
 }
 
 // k8s.io.api.resource.v1beta2.DeviceConstraint
@@ -515,9 +674,17 @@ void kubex_read_proto(pb::Reader& r, DeviceConstraint& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceConstraint& o) {
+  pb::write(w, 1, o.requests);
+  pb::write(w, 2, o.match_attribute);
+  pb::write(w, 3, o.distinct_attribute);
+  pb::write_unknown(w, o.unknown_fields, "DeviceConstraint");
 }
 
 // k8s.io.api.resource.v1beta2.DeviceCounterConsumption
@@ -535,9 +702,16 @@ void kubex_read_proto(pb::Reader& r, DeviceCounterConsumption& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceCounterConsumption& o) {
+  pb::write(w, 1, o.counter_set);
+  pb::write(w, 2, o.counters);
+  pb::write_unknown(w, o.unknown_fields, "DeviceCounterConsumption");
 }
 
 // k8s.io.api.resource.v1beta2.DeviceRequest
@@ -559,9 +733,17 @@ void kubex_read_proto(pb::Reader& r, DeviceRequest& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceRequest& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.exactly);
+  pb::write(w, 3, o.first_available);
+  pb::write_unknown(w, o.unknown_fields, "DeviceRequest");
 }
 
 // k8s.io.api.resource.v1beta2.DeviceRequestAllocationResult
@@ -611,9 +793,24 @@ void kubex_read_proto(pb::Reader& r, DeviceRequestAllocationResult& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceRequestAllocationResult& o) {
+  pb::write(w, 1, o.request);
+  pb::write(w, 2, o.driver);
+  pb::write(w, 3, o.pool);
+  pb::write(w, 4, o.device);
+  pb::write(w, 5, o.admin_access);
+  pb::write(w, 6, o.tolerations);
+  pb::write(w, 7, o.binding_conditions);
+  pb::write(w, 8, o.binding_failure_conditions);
+  pb::write(w, 9, o.share_id);
+  pb::write(w, 10, o.consumed_capacity);
+  pb::write_unknown(w, o.unknown_fields, "DeviceRequestAllocationResult");
 }
 
 // k8s.io.api.resource.v1beta2.DeviceSelector
@@ -627,9 +824,15 @@ void kubex_read_proto(pb::Reader& r, DeviceSelector& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceSelector& o) {
+  pb::write(w, 1, o.cel);
+  pb::write_unknown(w, o.unknown_fields, "DeviceSelector");
 }
 
 // k8s.io.api.resource.v1beta2.DeviceSubRequest
@@ -667,9 +870,21 @@ void kubex_read_proto(pb::Reader& r, DeviceSubRequest& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceSubRequest& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.device_class_name);
+  pb::write(w, 3, o.selectors);
+  pb::write(w, 4, o.allocation_mode);
+  pb::write(w, 5, o.count);
+  pb::write(w, 6, o.tolerations);
+  pb::write(w, 7, o.capacity);
+  pb::write_unknown(w, o.unknown_fields, "DeviceSubRequest");
 }
 
 // k8s.io.api.resource.v1beta2.DeviceTaint
@@ -695,9 +910,18 @@ void kubex_read_proto(pb::Reader& r, DeviceTaint& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceTaint& o) {
+  pb::write(w, 1, o.key);
+  pb::write(w, 2, o.value);
+  pb::write(w, 3, o.effect);
+  pb::write(w, 4, o.time_added);
+  pb::write_unknown(w, o.unknown_fields, "DeviceTaint");
 }
 
 // k8s.io.api.resource.v1beta2.DeviceToleration
@@ -727,9 +951,19 @@ void kubex_read_proto(pb::Reader& r, DeviceToleration& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceToleration& o) {
+  pb::write(w, 1, o.key);
+  pb::write(w, 2, o.operator_);
+  pb::write(w, 3, o.value);
+  pb::write(w, 4, o.effect);
+  pb::write(w, 5, o.toleration_seconds);
+  pb::write_unknown(w, o.unknown_fields, "DeviceToleration");
 }
 
 // k8s.io.api.resource.v1beta2.ExactDeviceRequest
@@ -767,9 +1001,21 @@ void kubex_read_proto(pb::Reader& r, ExactDeviceRequest& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ExactDeviceRequest& o) {
+  pb::write(w, 1, o.device_class_name);
+  pb::write(w, 2, o.selectors);
+  pb::write(w, 3, o.allocation_mode);
+  pb::write(w, 4, o.count);
+  pb::write(w, 5, o.admin_access);
+  pb::write(w, 6, o.tolerations);
+  pb::write(w, 7, o.capacity);
+  pb::write_unknown(w, o.unknown_fields, "ExactDeviceRequest");
 }
 
 // k8s.io.api.resource.v1beta2.NetworkDeviceData
@@ -791,9 +1037,17 @@ void kubex_read_proto(pb::Reader& r, NetworkDeviceData& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const NetworkDeviceData& o) {
+  pb::write(w, 1, o.interface_name);
+  pb::write(w, 2, o.ips);
+  pb::write(w, 3, o.hardware_address);
+  pb::write_unknown(w, o.unknown_fields, "NetworkDeviceData");
 }
 
 // k8s.io.api.resource.v1beta2.OpaqueDeviceConfiguration
@@ -811,9 +1065,16 @@ void kubex_read_proto(pb::Reader& r, OpaqueDeviceConfiguration& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const OpaqueDeviceConfiguration& o) {
+  pb::write(w, 1, o.driver);
+  pb::write(w, 2, o.parameters);
+  pb::write_unknown(w, o.unknown_fields, "OpaqueDeviceConfiguration");
 }
 
 // k8s.io.api.resource.v1beta2.ResourceClaim
@@ -835,9 +1096,17 @@ void kubex_read_proto(pb::Reader& r, ResourceClaim& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ResourceClaim& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write(w, 3, o.status);
+  pb::write_unknown(w, o.unknown_fields, "ResourceClaim");
 }
 
 // k8s.io.api.resource.v1beta2.ResourceClaimConsumerReference
@@ -863,9 +1132,18 @@ void kubex_read_proto(pb::Reader& r, ResourceClaimConsumerReference& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ResourceClaimConsumerReference& o) {
+  pb::write(w, 1, o.api_group);
+  pb::write(w, 3, o.resource);
+  pb::write(w, 4, o.name);
+  pb::write(w, 5, o.uid);
+  pb::write_unknown(w, o.unknown_fields, "ResourceClaimConsumerReference");
 }
 
 // k8s.io.api.resource.v1beta2.ResourceClaimList
@@ -883,9 +1161,16 @@ void kubex_read_proto(pb::Reader& r, ResourceClaimList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ResourceClaimList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "ResourceClaimList");
 }
 
 // k8s.io.api.resource.v1beta2.ResourceClaimSpec
@@ -899,9 +1184,15 @@ void kubex_read_proto(pb::Reader& r, ResourceClaimSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ResourceClaimSpec& o) {
+  pb::write(w, 1, o.devices);
+  pb::write_unknown(w, o.unknown_fields, "ResourceClaimSpec");
 }
 
 // k8s.io.api.resource.v1beta2.ResourceClaimStatus
@@ -923,9 +1214,17 @@ void kubex_read_proto(pb::Reader& r, ResourceClaimStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ResourceClaimStatus& o) {
+  pb::write(w, 1, o.allocation);
+  pb::write(w, 2, o.reserved_for);
+  pb::write(w, 4, o.devices);
+  pb::write_unknown(w, o.unknown_fields, "ResourceClaimStatus");
 }
 
 // k8s.io.api.resource.v1beta2.ResourceClaimTemplate
@@ -943,9 +1242,16 @@ void kubex_read_proto(pb::Reader& r, ResourceClaimTemplate& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ResourceClaimTemplate& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write_unknown(w, o.unknown_fields, "ResourceClaimTemplate");
 }
 
 // k8s.io.api.resource.v1beta2.ResourceClaimTemplateList
@@ -963,9 +1269,16 @@ void kubex_read_proto(pb::Reader& r, ResourceClaimTemplateList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ResourceClaimTemplateList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "ResourceClaimTemplateList");
 }
 
 // k8s.io.api.resource.v1beta2.ResourceClaimTemplateSpec
@@ -983,9 +1296,16 @@ void kubex_read_proto(pb::Reader& r, ResourceClaimTemplateSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ResourceClaimTemplateSpec& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write_unknown(w, o.unknown_fields, "ResourceClaimTemplateSpec");
 }
 
 // k8s.io.api.resource.v1beta2.ResourcePool
@@ -1007,9 +1327,17 @@ void kubex_read_proto(pb::Reader& r, ResourcePool& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ResourcePool& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.generation);
+  pb::write(w, 3, o.resource_slice_count);
+  pb::write_unknown(w, o.unknown_fields, "ResourcePool");
 }
 
 // k8s.io.api.resource.v1beta2.ResourceSlice
@@ -1027,9 +1355,16 @@ void kubex_read_proto(pb::Reader& r, ResourceSlice& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ResourceSlice& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write_unknown(w, o.unknown_fields, "ResourceSlice");
 }
 
 // k8s.io.api.resource.v1beta2.ResourceSliceList
@@ -1047,9 +1382,16 @@ void kubex_read_proto(pb::Reader& r, ResourceSliceList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ResourceSliceList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "ResourceSliceList");
 }
 
 // k8s.io.api.resource.v1beta2.ResourceSliceSpec
@@ -1091,9 +1433,22 @@ void kubex_read_proto(pb::Reader& r, ResourceSliceSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ResourceSliceSpec& o) {
+  pb::write(w, 1, o.driver);
+  pb::write(w, 2, o.pool);
+  pb::write(w, 3, o.node_name);
+  pb::write(w, 4, o.node_selector);
+  pb::write(w, 5, o.all_nodes);
+  pb::write(w, 6, o.devices);
+  pb::write(w, 7, o.per_device_node_selection);
+  pb::write(w, 8, o.shared_counters);
+  pb::write_unknown(w, o.unknown_fields, "ResourceSliceSpec");
 }
 
 }  // namespace kubex::k8s::v1_35::resource::v1beta2

@@ -2,6 +2,7 @@
 #include <kubex/k8s/v1_35/scheduling/v1alpha1.hpp>
 
 #include <kubex/core/protobuf_read.hpp>
+#include <kubex/core/protobuf_write.hpp>
 
 namespace kubex::k8s::v1_35::scheduling::v1alpha1 {
 
@@ -18,9 +19,15 @@ void kubex_read_proto(pb::Reader& r, GangSchedulingPolicy& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const GangSchedulingPolicy& o) {
+  pb::write(w, 1, o.min_count);
+  pb::write_unknown(w, o.unknown_fields, "GangSchedulingPolicy");
 }
 
 // k8s.io.api.scheduling.v1alpha1.PodGroup
@@ -38,9 +45,16 @@ void kubex_read_proto(pb::Reader& r, PodGroup& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PodGroup& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 3, o.policy);
+  pb::write_unknown(w, o.unknown_fields, "PodGroup");
 }
 
 // k8s.io.api.scheduling.v1alpha1.PodGroupPolicy
@@ -58,9 +72,16 @@ void kubex_read_proto(pb::Reader& r, PodGroupPolicy& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PodGroupPolicy& o) {
+  pb::write_empty_object(w, 2, o.basic);
+  pb::write(w, 3, o.gang);
+  pb::write_unknown(w, o.unknown_fields, "PodGroupPolicy");
 }
 
 // k8s.io.api.scheduling.v1alpha1.TypedLocalObjectReference
@@ -82,9 +103,17 @@ void kubex_read_proto(pb::Reader& r, TypedLocalObjectReference& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const TypedLocalObjectReference& o) {
+  pb::write(w, 1, o.api_group);
+  pb::write(w, 2, o.kind);
+  pb::write(w, 3, o.name);
+  pb::write_unknown(w, o.unknown_fields, "TypedLocalObjectReference");
 }
 
 // k8s.io.api.scheduling.v1alpha1.Workload
@@ -102,9 +131,16 @@ void kubex_read_proto(pb::Reader& r, Workload& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const Workload& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write_unknown(w, o.unknown_fields, "Workload");
 }
 
 // k8s.io.api.scheduling.v1alpha1.WorkloadList
@@ -122,9 +158,16 @@ void kubex_read_proto(pb::Reader& r, WorkloadList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const WorkloadList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "WorkloadList");
 }
 
 // k8s.io.api.scheduling.v1alpha1.WorkloadSpec
@@ -142,9 +185,16 @@ void kubex_read_proto(pb::Reader& r, WorkloadSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const WorkloadSpec& o) {
+  pb::write(w, 1, o.controller_ref);
+  pb::write(w, 2, o.pod_groups);
+  pb::write_unknown(w, o.unknown_fields, "WorkloadSpec");
 }
 
 }  // namespace kubex::k8s::v1_35::scheduling::v1alpha1

@@ -2,6 +2,7 @@
 #include <kubex/k8s/v1_35/storagemigration/v1beta1.hpp>
 
 #include <kubex/core/protobuf_read.hpp>
+#include <kubex/core/protobuf_write.hpp>
 
 namespace kubex::k8s::v1_35::storagemigration::v1beta1 {
 
@@ -26,9 +27,17 @@ void kubex_read_proto(pb::Reader& r, StorageVersionMigration& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const StorageVersionMigration& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write(w, 3, o.status);
+  pb::write_unknown(w, o.unknown_fields, "StorageVersionMigration");
 }
 
 // k8s.io.api.storagemigration.v1beta1.StorageVersionMigrationList
@@ -46,9 +55,16 @@ void kubex_read_proto(pb::Reader& r, StorageVersionMigrationList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const StorageVersionMigrationList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "StorageVersionMigrationList");
 }
 
 // k8s.io.api.storagemigration.v1beta1.StorageVersionMigrationSpec
@@ -62,9 +78,15 @@ void kubex_read_proto(pb::Reader& r, StorageVersionMigrationSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const StorageVersionMigrationSpec& o) {
+  pb::write(w, 1, o.resource);
+  pb::write_unknown(w, o.unknown_fields, "StorageVersionMigrationSpec");
 }
 
 // k8s.io.api.storagemigration.v1beta1.StorageVersionMigrationStatus
@@ -82,9 +104,16 @@ void kubex_read_proto(pb::Reader& r, StorageVersionMigrationStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const StorageVersionMigrationStatus& o) {
+  pb::write(w, 1, o.conditions);
+  pb::write(w, 2, o.resource_version);
+  pb::write_unknown(w, o.unknown_fields, "StorageVersionMigrationStatus");
 }
 
 }  // namespace kubex::k8s::v1_35::storagemigration::v1beta1

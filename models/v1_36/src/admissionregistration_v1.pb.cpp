@@ -2,6 +2,7 @@
 #include <kubex/k8s/v1_36/admissionregistration/v1.hpp>
 
 #include <kubex/core/protobuf_read.hpp>
+#include <kubex/core/protobuf_write.hpp>
 
 namespace kubex::k8s::v1_36::admissionregistration::v1 {
 
@@ -18,9 +19,15 @@ void kubex_read_proto(pb::Reader& r, ApplyConfiguration& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ApplyConfiguration& o) {
+  pb::write(w, 1, o.expression);
+  pb::write_unknown(w, o.unknown_fields, "ApplyConfiguration");
 }
 
 // k8s.io.api.admissionregistration.v1.AuditAnnotation
@@ -38,9 +45,16 @@ void kubex_read_proto(pb::Reader& r, AuditAnnotation& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const AuditAnnotation& o) {
+  pb::write(w, 1, o.key);
+  pb::write(w, 2, o.value_expression);
+  pb::write_unknown(w, o.unknown_fields, "AuditAnnotation");
 }
 
 // k8s.io.api.admissionregistration.v1.ExpressionWarning
@@ -58,9 +72,16 @@ void kubex_read_proto(pb::Reader& r, ExpressionWarning& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ExpressionWarning& o) {
+  pb::write(w, 2, o.field_ref);
+  pb::write(w, 3, o.warning);
+  pb::write_unknown(w, o.unknown_fields, "ExpressionWarning");
 }
 
 // k8s.io.api.admissionregistration.v1.JSONPatch
@@ -74,9 +95,15 @@ void kubex_read_proto(pb::Reader& r, JSONPatch& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const JSONPatch& o) {
+  pb::write(w, 1, o.expression);
+  pb::write_unknown(w, o.unknown_fields, "JSONPatch");
 }
 
 // k8s.io.api.admissionregistration.v1.MatchCondition
@@ -94,9 +121,16 @@ void kubex_read_proto(pb::Reader& r, MatchCondition& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const MatchCondition& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.expression);
+  pb::write_unknown(w, o.unknown_fields, "MatchCondition");
 }
 
 // k8s.io.api.admissionregistration.v1.MatchResources
@@ -126,9 +160,19 @@ void kubex_read_proto(pb::Reader& r, MatchResources& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const MatchResources& o) {
+  pb::write(w, 1, o.namespace_selector);
+  pb::write(w, 2, o.object_selector);
+  pb::write(w, 3, o.resource_rules);
+  pb::write(w, 4, o.exclude_resource_rules);
+  pb::write(w, 7, o.match_policy);
+  pb::write_unknown(w, o.unknown_fields, "MatchResources");
 }
 
 // k8s.io.api.admissionregistration.v1.MutatingAdmissionPolicy
@@ -146,9 +190,16 @@ void kubex_read_proto(pb::Reader& r, MutatingAdmissionPolicy& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const MutatingAdmissionPolicy& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write_unknown(w, o.unknown_fields, "MutatingAdmissionPolicy");
 }
 
 // k8s.io.api.admissionregistration.v1.MutatingAdmissionPolicyBinding
@@ -166,9 +217,16 @@ void kubex_read_proto(pb::Reader& r, MutatingAdmissionPolicyBinding& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const MutatingAdmissionPolicyBinding& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write_unknown(w, o.unknown_fields, "MutatingAdmissionPolicyBinding");
 }
 
 // k8s.io.api.admissionregistration.v1.MutatingAdmissionPolicyBindingList
@@ -186,9 +244,16 @@ void kubex_read_proto(pb::Reader& r, MutatingAdmissionPolicyBindingList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const MutatingAdmissionPolicyBindingList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "MutatingAdmissionPolicyBindingList");
 }
 
 // k8s.io.api.admissionregistration.v1.MutatingAdmissionPolicyBindingSpec
@@ -210,9 +275,17 @@ void kubex_read_proto(pb::Reader& r, MutatingAdmissionPolicyBindingSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const MutatingAdmissionPolicyBindingSpec& o) {
+  pb::write(w, 1, o.policy_name);
+  pb::write(w, 2, o.param_ref);
+  pb::write(w, 3, o.match_resources);
+  pb::write_unknown(w, o.unknown_fields, "MutatingAdmissionPolicyBindingSpec");
 }
 
 // k8s.io.api.admissionregistration.v1.MutatingAdmissionPolicyList
@@ -230,9 +303,16 @@ void kubex_read_proto(pb::Reader& r, MutatingAdmissionPolicyList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const MutatingAdmissionPolicyList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "MutatingAdmissionPolicyList");
 }
 
 // k8s.io.api.admissionregistration.v1.MutatingAdmissionPolicySpec
@@ -270,9 +350,21 @@ void kubex_read_proto(pb::Reader& r, MutatingAdmissionPolicySpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const MutatingAdmissionPolicySpec& o) {
+  pb::write(w, 1, o.param_kind);
+  pb::write(w, 2, o.match_constraints);
+  pb::write(w, 3, o.variables);
+  pb::write(w, 4, o.mutations);
+  pb::write(w, 5, o.failure_policy);
+  pb::write(w, 6, o.match_conditions);
+  pb::write(w, 7, o.reinvocation_policy);
+  pb::write_unknown(w, o.unknown_fields, "MutatingAdmissionPolicySpec");
 }
 
 // k8s.io.api.admissionregistration.v1.MutatingWebhook
@@ -330,9 +422,26 @@ void kubex_read_proto(pb::Reader& r, MutatingWebhook& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const MutatingWebhook& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.client_config);
+  pb::write(w, 3, o.rules);
+  pb::write(w, 4, o.failure_policy);
+  pb::write(w, 5, o.namespace_selector);
+  pb::write(w, 6, o.side_effects);
+  pb::write(w, 7, o.timeout_seconds);
+  pb::write(w, 8, o.admission_review_versions);
+  pb::write(w, 9, o.match_policy);
+  pb::write(w, 10, o.reinvocation_policy);
+  pb::write(w, 11, o.object_selector);
+  pb::write(w, 12, o.match_conditions);
+  pb::write_unknown(w, o.unknown_fields, "MutatingWebhook");
 }
 
 // k8s.io.api.admissionregistration.v1.MutatingWebhookConfiguration
@@ -350,9 +459,16 @@ void kubex_read_proto(pb::Reader& r, MutatingWebhookConfiguration& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const MutatingWebhookConfiguration& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.webhooks);
+  pb::write_unknown(w, o.unknown_fields, "MutatingWebhookConfiguration");
 }
 
 // k8s.io.api.admissionregistration.v1.MutatingWebhookConfigurationList
@@ -370,9 +486,16 @@ void kubex_read_proto(pb::Reader& r, MutatingWebhookConfigurationList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const MutatingWebhookConfigurationList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "MutatingWebhookConfigurationList");
 }
 
 // k8s.io.api.admissionregistration.v1.Mutation
@@ -394,9 +517,17 @@ void kubex_read_proto(pb::Reader& r, Mutation& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const Mutation& o) {
+  pb::write(w, 2, o.patch_type);
+  pb::write(w, 3, o.apply_configuration);
+  pb::write(w, 4, o.json_patch);
+  pb::write_unknown(w, o.unknown_fields, "Mutation");
 }
 
 // k8s.io.api.admissionregistration.v1.NamedRuleWithOperations
@@ -452,9 +583,24 @@ void kubex_read_proto(pb::Reader& r, NamedRuleWithOperations& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const NamedRuleWithOperations& o) {
+  pb::write(w, 1, o.resource_names);
+  w.message(2, [&o](pb::Writer& m1) {
+    pb::write(m1, 1, o.operations);
+    m1.message(2, [&o](pb::Writer& m2) {
+      pb::write(m2, 1, o.api_groups);
+      pb::write(m2, 2, o.api_versions);
+      pb::write(m2, 3, o.resources);
+      pb::write(m2, 4, o.scope);
+    });
+  });
+  pb::write_unknown(w, o.unknown_fields, "NamedRuleWithOperations");
 }
 
 // k8s.io.api.admissionregistration.v1.ParamKind
@@ -472,9 +618,16 @@ void kubex_read_proto(pb::Reader& r, ParamKind& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ParamKind& o) {
+  pb::write(w, 1, o.api_version);
+  pb::write(w, 2, o.kind);
+  pb::write_unknown(w, o.unknown_fields, "ParamKind");
 }
 
 // k8s.io.api.admissionregistration.v1.ParamRef
@@ -500,9 +653,18 @@ void kubex_read_proto(pb::Reader& r, ParamRef& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ParamRef& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.namespace_);
+  pb::write(w, 3, o.selector);
+  pb::write(w, 4, o.parameter_not_found_action);
+  pb::write_unknown(w, o.unknown_fields, "ParamRef");
 }
 
 // k8s.io.api.admissionregistration.v1.RuleWithOperations
@@ -543,9 +705,21 @@ void kubex_read_proto(pb::Reader& r, RuleWithOperations& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const RuleWithOperations& o) {
+  pb::write(w, 1, o.operations);
+  w.message(2, [&o](pb::Writer& m1) {
+    pb::write(m1, 1, o.api_groups);
+    pb::write(m1, 2, o.api_versions);
+    pb::write(m1, 3, o.resources);
+    pb::write(m1, 4, o.scope);
+  });
+  pb::write_unknown(w, o.unknown_fields, "RuleWithOperations");
 }
 
 // k8s.io.api.admissionregistration.v1.ServiceReference
@@ -571,9 +745,18 @@ void kubex_read_proto(pb::Reader& r, ServiceReference& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ServiceReference& o) {
+  pb::write(w, 1, o.namespace_);
+  pb::write(w, 2, o.name);
+  pb::write(w, 3, o.path);
+  pb::write(w, 4, o.port);
+  pb::write_unknown(w, o.unknown_fields, "ServiceReference");
 }
 
 // k8s.io.api.admissionregistration.v1.TypeChecking
@@ -587,9 +770,15 @@ void kubex_read_proto(pb::Reader& r, TypeChecking& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const TypeChecking& o) {
+  pb::write(w, 1, o.expression_warnings);
+  pb::write_unknown(w, o.unknown_fields, "TypeChecking");
 }
 
 // k8s.io.api.admissionregistration.v1.ValidatingAdmissionPolicy
@@ -611,9 +800,17 @@ void kubex_read_proto(pb::Reader& r, ValidatingAdmissionPolicy& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ValidatingAdmissionPolicy& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write(w, 3, o.status);
+  pb::write_unknown(w, o.unknown_fields, "ValidatingAdmissionPolicy");
 }
 
 // k8s.io.api.admissionregistration.v1.ValidatingAdmissionPolicyBinding
@@ -631,9 +828,16 @@ void kubex_read_proto(pb::Reader& r, ValidatingAdmissionPolicyBinding& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ValidatingAdmissionPolicyBinding& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write_unknown(w, o.unknown_fields, "ValidatingAdmissionPolicyBinding");
 }
 
 // k8s.io.api.admissionregistration.v1.ValidatingAdmissionPolicyBindingList
@@ -651,9 +855,16 @@ void kubex_read_proto(pb::Reader& r, ValidatingAdmissionPolicyBindingList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ValidatingAdmissionPolicyBindingList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "ValidatingAdmissionPolicyBindingList");
 }
 
 // k8s.io.api.admissionregistration.v1.ValidatingAdmissionPolicyBindingSpec
@@ -679,9 +890,18 @@ void kubex_read_proto(pb::Reader& r, ValidatingAdmissionPolicyBindingSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ValidatingAdmissionPolicyBindingSpec& o) {
+  pb::write(w, 1, o.policy_name);
+  pb::write(w, 2, o.param_ref);
+  pb::write(w, 3, o.match_resources);
+  pb::write(w, 4, o.validation_actions);
+  pb::write_unknown(w, o.unknown_fields, "ValidatingAdmissionPolicyBindingSpec");
 }
 
 // k8s.io.api.admissionregistration.v1.ValidatingAdmissionPolicyList
@@ -699,9 +919,16 @@ void kubex_read_proto(pb::Reader& r, ValidatingAdmissionPolicyList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ValidatingAdmissionPolicyList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "ValidatingAdmissionPolicyList");
 }
 
 // k8s.io.api.admissionregistration.v1.ValidatingAdmissionPolicySpec
@@ -739,9 +966,21 @@ void kubex_read_proto(pb::Reader& r, ValidatingAdmissionPolicySpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ValidatingAdmissionPolicySpec& o) {
+  pb::write(w, 1, o.param_kind);
+  pb::write(w, 2, o.match_constraints);
+  pb::write(w, 3, o.validations);
+  pb::write(w, 4, o.failure_policy);
+  pb::write(w, 5, o.audit_annotations);
+  pb::write(w, 6, o.match_conditions);
+  pb::write(w, 7, o.variables);
+  pb::write_unknown(w, o.unknown_fields, "ValidatingAdmissionPolicySpec");
 }
 
 // k8s.io.api.admissionregistration.v1.ValidatingAdmissionPolicyStatus
@@ -763,9 +1002,17 @@ void kubex_read_proto(pb::Reader& r, ValidatingAdmissionPolicyStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ValidatingAdmissionPolicyStatus& o) {
+  pb::write(w, 1, o.observed_generation);
+  pb::write(w, 2, o.type_checking);
+  pb::write(w, 3, o.conditions);
+  pb::write_unknown(w, o.unknown_fields, "ValidatingAdmissionPolicyStatus");
 }
 
 // k8s.io.api.admissionregistration.v1.ValidatingWebhook
@@ -819,9 +1066,25 @@ void kubex_read_proto(pb::Reader& r, ValidatingWebhook& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ValidatingWebhook& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.client_config);
+  pb::write(w, 3, o.rules);
+  pb::write(w, 4, o.failure_policy);
+  pb::write(w, 5, o.namespace_selector);
+  pb::write(w, 6, o.side_effects);
+  pb::write(w, 7, o.timeout_seconds);
+  pb::write(w, 8, o.admission_review_versions);
+  pb::write(w, 9, o.match_policy);
+  pb::write(w, 10, o.object_selector);
+  pb::write(w, 11, o.match_conditions);
+  pb::write_unknown(w, o.unknown_fields, "ValidatingWebhook");
 }
 
 // k8s.io.api.admissionregistration.v1.ValidatingWebhookConfiguration
@@ -839,9 +1102,16 @@ void kubex_read_proto(pb::Reader& r, ValidatingWebhookConfiguration& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ValidatingWebhookConfiguration& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.webhooks);
+  pb::write_unknown(w, o.unknown_fields, "ValidatingWebhookConfiguration");
 }
 
 // k8s.io.api.admissionregistration.v1.ValidatingWebhookConfigurationList
@@ -859,9 +1129,16 @@ void kubex_read_proto(pb::Reader& r, ValidatingWebhookConfigurationList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ValidatingWebhookConfigurationList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "ValidatingWebhookConfigurationList");
 }
 
 // k8s.io.api.admissionregistration.v1.Validation
@@ -887,9 +1164,18 @@ void kubex_read_proto(pb::Reader& r, Validation& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const Validation& o) {
+  pb::write(w, 1, o.expression);
+  pb::write(w, 2, o.message);
+  pb::write(w, 3, o.reason);
+  pb::write(w, 4, o.message_expression);
+  pb::write_unknown(w, o.unknown_fields, "Validation");
 }
 
 // k8s.io.api.admissionregistration.v1.Variable
@@ -907,9 +1193,16 @@ void kubex_read_proto(pb::Reader& r, Variable& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const Variable& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.expression);
+  pb::write_unknown(w, o.unknown_fields, "Variable");
 }
 
 // k8s.io.api.admissionregistration.v1.WebhookClientConfig
@@ -931,9 +1224,17 @@ void kubex_read_proto(pb::Reader& r, WebhookClientConfig& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const WebhookClientConfig& o) {
+  pb::write(w, 1, o.service);
+  pb::write(w, 2, o.ca_bundle);
+  pb::write(w, 3, o.url);
+  pb::write_unknown(w, o.unknown_fields, "WebhookClientConfig");
 }
 
 }  // namespace kubex::k8s::v1_36::admissionregistration::v1

@@ -2,6 +2,7 @@
 #include <kubex/k8s/v1_36/admissionregistration/v1alpha1.hpp>
 
 #include <kubex/core/protobuf_read.hpp>
+#include <kubex/core/protobuf_write.hpp>
 
 namespace kubex::k8s::v1_36::admissionregistration::v1alpha1 {
 
@@ -18,9 +19,15 @@ void kubex_read_proto(pb::Reader& r, ApplyConfiguration& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ApplyConfiguration& o) {
+  pb::write(w, 1, o.expression);
+  pb::write_unknown(w, o.unknown_fields, "ApplyConfiguration");
 }
 
 // k8s.io.api.admissionregistration.v1alpha1.JSONPatch
@@ -34,9 +41,15 @@ void kubex_read_proto(pb::Reader& r, JSONPatch& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const JSONPatch& o) {
+  pb::write(w, 1, o.expression);
+  pb::write_unknown(w, o.unknown_fields, "JSONPatch");
 }
 
 // k8s.io.api.admissionregistration.v1alpha1.MatchCondition
@@ -54,9 +67,16 @@ void kubex_read_proto(pb::Reader& r, MatchCondition& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const MatchCondition& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.expression);
+  pb::write_unknown(w, o.unknown_fields, "MatchCondition");
 }
 
 // k8s.io.api.admissionregistration.v1alpha1.MatchResources
@@ -86,9 +106,19 @@ void kubex_read_proto(pb::Reader& r, MatchResources& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const MatchResources& o) {
+  pb::write(w, 1, o.namespace_selector);
+  pb::write(w, 2, o.object_selector);
+  pb::write(w, 3, o.resource_rules);
+  pb::write(w, 4, o.exclude_resource_rules);
+  pb::write(w, 7, o.match_policy);
+  pb::write_unknown(w, o.unknown_fields, "MatchResources");
 }
 
 // k8s.io.api.admissionregistration.v1alpha1.MutatingAdmissionPolicy
@@ -106,9 +136,16 @@ void kubex_read_proto(pb::Reader& r, MutatingAdmissionPolicy& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const MutatingAdmissionPolicy& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write_unknown(w, o.unknown_fields, "MutatingAdmissionPolicy");
 }
 
 // k8s.io.api.admissionregistration.v1alpha1.MutatingAdmissionPolicyBinding
@@ -126,9 +163,16 @@ void kubex_read_proto(pb::Reader& r, MutatingAdmissionPolicyBinding& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const MutatingAdmissionPolicyBinding& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write_unknown(w, o.unknown_fields, "MutatingAdmissionPolicyBinding");
 }
 
 // k8s.io.api.admissionregistration.v1alpha1.MutatingAdmissionPolicyBindingList
@@ -146,9 +190,16 @@ void kubex_read_proto(pb::Reader& r, MutatingAdmissionPolicyBindingList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const MutatingAdmissionPolicyBindingList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "MutatingAdmissionPolicyBindingList");
 }
 
 // k8s.io.api.admissionregistration.v1alpha1.MutatingAdmissionPolicyBindingSpec
@@ -170,9 +221,17 @@ void kubex_read_proto(pb::Reader& r, MutatingAdmissionPolicyBindingSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const MutatingAdmissionPolicyBindingSpec& o) {
+  pb::write(w, 1, o.policy_name);
+  pb::write(w, 2, o.param_ref);
+  pb::write(w, 3, o.match_resources);
+  pb::write_unknown(w, o.unknown_fields, "MutatingAdmissionPolicyBindingSpec");
 }
 
 // k8s.io.api.admissionregistration.v1alpha1.MutatingAdmissionPolicyList
@@ -190,9 +249,16 @@ void kubex_read_proto(pb::Reader& r, MutatingAdmissionPolicyList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const MutatingAdmissionPolicyList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "MutatingAdmissionPolicyList");
 }
 
 // k8s.io.api.admissionregistration.v1alpha1.MutatingAdmissionPolicySpec
@@ -230,9 +296,21 @@ void kubex_read_proto(pb::Reader& r, MutatingAdmissionPolicySpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const MutatingAdmissionPolicySpec& o) {
+  pb::write(w, 1, o.param_kind);
+  pb::write(w, 2, o.match_constraints);
+  pb::write(w, 3, o.variables);
+  pb::write(w, 4, o.mutations);
+  pb::write(w, 5, o.failure_policy);
+  pb::write(w, 6, o.match_conditions);
+  pb::write(w, 7, o.reinvocation_policy);
+  pb::write_unknown(w, o.unknown_fields, "MutatingAdmissionPolicySpec");
 }
 
 // k8s.io.api.admissionregistration.v1alpha1.Mutation
@@ -254,9 +332,17 @@ void kubex_read_proto(pb::Reader& r, Mutation& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const Mutation& o) {
+  pb::write(w, 2, o.patch_type);
+  pb::write(w, 3, o.apply_configuration);
+  pb::write(w, 4, o.json_patch);
+  pb::write_unknown(w, o.unknown_fields, "Mutation");
 }
 
 // k8s.io.api.admissionregistration.v1alpha1.NamedRuleWithOperations
@@ -312,9 +398,24 @@ void kubex_read_proto(pb::Reader& r, NamedRuleWithOperations& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const NamedRuleWithOperations& o) {
+  pb::write(w, 1, o.resource_names);
+  w.message(2, [&o](pb::Writer& m1) {
+    pb::write(m1, 1, o.operations);
+    m1.message(2, [&o](pb::Writer& m2) {
+      pb::write(m2, 1, o.api_groups);
+      pb::write(m2, 2, o.api_versions);
+      pb::write(m2, 3, o.resources);
+      pb::write(m2, 4, o.scope);
+    });
+  });
+  pb::write_unknown(w, o.unknown_fields, "NamedRuleWithOperations");
 }
 
 // k8s.io.api.admissionregistration.v1alpha1.ParamKind
@@ -332,9 +433,16 @@ void kubex_read_proto(pb::Reader& r, ParamKind& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ParamKind& o) {
+  pb::write(w, 1, o.api_version);
+  pb::write(w, 2, o.kind);
+  pb::write_unknown(w, o.unknown_fields, "ParamKind");
 }
 
 // k8s.io.api.admissionregistration.v1alpha1.ParamRef
@@ -360,9 +468,18 @@ void kubex_read_proto(pb::Reader& r, ParamRef& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ParamRef& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.namespace_);
+  pb::write(w, 3, o.selector);
+  pb::write(w, 4, o.parameter_not_found_action);
+  pb::write_unknown(w, o.unknown_fields, "ParamRef");
 }
 
 // k8s.io.api.admissionregistration.v1alpha1.Variable
@@ -380,9 +497,16 @@ void kubex_read_proto(pb::Reader& r, Variable& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const Variable& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.expression);
+  pb::write_unknown(w, o.unknown_fields, "Variable");
 }
 
 }  // namespace kubex::k8s::v1_36::admissionregistration::v1alpha1

@@ -4,6 +4,7 @@
 #include <kubex/core/json.hpp>
 #include <kubex/core/json_types.hpp>
 #include <kubex/core/protobuf_read.hpp>
+#include <kubex/core/protobuf_write.hpp>
 
 namespace kubex::k8s::v1_36::apiextensions::v1 {
 
@@ -92,6 +93,57 @@ void read_schema_or_string_array(pb::Reader& r, ::kubex::RawJson& out) {
   out.text = std::move(text);
 }
 
+// The writers parse the JSON the model holds back into the proto form.
+void write_schema_or_array(pb::Writer& w, std::uint32_t field, const ::kubex::RawJson& v) {
+  if (v.empty()) {
+    return;
+  }
+  w.message(field, [&v](pb::Writer& m) {
+    if (v.text.front() == '[') {
+      std::vector<JSONSchemaProps> schemas;
+      json::decode(v.text, schemas);
+      pb::write(m, 2, schemas);
+    } else {
+      JSONSchemaProps schema;
+      json::decode(v.text, schema);
+      pb::write(m, 1, schema);
+    }
+  });
+}
+
+void write_schema_or_bool(pb::Writer& w, std::uint32_t field, const ::kubex::RawJson& v) {
+  if (v.empty()) {
+    return;
+  }
+  w.message(field, [&v](pb::Writer& m) {
+    if (v.text == "true" || v.text == "false") {
+      m.boolean(1, v.text == "true");
+      return;
+    }
+    JSONSchemaProps schema;
+    json::decode(v.text, schema);
+    m.boolean(1, true);  // a schema allows, as Go's UnmarshalJSON sets it
+    pb::write(m, 2, schema);
+  });
+}
+
+void write_schema_or_string_array(pb::Writer& w, std::uint32_t field, const ::kubex::RawJson& v) {
+  if (v.empty()) {
+    return;
+  }
+  w.message(field, [&v](pb::Writer& m) {
+    if (v.text.front() == '[') {
+      std::vector<std::string> property;
+      json::decode(v.text, property);
+      pb::write(m, 2, property);
+    } else {
+      JSONSchemaProps schema;
+      json::decode(v.text, schema);
+      pb::write(m, 1, schema);
+    }
+  });
+}
+
 }  // namespace
 
 // k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1.CustomResourceColumnDefinition
@@ -125,9 +177,20 @@ void kubex_read_proto(pb::Reader& r, CustomResourceColumnDefinition& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const CustomResourceColumnDefinition& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.type);
+  pb::write(w, 3, o.format);
+  pb::write(w, 4, o.description);
+  pb::write(w, 5, o.priority);
+  pb::write(w, 6, o.json_path);
+  pb::write_unknown(w, o.unknown_fields, "CustomResourceColumnDefinition");
 }
 
 // k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1.CustomResourceConversion
@@ -145,9 +208,16 @@ void kubex_read_proto(pb::Reader& r, CustomResourceConversion& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const CustomResourceConversion& o) {
+  pb::write(w, 1, o.strategy);
+  pb::write(w, 2, o.webhook);
+  pb::write_unknown(w, o.unknown_fields, "CustomResourceConversion");
 }
 
 // k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition
@@ -169,9 +239,17 @@ void kubex_read_proto(pb::Reader& r, CustomResourceDefinition& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const CustomResourceDefinition& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write(w, 3, o.status);
+  pb::write_unknown(w, o.unknown_fields, "CustomResourceDefinition");
 }
 
 // k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionCondition
@@ -205,9 +283,20 @@ void kubex_read_proto(pb::Reader& r, CustomResourceDefinitionCondition& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const CustomResourceDefinitionCondition& o) {
+  pb::write(w, 1, o.type);
+  pb::write(w, 2, o.status);
+  pb::write(w, 3, o.last_transition_time);
+  pb::write(w, 4, o.reason);
+  pb::write(w, 5, o.message);
+  pb::write(w, 6, o.observed_generation);
+  pb::write_unknown(w, o.unknown_fields, "CustomResourceDefinitionCondition");
 }
 
 // k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionList
@@ -225,9 +314,16 @@ void kubex_read_proto(pb::Reader& r, CustomResourceDefinitionList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const CustomResourceDefinitionList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "CustomResourceDefinitionList");
 }
 
 // k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionNames
@@ -261,9 +357,20 @@ void kubex_read_proto(pb::Reader& r, CustomResourceDefinitionNames& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const CustomResourceDefinitionNames& o) {
+  pb::write(w, 1, o.plural);
+  pb::write(w, 2, o.singular);
+  pb::write(w, 3, o.short_names);
+  pb::write(w, 4, o.kind);
+  pb::write(w, 5, o.list_kind);
+  pb::write(w, 6, o.categories);
+  pb::write_unknown(w, o.unknown_fields, "CustomResourceDefinitionNames");
 }
 
 // k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionSpec
@@ -297,9 +404,20 @@ void kubex_read_proto(pb::Reader& r, CustomResourceDefinitionSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const CustomResourceDefinitionSpec& o) {
+  pb::write(w, 1, o.group);
+  pb::write(w, 3, o.names);
+  pb::write(w, 4, o.scope);
+  pb::write(w, 7, o.versions);
+  pb::write(w, 9, o.conversion);
+  pb::write(w, 10, o.preserve_unknown_fields);
+  pb::write_unknown(w, o.unknown_fields, "CustomResourceDefinitionSpec");
 }
 
 // k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionStatus
@@ -325,9 +443,18 @@ void kubex_read_proto(pb::Reader& r, CustomResourceDefinitionStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const CustomResourceDefinitionStatus& o) {
+  pb::write(w, 1, o.conditions);
+  pb::write(w, 2, o.accepted_names);
+  pb::write(w, 3, o.stored_versions);
+  pb::write(w, 4, o.observed_generation);
+  pb::write_unknown(w, o.unknown_fields, "CustomResourceDefinitionStatus");
 }
 
 // k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinitionVersion
@@ -373,9 +500,23 @@ void kubex_read_proto(pb::Reader& r, CustomResourceDefinitionVersion& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const CustomResourceDefinitionVersion& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.served);
+  pb::write(w, 3, o.storage);
+  pb::write(w, 4, o.schema);
+  pb::write(w, 5, o.subresources);
+  pb::write(w, 6, o.additional_printer_columns);
+  pb::write(w, 7, o.deprecated);
+  pb::write(w, 8, o.deprecation_warning);
+  pb::write(w, 9, o.selectable_fields);
+  pb::write_unknown(w, o.unknown_fields, "CustomResourceDefinitionVersion");
 }
 
 // k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1.CustomResourceSubresourceScale
@@ -397,9 +538,17 @@ void kubex_read_proto(pb::Reader& r, CustomResourceSubresourceScale& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const CustomResourceSubresourceScale& o) {
+  pb::write(w, 1, o.spec_replicas_path);
+  pb::write(w, 2, o.status_replicas_path);
+  pb::write(w, 3, o.label_selector_path);
+  pb::write_unknown(w, o.unknown_fields, "CustomResourceSubresourceScale");
 }
 
 // k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1.CustomResourceSubresources
@@ -417,9 +566,16 @@ void kubex_read_proto(pb::Reader& r, CustomResourceSubresources& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const CustomResourceSubresources& o) {
+  pb::write_empty_object(w, 1, o.status);
+  pb::write(w, 2, o.scale);
+  pb::write_unknown(w, o.unknown_fields, "CustomResourceSubresources");
 }
 
 // k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1.CustomResourceValidation
@@ -433,9 +589,15 @@ void kubex_read_proto(pb::Reader& r, CustomResourceValidation& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const CustomResourceValidation& o) {
+  pb::write(w, 1, o.open_apiv3_schema);
+  pb::write_unknown(w, o.unknown_fields, "CustomResourceValidation");
 }
 
 // k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1.ExternalDocumentation
@@ -453,9 +615,16 @@ void kubex_read_proto(pb::Reader& r, ExternalDocumentation& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ExternalDocumentation& o) {
+  pb::write(w, 1, o.description);
+  pb::write(w, 2, o.url);
+  pb::write_unknown(w, o.unknown_fields, "ExternalDocumentation");
 }
 
 // k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps
@@ -641,9 +810,58 @@ void kubex_read_proto(pb::Reader& r, JSONSchemaProps& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const JSONSchemaProps& o) {
+  pb::write(w, 1, o.id);
+  pb::write(w, 2, o.schema);
+  pb::write(w, 3, o.ref);
+  pb::write(w, 4, o.description);
+  pb::write(w, 5, o.type);
+  pb::write(w, 6, o.format);
+  pb::write(w, 7, o.title);
+  pb::write(w, 8, o.default_);
+  pb::write(w, 9, o.maximum);
+  pb::write(w, 10, o.exclusive_maximum);
+  pb::write(w, 11, o.minimum);
+  pb::write(w, 12, o.exclusive_minimum);
+  pb::write(w, 13, o.max_length);
+  pb::write(w, 14, o.min_length);
+  pb::write(w, 15, o.pattern);
+  pb::write(w, 16, o.max_items);
+  pb::write(w, 17, o.min_items);
+  pb::write(w, 18, o.unique_items);
+  pb::write(w, 19, o.multiple_of);
+  pb::write(w, 20, o.enum_);
+  pb::write(w, 21, o.max_properties);
+  pb::write(w, 22, o.min_properties);
+  pb::write(w, 23, o.required);
+  write_schema_or_array(w, 24, o.items);
+  pb::write(w, 25, o.all_of);
+  pb::write(w, 26, o.one_of);
+  pb::write(w, 27, o.any_of);
+  pb::write(w, 28, o.not_);
+  pb::write(w, 29, o.properties);
+  write_schema_or_bool(w, 30, o.additional_properties);
+  pb::write(w, 31, o.pattern_properties);
+  pb::write_map(w, 32, o.dependencies, [](pb::Writer& e, std::uint32_t k, const ::kubex::RawJson& v) { write_schema_or_string_array(e, k, v); });
+  write_schema_or_bool(w, 33, o.additional_items);
+  pb::write(w, 34, o.definitions);
+  pb::write(w, 35, o.external_docs);
+  pb::write(w, 36, o.example);
+  pb::write(w, 37, o.nullable);
+  pb::write(w, 38, o.x_kubernetes_preserve_unknown_fields);
+  pb::write(w, 39, o.x_kubernetes_embedded_resource);
+  pb::write(w, 40, o.x_kubernetes_int_or_string);
+  pb::write(w, 41, o.x_kubernetes_list_map_keys);
+  pb::write(w, 42, o.x_kubernetes_list_type);
+  pb::write(w, 43, o.x_kubernetes_map_type);
+  pb::write(w, 44, o.x_kubernetes_validations);
+  pb::write_unknown(w, o.unknown_fields, "JSONSchemaProps");
 }
 
 // k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1.SelectableField
@@ -657,9 +875,15 @@ void kubex_read_proto(pb::Reader& r, SelectableField& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const SelectableField& o) {
+  pb::write(w, 1, o.json_path);
+  pb::write_unknown(w, o.unknown_fields, "SelectableField");
 }
 
 // k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1.ServiceReference
@@ -685,9 +909,18 @@ void kubex_read_proto(pb::Reader& r, ServiceReference& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ServiceReference& o) {
+  pb::write(w, 1, o.namespace_);
+  pb::write(w, 2, o.name);
+  pb::write(w, 3, o.path);
+  pb::write(w, 4, o.port);
+  pb::write_unknown(w, o.unknown_fields, "ServiceReference");
 }
 
 // k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1.ValidationRule
@@ -721,9 +954,20 @@ void kubex_read_proto(pb::Reader& r, ValidationRule& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ValidationRule& o) {
+  pb::write(w, 1, o.rule);
+  pb::write(w, 2, o.message);
+  pb::write(w, 3, o.message_expression);
+  pb::write(w, 4, o.reason);
+  pb::write(w, 5, o.field_path);
+  pb::write(w, 6, o.optional_old_self);
+  pb::write_unknown(w, o.unknown_fields, "ValidationRule");
 }
 
 // k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1.WebhookClientConfig
@@ -745,9 +989,17 @@ void kubex_read_proto(pb::Reader& r, WebhookClientConfig& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const WebhookClientConfig& o) {
+  pb::write(w, 1, o.service);
+  pb::write(w, 2, o.ca_bundle);
+  pb::write(w, 3, o.url);
+  pb::write_unknown(w, o.unknown_fields, "WebhookClientConfig");
 }
 
 // k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1.WebhookConversion
@@ -765,9 +1017,16 @@ void kubex_read_proto(pb::Reader& r, WebhookConversion& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const WebhookConversion& o) {
+  pb::write(w, 2, o.client_config);
+  pb::write(w, 3, o.conversion_review_versions);
+  pb::write_unknown(w, o.unknown_fields, "WebhookConversion");
 }
 
 }  // namespace kubex::k8s::v1_36::apiextensions::v1

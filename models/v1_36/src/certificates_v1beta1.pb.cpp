@@ -2,6 +2,7 @@
 #include <kubex/k8s/v1_36/certificates/v1beta1.hpp>
 
 #include <kubex/core/protobuf_read.hpp>
+#include <kubex/core/protobuf_write.hpp>
 
 namespace kubex::k8s::v1_36::certificates::v1beta1 {
 
@@ -22,9 +23,16 @@ void kubex_read_proto(pb::Reader& r, ClusterTrustBundle& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ClusterTrustBundle& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write_unknown(w, o.unknown_fields, "ClusterTrustBundle");
 }
 
 // k8s.io.api.certificates.v1beta1.ClusterTrustBundleList
@@ -42,9 +50,16 @@ void kubex_read_proto(pb::Reader& r, ClusterTrustBundleList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ClusterTrustBundleList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "ClusterTrustBundleList");
 }
 
 // k8s.io.api.certificates.v1beta1.ClusterTrustBundleSpec
@@ -62,9 +77,16 @@ void kubex_read_proto(pb::Reader& r, ClusterTrustBundleSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ClusterTrustBundleSpec& o) {
+  pb::write(w, 1, o.signer_name);
+  pb::write(w, 2, o.trust_bundle);
+  pb::write_unknown(w, o.unknown_fields, "ClusterTrustBundleSpec");
 }
 
 // k8s.io.api.certificates.v1beta1.PodCertificateRequest
@@ -86,9 +108,17 @@ void kubex_read_proto(pb::Reader& r, PodCertificateRequest& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PodCertificateRequest& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write(w, 3, o.status);
+  pb::write_unknown(w, o.unknown_fields, "PodCertificateRequest");
 }
 
 // k8s.io.api.certificates.v1beta1.PodCertificateRequestList
@@ -106,9 +136,16 @@ void kubex_read_proto(pb::Reader& r, PodCertificateRequestList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PodCertificateRequestList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "PodCertificateRequestList");
 }
 
 // k8s.io.api.certificates.v1beta1.PodCertificateRequestSpec
@@ -166,9 +203,26 @@ void kubex_read_proto(pb::Reader& r, PodCertificateRequestSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PodCertificateRequestSpec& o) {
+  pb::write(w, 1, o.signer_name);
+  pb::write(w, 2, o.pod_name);
+  pb::write(w, 3, o.pod_uid);
+  pb::write(w, 4, o.service_account_name);
+  pb::write(w, 5, o.service_account_uid);
+  pb::write(w, 6, o.node_name);
+  pb::write(w, 7, o.node_uid);
+  pb::write(w, 8, o.max_expiration_seconds);
+  pb::write(w, 9, o.pkix_public_key);
+  pb::write(w, 10, o.proof_of_possession);
+  pb::write(w, 11, o.unverified_user_annotations);
+  pb::write(w, 12, o.stub_pkcs10_request);
+  pb::write_unknown(w, o.unknown_fields, "PodCertificateRequestSpec");
 }
 
 // k8s.io.api.certificates.v1beta1.PodCertificateRequestStatus
@@ -198,9 +252,19 @@ void kubex_read_proto(pb::Reader& r, PodCertificateRequestStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PodCertificateRequestStatus& o) {
+  pb::write(w, 1, o.conditions);
+  pb::write(w, 2, o.certificate_chain);
+  pb::write(w, 4, o.not_before);
+  pb::write(w, 5, o.begin_refresh_at);
+  pb::write(w, 6, o.not_after);
+  pb::write_unknown(w, o.unknown_fields, "PodCertificateRequestStatus");
 }
 
 }  // namespace kubex::k8s::v1_36::certificates::v1beta1

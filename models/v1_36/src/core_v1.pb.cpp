@@ -2,6 +2,7 @@
 #include <kubex/k8s/v1_36/core/v1.hpp>
 
 #include <kubex/core/protobuf_read.hpp>
+#include <kubex/core/protobuf_write.hpp>
 
 namespace kubex::k8s::v1_36::core::v1 {
 
@@ -30,9 +31,18 @@ void kubex_read_proto(pb::Reader& r, AWSElasticBlockStoreVolumeSource& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const AWSElasticBlockStoreVolumeSource& o) {
+  pb::write(w, 1, o.volume_id);
+  pb::write(w, 2, o.fs_type);
+  pb::write(w, 3, o.partition);
+  pb::write(w, 4, o.read_only);
+  pb::write_unknown(w, o.unknown_fields, "AWSElasticBlockStoreVolumeSource");
 }
 
 // k8s.io.api.core.v1.Affinity
@@ -54,9 +64,17 @@ void kubex_read_proto(pb::Reader& r, Affinity& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const Affinity& o) {
+  pb::write(w, 1, o.node_affinity);
+  pb::write(w, 2, o.pod_affinity);
+  pb::write(w, 3, o.pod_anti_affinity);
+  pb::write_unknown(w, o.unknown_fields, "Affinity");
 }
 
 // k8s.io.api.core.v1.AppArmorProfile
@@ -74,9 +92,16 @@ void kubex_read_proto(pb::Reader& r, AppArmorProfile& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const AppArmorProfile& o) {
+  pb::write(w, 1, o.type);
+  pb::write(w, 2, o.localhost_profile);
+  pb::write_unknown(w, o.unknown_fields, "AppArmorProfile");
 }
 
 // k8s.io.api.core.v1.AttachedVolume
@@ -94,9 +119,16 @@ void kubex_read_proto(pb::Reader& r, AttachedVolume& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const AttachedVolume& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.device_path);
+  pb::write_unknown(w, o.unknown_fields, "AttachedVolume");
 }
 
 // k8s.io.api.core.v1.AzureDiskVolumeSource
@@ -130,9 +162,20 @@ void kubex_read_proto(pb::Reader& r, AzureDiskVolumeSource& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const AzureDiskVolumeSource& o) {
+  pb::write(w, 1, o.disk_name);
+  pb::write(w, 2, o.disk_uri);
+  pb::write(w, 3, o.caching_mode);
+  pb::write(w, 4, o.fs_type);
+  pb::write(w, 5, o.read_only);
+  pb::write(w, 6, o.kind);
+  pb::write_unknown(w, o.unknown_fields, "AzureDiskVolumeSource");
 }
 
 // k8s.io.api.core.v1.AzureFilePersistentVolumeSource
@@ -158,9 +201,18 @@ void kubex_read_proto(pb::Reader& r, AzureFilePersistentVolumeSource& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const AzureFilePersistentVolumeSource& o) {
+  pb::write(w, 1, o.secret_name);
+  pb::write(w, 2, o.share_name);
+  pb::write(w, 3, o.read_only);
+  pb::write(w, 4, o.secret_namespace);
+  pb::write_unknown(w, o.unknown_fields, "AzureFilePersistentVolumeSource");
 }
 
 // k8s.io.api.core.v1.AzureFileVolumeSource
@@ -182,9 +234,17 @@ void kubex_read_proto(pb::Reader& r, AzureFileVolumeSource& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const AzureFileVolumeSource& o) {
+  pb::write(w, 1, o.secret_name);
+  pb::write(w, 2, o.share_name);
+  pb::write(w, 3, o.read_only);
+  pb::write_unknown(w, o.unknown_fields, "AzureFileVolumeSource");
 }
 
 // k8s.io.api.core.v1.Binding
@@ -202,9 +262,16 @@ void kubex_read_proto(pb::Reader& r, Binding& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const Binding& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.target);
+  pb::write_unknown(w, o.unknown_fields, "Binding");
 }
 
 // k8s.io.api.core.v1.CSIPersistentVolumeSource
@@ -254,9 +321,24 @@ void kubex_read_proto(pb::Reader& r, CSIPersistentVolumeSource& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const CSIPersistentVolumeSource& o) {
+  pb::write(w, 1, o.driver);
+  pb::write(w, 2, o.volume_handle);
+  pb::write(w, 3, o.read_only);
+  pb::write(w, 4, o.fs_type);
+  pb::write(w, 5, o.volume_attributes);
+  pb::write(w, 6, o.controller_publish_secret_ref);
+  pb::write(w, 7, o.node_stage_secret_ref);
+  pb::write(w, 8, o.node_publish_secret_ref);
+  pb::write(w, 9, o.controller_expand_secret_ref);
+  pb::write(w, 10, o.node_expand_secret_ref);
+  pb::write_unknown(w, o.unknown_fields, "CSIPersistentVolumeSource");
 }
 
 // k8s.io.api.core.v1.CSIVolumeSource
@@ -286,9 +368,19 @@ void kubex_read_proto(pb::Reader& r, CSIVolumeSource& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const CSIVolumeSource& o) {
+  pb::write(w, 1, o.driver);
+  pb::write(w, 2, o.read_only);
+  pb::write(w, 3, o.fs_type);
+  pb::write(w, 4, o.volume_attributes);
+  pb::write(w, 5, o.node_publish_secret_ref);
+  pb::write_unknown(w, o.unknown_fields, "CSIVolumeSource");
 }
 
 // k8s.io.api.core.v1.Capabilities
@@ -306,9 +398,16 @@ void kubex_read_proto(pb::Reader& r, Capabilities& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const Capabilities& o) {
+  pb::write(w, 1, o.add);
+  pb::write(w, 2, o.drop);
+  pb::write_unknown(w, o.unknown_fields, "Capabilities");
 }
 
 // k8s.io.api.core.v1.CephFSPersistentVolumeSource
@@ -342,9 +441,20 @@ void kubex_read_proto(pb::Reader& r, CephFSPersistentVolumeSource& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const CephFSPersistentVolumeSource& o) {
+  pb::write(w, 1, o.monitors);
+  pb::write(w, 2, o.path);
+  pb::write(w, 3, o.user);
+  pb::write(w, 4, o.secret_file);
+  pb::write(w, 5, o.secret_ref);
+  pb::write(w, 6, o.read_only);
+  pb::write_unknown(w, o.unknown_fields, "CephFSPersistentVolumeSource");
 }
 
 // k8s.io.api.core.v1.CephFSVolumeSource
@@ -378,9 +488,20 @@ void kubex_read_proto(pb::Reader& r, CephFSVolumeSource& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const CephFSVolumeSource& o) {
+  pb::write(w, 1, o.monitors);
+  pb::write(w, 2, o.path);
+  pb::write(w, 3, o.user);
+  pb::write(w, 4, o.secret_file);
+  pb::write(w, 5, o.secret_ref);
+  pb::write(w, 6, o.read_only);
+  pb::write_unknown(w, o.unknown_fields, "CephFSVolumeSource");
 }
 
 // k8s.io.api.core.v1.CinderPersistentVolumeSource
@@ -406,9 +527,18 @@ void kubex_read_proto(pb::Reader& r, CinderPersistentVolumeSource& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const CinderPersistentVolumeSource& o) {
+  pb::write(w, 1, o.volume_id);
+  pb::write(w, 2, o.fs_type);
+  pb::write(w, 3, o.read_only);
+  pb::write(w, 4, o.secret_ref);
+  pb::write_unknown(w, o.unknown_fields, "CinderPersistentVolumeSource");
 }
 
 // k8s.io.api.core.v1.CinderVolumeSource
@@ -434,9 +564,18 @@ void kubex_read_proto(pb::Reader& r, CinderVolumeSource& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const CinderVolumeSource& o) {
+  pb::write(w, 1, o.volume_id);
+  pb::write(w, 2, o.fs_type);
+  pb::write(w, 3, o.read_only);
+  pb::write(w, 4, o.secret_ref);
+  pb::write_unknown(w, o.unknown_fields, "CinderVolumeSource");
 }
 
 // k8s.io.api.core.v1.ClientIPConfig
@@ -450,9 +589,15 @@ void kubex_read_proto(pb::Reader& r, ClientIPConfig& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ClientIPConfig& o) {
+  pb::write(w, 1, o.timeout_seconds);
+  pb::write_unknown(w, o.unknown_fields, "ClientIPConfig");
 }
 
 // k8s.io.api.core.v1.ClusterTrustBundleProjection
@@ -482,9 +627,19 @@ void kubex_read_proto(pb::Reader& r, ClusterTrustBundleProjection& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ClusterTrustBundleProjection& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.signer_name);
+  pb::write(w, 3, o.label_selector);
+  pb::write(w, 4, o.path);
+  pb::write(w, 5, o.optional);
+  pb::write_unknown(w, o.unknown_fields, "ClusterTrustBundleProjection");
 }
 
 // k8s.io.api.core.v1.ComponentCondition
@@ -510,9 +665,18 @@ void kubex_read_proto(pb::Reader& r, ComponentCondition& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ComponentCondition& o) {
+  pb::write(w, 1, o.type);
+  pb::write(w, 2, o.status);
+  pb::write(w, 3, o.message);
+  pb::write(w, 4, o.error);
+  pb::write_unknown(w, o.unknown_fields, "ComponentCondition");
 }
 
 // k8s.io.api.core.v1.ComponentStatus
@@ -530,9 +694,16 @@ void kubex_read_proto(pb::Reader& r, ComponentStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ComponentStatus& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.conditions);
+  pb::write_unknown(w, o.unknown_fields, "ComponentStatus");
 }
 
 // k8s.io.api.core.v1.ComponentStatusList
@@ -550,9 +721,16 @@ void kubex_read_proto(pb::Reader& r, ComponentStatusList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ComponentStatusList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "ComponentStatusList");
 }
 
 // k8s.io.api.core.v1.ConfigMap
@@ -578,9 +756,18 @@ void kubex_read_proto(pb::Reader& r, ConfigMap& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ConfigMap& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.data);
+  pb::write(w, 3, o.binary_data);
+  pb::write(w, 4, o.immutable);
+  pb::write_unknown(w, o.unknown_fields, "ConfigMap");
 }
 
 // k8s.io.api.core.v1.ConfigMapEnvSource
@@ -609,9 +796,18 @@ void kubex_read_proto(pb::Reader& r, ConfigMapEnvSource& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ConfigMapEnvSource& o) {
+  w.message(1, [&o](pb::Writer& m1) {
+    pb::write(m1, 1, o.name);
+  });
+  pb::write(w, 2, o.optional);
+  pb::write_unknown(w, o.unknown_fields, "ConfigMapEnvSource");
 }
 
 // k8s.io.api.core.v1.ConfigMapKeySelector
@@ -644,9 +840,19 @@ void kubex_read_proto(pb::Reader& r, ConfigMapKeySelector& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ConfigMapKeySelector& o) {
+  w.message(1, [&o](pb::Writer& m1) {
+    pb::write(m1, 1, o.name);
+  });
+  pb::write(w, 2, o.key);
+  pb::write(w, 3, o.optional);
+  pb::write_unknown(w, o.unknown_fields, "ConfigMapKeySelector");
 }
 
 // k8s.io.api.core.v1.ConfigMapList
@@ -664,9 +870,16 @@ void kubex_read_proto(pb::Reader& r, ConfigMapList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ConfigMapList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "ConfigMapList");
 }
 
 // k8s.io.api.core.v1.ConfigMapNodeConfigSource
@@ -696,9 +909,19 @@ void kubex_read_proto(pb::Reader& r, ConfigMapNodeConfigSource& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ConfigMapNodeConfigSource& o) {
+  pb::write(w, 1, o.namespace_);
+  pb::write(w, 2, o.name);
+  pb::write(w, 3, o.uid);
+  pb::write(w, 4, o.resource_version);
+  pb::write(w, 5, o.kubelet_config_key);
+  pb::write_unknown(w, o.unknown_fields, "ConfigMapNodeConfigSource");
 }
 
 // k8s.io.api.core.v1.ConfigMapProjection
@@ -731,9 +954,19 @@ void kubex_read_proto(pb::Reader& r, ConfigMapProjection& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ConfigMapProjection& o) {
+  w.message(1, [&o](pb::Writer& m1) {
+    pb::write(m1, 1, o.name);
+  });
+  pb::write(w, 2, o.items);
+  pb::write(w, 4, o.optional);
+  pb::write_unknown(w, o.unknown_fields, "ConfigMapProjection");
 }
 
 // k8s.io.api.core.v1.ConfigMapVolumeSource
@@ -770,9 +1003,20 @@ void kubex_read_proto(pb::Reader& r, ConfigMapVolumeSource& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ConfigMapVolumeSource& o) {
+  w.message(1, [&o](pb::Writer& m1) {
+    pb::write(m1, 1, o.name);
+  });
+  pb::write(w, 2, o.items);
+  pb::write(w, 3, o.default_mode);
+  pb::write(w, 4, o.optional);
+  pb::write_unknown(w, o.unknown_fields, "ConfigMapVolumeSource");
 }
 
 // k8s.io.api.core.v1.Container
@@ -882,9 +1126,39 @@ void kubex_read_proto(pb::Reader& r, Container& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const Container& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.image);
+  pb::write(w, 3, o.command);
+  pb::write(w, 4, o.args);
+  pb::write(w, 5, o.working_dir);
+  pb::write(w, 6, o.ports);
+  pb::write(w, 7, o.env);
+  pb::write(w, 8, o.resources);
+  pb::write(w, 9, o.volume_mounts);
+  pb::write(w, 10, o.liveness_probe);
+  pb::write(w, 11, o.readiness_probe);
+  pb::write(w, 12, o.lifecycle);
+  pb::write(w, 13, o.termination_message_path);
+  pb::write(w, 14, o.image_pull_policy);
+  pb::write(w, 15, o.security_context);
+  pb::write(w, 16, o.stdin);
+  pb::write(w, 17, o.stdin_once);
+  pb::write(w, 18, o.tty);
+  pb::write(w, 19, o.env_from);
+  pb::write(w, 20, o.termination_message_policy);
+  pb::write(w, 21, o.volume_devices);
+  pb::write(w, 22, o.startup_probe);
+  pb::write(w, 23, o.resize_policy);
+  pb::write(w, 24, o.restart_policy);
+  pb::write(w, 25, o.restart_policy_rules);
+  pb::write_unknown(w, o.unknown_fields, "Container");
 }
 
 // k8s.io.api.core.v1.ContainerExtendedResourceRequest
@@ -906,9 +1180,17 @@ void kubex_read_proto(pb::Reader& r, ContainerExtendedResourceRequest& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ContainerExtendedResourceRequest& o) {
+  pb::write(w, 1, o.container_name);
+  pb::write(w, 2, o.resource_name);
+  pb::write(w, 3, o.request_name);
+  pb::write_unknown(w, o.unknown_fields, "ContainerExtendedResourceRequest");
 }
 
 // k8s.io.api.core.v1.ContainerImage
@@ -926,9 +1208,16 @@ void kubex_read_proto(pb::Reader& r, ContainerImage& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ContainerImage& o) {
+  pb::write(w, 1, o.names);
+  pb::write(w, 2, o.size_bytes);
+  pb::write_unknown(w, o.unknown_fields, "ContainerImage");
 }
 
 // k8s.io.api.core.v1.ContainerPort
@@ -958,9 +1247,19 @@ void kubex_read_proto(pb::Reader& r, ContainerPort& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ContainerPort& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.host_port);
+  pb::write(w, 3, o.container_port);
+  pb::write(w, 4, o.protocol);
+  pb::write(w, 5, o.host_ip);
+  pb::write_unknown(w, o.unknown_fields, "ContainerPort");
 }
 
 // k8s.io.api.core.v1.ContainerResizePolicy
@@ -978,9 +1277,16 @@ void kubex_read_proto(pb::Reader& r, ContainerResizePolicy& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ContainerResizePolicy& o) {
+  pb::write(w, 1, o.resource_name);
+  pb::write(w, 2, o.restart_policy);
+  pb::write_unknown(w, o.unknown_fields, "ContainerResizePolicy");
 }
 
 // k8s.io.api.core.v1.ContainerRestartRule
@@ -998,9 +1304,16 @@ void kubex_read_proto(pb::Reader& r, ContainerRestartRule& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ContainerRestartRule& o) {
+  pb::write(w, 1, o.action);
+  pb::write(w, 2, o.exit_codes);
+  pb::write_unknown(w, o.unknown_fields, "ContainerRestartRule");
 }
 
 // k8s.io.api.core.v1.ContainerRestartRuleOnExitCodes
@@ -1018,9 +1331,16 @@ void kubex_read_proto(pb::Reader& r, ContainerRestartRuleOnExitCodes& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ContainerRestartRuleOnExitCodes& o) {
+  pb::write(w, 1, o.operator_);
+  pb::write(w, 2, o.values);
+  pb::write_unknown(w, o.unknown_fields, "ContainerRestartRuleOnExitCodes");
 }
 
 // k8s.io.api.core.v1.ContainerState
@@ -1042,9 +1362,17 @@ void kubex_read_proto(pb::Reader& r, ContainerState& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ContainerState& o) {
+  pb::write(w, 1, o.waiting);
+  pb::write(w, 2, o.running);
+  pb::write(w, 3, o.terminated);
+  pb::write_unknown(w, o.unknown_fields, "ContainerState");
 }
 
 // k8s.io.api.core.v1.ContainerStateRunning
@@ -1058,9 +1386,15 @@ void kubex_read_proto(pb::Reader& r, ContainerStateRunning& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ContainerStateRunning& o) {
+  pb::write(w, 1, o.started_at);
+  pb::write_unknown(w, o.unknown_fields, "ContainerStateRunning");
 }
 
 // k8s.io.api.core.v1.ContainerStateTerminated
@@ -1098,9 +1432,21 @@ void kubex_read_proto(pb::Reader& r, ContainerStateTerminated& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ContainerStateTerminated& o) {
+  pb::write(w, 1, o.exit_code);
+  pb::write(w, 2, o.signal);
+  pb::write(w, 3, o.reason);
+  pb::write(w, 4, o.message);
+  pb::write(w, 5, o.started_at);
+  pb::write(w, 6, o.finished_at);
+  pb::write(w, 7, o.container_id);
+  pb::write_unknown(w, o.unknown_fields, "ContainerStateTerminated");
 }
 
 // k8s.io.api.core.v1.ContainerStateWaiting
@@ -1118,9 +1464,16 @@ void kubex_read_proto(pb::Reader& r, ContainerStateWaiting& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ContainerStateWaiting& o) {
+  pb::write(w, 1, o.reason);
+  pb::write(w, 2, o.message);
+  pb::write_unknown(w, o.unknown_fields, "ContainerStateWaiting");
 }
 
 // k8s.io.api.core.v1.ContainerStatus
@@ -1190,9 +1543,29 @@ void kubex_read_proto(pb::Reader& r, ContainerStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ContainerStatus& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.state);
+  pb::write(w, 3, o.last_state);
+  pb::write(w, 4, o.ready);
+  pb::write(w, 5, o.restart_count);
+  pb::write(w, 6, o.image);
+  pb::write(w, 7, o.image_id);
+  pb::write(w, 8, o.container_id);
+  pb::write(w, 9, o.started);
+  pb::write(w, 10, o.allocated_resources);
+  pb::write(w, 11, o.resources);
+  pb::write(w, 12, o.volume_mounts);
+  pb::write(w, 13, o.user);
+  pb::write(w, 14, o.allocated_resources_status);
+  pb::write(w, 15, o.stop_signal);
+  pb::write_unknown(w, o.unknown_fields, "ContainerStatus");
 }
 
 // k8s.io.api.core.v1.ContainerUser
@@ -1206,9 +1579,15 @@ void kubex_read_proto(pb::Reader& r, ContainerUser& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ContainerUser& o) {
+  pb::write(w, 1, o.linux_);
+  pb::write_unknown(w, o.unknown_fields, "ContainerUser");
 }
 
 // k8s.io.api.core.v1.DaemonEndpoint
@@ -1222,9 +1601,15 @@ void kubex_read_proto(pb::Reader& r, DaemonEndpoint& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DaemonEndpoint& o) {
+  pb::write(w, 1, o.port);
+  pb::write_unknown(w, o.unknown_fields, "DaemonEndpoint");
 }
 
 // k8s.io.api.core.v1.DownwardAPIProjection
@@ -1238,9 +1623,15 @@ void kubex_read_proto(pb::Reader& r, DownwardAPIProjection& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DownwardAPIProjection& o) {
+  pb::write(w, 1, o.items);
+  pb::write_unknown(w, o.unknown_fields, "DownwardAPIProjection");
 }
 
 // k8s.io.api.core.v1.DownwardAPIVolumeFile
@@ -1266,9 +1657,18 @@ void kubex_read_proto(pb::Reader& r, DownwardAPIVolumeFile& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DownwardAPIVolumeFile& o) {
+  pb::write(w, 1, o.path);
+  pb::write(w, 2, o.field_ref);
+  pb::write(w, 3, o.resource_field_ref);
+  pb::write(w, 4, o.mode);
+  pb::write_unknown(w, o.unknown_fields, "DownwardAPIVolumeFile");
 }
 
 // k8s.io.api.core.v1.DownwardAPIVolumeSource
@@ -1286,9 +1686,16 @@ void kubex_read_proto(pb::Reader& r, DownwardAPIVolumeSource& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DownwardAPIVolumeSource& o) {
+  pb::write(w, 1, o.items);
+  pb::write(w, 2, o.default_mode);
+  pb::write_unknown(w, o.unknown_fields, "DownwardAPIVolumeSource");
 }
 
 // k8s.io.api.core.v1.EmptyDirVolumeSource
@@ -1306,9 +1713,16 @@ void kubex_read_proto(pb::Reader& r, EmptyDirVolumeSource& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const EmptyDirVolumeSource& o) {
+  pb::write(w, 1, o.medium);
+  pb::write(w, 2, o.size_limit);
+  pb::write_unknown(w, o.unknown_fields, "EmptyDirVolumeSource");
 }
 
 // k8s.io.api.core.v1.EndpointAddress
@@ -1334,9 +1748,18 @@ void kubex_read_proto(pb::Reader& r, EndpointAddress& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const EndpointAddress& o) {
+  pb::write(w, 1, o.ip);
+  pb::write(w, 2, o.target_ref);
+  pb::write(w, 3, o.hostname);
+  pb::write(w, 4, o.node_name);
+  pb::write_unknown(w, o.unknown_fields, "EndpointAddress");
 }
 
 // k8s.io.api.core.v1.EndpointPort
@@ -1362,9 +1785,18 @@ void kubex_read_proto(pb::Reader& r, EndpointPort& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const EndpointPort& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.port);
+  pb::write(w, 3, o.protocol);
+  pb::write(w, 4, o.app_protocol);
+  pb::write_unknown(w, o.unknown_fields, "EndpointPort");
 }
 
 // k8s.io.api.core.v1.EndpointSubset
@@ -1386,9 +1818,17 @@ void kubex_read_proto(pb::Reader& r, EndpointSubset& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const EndpointSubset& o) {
+  pb::write(w, 1, o.addresses);
+  pb::write(w, 2, o.not_ready_addresses);
+  pb::write(w, 3, o.ports);
+  pb::write_unknown(w, o.unknown_fields, "EndpointSubset");
 }
 
 // k8s.io.api.core.v1.Endpoints
@@ -1406,9 +1846,16 @@ void kubex_read_proto(pb::Reader& r, Endpoints& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const Endpoints& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.subsets);
+  pb::write_unknown(w, o.unknown_fields, "Endpoints");
 }
 
 // k8s.io.api.core.v1.EndpointsList
@@ -1426,9 +1873,16 @@ void kubex_read_proto(pb::Reader& r, EndpointsList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const EndpointsList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "EndpointsList");
 }
 
 // k8s.io.api.core.v1.EnvFromSource
@@ -1450,9 +1904,17 @@ void kubex_read_proto(pb::Reader& r, EnvFromSource& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const EnvFromSource& o) {
+  pb::write(w, 1, o.prefix);
+  pb::write(w, 2, o.config_map_ref);
+  pb::write(w, 3, o.secret_ref);
+  pb::write_unknown(w, o.unknown_fields, "EnvFromSource");
 }
 
 // k8s.io.api.core.v1.EnvVar
@@ -1474,9 +1936,17 @@ void kubex_read_proto(pb::Reader& r, EnvVar& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const EnvVar& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.value);
+  pb::write(w, 3, o.value_from);
+  pb::write_unknown(w, o.unknown_fields, "EnvVar");
 }
 
 // k8s.io.api.core.v1.EnvVarSource
@@ -1506,9 +1976,19 @@ void kubex_read_proto(pb::Reader& r, EnvVarSource& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const EnvVarSource& o) {
+  pb::write(w, 1, o.field_ref);
+  pb::write(w, 2, o.resource_field_ref);
+  pb::write(w, 3, o.config_map_key_ref);
+  pb::write(w, 4, o.secret_key_ref);
+  pb::write(w, 5, o.file_key_ref);
+  pb::write_unknown(w, o.unknown_fields, "EnvVarSource");
 }
 
 // k8s.io.api.core.v1.EphemeralContainer
@@ -1633,9 +2113,42 @@ void kubex_read_proto(pb::Reader& r, EphemeralContainer& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const EphemeralContainer& o) {
+  w.message(1, [&o](pb::Writer& m1) {
+    pb::write(m1, 1, o.name);
+    pb::write(m1, 2, o.image);
+    pb::write(m1, 3, o.command);
+    pb::write(m1, 4, o.args);
+    pb::write(m1, 5, o.working_dir);
+    pb::write(m1, 6, o.ports);
+    pb::write(m1, 7, o.env);
+    pb::write(m1, 8, o.resources);
+    pb::write(m1, 9, o.volume_mounts);
+    pb::write(m1, 10, o.liveness_probe);
+    pb::write(m1, 11, o.readiness_probe);
+    pb::write(m1, 12, o.lifecycle);
+    pb::write(m1, 13, o.termination_message_path);
+    pb::write(m1, 14, o.image_pull_policy);
+    pb::write(m1, 15, o.security_context);
+    pb::write(m1, 16, o.stdin);
+    pb::write(m1, 17, o.stdin_once);
+    pb::write(m1, 18, o.tty);
+    pb::write(m1, 19, o.env_from);
+    pb::write(m1, 20, o.termination_message_policy);
+    pb::write(m1, 21, o.volume_devices);
+    pb::write(m1, 22, o.startup_probe);
+    pb::write(m1, 23, o.resize_policy);
+    pb::write(m1, 24, o.restart_policy);
+    pb::write(m1, 25, o.restart_policy_rules);
+  });
+  pb::write(w, 2, o.target_container_name);
+  pb::write_unknown(w, o.unknown_fields, "EphemeralContainer");
 }
 
 // k8s.io.api.core.v1.EphemeralVolumeSource
@@ -1649,9 +2162,15 @@ void kubex_read_proto(pb::Reader& r, EphemeralVolumeSource& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const EphemeralVolumeSource& o) {
+  pb::write(w, 1, o.volume_claim_template);
+  pb::write_unknown(w, o.unknown_fields, "EphemeralVolumeSource");
 }
 
 // k8s.io.api.core.v1.Event
@@ -1721,9 +2240,29 @@ void kubex_read_proto(pb::Reader& r, Event& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const Event& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.involved_object);
+  pb::write(w, 3, o.reason);
+  pb::write(w, 4, o.message);
+  pb::write(w, 5, o.source);
+  pb::write(w, 6, o.first_timestamp);
+  pb::write(w, 7, o.last_timestamp);
+  pb::write(w, 8, o.count);
+  pb::write(w, 9, o.type);
+  pb::write(w, 10, o.event_time);
+  pb::write(w, 11, o.series);
+  pb::write(w, 12, o.action);
+  pb::write(w, 13, o.related);
+  pb::write(w, 14, o.reporting_component);
+  pb::write(w, 15, o.reporting_instance);
+  pb::write_unknown(w, o.unknown_fields, "Event");
 }
 
 // k8s.io.api.core.v1.EventList
@@ -1741,9 +2280,16 @@ void kubex_read_proto(pb::Reader& r, EventList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const EventList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "EventList");
 }
 
 // k8s.io.api.core.v1.EventSeries
@@ -1761,9 +2307,16 @@ void kubex_read_proto(pb::Reader& r, EventSeries& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const EventSeries& o) {
+  pb::write(w, 1, o.count);
+  pb::write(w, 2, o.last_observed_time);
+  pb::write_unknown(w, o.unknown_fields, "EventSeries");
 }
 
 // k8s.io.api.core.v1.EventSource
@@ -1781,9 +2334,16 @@ void kubex_read_proto(pb::Reader& r, EventSource& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const EventSource& o) {
+  pb::write(w, 1, o.component);
+  pb::write(w, 2, o.host);
+  pb::write_unknown(w, o.unknown_fields, "EventSource");
 }
 
 // k8s.io.api.core.v1.ExecAction
@@ -1797,9 +2357,15 @@ void kubex_read_proto(pb::Reader& r, ExecAction& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ExecAction& o) {
+  pb::write(w, 1, o.command);
+  pb::write_unknown(w, o.unknown_fields, "ExecAction");
 }
 
 // k8s.io.api.core.v1.FCVolumeSource
@@ -1829,9 +2395,19 @@ void kubex_read_proto(pb::Reader& r, FCVolumeSource& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const FCVolumeSource& o) {
+  pb::write(w, 1, o.target_wwns);
+  pb::write(w, 2, o.lun);
+  pb::write(w, 3, o.fs_type);
+  pb::write(w, 4, o.read_only);
+  pb::write(w, 5, o.wwids);
+  pb::write_unknown(w, o.unknown_fields, "FCVolumeSource");
 }
 
 // k8s.io.api.core.v1.FileKeySelector
@@ -1857,9 +2433,18 @@ void kubex_read_proto(pb::Reader& r, FileKeySelector& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const FileKeySelector& o) {
+  pb::write(w, 1, o.volume_name);
+  pb::write(w, 2, o.path);
+  pb::write(w, 3, o.key);
+  pb::write(w, 4, o.optional);
+  pb::write_unknown(w, o.unknown_fields, "FileKeySelector");
 }
 
 // k8s.io.api.core.v1.FlexPersistentVolumeSource
@@ -1889,9 +2474,19 @@ void kubex_read_proto(pb::Reader& r, FlexPersistentVolumeSource& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const FlexPersistentVolumeSource& o) {
+  pb::write(w, 1, o.driver);
+  pb::write(w, 2, o.fs_type);
+  pb::write(w, 3, o.secret_ref);
+  pb::write(w, 4, o.read_only);
+  pb::write(w, 5, o.options);
+  pb::write_unknown(w, o.unknown_fields, "FlexPersistentVolumeSource");
 }
 
 // k8s.io.api.core.v1.FlexVolumeSource
@@ -1921,9 +2516,19 @@ void kubex_read_proto(pb::Reader& r, FlexVolumeSource& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const FlexVolumeSource& o) {
+  pb::write(w, 1, o.driver);
+  pb::write(w, 2, o.fs_type);
+  pb::write(w, 3, o.secret_ref);
+  pb::write(w, 4, o.read_only);
+  pb::write(w, 5, o.options);
+  pb::write_unknown(w, o.unknown_fields, "FlexVolumeSource");
 }
 
 // k8s.io.api.core.v1.FlockerVolumeSource
@@ -1941,9 +2546,16 @@ void kubex_read_proto(pb::Reader& r, FlockerVolumeSource& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const FlockerVolumeSource& o) {
+  pb::write(w, 1, o.dataset_name);
+  pb::write(w, 2, o.dataset_uuid);
+  pb::write_unknown(w, o.unknown_fields, "FlockerVolumeSource");
 }
 
 // k8s.io.api.core.v1.GCEPersistentDiskVolumeSource
@@ -1969,9 +2581,18 @@ void kubex_read_proto(pb::Reader& r, GCEPersistentDiskVolumeSource& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const GCEPersistentDiskVolumeSource& o) {
+  pb::write(w, 1, o.pd_name);
+  pb::write(w, 2, o.fs_type);
+  pb::write(w, 3, o.partition);
+  pb::write(w, 4, o.read_only);
+  pb::write_unknown(w, o.unknown_fields, "GCEPersistentDiskVolumeSource");
 }
 
 // k8s.io.api.core.v1.GRPCAction
@@ -1989,9 +2610,16 @@ void kubex_read_proto(pb::Reader& r, GRPCAction& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const GRPCAction& o) {
+  pb::write(w, 1, o.port);
+  pb::write(w, 2, o.service);
+  pb::write_unknown(w, o.unknown_fields, "GRPCAction");
 }
 
 // k8s.io.api.core.v1.GitRepoVolumeSource
@@ -2013,9 +2641,17 @@ void kubex_read_proto(pb::Reader& r, GitRepoVolumeSource& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const GitRepoVolumeSource& o) {
+  pb::write(w, 1, o.repository);
+  pb::write(w, 2, o.revision);
+  pb::write(w, 3, o.directory);
+  pb::write_unknown(w, o.unknown_fields, "GitRepoVolumeSource");
 }
 
 // k8s.io.api.core.v1.GlusterfsPersistentVolumeSource
@@ -2041,9 +2677,18 @@ void kubex_read_proto(pb::Reader& r, GlusterfsPersistentVolumeSource& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const GlusterfsPersistentVolumeSource& o) {
+  pb::write(w, 1, o.endpoints);
+  pb::write(w, 2, o.path);
+  pb::write(w, 3, o.read_only);
+  pb::write(w, 4, o.endpoints_namespace);
+  pb::write_unknown(w, o.unknown_fields, "GlusterfsPersistentVolumeSource");
 }
 
 // k8s.io.api.core.v1.GlusterfsVolumeSource
@@ -2065,9 +2710,17 @@ void kubex_read_proto(pb::Reader& r, GlusterfsVolumeSource& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const GlusterfsVolumeSource& o) {
+  pb::write(w, 1, o.endpoints);
+  pb::write(w, 2, o.path);
+  pb::write(w, 3, o.read_only);
+  pb::write_unknown(w, o.unknown_fields, "GlusterfsVolumeSource");
 }
 
 // k8s.io.api.core.v1.HTTPGetAction
@@ -2097,9 +2750,19 @@ void kubex_read_proto(pb::Reader& r, HTTPGetAction& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const HTTPGetAction& o) {
+  pb::write(w, 1, o.path);
+  pb::write(w, 2, o.port);
+  pb::write(w, 3, o.host);
+  pb::write(w, 4, o.scheme);
+  pb::write(w, 5, o.http_headers);
+  pb::write_unknown(w, o.unknown_fields, "HTTPGetAction");
 }
 
 // k8s.io.api.core.v1.HTTPHeader
@@ -2117,9 +2780,16 @@ void kubex_read_proto(pb::Reader& r, HTTPHeader& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const HTTPHeader& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.value);
+  pb::write_unknown(w, o.unknown_fields, "HTTPHeader");
 }
 
 // k8s.io.api.core.v1.HostAlias
@@ -2137,9 +2807,16 @@ void kubex_read_proto(pb::Reader& r, HostAlias& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const HostAlias& o) {
+  pb::write(w, 1, o.ip);
+  pb::write(w, 2, o.hostnames);
+  pb::write_unknown(w, o.unknown_fields, "HostAlias");
 }
 
 // k8s.io.api.core.v1.HostIP
@@ -2153,9 +2830,15 @@ void kubex_read_proto(pb::Reader& r, HostIP& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const HostIP& o) {
+  pb::write(w, 1, o.ip);
+  pb::write_unknown(w, o.unknown_fields, "HostIP");
 }
 
 // k8s.io.api.core.v1.HostPathVolumeSource
@@ -2173,9 +2856,16 @@ void kubex_read_proto(pb::Reader& r, HostPathVolumeSource& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const HostPathVolumeSource& o) {
+  pb::write(w, 1, o.path);
+  pb::write(w, 2, o.type);
+  pb::write_unknown(w, o.unknown_fields, "HostPathVolumeSource");
 }
 
 // k8s.io.api.core.v1.ISCSIPersistentVolumeSource
@@ -2229,9 +2919,25 @@ void kubex_read_proto(pb::Reader& r, ISCSIPersistentVolumeSource& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ISCSIPersistentVolumeSource& o) {
+  pb::write(w, 1, o.target_portal);
+  pb::write(w, 2, o.iqn);
+  pb::write(w, 3, o.lun);
+  pb::write(w, 4, o.iscsi_interface);
+  pb::write(w, 5, o.fs_type);
+  pb::write(w, 6, o.read_only);
+  pb::write(w, 7, o.portals);
+  pb::write(w, 8, o.chap_auth_discovery);
+  pb::write(w, 10, o.secret_ref);
+  pb::write(w, 11, o.chap_auth_session);
+  pb::write(w, 12, o.initiator_name);
+  pb::write_unknown(w, o.unknown_fields, "ISCSIPersistentVolumeSource");
 }
 
 // k8s.io.api.core.v1.ISCSIVolumeSource
@@ -2285,9 +2991,25 @@ void kubex_read_proto(pb::Reader& r, ISCSIVolumeSource& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ISCSIVolumeSource& o) {
+  pb::write(w, 1, o.target_portal);
+  pb::write(w, 2, o.iqn);
+  pb::write(w, 3, o.lun);
+  pb::write(w, 4, o.iscsi_interface);
+  pb::write(w, 5, o.fs_type);
+  pb::write(w, 6, o.read_only);
+  pb::write(w, 7, o.portals);
+  pb::write(w, 8, o.chap_auth_discovery);
+  pb::write(w, 10, o.secret_ref);
+  pb::write(w, 11, o.chap_auth_session);
+  pb::write(w, 12, o.initiator_name);
+  pb::write_unknown(w, o.unknown_fields, "ISCSIVolumeSource");
 }
 
 // k8s.io.api.core.v1.ImageVolumeSource
@@ -2305,9 +3027,16 @@ void kubex_read_proto(pb::Reader& r, ImageVolumeSource& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ImageVolumeSource& o) {
+  pb::write(w, 1, o.reference);
+  pb::write(w, 2, o.pull_policy);
+  pb::write_unknown(w, o.unknown_fields, "ImageVolumeSource");
 }
 
 // k8s.io.api.core.v1.ImageVolumeStatus
@@ -2321,9 +3050,15 @@ void kubex_read_proto(pb::Reader& r, ImageVolumeStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ImageVolumeStatus& o) {
+  pb::write(w, 1, o.image_ref);
+  pb::write_unknown(w, o.unknown_fields, "ImageVolumeStatus");
 }
 
 // k8s.io.api.core.v1.KeyToPath
@@ -2345,9 +3080,17 @@ void kubex_read_proto(pb::Reader& r, KeyToPath& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const KeyToPath& o) {
+  pb::write(w, 1, o.key);
+  pb::write(w, 2, o.path);
+  pb::write(w, 3, o.mode);
+  pb::write_unknown(w, o.unknown_fields, "KeyToPath");
 }
 
 // k8s.io.api.core.v1.Lifecycle
@@ -2369,9 +3112,17 @@ void kubex_read_proto(pb::Reader& r, Lifecycle& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const Lifecycle& o) {
+  pb::write(w, 1, o.post_start);
+  pb::write(w, 2, o.pre_stop);
+  pb::write(w, 3, o.stop_signal);
+  pb::write_unknown(w, o.unknown_fields, "Lifecycle");
 }
 
 // k8s.io.api.core.v1.LifecycleHandler
@@ -2397,9 +3148,18 @@ void kubex_read_proto(pb::Reader& r, LifecycleHandler& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const LifecycleHandler& o) {
+  pb::write(w, 1, o.exec);
+  pb::write(w, 2, o.http_get);
+  pb::write(w, 3, o.tcp_socket);
+  pb::write(w, 4, o.sleep);
+  pb::write_unknown(w, o.unknown_fields, "LifecycleHandler");
 }
 
 // k8s.io.api.core.v1.LimitRange
@@ -2417,9 +3177,16 @@ void kubex_read_proto(pb::Reader& r, LimitRange& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const LimitRange& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write_unknown(w, o.unknown_fields, "LimitRange");
 }
 
 // k8s.io.api.core.v1.LimitRangeItem
@@ -2453,9 +3220,20 @@ void kubex_read_proto(pb::Reader& r, LimitRangeItem& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const LimitRangeItem& o) {
+  pb::write(w, 1, o.type);
+  pb::write(w, 2, o.max);
+  pb::write(w, 3, o.min);
+  pb::write(w, 4, o.default_);
+  pb::write(w, 5, o.default_request);
+  pb::write(w, 6, o.max_limit_request_ratio);
+  pb::write_unknown(w, o.unknown_fields, "LimitRangeItem");
 }
 
 // k8s.io.api.core.v1.LimitRangeList
@@ -2473,9 +3251,16 @@ void kubex_read_proto(pb::Reader& r, LimitRangeList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const LimitRangeList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "LimitRangeList");
 }
 
 // k8s.io.api.core.v1.LimitRangeSpec
@@ -2489,9 +3274,15 @@ void kubex_read_proto(pb::Reader& r, LimitRangeSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const LimitRangeSpec& o) {
+  pb::write(w, 1, o.limits);
+  pb::write_unknown(w, o.unknown_fields, "LimitRangeSpec");
 }
 
 // k8s.io.api.core.v1.LinuxContainerUser
@@ -2513,9 +3304,17 @@ void kubex_read_proto(pb::Reader& r, LinuxContainerUser& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const LinuxContainerUser& o) {
+  pb::write(w, 1, o.uid);
+  pb::write(w, 2, o.gid);
+  pb::write(w, 3, o.supplemental_groups);
+  pb::write_unknown(w, o.unknown_fields, "LinuxContainerUser");
 }
 
 // k8s.io.api.core.v1.LoadBalancerIngress
@@ -2541,9 +3340,18 @@ void kubex_read_proto(pb::Reader& r, LoadBalancerIngress& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const LoadBalancerIngress& o) {
+  pb::write(w, 1, o.ip);
+  pb::write(w, 2, o.hostname);
+  pb::write(w, 3, o.ip_mode);
+  pb::write(w, 4, o.ports);
+  pb::write_unknown(w, o.unknown_fields, "LoadBalancerIngress");
 }
 
 // k8s.io.api.core.v1.LoadBalancerStatus
@@ -2557,9 +3365,15 @@ void kubex_read_proto(pb::Reader& r, LoadBalancerStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const LoadBalancerStatus& o) {
+  pb::write(w, 1, o.ingress);
+  pb::write_unknown(w, o.unknown_fields, "LoadBalancerStatus");
 }
 
 // k8s.io.api.core.v1.LocalObjectReference
@@ -2573,9 +3387,15 @@ void kubex_read_proto(pb::Reader& r, LocalObjectReference& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const LocalObjectReference& o) {
+  pb::write(w, 1, o.name);
+  pb::write_unknown(w, o.unknown_fields, "LocalObjectReference");
 }
 
 // k8s.io.api.core.v1.LocalVolumeSource
@@ -2593,9 +3413,16 @@ void kubex_read_proto(pb::Reader& r, LocalVolumeSource& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const LocalVolumeSource& o) {
+  pb::write(w, 1, o.path);
+  pb::write(w, 2, o.fs_type);
+  pb::write_unknown(w, o.unknown_fields, "LocalVolumeSource");
 }
 
 // k8s.io.api.core.v1.ModifyVolumeStatus
@@ -2613,9 +3440,16 @@ void kubex_read_proto(pb::Reader& r, ModifyVolumeStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ModifyVolumeStatus& o) {
+  pb::write(w, 1, o.target_volume_attributes_class_name);
+  pb::write(w, 2, o.status);
+  pb::write_unknown(w, o.unknown_fields, "ModifyVolumeStatus");
 }
 
 // k8s.io.api.core.v1.NFSVolumeSource
@@ -2637,9 +3471,17 @@ void kubex_read_proto(pb::Reader& r, NFSVolumeSource& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const NFSVolumeSource& o) {
+  pb::write(w, 1, o.server);
+  pb::write(w, 2, o.path);
+  pb::write(w, 3, o.read_only);
+  pb::write_unknown(w, o.unknown_fields, "NFSVolumeSource");
 }
 
 // k8s.io.api.core.v1.Namespace
@@ -2661,9 +3503,17 @@ void kubex_read_proto(pb::Reader& r, Namespace& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const Namespace& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write(w, 3, o.status);
+  pb::write_unknown(w, o.unknown_fields, "Namespace");
 }
 
 // k8s.io.api.core.v1.NamespaceCondition
@@ -2693,9 +3543,19 @@ void kubex_read_proto(pb::Reader& r, NamespaceCondition& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const NamespaceCondition& o) {
+  pb::write(w, 1, o.type);
+  pb::write(w, 2, o.status);
+  pb::write(w, 4, o.last_transition_time);
+  pb::write(w, 5, o.reason);
+  pb::write(w, 6, o.message);
+  pb::write_unknown(w, o.unknown_fields, "NamespaceCondition");
 }
 
 // k8s.io.api.core.v1.NamespaceList
@@ -2713,9 +3573,16 @@ void kubex_read_proto(pb::Reader& r, NamespaceList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const NamespaceList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "NamespaceList");
 }
 
 // k8s.io.api.core.v1.NamespaceSpec
@@ -2729,9 +3596,15 @@ void kubex_read_proto(pb::Reader& r, NamespaceSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const NamespaceSpec& o) {
+  pb::write(w, 1, o.finalizers);
+  pb::write_unknown(w, o.unknown_fields, "NamespaceSpec");
 }
 
 // k8s.io.api.core.v1.NamespaceStatus
@@ -2749,9 +3622,16 @@ void kubex_read_proto(pb::Reader& r, NamespaceStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const NamespaceStatus& o) {
+  pb::write(w, 1, o.phase);
+  pb::write(w, 2, o.conditions);
+  pb::write_unknown(w, o.unknown_fields, "NamespaceStatus");
 }
 
 // k8s.io.api.core.v1.Node
@@ -2773,9 +3653,17 @@ void kubex_read_proto(pb::Reader& r, Node& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const Node& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write(w, 3, o.status);
+  pb::write_unknown(w, o.unknown_fields, "Node");
 }
 
 // k8s.io.api.core.v1.NodeAddress
@@ -2793,9 +3681,16 @@ void kubex_read_proto(pb::Reader& r, NodeAddress& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const NodeAddress& o) {
+  pb::write(w, 1, o.type);
+  pb::write(w, 2, o.address);
+  pb::write_unknown(w, o.unknown_fields, "NodeAddress");
 }
 
 // k8s.io.api.core.v1.NodeAffinity
@@ -2813,9 +3708,16 @@ void kubex_read_proto(pb::Reader& r, NodeAffinity& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const NodeAffinity& o) {
+  pb::write(w, 1, o.required_during_scheduling_ignored_during_execution);
+  pb::write(w, 2, o.preferred_during_scheduling_ignored_during_execution);
+  pb::write_unknown(w, o.unknown_fields, "NodeAffinity");
 }
 
 // k8s.io.api.core.v1.NodeAllocatableResourceClaimStatus
@@ -2837,9 +3739,17 @@ void kubex_read_proto(pb::Reader& r, NodeAllocatableResourceClaimStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const NodeAllocatableResourceClaimStatus& o) {
+  pb::write(w, 1, o.resource_claim_name);
+  pb::write(w, 2, o.containers);
+  pb::write(w, 3, o.resources);
+  pb::write_unknown(w, o.unknown_fields, "NodeAllocatableResourceClaimStatus");
 }
 
 // k8s.io.api.core.v1.NodeCondition
@@ -2873,9 +3783,20 @@ void kubex_read_proto(pb::Reader& r, NodeCondition& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const NodeCondition& o) {
+  pb::write(w, 1, o.type);
+  pb::write(w, 2, o.status);
+  pb::write(w, 3, o.last_heartbeat_time);
+  pb::write(w, 4, o.last_transition_time);
+  pb::write(w, 5, o.reason);
+  pb::write(w, 6, o.message);
+  pb::write_unknown(w, o.unknown_fields, "NodeCondition");
 }
 
 // k8s.io.api.core.v1.NodeConfigSource
@@ -2889,9 +3810,15 @@ void kubex_read_proto(pb::Reader& r, NodeConfigSource& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const NodeConfigSource& o) {
+  pb::write(w, 2, o.config_map);
+  pb::write_unknown(w, o.unknown_fields, "NodeConfigSource");
 }
 
 // k8s.io.api.core.v1.NodeConfigStatus
@@ -2917,9 +3844,18 @@ void kubex_read_proto(pb::Reader& r, NodeConfigStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const NodeConfigStatus& o) {
+  pb::write(w, 1, o.assigned);
+  pb::write(w, 2, o.active);
+  pb::write(w, 3, o.last_known_good);
+  pb::write(w, 4, o.error);
+  pb::write_unknown(w, o.unknown_fields, "NodeConfigStatus");
 }
 
 // k8s.io.api.core.v1.NodeDaemonEndpoints
@@ -2933,9 +3869,15 @@ void kubex_read_proto(pb::Reader& r, NodeDaemonEndpoints& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const NodeDaemonEndpoints& o) {
+  pb::write(w, 1, o.kubelet_endpoint);
+  pb::write_unknown(w, o.unknown_fields, "NodeDaemonEndpoints");
 }
 
 // k8s.io.api.core.v1.NodeFeatures
@@ -2949,9 +3891,15 @@ void kubex_read_proto(pb::Reader& r, NodeFeatures& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const NodeFeatures& o) {
+  pb::write(w, 1, o.supplemental_groups_policy);
+  pb::write_unknown(w, o.unknown_fields, "NodeFeatures");
 }
 
 // k8s.io.api.core.v1.NodeList
@@ -2969,9 +3917,16 @@ void kubex_read_proto(pb::Reader& r, NodeList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const NodeList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "NodeList");
 }
 
 // k8s.io.api.core.v1.NodeRuntimeHandler
@@ -2989,9 +3944,16 @@ void kubex_read_proto(pb::Reader& r, NodeRuntimeHandler& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const NodeRuntimeHandler& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.features);
+  pb::write_unknown(w, o.unknown_fields, "NodeRuntimeHandler");
 }
 
 // k8s.io.api.core.v1.NodeRuntimeHandlerFeatures
@@ -3009,9 +3971,16 @@ void kubex_read_proto(pb::Reader& r, NodeRuntimeHandlerFeatures& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const NodeRuntimeHandlerFeatures& o) {
+  pb::write(w, 1, o.recursive_read_only_mounts);
+  pb::write(w, 2, o.user_namespaces);
+  pb::write_unknown(w, o.unknown_fields, "NodeRuntimeHandlerFeatures");
 }
 
 // k8s.io.api.core.v1.NodeSelector
@@ -3025,9 +3994,15 @@ void kubex_read_proto(pb::Reader& r, NodeSelector& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const NodeSelector& o) {
+  pb::write(w, 1, o.node_selector_terms);
+  pb::write_unknown(w, o.unknown_fields, "NodeSelector");
 }
 
 // k8s.io.api.core.v1.NodeSelectorRequirement
@@ -3049,9 +4024,17 @@ void kubex_read_proto(pb::Reader& r, NodeSelectorRequirement& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const NodeSelectorRequirement& o) {
+  pb::write(w, 1, o.key);
+  pb::write(w, 2, o.operator_);
+  pb::write(w, 3, o.values);
+  pb::write_unknown(w, o.unknown_fields, "NodeSelectorRequirement");
 }
 
 // k8s.io.api.core.v1.NodeSelectorTerm
@@ -3069,9 +4052,16 @@ void kubex_read_proto(pb::Reader& r, NodeSelectorTerm& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const NodeSelectorTerm& o) {
+  pb::write(w, 1, o.match_expressions);
+  pb::write(w, 2, o.match_fields);
+  pb::write_unknown(w, o.unknown_fields, "NodeSelectorTerm");
 }
 
 // k8s.io.api.core.v1.NodeSpec
@@ -3109,9 +4099,21 @@ void kubex_read_proto(pb::Reader& r, NodeSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const NodeSpec& o) {
+  pb::write(w, 1, o.pod_cidr);
+  pb::write(w, 2, o.external_id);
+  pb::write(w, 3, o.provider_id);
+  pb::write(w, 4, o.unschedulable);
+  pb::write(w, 5, o.taints);
+  pb::write(w, 6, o.config_source);
+  pb::write(w, 7, o.pod_cidrs);
+  pb::write_unknown(w, o.unknown_fields, "NodeSpec");
 }
 
 // k8s.io.api.core.v1.NodeStatus
@@ -3177,9 +4179,28 @@ void kubex_read_proto(pb::Reader& r, NodeStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const NodeStatus& o) {
+  pb::write(w, 1, o.capacity);
+  pb::write(w, 2, o.allocatable);
+  pb::write(w, 3, o.phase);
+  pb::write(w, 4, o.conditions);
+  pb::write(w, 5, o.addresses);
+  pb::write(w, 6, o.daemon_endpoints);
+  pb::write(w, 7, o.node_info);
+  pb::write(w, 8, o.images);
+  pb::write(w, 9, o.volumes_in_use);
+  pb::write(w, 10, o.volumes_attached);
+  pb::write(w, 11, o.config);
+  pb::write(w, 12, o.runtime_handlers);
+  pb::write(w, 13, o.features);
+  pb::write(w, 14, o.declared_features);
+  pb::write_unknown(w, o.unknown_fields, "NodeStatus");
 }
 
 // k8s.io.api.core.v1.NodeSwapStatus
@@ -3193,9 +4214,15 @@ void kubex_read_proto(pb::Reader& r, NodeSwapStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const NodeSwapStatus& o) {
+  pb::write(w, 1, o.capacity);
+  pb::write_unknown(w, o.unknown_fields, "NodeSwapStatus");
 }
 
 // k8s.io.api.core.v1.NodeSystemInfo
@@ -3249,9 +4276,25 @@ void kubex_read_proto(pb::Reader& r, NodeSystemInfo& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const NodeSystemInfo& o) {
+  pb::write(w, 1, o.machine_id);
+  pb::write(w, 2, o.system_uuid);
+  pb::write(w, 3, o.boot_id);
+  pb::write(w, 4, o.kernel_version);
+  pb::write(w, 5, o.os_image);
+  pb::write(w, 6, o.container_runtime_version);
+  pb::write(w, 7, o.kubelet_version);
+  pb::write(w, 8, o.kube_proxy_version);
+  pb::write(w, 9, o.operating_system);
+  pb::write(w, 10, o.architecture);
+  pb::write(w, 11, o.swap);
+  pb::write_unknown(w, o.unknown_fields, "NodeSystemInfo");
 }
 
 // k8s.io.api.core.v1.ObjectFieldSelector
@@ -3269,9 +4312,16 @@ void kubex_read_proto(pb::Reader& r, ObjectFieldSelector& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ObjectFieldSelector& o) {
+  pb::write(w, 1, o.api_version);
+  pb::write(w, 2, o.field_path);
+  pb::write_unknown(w, o.unknown_fields, "ObjectFieldSelector");
 }
 
 // k8s.io.api.core.v1.ObjectReference
@@ -3309,9 +4359,21 @@ void kubex_read_proto(pb::Reader& r, ObjectReference& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ObjectReference& o) {
+  pb::write(w, 1, o.kind);
+  pb::write(w, 2, o.namespace_);
+  pb::write(w, 3, o.name);
+  pb::write(w, 4, o.uid);
+  pb::write(w, 5, o.api_version);
+  pb::write(w, 6, o.resource_version);
+  pb::write(w, 7, o.field_path);
+  pb::write_unknown(w, o.unknown_fields, "ObjectReference");
 }
 
 // k8s.io.api.core.v1.PersistentVolume
@@ -3333,9 +4395,17 @@ void kubex_read_proto(pb::Reader& r, PersistentVolume& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PersistentVolume& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write(w, 3, o.status);
+  pb::write_unknown(w, o.unknown_fields, "PersistentVolume");
 }
 
 // k8s.io.api.core.v1.PersistentVolumeClaim
@@ -3357,9 +4427,17 @@ void kubex_read_proto(pb::Reader& r, PersistentVolumeClaim& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PersistentVolumeClaim& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write(w, 3, o.status);
+  pb::write_unknown(w, o.unknown_fields, "PersistentVolumeClaim");
 }
 
 // k8s.io.api.core.v1.PersistentVolumeClaimCondition
@@ -3393,9 +4471,20 @@ void kubex_read_proto(pb::Reader& r, PersistentVolumeClaimCondition& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PersistentVolumeClaimCondition& o) {
+  pb::write(w, 1, o.type);
+  pb::write(w, 2, o.status);
+  pb::write(w, 3, o.last_probe_time);
+  pb::write(w, 4, o.last_transition_time);
+  pb::write(w, 5, o.reason);
+  pb::write(w, 6, o.message);
+  pb::write_unknown(w, o.unknown_fields, "PersistentVolumeClaimCondition");
 }
 
 // k8s.io.api.core.v1.PersistentVolumeClaimList
@@ -3413,9 +4502,16 @@ void kubex_read_proto(pb::Reader& r, PersistentVolumeClaimList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PersistentVolumeClaimList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "PersistentVolumeClaimList");
 }
 
 // k8s.io.api.core.v1.PersistentVolumeClaimSpec
@@ -3461,9 +4557,23 @@ void kubex_read_proto(pb::Reader& r, PersistentVolumeClaimSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PersistentVolumeClaimSpec& o) {
+  pb::write(w, 1, o.access_modes);
+  pb::write(w, 2, o.resources);
+  pb::write(w, 3, o.volume_name);
+  pb::write(w, 4, o.selector);
+  pb::write(w, 5, o.storage_class_name);
+  pb::write(w, 6, o.volume_mode);
+  pb::write(w, 7, o.data_source);
+  pb::write(w, 8, o.data_source_ref);
+  pb::write(w, 9, o.volume_attributes_class_name);
+  pb::write_unknown(w, o.unknown_fields, "PersistentVolumeClaimSpec");
 }
 
 // k8s.io.api.core.v1.PersistentVolumeClaimStatus
@@ -3505,9 +4615,22 @@ void kubex_read_proto(pb::Reader& r, PersistentVolumeClaimStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PersistentVolumeClaimStatus& o) {
+  pb::write(w, 1, o.phase);
+  pb::write(w, 2, o.access_modes);
+  pb::write(w, 3, o.capacity);
+  pb::write(w, 4, o.conditions);
+  pb::write(w, 5, o.allocated_resources);
+  pb::write(w, 7, o.allocated_resource_statuses);
+  pb::write(w, 8, o.current_volume_attributes_class_name);
+  pb::write(w, 9, o.modify_volume_status);
+  pb::write_unknown(w, o.unknown_fields, "PersistentVolumeClaimStatus");
 }
 
 // k8s.io.api.core.v1.PersistentVolumeClaimTemplate
@@ -3525,9 +4648,16 @@ void kubex_read_proto(pb::Reader& r, PersistentVolumeClaimTemplate& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PersistentVolumeClaimTemplate& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write_unknown(w, o.unknown_fields, "PersistentVolumeClaimTemplate");
 }
 
 // k8s.io.api.core.v1.PersistentVolumeClaimVolumeSource
@@ -3545,9 +4675,16 @@ void kubex_read_proto(pb::Reader& r, PersistentVolumeClaimVolumeSource& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PersistentVolumeClaimVolumeSource& o) {
+  pb::write(w, 1, o.claim_name);
+  pb::write(w, 2, o.read_only);
+  pb::write_unknown(w, o.unknown_fields, "PersistentVolumeClaimVolumeSource");
 }
 
 // k8s.io.api.core.v1.PersistentVolumeList
@@ -3565,9 +4702,16 @@ void kubex_read_proto(pb::Reader& r, PersistentVolumeList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PersistentVolumeList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "PersistentVolumeList");
 }
 
 // k8s.io.api.core.v1.PersistentVolumeSpec
@@ -3712,9 +4856,47 @@ void kubex_read_proto(pb::Reader& r, PersistentVolumeSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PersistentVolumeSpec& o) {
+  pb::write(w, 1, o.capacity);
+  w.message(2, [&o](pb::Writer& m1) {
+    pb::write(m1, 1, o.gce_persistent_disk);
+    pb::write(m1, 2, o.aws_elastic_block_store);
+    pb::write(m1, 3, o.host_path);
+    pb::write(m1, 4, o.glusterfs);
+    pb::write(m1, 5, o.nfs);
+    pb::write(m1, 6, o.rbd);
+    pb::write(m1, 7, o.iscsi);
+    pb::write(m1, 8, o.cinder);
+    pb::write(m1, 9, o.cephfs);
+    pb::write(m1, 10, o.fc);
+    pb::write(m1, 11, o.flocker);
+    pb::write(m1, 12, o.flex_volume);
+    pb::write(m1, 13, o.azure_file);
+    pb::write(m1, 14, o.vsphere_volume);
+    pb::write(m1, 15, o.quobyte);
+    pb::write(m1, 16, o.azure_disk);
+    pb::write(m1, 17, o.photon_persistent_disk);
+    pb::write(m1, 18, o.portworx_volume);
+    pb::write(m1, 19, o.scale_io);
+    pb::write(m1, 20, o.local);
+    pb::write(m1, 21, o.storageos);
+    pb::write(m1, 22, o.csi);
+  });
+  pb::write(w, 3, o.access_modes);
+  pb::write(w, 4, o.claim_ref);
+  pb::write(w, 5, o.persistent_volume_reclaim_policy);
+  pb::write(w, 6, o.storage_class_name);
+  pb::write(w, 7, o.mount_options);
+  pb::write(w, 8, o.volume_mode);
+  pb::write(w, 9, o.node_affinity);
+  pb::write(w, 10, o.volume_attributes_class_name);
+  pb::write_unknown(w, o.unknown_fields, "PersistentVolumeSpec");
 }
 
 // k8s.io.api.core.v1.PersistentVolumeStatus
@@ -3740,9 +4922,18 @@ void kubex_read_proto(pb::Reader& r, PersistentVolumeStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PersistentVolumeStatus& o) {
+  pb::write(w, 1, o.phase);
+  pb::write(w, 2, o.message);
+  pb::write(w, 3, o.reason);
+  pb::write(w, 4, o.last_phase_transition_time);
+  pb::write_unknown(w, o.unknown_fields, "PersistentVolumeStatus");
 }
 
 // k8s.io.api.core.v1.PhotonPersistentDiskVolumeSource
@@ -3760,9 +4951,16 @@ void kubex_read_proto(pb::Reader& r, PhotonPersistentDiskVolumeSource& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PhotonPersistentDiskVolumeSource& o) {
+  pb::write(w, 1, o.pd_id);
+  pb::write(w, 2, o.fs_type);
+  pb::write_unknown(w, o.unknown_fields, "PhotonPersistentDiskVolumeSource");
 }
 
 // k8s.io.api.core.v1.Pod
@@ -3784,9 +4982,17 @@ void kubex_read_proto(pb::Reader& r, Pod& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const Pod& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write(w, 3, o.status);
+  pb::write_unknown(w, o.unknown_fields, "Pod");
 }
 
 // k8s.io.api.core.v1.PodAffinity
@@ -3804,9 +5010,16 @@ void kubex_read_proto(pb::Reader& r, PodAffinity& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PodAffinity& o) {
+  pb::write(w, 1, o.required_during_scheduling_ignored_during_execution);
+  pb::write(w, 2, o.preferred_during_scheduling_ignored_during_execution);
+  pb::write_unknown(w, o.unknown_fields, "PodAffinity");
 }
 
 // k8s.io.api.core.v1.PodAffinityTerm
@@ -3840,9 +5053,20 @@ void kubex_read_proto(pb::Reader& r, PodAffinityTerm& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PodAffinityTerm& o) {
+  pb::write(w, 1, o.label_selector);
+  pb::write(w, 2, o.namespaces);
+  pb::write(w, 3, o.topology_key);
+  pb::write(w, 4, o.namespace_selector);
+  pb::write(w, 5, o.match_label_keys);
+  pb::write(w, 6, o.mismatch_label_keys);
+  pb::write_unknown(w, o.unknown_fields, "PodAffinityTerm");
 }
 
 // k8s.io.api.core.v1.PodAntiAffinity
@@ -3860,9 +5084,16 @@ void kubex_read_proto(pb::Reader& r, PodAntiAffinity& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PodAntiAffinity& o) {
+  pb::write(w, 1, o.required_during_scheduling_ignored_during_execution);
+  pb::write(w, 2, o.preferred_during_scheduling_ignored_during_execution);
+  pb::write_unknown(w, o.unknown_fields, "PodAntiAffinity");
 }
 
 // k8s.io.api.core.v1.PodCertificateProjection
@@ -3900,9 +5131,21 @@ void kubex_read_proto(pb::Reader& r, PodCertificateProjection& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PodCertificateProjection& o) {
+  pb::write(w, 1, o.signer_name);
+  pb::write(w, 2, o.key_type);
+  pb::write(w, 3, o.max_expiration_seconds);
+  pb::write(w, 4, o.credential_bundle_path);
+  pb::write(w, 5, o.key_path);
+  pb::write(w, 6, o.certificate_chain_path);
+  pb::write(w, 7, o.user_annotations);
+  pb::write_unknown(w, o.unknown_fields, "PodCertificateProjection");
 }
 
 // k8s.io.api.core.v1.PodCondition
@@ -3940,9 +5183,21 @@ void kubex_read_proto(pb::Reader& r, PodCondition& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PodCondition& o) {
+  pb::write(w, 1, o.type);
+  pb::write(w, 2, o.status);
+  pb::write(w, 3, o.last_probe_time);
+  pb::write(w, 4, o.last_transition_time);
+  pb::write(w, 5, o.reason);
+  pb::write(w, 6, o.message);
+  pb::write(w, 7, o.observed_generation);
+  pb::write_unknown(w, o.unknown_fields, "PodCondition");
 }
 
 // k8s.io.api.core.v1.PodDNSConfig
@@ -3964,9 +5219,17 @@ void kubex_read_proto(pb::Reader& r, PodDNSConfig& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PodDNSConfig& o) {
+  pb::write(w, 1, o.nameservers);
+  pb::write(w, 2, o.searches);
+  pb::write(w, 3, o.options);
+  pb::write_unknown(w, o.unknown_fields, "PodDNSConfig");
 }
 
 // k8s.io.api.core.v1.PodDNSConfigOption
@@ -3984,9 +5247,16 @@ void kubex_read_proto(pb::Reader& r, PodDNSConfigOption& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PodDNSConfigOption& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.value);
+  pb::write_unknown(w, o.unknown_fields, "PodDNSConfigOption");
 }
 
 // k8s.io.api.core.v1.PodExtendedResourceClaimStatus
@@ -4004,9 +5274,16 @@ void kubex_read_proto(pb::Reader& r, PodExtendedResourceClaimStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PodExtendedResourceClaimStatus& o) {
+  pb::write(w, 1, o.request_mappings);
+  pb::write(w, 2, o.resource_claim_name);
+  pb::write_unknown(w, o.unknown_fields, "PodExtendedResourceClaimStatus");
 }
 
 // k8s.io.api.core.v1.PodIP
@@ -4020,9 +5297,15 @@ void kubex_read_proto(pb::Reader& r, PodIP& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PodIP& o) {
+  pb::write(w, 1, o.ip);
+  pb::write_unknown(w, o.unknown_fields, "PodIP");
 }
 
 // k8s.io.api.core.v1.PodList
@@ -4040,9 +5323,16 @@ void kubex_read_proto(pb::Reader& r, PodList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PodList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "PodList");
 }
 
 // k8s.io.api.core.v1.PodOS
@@ -4056,9 +5346,15 @@ void kubex_read_proto(pb::Reader& r, PodOS& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PodOS& o) {
+  pb::write(w, 1, o.name);
+  pb::write_unknown(w, o.unknown_fields, "PodOS");
 }
 
 // k8s.io.api.core.v1.PodReadinessGate
@@ -4072,9 +5368,15 @@ void kubex_read_proto(pb::Reader& r, PodReadinessGate& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PodReadinessGate& o) {
+  pb::write(w, 1, o.condition_type);
+  pb::write_unknown(w, o.unknown_fields, "PodReadinessGate");
 }
 
 // k8s.io.api.core.v1.PodResourceClaim
@@ -4096,9 +5398,17 @@ void kubex_read_proto(pb::Reader& r, PodResourceClaim& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PodResourceClaim& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 3, o.resource_claim_name);
+  pb::write(w, 4, o.resource_claim_template_name);
+  pb::write_unknown(w, o.unknown_fields, "PodResourceClaim");
 }
 
 // k8s.io.api.core.v1.PodResourceClaimStatus
@@ -4116,9 +5426,16 @@ void kubex_read_proto(pb::Reader& r, PodResourceClaimStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PodResourceClaimStatus& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.resource_claim_name);
+  pb::write_unknown(w, o.unknown_fields, "PodResourceClaimStatus");
 }
 
 // k8s.io.api.core.v1.PodSchedulingGate
@@ -4132,9 +5449,15 @@ void kubex_read_proto(pb::Reader& r, PodSchedulingGate& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PodSchedulingGate& o) {
+  pb::write(w, 1, o.name);
+  pb::write_unknown(w, o.unknown_fields, "PodSchedulingGate");
 }
 
 // k8s.io.api.core.v1.PodSchedulingGroup
@@ -4148,9 +5471,15 @@ void kubex_read_proto(pb::Reader& r, PodSchedulingGroup& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PodSchedulingGroup& o) {
+  pb::write(w, 1, o.pod_group_name);
+  pb::write_unknown(w, o.unknown_fields, "PodSchedulingGroup");
 }
 
 // k8s.io.api.core.v1.PodSecurityContext
@@ -4212,9 +5541,27 @@ void kubex_read_proto(pb::Reader& r, PodSecurityContext& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PodSecurityContext& o) {
+  pb::write(w, 1, o.se_linux_options);
+  pb::write(w, 2, o.run_as_user);
+  pb::write(w, 3, o.run_as_non_root);
+  pb::write(w, 4, o.supplemental_groups);
+  pb::write(w, 5, o.fs_group);
+  pb::write(w, 6, o.run_as_group);
+  pb::write(w, 7, o.sysctls);
+  pb::write(w, 8, o.windows_options);
+  pb::write(w, 9, o.fs_group_change_policy);
+  pb::write(w, 10, o.seccomp_profile);
+  pb::write(w, 11, o.app_armor_profile);
+  pb::write(w, 12, o.supplemental_groups_policy);
+  pb::write(w, 13, o.se_linux_change_policy);
+  pb::write_unknown(w, o.unknown_fields, "PodSecurityContext");
 }
 
 // k8s.io.api.core.v1.PodSpec
@@ -4392,9 +5739,56 @@ void kubex_read_proto(pb::Reader& r, PodSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PodSpec& o) {
+  pb::write(w, 1, o.volumes);
+  pb::write(w, 2, o.containers);
+  pb::write(w, 3, o.restart_policy);
+  pb::write(w, 4, o.termination_grace_period_seconds);
+  pb::write(w, 5, o.active_deadline_seconds);
+  pb::write(w, 6, o.dns_policy);
+  pb::write(w, 7, o.node_selector);
+  pb::write(w, 8, o.service_account_name);
+  pb::write(w, 9, o.service_account);
+  pb::write(w, 10, o.node_name);
+  pb::write(w, 11, o.host_network);
+  pb::write(w, 12, o.host_pid);
+  pb::write(w, 13, o.host_ipc);
+  pb::write(w, 14, o.security_context);
+  pb::write(w, 15, o.image_pull_secrets);
+  pb::write(w, 16, o.hostname);
+  pb::write(w, 17, o.subdomain);
+  pb::write(w, 18, o.affinity);
+  pb::write(w, 19, o.scheduler_name);
+  pb::write(w, 20, o.init_containers);
+  pb::write(w, 21, o.automount_service_account_token);
+  pb::write(w, 22, o.tolerations);
+  pb::write(w, 23, o.host_aliases);
+  pb::write(w, 24, o.priority_class_name);
+  pb::write(w, 25, o.priority);
+  pb::write(w, 26, o.dns_config);
+  pb::write(w, 27, o.share_process_namespace);
+  pb::write(w, 28, o.readiness_gates);
+  pb::write(w, 29, o.runtime_class_name);
+  pb::write(w, 30, o.enable_service_links);
+  pb::write(w, 31, o.preemption_policy);
+  pb::write(w, 32, o.overhead);
+  pb::write(w, 33, o.topology_spread_constraints);
+  pb::write(w, 34, o.ephemeral_containers);
+  pb::write(w, 35, o.set_hostname_as_fqdn);
+  pb::write(w, 36, o.os);
+  pb::write(w, 37, o.host_users);
+  pb::write(w, 38, o.scheduling_gates);
+  pb::write(w, 39, o.resource_claims);
+  pb::write(w, 40, o.resources);
+  pb::write(w, 41, o.hostname_override);
+  pb::write(w, 43, o.scheduling_group);
+  pb::write_unknown(w, o.unknown_fields, "PodSpec");
 }
 
 // k8s.io.api.core.v1.PodStatus
@@ -4488,9 +5882,35 @@ void kubex_read_proto(pb::Reader& r, PodStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PodStatus& o) {
+  pb::write(w, 1, o.phase);
+  pb::write(w, 2, o.conditions);
+  pb::write(w, 3, o.message);
+  pb::write(w, 4, o.reason);
+  pb::write(w, 5, o.host_ip);
+  pb::write(w, 6, o.pod_ip);
+  pb::write(w, 7, o.start_time);
+  pb::write(w, 8, o.container_statuses);
+  pb::write(w, 9, o.qos_class);
+  pb::write(w, 10, o.init_container_statuses);
+  pb::write(w, 11, o.nominated_node_name);
+  pb::write(w, 12, o.pod_ips);
+  pb::write(w, 13, o.ephemeral_container_statuses);
+  pb::write(w, 14, o.resize);
+  pb::write(w, 15, o.resource_claim_statuses);
+  pb::write(w, 16, o.host_ips);
+  pb::write(w, 17, o.observed_generation);
+  pb::write(w, 18, o.extended_resource_claim_status);
+  pb::write(w, 19, o.allocated_resources);
+  pb::write(w, 20, o.resources);
+  pb::write(w, 21, o.node_allocatable_resource_claim_statuses);
+  pb::write_unknown(w, o.unknown_fields, "PodStatus");
 }
 
 // k8s.io.api.core.v1.PodTemplate
@@ -4508,9 +5928,16 @@ void kubex_read_proto(pb::Reader& r, PodTemplate& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PodTemplate& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.template_);
+  pb::write_unknown(w, o.unknown_fields, "PodTemplate");
 }
 
 // k8s.io.api.core.v1.PodTemplateList
@@ -4528,9 +5955,16 @@ void kubex_read_proto(pb::Reader& r, PodTemplateList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PodTemplateList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "PodTemplateList");
 }
 
 // k8s.io.api.core.v1.PodTemplateSpec
@@ -4548,9 +5982,16 @@ void kubex_read_proto(pb::Reader& r, PodTemplateSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PodTemplateSpec& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write_unknown(w, o.unknown_fields, "PodTemplateSpec");
 }
 
 // k8s.io.api.core.v1.PortStatus
@@ -4572,9 +6013,17 @@ void kubex_read_proto(pb::Reader& r, PortStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PortStatus& o) {
+  pb::write(w, 1, o.port);
+  pb::write(w, 2, o.protocol);
+  pb::write(w, 3, o.error);
+  pb::write_unknown(w, o.unknown_fields, "PortStatus");
 }
 
 // k8s.io.api.core.v1.PortworxVolumeSource
@@ -4596,9 +6045,17 @@ void kubex_read_proto(pb::Reader& r, PortworxVolumeSource& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PortworxVolumeSource& o) {
+  pb::write(w, 1, o.volume_id);
+  pb::write(w, 2, o.fs_type);
+  pb::write(w, 3, o.read_only);
+  pb::write_unknown(w, o.unknown_fields, "PortworxVolumeSource");
 }
 
 // k8s.io.api.core.v1.PreferredSchedulingTerm
@@ -4616,9 +6073,16 @@ void kubex_read_proto(pb::Reader& r, PreferredSchedulingTerm& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PreferredSchedulingTerm& o) {
+  pb::write(w, 1, o.weight);
+  pb::write(w, 2, o.preference);
+  pb::write_unknown(w, o.unknown_fields, "PreferredSchedulingTerm");
 }
 
 // k8s.io.api.core.v1.Probe
@@ -4679,9 +6143,26 @@ void kubex_read_proto(pb::Reader& r, Probe& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const Probe& o) {
+  w.message(1, [&o](pb::Writer& m1) {
+    pb::write(m1, 1, o.exec);
+    pb::write(m1, 2, o.http_get);
+    pb::write(m1, 3, o.tcp_socket);
+    pb::write(m1, 4, o.grpc);
+  });
+  pb::write(w, 2, o.initial_delay_seconds);
+  pb::write(w, 3, o.timeout_seconds);
+  pb::write(w, 4, o.period_seconds);
+  pb::write(w, 5, o.success_threshold);
+  pb::write(w, 6, o.failure_threshold);
+  pb::write(w, 7, o.termination_grace_period_seconds);
+  pb::write_unknown(w, o.unknown_fields, "Probe");
 }
 
 // k8s.io.api.core.v1.ProjectedVolumeSource
@@ -4699,9 +6180,16 @@ void kubex_read_proto(pb::Reader& r, ProjectedVolumeSource& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ProjectedVolumeSource& o) {
+  pb::write(w, 1, o.sources);
+  pb::write(w, 2, o.default_mode);
+  pb::write_unknown(w, o.unknown_fields, "ProjectedVolumeSource");
 }
 
 // k8s.io.api.core.v1.QuobyteVolumeSource
@@ -4735,9 +6223,20 @@ void kubex_read_proto(pb::Reader& r, QuobyteVolumeSource& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const QuobyteVolumeSource& o) {
+  pb::write(w, 1, o.registry);
+  pb::write(w, 2, o.volume);
+  pb::write(w, 3, o.read_only);
+  pb::write(w, 4, o.user);
+  pb::write(w, 5, o.group);
+  pb::write(w, 6, o.tenant);
+  pb::write_unknown(w, o.unknown_fields, "QuobyteVolumeSource");
 }
 
 // k8s.io.api.core.v1.RBDPersistentVolumeSource
@@ -4779,9 +6278,22 @@ void kubex_read_proto(pb::Reader& r, RBDPersistentVolumeSource& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const RBDPersistentVolumeSource& o) {
+  pb::write(w, 1, o.monitors);
+  pb::write(w, 2, o.image);
+  pb::write(w, 3, o.fs_type);
+  pb::write(w, 4, o.pool);
+  pb::write(w, 5, o.user);
+  pb::write(w, 6, o.keyring);
+  pb::write(w, 7, o.secret_ref);
+  pb::write(w, 8, o.read_only);
+  pb::write_unknown(w, o.unknown_fields, "RBDPersistentVolumeSource");
 }
 
 // k8s.io.api.core.v1.RBDVolumeSource
@@ -4823,9 +6335,22 @@ void kubex_read_proto(pb::Reader& r, RBDVolumeSource& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const RBDVolumeSource& o) {
+  pb::write(w, 1, o.monitors);
+  pb::write(w, 2, o.image);
+  pb::write(w, 3, o.fs_type);
+  pb::write(w, 4, o.pool);
+  pb::write(w, 5, o.user);
+  pb::write(w, 6, o.keyring);
+  pb::write(w, 7, o.secret_ref);
+  pb::write(w, 8, o.read_only);
+  pb::write_unknown(w, o.unknown_fields, "RBDVolumeSource");
 }
 
 // k8s.io.api.core.v1.ReplicationController
@@ -4847,9 +6372,17 @@ void kubex_read_proto(pb::Reader& r, ReplicationController& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ReplicationController& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write(w, 3, o.status);
+  pb::write_unknown(w, o.unknown_fields, "ReplicationController");
 }
 
 // k8s.io.api.core.v1.ReplicationControllerCondition
@@ -4879,9 +6412,19 @@ void kubex_read_proto(pb::Reader& r, ReplicationControllerCondition& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ReplicationControllerCondition& o) {
+  pb::write(w, 1, o.type);
+  pb::write(w, 2, o.status);
+  pb::write(w, 3, o.last_transition_time);
+  pb::write(w, 4, o.reason);
+  pb::write(w, 5, o.message);
+  pb::write_unknown(w, o.unknown_fields, "ReplicationControllerCondition");
 }
 
 // k8s.io.api.core.v1.ReplicationControllerList
@@ -4899,9 +6442,16 @@ void kubex_read_proto(pb::Reader& r, ReplicationControllerList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ReplicationControllerList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "ReplicationControllerList");
 }
 
 // k8s.io.api.core.v1.ReplicationControllerSpec
@@ -4927,9 +6477,18 @@ void kubex_read_proto(pb::Reader& r, ReplicationControllerSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ReplicationControllerSpec& o) {
+  pb::write(w, 1, o.replicas);
+  pb::write(w, 2, o.selector);
+  pb::write(w, 3, o.template_);
+  pb::write(w, 4, o.min_ready_seconds);
+  pb::write_unknown(w, o.unknown_fields, "ReplicationControllerSpec");
 }
 
 // k8s.io.api.core.v1.ReplicationControllerStatus
@@ -4963,9 +6522,20 @@ void kubex_read_proto(pb::Reader& r, ReplicationControllerStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ReplicationControllerStatus& o) {
+  pb::write(w, 1, o.replicas);
+  pb::write(w, 2, o.fully_labeled_replicas);
+  pb::write(w, 3, o.observed_generation);
+  pb::write(w, 4, o.ready_replicas);
+  pb::write(w, 5, o.available_replicas);
+  pb::write(w, 6, o.conditions);
+  pb::write_unknown(w, o.unknown_fields, "ReplicationControllerStatus");
 }
 
 // k8s.io.api.core.v1.ResourceClaim
@@ -4983,9 +6553,16 @@ void kubex_read_proto(pb::Reader& r, ResourceClaim& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ResourceClaim& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.request);
+  pb::write_unknown(w, o.unknown_fields, "ResourceClaim");
 }
 
 // k8s.io.api.core.v1.ResourceFieldSelector
@@ -5007,9 +6584,17 @@ void kubex_read_proto(pb::Reader& r, ResourceFieldSelector& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ResourceFieldSelector& o) {
+  pb::write(w, 1, o.container_name);
+  pb::write(w, 2, o.resource);
+  pb::write(w, 3, o.divisor);
+  pb::write_unknown(w, o.unknown_fields, "ResourceFieldSelector");
 }
 
 // k8s.io.api.core.v1.ResourceHealth
@@ -5031,9 +6616,17 @@ void kubex_read_proto(pb::Reader& r, ResourceHealth& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ResourceHealth& o) {
+  pb::write(w, 1, o.resource_id);
+  pb::write(w, 2, o.health);
+  pb::write(w, 6, o.message);
+  pb::write_unknown(w, o.unknown_fields, "ResourceHealth");
 }
 
 // k8s.io.api.core.v1.ResourceQuota
@@ -5055,9 +6648,17 @@ void kubex_read_proto(pb::Reader& r, ResourceQuota& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ResourceQuota& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write(w, 3, o.status);
+  pb::write_unknown(w, o.unknown_fields, "ResourceQuota");
 }
 
 // k8s.io.api.core.v1.ResourceQuotaList
@@ -5075,9 +6676,16 @@ void kubex_read_proto(pb::Reader& r, ResourceQuotaList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ResourceQuotaList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "ResourceQuotaList");
 }
 
 // k8s.io.api.core.v1.ResourceQuotaSpec
@@ -5099,9 +6707,17 @@ void kubex_read_proto(pb::Reader& r, ResourceQuotaSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ResourceQuotaSpec& o) {
+  pb::write(w, 1, o.hard);
+  pb::write(w, 2, o.scopes);
+  pb::write(w, 3, o.scope_selector);
+  pb::write_unknown(w, o.unknown_fields, "ResourceQuotaSpec");
 }
 
 // k8s.io.api.core.v1.ResourceQuotaStatus
@@ -5119,9 +6735,16 @@ void kubex_read_proto(pb::Reader& r, ResourceQuotaStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ResourceQuotaStatus& o) {
+  pb::write(w, 1, o.hard);
+  pb::write(w, 2, o.used);
+  pb::write_unknown(w, o.unknown_fields, "ResourceQuotaStatus");
 }
 
 // k8s.io.api.core.v1.ResourceRequirements
@@ -5143,9 +6766,17 @@ void kubex_read_proto(pb::Reader& r, ResourceRequirements& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ResourceRequirements& o) {
+  pb::write(w, 1, o.limits);
+  pb::write(w, 2, o.requests);
+  pb::write(w, 3, o.claims);
+  pb::write_unknown(w, o.unknown_fields, "ResourceRequirements");
 }
 
 // k8s.io.api.core.v1.ResourceStatus
@@ -5163,9 +6794,16 @@ void kubex_read_proto(pb::Reader& r, ResourceStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ResourceStatus& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.resources);
+  pb::write_unknown(w, o.unknown_fields, "ResourceStatus");
 }
 
 // k8s.io.api.core.v1.SELinuxOptions
@@ -5191,9 +6829,18 @@ void kubex_read_proto(pb::Reader& r, SELinuxOptions& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const SELinuxOptions& o) {
+  pb::write(w, 1, o.user);
+  pb::write(w, 2, o.role);
+  pb::write(w, 3, o.type);
+  pb::write(w, 4, o.level);
+  pb::write_unknown(w, o.unknown_fields, "SELinuxOptions");
 }
 
 // k8s.io.api.core.v1.ScaleIOPersistentVolumeSource
@@ -5243,9 +6890,24 @@ void kubex_read_proto(pb::Reader& r, ScaleIOPersistentVolumeSource& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ScaleIOPersistentVolumeSource& o) {
+  pb::write(w, 1, o.gateway);
+  pb::write(w, 2, o.system);
+  pb::write(w, 3, o.secret_ref);
+  pb::write(w, 4, o.ssl_enabled);
+  pb::write(w, 5, o.protection_domain);
+  pb::write(w, 6, o.storage_pool);
+  pb::write(w, 7, o.storage_mode);
+  pb::write(w, 8, o.volume_name);
+  pb::write(w, 9, o.fs_type);
+  pb::write(w, 10, o.read_only);
+  pb::write_unknown(w, o.unknown_fields, "ScaleIOPersistentVolumeSource");
 }
 
 // k8s.io.api.core.v1.ScaleIOVolumeSource
@@ -5295,9 +6957,24 @@ void kubex_read_proto(pb::Reader& r, ScaleIOVolumeSource& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ScaleIOVolumeSource& o) {
+  pb::write(w, 1, o.gateway);
+  pb::write(w, 2, o.system);
+  pb::write(w, 3, o.secret_ref);
+  pb::write(w, 4, o.ssl_enabled);
+  pb::write(w, 5, o.protection_domain);
+  pb::write(w, 6, o.storage_pool);
+  pb::write(w, 7, o.storage_mode);
+  pb::write(w, 8, o.volume_name);
+  pb::write(w, 9, o.fs_type);
+  pb::write(w, 10, o.read_only);
+  pb::write_unknown(w, o.unknown_fields, "ScaleIOVolumeSource");
 }
 
 // k8s.io.api.core.v1.ScopeSelector
@@ -5311,9 +6988,15 @@ void kubex_read_proto(pb::Reader& r, ScopeSelector& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ScopeSelector& o) {
+  pb::write(w, 1, o.match_expressions);
+  pb::write_unknown(w, o.unknown_fields, "ScopeSelector");
 }
 
 // k8s.io.api.core.v1.ScopedResourceSelectorRequirement
@@ -5335,9 +7018,17 @@ void kubex_read_proto(pb::Reader& r, ScopedResourceSelectorRequirement& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ScopedResourceSelectorRequirement& o) {
+  pb::write(w, 1, o.scope_name);
+  pb::write(w, 2, o.operator_);
+  pb::write(w, 3, o.values);
+  pb::write_unknown(w, o.unknown_fields, "ScopedResourceSelectorRequirement");
 }
 
 // k8s.io.api.core.v1.SeccompProfile
@@ -5355,9 +7046,16 @@ void kubex_read_proto(pb::Reader& r, SeccompProfile& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const SeccompProfile& o) {
+  pb::write(w, 1, o.type);
+  pb::write(w, 2, o.localhost_profile);
+  pb::write_unknown(w, o.unknown_fields, "SeccompProfile");
 }
 
 // k8s.io.api.core.v1.Secret
@@ -5387,9 +7085,19 @@ void kubex_read_proto(pb::Reader& r, Secret& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const Secret& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.data);
+  pb::write(w, 3, o.type);
+  pb::write(w, 4, o.string_data);
+  pb::write(w, 5, o.immutable);
+  pb::write_unknown(w, o.unknown_fields, "Secret");
 }
 
 // k8s.io.api.core.v1.SecretEnvSource
@@ -5418,9 +7126,18 @@ void kubex_read_proto(pb::Reader& r, SecretEnvSource& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const SecretEnvSource& o) {
+  w.message(1, [&o](pb::Writer& m1) {
+    pb::write(m1, 1, o.name);
+  });
+  pb::write(w, 2, o.optional);
+  pb::write_unknown(w, o.unknown_fields, "SecretEnvSource");
 }
 
 // k8s.io.api.core.v1.SecretKeySelector
@@ -5453,9 +7170,19 @@ void kubex_read_proto(pb::Reader& r, SecretKeySelector& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const SecretKeySelector& o) {
+  w.message(1, [&o](pb::Writer& m1) {
+    pb::write(m1, 1, o.name);
+  });
+  pb::write(w, 2, o.key);
+  pb::write(w, 3, o.optional);
+  pb::write_unknown(w, o.unknown_fields, "SecretKeySelector");
 }
 
 // k8s.io.api.core.v1.SecretList
@@ -5473,9 +7200,16 @@ void kubex_read_proto(pb::Reader& r, SecretList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const SecretList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "SecretList");
 }
 
 // k8s.io.api.core.v1.SecretProjection
@@ -5508,9 +7242,19 @@ void kubex_read_proto(pb::Reader& r, SecretProjection& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const SecretProjection& o) {
+  w.message(1, [&o](pb::Writer& m1) {
+    pb::write(m1, 1, o.name);
+  });
+  pb::write(w, 2, o.items);
+  pb::write(w, 4, o.optional);
+  pb::write_unknown(w, o.unknown_fields, "SecretProjection");
 }
 
 // k8s.io.api.core.v1.SecretReference
@@ -5528,9 +7272,16 @@ void kubex_read_proto(pb::Reader& r, SecretReference& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const SecretReference& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.namespace_);
+  pb::write_unknown(w, o.unknown_fields, "SecretReference");
 }
 
 // k8s.io.api.core.v1.SecretVolumeSource
@@ -5556,9 +7307,18 @@ void kubex_read_proto(pb::Reader& r, SecretVolumeSource& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const SecretVolumeSource& o) {
+  pb::write(w, 1, o.secret_name);
+  pb::write(w, 2, o.items);
+  pb::write(w, 3, o.default_mode);
+  pb::write(w, 4, o.optional);
+  pb::write_unknown(w, o.unknown_fields, "SecretVolumeSource");
 }
 
 // k8s.io.api.core.v1.SecurityContext
@@ -5616,9 +7376,26 @@ void kubex_read_proto(pb::Reader& r, SecurityContext& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const SecurityContext& o) {
+  pb::write(w, 1, o.capabilities);
+  pb::write(w, 2, o.privileged);
+  pb::write(w, 3, o.se_linux_options);
+  pb::write(w, 4, o.run_as_user);
+  pb::write(w, 5, o.run_as_non_root);
+  pb::write(w, 6, o.read_only_root_filesystem);
+  pb::write(w, 7, o.allow_privilege_escalation);
+  pb::write(w, 8, o.run_as_group);
+  pb::write(w, 9, o.proc_mount);
+  pb::write(w, 10, o.windows_options);
+  pb::write(w, 11, o.seccomp_profile);
+  pb::write(w, 12, o.app_armor_profile);
+  pb::write_unknown(w, o.unknown_fields, "SecurityContext");
 }
 
 // k8s.io.api.core.v1.Service
@@ -5640,9 +7417,17 @@ void kubex_read_proto(pb::Reader& r, Service& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const Service& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write(w, 3, o.status);
+  pb::write_unknown(w, o.unknown_fields, "Service");
 }
 
 // k8s.io.api.core.v1.ServiceAccount
@@ -5668,9 +7453,18 @@ void kubex_read_proto(pb::Reader& r, ServiceAccount& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ServiceAccount& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.secrets);
+  pb::write(w, 3, o.image_pull_secrets);
+  pb::write(w, 4, o.automount_service_account_token);
+  pb::write_unknown(w, o.unknown_fields, "ServiceAccount");
 }
 
 // k8s.io.api.core.v1.ServiceAccountList
@@ -5688,9 +7482,16 @@ void kubex_read_proto(pb::Reader& r, ServiceAccountList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ServiceAccountList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "ServiceAccountList");
 }
 
 // k8s.io.api.core.v1.ServiceAccountTokenProjection
@@ -5712,9 +7513,17 @@ void kubex_read_proto(pb::Reader& r, ServiceAccountTokenProjection& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ServiceAccountTokenProjection& o) {
+  pb::write(w, 1, o.audience);
+  pb::write(w, 2, o.expiration_seconds);
+  pb::write(w, 3, o.path);
+  pb::write_unknown(w, o.unknown_fields, "ServiceAccountTokenProjection");
 }
 
 // k8s.io.api.core.v1.ServiceList
@@ -5732,9 +7541,16 @@ void kubex_read_proto(pb::Reader& r, ServiceList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ServiceList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "ServiceList");
 }
 
 // k8s.io.api.core.v1.ServicePort
@@ -5768,9 +7584,20 @@ void kubex_read_proto(pb::Reader& r, ServicePort& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ServicePort& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.protocol);
+  pb::write(w, 3, o.port);
+  pb::write(w, 4, o.target_port);
+  pb::write(w, 5, o.node_port);
+  pb::write(w, 6, o.app_protocol);
+  pb::write_unknown(w, o.unknown_fields, "ServicePort");
 }
 
 // k8s.io.api.core.v1.ServiceSpec
@@ -5860,9 +7687,34 @@ void kubex_read_proto(pb::Reader& r, ServiceSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ServiceSpec& o) {
+  pb::write(w, 1, o.ports);
+  pb::write(w, 2, o.selector);
+  pb::write(w, 3, o.cluster_ip);
+  pb::write(w, 4, o.type);
+  pb::write(w, 5, o.external_ips);
+  pb::write(w, 7, o.session_affinity);
+  pb::write(w, 8, o.load_balancer_ip);
+  pb::write(w, 9, o.load_balancer_source_ranges);
+  pb::write(w, 10, o.external_name);
+  pb::write(w, 11, o.external_traffic_policy);
+  pb::write(w, 12, o.health_check_node_port);
+  pb::write(w, 13, o.publish_not_ready_addresses);
+  pb::write(w, 14, o.session_affinity_config);
+  pb::write(w, 17, o.ip_family_policy);
+  pb::write(w, 18, o.cluster_ips);
+  pb::write(w, 19, o.ip_families);
+  pb::write(w, 20, o.allocate_load_balancer_node_ports);
+  pb::write(w, 21, o.load_balancer_class);
+  pb::write(w, 22, o.internal_traffic_policy);
+  pb::write(w, 23, o.traffic_distribution);
+  pb::write_unknown(w, o.unknown_fields, "ServiceSpec");
 }
 
 // k8s.io.api.core.v1.ServiceStatus
@@ -5880,9 +7732,16 @@ void kubex_read_proto(pb::Reader& r, ServiceStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ServiceStatus& o) {
+  pb::write(w, 1, o.load_balancer);
+  pb::write(w, 2, o.conditions);
+  pb::write_unknown(w, o.unknown_fields, "ServiceStatus");
 }
 
 // k8s.io.api.core.v1.SessionAffinityConfig
@@ -5896,9 +7755,15 @@ void kubex_read_proto(pb::Reader& r, SessionAffinityConfig& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const SessionAffinityConfig& o) {
+  pb::write(w, 1, o.client_ip);
+  pb::write_unknown(w, o.unknown_fields, "SessionAffinityConfig");
 }
 
 // k8s.io.api.core.v1.SleepAction
@@ -5912,9 +7777,15 @@ void kubex_read_proto(pb::Reader& r, SleepAction& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const SleepAction& o) {
+  pb::write(w, 1, o.seconds);
+  pb::write_unknown(w, o.unknown_fields, "SleepAction");
 }
 
 // k8s.io.api.core.v1.StorageOSPersistentVolumeSource
@@ -5944,9 +7815,19 @@ void kubex_read_proto(pb::Reader& r, StorageOSPersistentVolumeSource& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const StorageOSPersistentVolumeSource& o) {
+  pb::write(w, 1, o.volume_name);
+  pb::write(w, 2, o.volume_namespace);
+  pb::write(w, 3, o.fs_type);
+  pb::write(w, 4, o.read_only);
+  pb::write(w, 5, o.secret_ref);
+  pb::write_unknown(w, o.unknown_fields, "StorageOSPersistentVolumeSource");
 }
 
 // k8s.io.api.core.v1.StorageOSVolumeSource
@@ -5976,9 +7857,19 @@ void kubex_read_proto(pb::Reader& r, StorageOSVolumeSource& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const StorageOSVolumeSource& o) {
+  pb::write(w, 1, o.volume_name);
+  pb::write(w, 2, o.volume_namespace);
+  pb::write(w, 3, o.fs_type);
+  pb::write(w, 4, o.read_only);
+  pb::write(w, 5, o.secret_ref);
+  pb::write_unknown(w, o.unknown_fields, "StorageOSVolumeSource");
 }
 
 // k8s.io.api.core.v1.Sysctl
@@ -5996,9 +7887,16 @@ void kubex_read_proto(pb::Reader& r, Sysctl& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const Sysctl& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.value);
+  pb::write_unknown(w, o.unknown_fields, "Sysctl");
 }
 
 // k8s.io.api.core.v1.TCPSocketAction
@@ -6016,9 +7914,16 @@ void kubex_read_proto(pb::Reader& r, TCPSocketAction& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const TCPSocketAction& o) {
+  pb::write(w, 1, o.port);
+  pb::write(w, 2, o.host);
+  pb::write_unknown(w, o.unknown_fields, "TCPSocketAction");
 }
 
 // k8s.io.api.core.v1.Taint
@@ -6044,9 +7949,18 @@ void kubex_read_proto(pb::Reader& r, Taint& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const Taint& o) {
+  pb::write(w, 1, o.key);
+  pb::write(w, 2, o.value);
+  pb::write(w, 3, o.effect);
+  pb::write(w, 4, o.time_added);
+  pb::write_unknown(w, o.unknown_fields, "Taint");
 }
 
 // k8s.io.api.core.v1.Toleration
@@ -6076,9 +7990,19 @@ void kubex_read_proto(pb::Reader& r, Toleration& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const Toleration& o) {
+  pb::write(w, 1, o.key);
+  pb::write(w, 2, o.operator_);
+  pb::write(w, 3, o.value);
+  pb::write(w, 4, o.effect);
+  pb::write(w, 5, o.toleration_seconds);
+  pb::write_unknown(w, o.unknown_fields, "Toleration");
 }
 
 // k8s.io.api.core.v1.TopologySelectorLabelRequirement
@@ -6096,9 +8020,16 @@ void kubex_read_proto(pb::Reader& r, TopologySelectorLabelRequirement& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const TopologySelectorLabelRequirement& o) {
+  pb::write(w, 1, o.key);
+  pb::write(w, 2, o.values);
+  pb::write_unknown(w, o.unknown_fields, "TopologySelectorLabelRequirement");
 }
 
 // k8s.io.api.core.v1.TopologySelectorTerm
@@ -6112,9 +8043,15 @@ void kubex_read_proto(pb::Reader& r, TopologySelectorTerm& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const TopologySelectorTerm& o) {
+  pb::write(w, 1, o.match_label_expressions);
+  pb::write_unknown(w, o.unknown_fields, "TopologySelectorTerm");
 }
 
 // k8s.io.api.core.v1.TopologySpreadConstraint
@@ -6156,9 +8093,22 @@ void kubex_read_proto(pb::Reader& r, TopologySpreadConstraint& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const TopologySpreadConstraint& o) {
+  pb::write(w, 1, o.max_skew);
+  pb::write(w, 2, o.topology_key);
+  pb::write(w, 3, o.when_unsatisfiable);
+  pb::write(w, 4, o.label_selector);
+  pb::write(w, 5, o.min_domains);
+  pb::write(w, 6, o.node_affinity_policy);
+  pb::write(w, 7, o.node_taints_policy);
+  pb::write(w, 8, o.match_label_keys);
+  pb::write_unknown(w, o.unknown_fields, "TopologySpreadConstraint");
 }
 
 // k8s.io.api.core.v1.TypedLocalObjectReference
@@ -6180,9 +8130,17 @@ void kubex_read_proto(pb::Reader& r, TypedLocalObjectReference& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const TypedLocalObjectReference& o) {
+  pb::write(w, 1, o.api_group);
+  pb::write(w, 2, o.kind);
+  pb::write(w, 3, o.name);
+  pb::write_unknown(w, o.unknown_fields, "TypedLocalObjectReference");
 }
 
 // k8s.io.api.core.v1.TypedObjectReference
@@ -6208,9 +8166,18 @@ void kubex_read_proto(pb::Reader& r, TypedObjectReference& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const TypedObjectReference& o) {
+  pb::write(w, 1, o.api_group);
+  pb::write(w, 2, o.kind);
+  pb::write(w, 3, o.name);
+  pb::write(w, 4, o.namespace_);
+  pb::write_unknown(w, o.unknown_fields, "TypedObjectReference");
 }
 
 // k8s.io.api.core.v1.Volume
@@ -6355,9 +8322,47 @@ void kubex_read_proto(pb::Reader& r, Volume& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const Volume& o) {
+  pb::write(w, 1, o.name);
+  w.message(2, [&o](pb::Writer& m1) {
+    pb::write(m1, 1, o.host_path);
+    pb::write(m1, 2, o.empty_dir);
+    pb::write(m1, 3, o.gce_persistent_disk);
+    pb::write(m1, 4, o.aws_elastic_block_store);
+    pb::write(m1, 5, o.git_repo);
+    pb::write(m1, 6, o.secret);
+    pb::write(m1, 7, o.nfs);
+    pb::write(m1, 8, o.iscsi);
+    pb::write(m1, 9, o.glusterfs);
+    pb::write(m1, 10, o.persistent_volume_claim);
+    pb::write(m1, 11, o.rbd);
+    pb::write(m1, 12, o.flex_volume);
+    pb::write(m1, 13, o.cinder);
+    pb::write(m1, 14, o.cephfs);
+    pb::write(m1, 15, o.flocker);
+    pb::write(m1, 16, o.downward_api);
+    pb::write(m1, 17, o.fc);
+    pb::write(m1, 18, o.azure_file);
+    pb::write(m1, 19, o.config_map);
+    pb::write(m1, 20, o.vsphere_volume);
+    pb::write(m1, 21, o.quobyte);
+    pb::write(m1, 22, o.azure_disk);
+    pb::write(m1, 23, o.photon_persistent_disk);
+    pb::write(m1, 24, o.portworx_volume);
+    pb::write(m1, 25, o.scale_io);
+    pb::write(m1, 26, o.projected);
+    pb::write(m1, 27, o.storageos);
+    pb::write(m1, 28, o.csi);
+    pb::write(m1, 29, o.ephemeral);
+    pb::write(m1, 30, o.image);
+  });
+  pb::write_unknown(w, o.unknown_fields, "Volume");
 }
 
 // k8s.io.api.core.v1.VolumeDevice
@@ -6375,9 +8380,16 @@ void kubex_read_proto(pb::Reader& r, VolumeDevice& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const VolumeDevice& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.device_path);
+  pb::write_unknown(w, o.unknown_fields, "VolumeDevice");
 }
 
 // k8s.io.api.core.v1.VolumeMount
@@ -6415,9 +8427,21 @@ void kubex_read_proto(pb::Reader& r, VolumeMount& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const VolumeMount& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.read_only);
+  pb::write(w, 3, o.mount_path);
+  pb::write(w, 4, o.sub_path);
+  pb::write(w, 5, o.mount_propagation);
+  pb::write(w, 6, o.sub_path_expr);
+  pb::write(w, 7, o.recursive_read_only);
+  pb::write_unknown(w, o.unknown_fields, "VolumeMount");
 }
 
 // k8s.io.api.core.v1.VolumeMountStatus
@@ -6447,9 +8471,19 @@ void kubex_read_proto(pb::Reader& r, VolumeMountStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const VolumeMountStatus& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.mount_path);
+  pb::write(w, 3, o.read_only);
+  pb::write(w, 4, o.recursive_read_only);
+  pb::write(w, 5, o.volume_status);
+  pb::write_unknown(w, o.unknown_fields, "VolumeMountStatus");
 }
 
 // k8s.io.api.core.v1.VolumeNodeAffinity
@@ -6463,9 +8497,15 @@ void kubex_read_proto(pb::Reader& r, VolumeNodeAffinity& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const VolumeNodeAffinity& o) {
+  pb::write(w, 1, o.required);
+  pb::write_unknown(w, o.unknown_fields, "VolumeNodeAffinity");
 }
 
 // k8s.io.api.core.v1.VolumeProjection
@@ -6499,9 +8539,20 @@ void kubex_read_proto(pb::Reader& r, VolumeProjection& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const VolumeProjection& o) {
+  pb::write(w, 1, o.secret);
+  pb::write(w, 2, o.downward_api);
+  pb::write(w, 3, o.config_map);
+  pb::write(w, 4, o.service_account_token);
+  pb::write(w, 5, o.cluster_trust_bundle);
+  pb::write(w, 6, o.pod_certificate);
+  pb::write_unknown(w, o.unknown_fields, "VolumeProjection");
 }
 
 // k8s.io.api.core.v1.VolumeResourceRequirements
@@ -6519,9 +8570,16 @@ void kubex_read_proto(pb::Reader& r, VolumeResourceRequirements& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const VolumeResourceRequirements& o) {
+  pb::write(w, 1, o.limits);
+  pb::write(w, 2, o.requests);
+  pb::write_unknown(w, o.unknown_fields, "VolumeResourceRequirements");
 }
 
 // k8s.io.api.core.v1.VolumeStatus
@@ -6535,9 +8593,15 @@ void kubex_read_proto(pb::Reader& r, VolumeStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const VolumeStatus& o) {
+  pb::write(w, 1, o.image);
+  pb::write_unknown(w, o.unknown_fields, "VolumeStatus");
 }
 
 // k8s.io.api.core.v1.VsphereVirtualDiskVolumeSource
@@ -6563,9 +8627,18 @@ void kubex_read_proto(pb::Reader& r, VsphereVirtualDiskVolumeSource& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const VsphereVirtualDiskVolumeSource& o) {
+  pb::write(w, 1, o.volume_path);
+  pb::write(w, 2, o.fs_type);
+  pb::write(w, 3, o.storage_policy_name);
+  pb::write(w, 4, o.storage_policy_id);
+  pb::write_unknown(w, o.unknown_fields, "VsphereVirtualDiskVolumeSource");
 }
 
 // k8s.io.api.core.v1.WeightedPodAffinityTerm
@@ -6583,9 +8656,16 @@ void kubex_read_proto(pb::Reader& r, WeightedPodAffinityTerm& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const WeightedPodAffinityTerm& o) {
+  pb::write(w, 1, o.weight);
+  pb::write(w, 2, o.pod_affinity_term);
+  pb::write_unknown(w, o.unknown_fields, "WeightedPodAffinityTerm");
 }
 
 // k8s.io.api.core.v1.WindowsSecurityContextOptions
@@ -6611,9 +8691,18 @@ void kubex_read_proto(pb::Reader& r, WindowsSecurityContextOptions& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const WindowsSecurityContextOptions& o) {
+  pb::write(w, 1, o.gmsa_credential_spec_name);
+  pb::write(w, 2, o.gmsa_credential_spec);
+  pb::write(w, 3, o.run_as_user_name);
+  pb::write(w, 4, o.host_process);
+  pb::write_unknown(w, o.unknown_fields, "WindowsSecurityContextOptions");
 }
 
 }  // namespace kubex::k8s::v1_36::core::v1

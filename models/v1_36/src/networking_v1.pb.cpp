@@ -2,6 +2,7 @@
 #include <kubex/k8s/v1_36/networking/v1.hpp>
 
 #include <kubex/core/protobuf_read.hpp>
+#include <kubex/core/protobuf_write.hpp>
 
 namespace kubex::k8s::v1_36::networking::v1 {
 
@@ -26,9 +27,17 @@ void kubex_read_proto(pb::Reader& r, HTTPIngressPath& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const HTTPIngressPath& o) {
+  pb::write(w, 1, o.path);
+  pb::write(w, 2, o.backend);
+  pb::write(w, 3, o.path_type);
+  pb::write_unknown(w, o.unknown_fields, "HTTPIngressPath");
 }
 
 // k8s.io.api.networking.v1.HTTPIngressRuleValue
@@ -42,9 +51,15 @@ void kubex_read_proto(pb::Reader& r, HTTPIngressRuleValue& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const HTTPIngressRuleValue& o) {
+  pb::write(w, 1, o.paths);
+  pb::write_unknown(w, o.unknown_fields, "HTTPIngressRuleValue");
 }
 
 // k8s.io.api.networking.v1.IPAddress
@@ -62,9 +77,16 @@ void kubex_read_proto(pb::Reader& r, IPAddress& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const IPAddress& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write_unknown(w, o.unknown_fields, "IPAddress");
 }
 
 // k8s.io.api.networking.v1.IPAddressList
@@ -82,9 +104,16 @@ void kubex_read_proto(pb::Reader& r, IPAddressList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const IPAddressList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "IPAddressList");
 }
 
 // k8s.io.api.networking.v1.IPAddressSpec
@@ -98,9 +127,15 @@ void kubex_read_proto(pb::Reader& r, IPAddressSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const IPAddressSpec& o) {
+  pb::write(w, 1, o.parent_ref);
+  pb::write_unknown(w, o.unknown_fields, "IPAddressSpec");
 }
 
 // k8s.io.api.networking.v1.IPBlock
@@ -118,9 +153,16 @@ void kubex_read_proto(pb::Reader& r, IPBlock& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const IPBlock& o) {
+  pb::write(w, 1, o.cidr);
+  pb::write(w, 2, o.except);
+  pb::write_unknown(w, o.unknown_fields, "IPBlock");
 }
 
 // k8s.io.api.networking.v1.Ingress
@@ -142,9 +184,17 @@ void kubex_read_proto(pb::Reader& r, Ingress& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const Ingress& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write(w, 3, o.status);
+  pb::write_unknown(w, o.unknown_fields, "Ingress");
 }
 
 // k8s.io.api.networking.v1.IngressBackend
@@ -162,9 +212,16 @@ void kubex_read_proto(pb::Reader& r, IngressBackend& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const IngressBackend& o) {
+  pb::write(w, 3, o.resource);
+  pb::write(w, 4, o.service);
+  pb::write_unknown(w, o.unknown_fields, "IngressBackend");
 }
 
 // k8s.io.api.networking.v1.IngressClass
@@ -182,9 +239,16 @@ void kubex_read_proto(pb::Reader& r, IngressClass& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const IngressClass& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write_unknown(w, o.unknown_fields, "IngressClass");
 }
 
 // k8s.io.api.networking.v1.IngressClassList
@@ -202,9 +266,16 @@ void kubex_read_proto(pb::Reader& r, IngressClassList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const IngressClassList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "IngressClassList");
 }
 
 // k8s.io.api.networking.v1.IngressClassParametersReference
@@ -234,9 +305,19 @@ void kubex_read_proto(pb::Reader& r, IngressClassParametersReference& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const IngressClassParametersReference& o) {
+  pb::write(w, 1, o.api_group);
+  pb::write(w, 2, o.kind);
+  pb::write(w, 3, o.name);
+  pb::write(w, 4, o.scope);
+  pb::write(w, 5, o.namespace_);
+  pb::write_unknown(w, o.unknown_fields, "IngressClassParametersReference");
 }
 
 // k8s.io.api.networking.v1.IngressClassSpec
@@ -254,9 +335,16 @@ void kubex_read_proto(pb::Reader& r, IngressClassSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const IngressClassSpec& o) {
+  pb::write(w, 1, o.controller);
+  pb::write(w, 2, o.parameters);
+  pb::write_unknown(w, o.unknown_fields, "IngressClassSpec");
 }
 
 // k8s.io.api.networking.v1.IngressList
@@ -274,9 +362,16 @@ void kubex_read_proto(pb::Reader& r, IngressList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const IngressList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "IngressList");
 }
 
 // k8s.io.api.networking.v1.IngressLoadBalancerIngress
@@ -298,9 +393,17 @@ void kubex_read_proto(pb::Reader& r, IngressLoadBalancerIngress& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const IngressLoadBalancerIngress& o) {
+  pb::write(w, 1, o.ip);
+  pb::write(w, 2, o.hostname);
+  pb::write(w, 4, o.ports);
+  pb::write_unknown(w, o.unknown_fields, "IngressLoadBalancerIngress");
 }
 
 // k8s.io.api.networking.v1.IngressLoadBalancerStatus
@@ -314,9 +417,15 @@ void kubex_read_proto(pb::Reader& r, IngressLoadBalancerStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const IngressLoadBalancerStatus& o) {
+  pb::write(w, 1, o.ingress);
+  pb::write_unknown(w, o.unknown_fields, "IngressLoadBalancerStatus");
 }
 
 // k8s.io.api.networking.v1.IngressPortStatus
@@ -338,9 +447,17 @@ void kubex_read_proto(pb::Reader& r, IngressPortStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const IngressPortStatus& o) {
+  pb::write(w, 1, o.port);
+  pb::write(w, 2, o.protocol);
+  pb::write(w, 3, o.error);
+  pb::write_unknown(w, o.unknown_fields, "IngressPortStatus");
 }
 
 // k8s.io.api.networking.v1.IngressRule
@@ -369,9 +486,18 @@ void kubex_read_proto(pb::Reader& r, IngressRule& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const IngressRule& o) {
+  pb::write(w, 1, o.host);
+  w.message(2, [&o](pb::Writer& m1) {
+    pb::write(m1, 1, o.http);
+  });
+  pb::write_unknown(w, o.unknown_fields, "IngressRule");
 }
 
 // k8s.io.api.networking.v1.IngressServiceBackend
@@ -389,9 +515,16 @@ void kubex_read_proto(pb::Reader& r, IngressServiceBackend& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const IngressServiceBackend& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.port);
+  pb::write_unknown(w, o.unknown_fields, "IngressServiceBackend");
 }
 
 // k8s.io.api.networking.v1.IngressSpec
@@ -417,9 +550,18 @@ void kubex_read_proto(pb::Reader& r, IngressSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const IngressSpec& o) {
+  pb::write(w, 1, o.default_backend);
+  pb::write(w, 2, o.tls);
+  pb::write(w, 3, o.rules);
+  pb::write(w, 4, o.ingress_class_name);
+  pb::write_unknown(w, o.unknown_fields, "IngressSpec");
 }
 
 // k8s.io.api.networking.v1.IngressStatus
@@ -433,9 +575,15 @@ void kubex_read_proto(pb::Reader& r, IngressStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const IngressStatus& o) {
+  pb::write(w, 1, o.load_balancer);
+  pb::write_unknown(w, o.unknown_fields, "IngressStatus");
 }
 
 // k8s.io.api.networking.v1.IngressTLS
@@ -453,9 +601,16 @@ void kubex_read_proto(pb::Reader& r, IngressTLS& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const IngressTLS& o) {
+  pb::write(w, 1, o.hosts);
+  pb::write(w, 2, o.secret_name);
+  pb::write_unknown(w, o.unknown_fields, "IngressTLS");
 }
 
 // k8s.io.api.networking.v1.NetworkPolicy
@@ -473,9 +628,16 @@ void kubex_read_proto(pb::Reader& r, NetworkPolicy& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const NetworkPolicy& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write_unknown(w, o.unknown_fields, "NetworkPolicy");
 }
 
 // k8s.io.api.networking.v1.NetworkPolicyEgressRule
@@ -493,9 +655,16 @@ void kubex_read_proto(pb::Reader& r, NetworkPolicyEgressRule& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const NetworkPolicyEgressRule& o) {
+  pb::write(w, 1, o.ports);
+  pb::write(w, 2, o.to);
+  pb::write_unknown(w, o.unknown_fields, "NetworkPolicyEgressRule");
 }
 
 // k8s.io.api.networking.v1.NetworkPolicyIngressRule
@@ -513,9 +682,16 @@ void kubex_read_proto(pb::Reader& r, NetworkPolicyIngressRule& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const NetworkPolicyIngressRule& o) {
+  pb::write(w, 1, o.ports);
+  pb::write(w, 2, o.from);
+  pb::write_unknown(w, o.unknown_fields, "NetworkPolicyIngressRule");
 }
 
 // k8s.io.api.networking.v1.NetworkPolicyList
@@ -533,9 +709,16 @@ void kubex_read_proto(pb::Reader& r, NetworkPolicyList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const NetworkPolicyList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "NetworkPolicyList");
 }
 
 // k8s.io.api.networking.v1.NetworkPolicyPeer
@@ -557,9 +740,17 @@ void kubex_read_proto(pb::Reader& r, NetworkPolicyPeer& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const NetworkPolicyPeer& o) {
+  pb::write(w, 1, o.pod_selector);
+  pb::write(w, 2, o.namespace_selector);
+  pb::write(w, 3, o.ip_block);
+  pb::write_unknown(w, o.unknown_fields, "NetworkPolicyPeer");
 }
 
 // k8s.io.api.networking.v1.NetworkPolicyPort
@@ -581,9 +772,17 @@ void kubex_read_proto(pb::Reader& r, NetworkPolicyPort& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const NetworkPolicyPort& o) {
+  pb::write(w, 1, o.protocol);
+  pb::write(w, 2, o.port);
+  pb::write(w, 3, o.end_port);
+  pb::write_unknown(w, o.unknown_fields, "NetworkPolicyPort");
 }
 
 // k8s.io.api.networking.v1.NetworkPolicySpec
@@ -609,9 +808,18 @@ void kubex_read_proto(pb::Reader& r, NetworkPolicySpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const NetworkPolicySpec& o) {
+  pb::write(w, 1, o.pod_selector);
+  pb::write(w, 2, o.ingress);
+  pb::write(w, 3, o.egress);
+  pb::write(w, 4, o.policy_types);
+  pb::write_unknown(w, o.unknown_fields, "NetworkPolicySpec");
 }
 
 // k8s.io.api.networking.v1.ParentReference
@@ -637,9 +845,18 @@ void kubex_read_proto(pb::Reader& r, ParentReference& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ParentReference& o) {
+  pb::write(w, 1, o.group);
+  pb::write(w, 2, o.resource);
+  pb::write(w, 3, o.namespace_);
+  pb::write(w, 4, o.name);
+  pb::write_unknown(w, o.unknown_fields, "ParentReference");
 }
 
 // k8s.io.api.networking.v1.ServiceBackendPort
@@ -657,9 +874,16 @@ void kubex_read_proto(pb::Reader& r, ServiceBackendPort& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ServiceBackendPort& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.number);
+  pb::write_unknown(w, o.unknown_fields, "ServiceBackendPort");
 }
 
 // k8s.io.api.networking.v1.ServiceCIDR
@@ -681,9 +905,17 @@ void kubex_read_proto(pb::Reader& r, ServiceCIDR& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ServiceCIDR& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write(w, 3, o.status);
+  pb::write_unknown(w, o.unknown_fields, "ServiceCIDR");
 }
 
 // k8s.io.api.networking.v1.ServiceCIDRList
@@ -701,9 +933,16 @@ void kubex_read_proto(pb::Reader& r, ServiceCIDRList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ServiceCIDRList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "ServiceCIDRList");
 }
 
 // k8s.io.api.networking.v1.ServiceCIDRSpec
@@ -717,9 +956,15 @@ void kubex_read_proto(pb::Reader& r, ServiceCIDRSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ServiceCIDRSpec& o) {
+  pb::write(w, 1, o.cidrs);
+  pb::write_unknown(w, o.unknown_fields, "ServiceCIDRSpec");
 }
 
 // k8s.io.api.networking.v1.ServiceCIDRStatus
@@ -733,9 +978,15 @@ void kubex_read_proto(pb::Reader& r, ServiceCIDRStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ServiceCIDRStatus& o) {
+  pb::write(w, 1, o.conditions);
+  pb::write_unknown(w, o.unknown_fields, "ServiceCIDRStatus");
 }
 
 }  // namespace kubex::k8s::v1_36::networking::v1

@@ -2,6 +2,7 @@
 #include <kubex/k8s/v1_36/scheduling/v1alpha2.hpp>
 
 #include <kubex/core/protobuf_read.hpp>
+#include <kubex/core/protobuf_write.hpp>
 
 namespace kubex::k8s::v1_36::scheduling::v1alpha2 {
 
@@ -18,9 +19,15 @@ void kubex_read_proto(pb::Reader& r, GangSchedulingPolicy& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const GangSchedulingPolicy& o) {
+  pb::write(w, 1, o.min_count);
+  pb::write_unknown(w, o.unknown_fields, "GangSchedulingPolicy");
 }
 
 // k8s.io.api.scheduling.v1alpha2.PodGroup
@@ -42,9 +49,17 @@ void kubex_read_proto(pb::Reader& r, PodGroup& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PodGroup& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write(w, 3, o.status);
+  pb::write_unknown(w, o.unknown_fields, "PodGroup");
 }
 
 // k8s.io.api.scheduling.v1alpha2.PodGroupList
@@ -62,9 +77,16 @@ void kubex_read_proto(pb::Reader& r, PodGroupList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PodGroupList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "PodGroupList");
 }
 
 // k8s.io.api.scheduling.v1alpha2.PodGroupResourceClaim
@@ -86,9 +108,17 @@ void kubex_read_proto(pb::Reader& r, PodGroupResourceClaim& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PodGroupResourceClaim& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.resource_claim_name);
+  pb::write(w, 3, o.resource_claim_template_name);
+  pb::write_unknown(w, o.unknown_fields, "PodGroupResourceClaim");
 }
 
 // k8s.io.api.scheduling.v1alpha2.PodGroupResourceClaimStatus
@@ -106,9 +136,16 @@ void kubex_read_proto(pb::Reader& r, PodGroupResourceClaimStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PodGroupResourceClaimStatus& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.resource_claim_name);
+  pb::write_unknown(w, o.unknown_fields, "PodGroupResourceClaimStatus");
 }
 
 // k8s.io.api.scheduling.v1alpha2.PodGroupSchedulingConstraints
@@ -122,9 +159,15 @@ void kubex_read_proto(pb::Reader& r, PodGroupSchedulingConstraints& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PodGroupSchedulingConstraints& o) {
+  pb::write(w, 1, o.topology);
+  pb::write_unknown(w, o.unknown_fields, "PodGroupSchedulingConstraints");
 }
 
 // k8s.io.api.scheduling.v1alpha2.PodGroupSchedulingPolicy
@@ -142,9 +185,16 @@ void kubex_read_proto(pb::Reader& r, PodGroupSchedulingPolicy& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PodGroupSchedulingPolicy& o) {
+  pb::write_empty_object(w, 1, o.basic);
+  pb::write(w, 2, o.gang);
+  pb::write_unknown(w, o.unknown_fields, "PodGroupSchedulingPolicy");
 }
 
 // k8s.io.api.scheduling.v1alpha2.PodGroupSpec
@@ -182,9 +232,21 @@ void kubex_read_proto(pb::Reader& r, PodGroupSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PodGroupSpec& o) {
+  pb::write(w, 1, o.pod_group_template_ref);
+  pb::write(w, 2, o.scheduling_policy);
+  pb::write(w, 3, o.scheduling_constraints);
+  pb::write(w, 4, o.resource_claims);
+  pb::write(w, 5, o.disruption_mode);
+  pb::write(w, 6, o.priority_class_name);
+  pb::write(w, 7, o.priority);
+  pb::write_unknown(w, o.unknown_fields, "PodGroupSpec");
 }
 
 // k8s.io.api.scheduling.v1alpha2.PodGroupStatus
@@ -202,9 +264,16 @@ void kubex_read_proto(pb::Reader& r, PodGroupStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PodGroupStatus& o) {
+  pb::write(w, 1, o.conditions);
+  pb::write(w, 2, o.resource_claim_statuses);
+  pb::write_unknown(w, o.unknown_fields, "PodGroupStatus");
 }
 
 // k8s.io.api.scheduling.v1alpha2.PodGroupTemplate
@@ -242,9 +311,21 @@ void kubex_read_proto(pb::Reader& r, PodGroupTemplate& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PodGroupTemplate& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.scheduling_policy);
+  pb::write(w, 3, o.scheduling_constraints);
+  pb::write(w, 4, o.resource_claims);
+  pb::write(w, 5, o.disruption_mode);
+  pb::write(w, 6, o.priority_class_name);
+  pb::write(w, 7, o.priority);
+  pb::write_unknown(w, o.unknown_fields, "PodGroupTemplate");
 }
 
 // k8s.io.api.scheduling.v1alpha2.PodGroupTemplateReference
@@ -258,9 +339,15 @@ void kubex_read_proto(pb::Reader& r, PodGroupTemplateReference& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PodGroupTemplateReference& o) {
+  pb::write(w, 1, o.workload);
+  pb::write_unknown(w, o.unknown_fields, "PodGroupTemplateReference");
 }
 
 // k8s.io.api.scheduling.v1alpha2.TopologyConstraint
@@ -274,9 +361,15 @@ void kubex_read_proto(pb::Reader& r, TopologyConstraint& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const TopologyConstraint& o) {
+  pb::write(w, 1, o.key);
+  pb::write_unknown(w, o.unknown_fields, "TopologyConstraint");
 }
 
 // k8s.io.api.scheduling.v1alpha2.TypedLocalObjectReference
@@ -298,9 +391,17 @@ void kubex_read_proto(pb::Reader& r, TypedLocalObjectReference& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const TypedLocalObjectReference& o) {
+  pb::write(w, 1, o.api_group);
+  pb::write(w, 2, o.kind);
+  pb::write(w, 3, o.name);
+  pb::write_unknown(w, o.unknown_fields, "TypedLocalObjectReference");
 }
 
 // k8s.io.api.scheduling.v1alpha2.Workload
@@ -318,9 +419,16 @@ void kubex_read_proto(pb::Reader& r, Workload& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const Workload& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write_unknown(w, o.unknown_fields, "Workload");
 }
 
 // k8s.io.api.scheduling.v1alpha2.WorkloadList
@@ -338,9 +446,16 @@ void kubex_read_proto(pb::Reader& r, WorkloadList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const WorkloadList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "WorkloadList");
 }
 
 // k8s.io.api.scheduling.v1alpha2.WorkloadPodGroupTemplateReference
@@ -358,9 +473,16 @@ void kubex_read_proto(pb::Reader& r, WorkloadPodGroupTemplateReference& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const WorkloadPodGroupTemplateReference& o) {
+  pb::write(w, 1, o.workload_name);
+  pb::write(w, 2, o.pod_group_template_name);
+  pb::write_unknown(w, o.unknown_fields, "WorkloadPodGroupTemplateReference");
 }
 
 // k8s.io.api.scheduling.v1alpha2.WorkloadSpec
@@ -378,9 +500,16 @@ void kubex_read_proto(pb::Reader& r, WorkloadSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const WorkloadSpec& o) {
+  pb::write(w, 1, o.controller_ref);
+  pb::write(w, 2, o.pod_group_templates);
+  pb::write_unknown(w, o.unknown_fields, "WorkloadSpec");
 }
 
 }  // namespace kubex::k8s::v1_36::scheduling::v1alpha2

@@ -2,6 +2,7 @@
 #include <kubex/k8s/v1_36/storage/v1.hpp>
 
 #include <kubex/core/protobuf_read.hpp>
+#include <kubex/core/protobuf_write.hpp>
 
 namespace kubex::k8s::v1_36::storage::v1 {
 
@@ -22,9 +23,16 @@ void kubex_read_proto(pb::Reader& r, CSIDriver& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const CSIDriver& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write_unknown(w, o.unknown_fields, "CSIDriver");
 }
 
 // k8s.io.api.storage.v1.CSIDriverList
@@ -42,9 +50,16 @@ void kubex_read_proto(pb::Reader& r, CSIDriverList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const CSIDriverList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "CSIDriverList");
 }
 
 // k8s.io.api.storage.v1.CSIDriverSpec
@@ -98,9 +113,25 @@ void kubex_read_proto(pb::Reader& r, CSIDriverSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const CSIDriverSpec& o) {
+  pb::write(w, 1, o.attach_required);
+  pb::write(w, 2, o.pod_info_on_mount);
+  pb::write(w, 3, o.volume_lifecycle_modes);
+  pb::write(w, 4, o.storage_capacity);
+  pb::write(w, 5, o.fs_group_policy);
+  pb::write(w, 6, o.token_requests);
+  pb::write(w, 7, o.requires_republish);
+  pb::write(w, 8, o.se_linux_mount);
+  pb::write(w, 9, o.node_allocatable_update_period_seconds);
+  pb::write(w, 10, o.service_account_token_in_secrets);
+  pb::write(w, 11, o.prevent_pod_scheduling_if_missing);
+  pb::write_unknown(w, o.unknown_fields, "CSIDriverSpec");
 }
 
 // k8s.io.api.storage.v1.CSINode
@@ -118,9 +149,16 @@ void kubex_read_proto(pb::Reader& r, CSINode& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const CSINode& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write_unknown(w, o.unknown_fields, "CSINode");
 }
 
 // k8s.io.api.storage.v1.CSINodeDriver
@@ -146,9 +184,18 @@ void kubex_read_proto(pb::Reader& r, CSINodeDriver& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const CSINodeDriver& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.node_id);
+  pb::write(w, 3, o.topology_keys);
+  pb::write(w, 4, o.allocatable);
+  pb::write_unknown(w, o.unknown_fields, "CSINodeDriver");
 }
 
 // k8s.io.api.storage.v1.CSINodeList
@@ -166,9 +213,16 @@ void kubex_read_proto(pb::Reader& r, CSINodeList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const CSINodeList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "CSINodeList");
 }
 
 // k8s.io.api.storage.v1.CSINodeSpec
@@ -182,9 +236,15 @@ void kubex_read_proto(pb::Reader& r, CSINodeSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const CSINodeSpec& o) {
+  pb::write(w, 1, o.drivers);
+  pb::write_unknown(w, o.unknown_fields, "CSINodeSpec");
 }
 
 // k8s.io.api.storage.v1.CSIStorageCapacity
@@ -214,9 +274,19 @@ void kubex_read_proto(pb::Reader& r, CSIStorageCapacity& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const CSIStorageCapacity& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.node_topology);
+  pb::write(w, 3, o.storage_class_name);
+  pb::write(w, 4, o.capacity);
+  pb::write(w, 5, o.maximum_volume_size);
+  pb::write_unknown(w, o.unknown_fields, "CSIStorageCapacity");
 }
 
 // k8s.io.api.storage.v1.CSIStorageCapacityList
@@ -234,9 +304,16 @@ void kubex_read_proto(pb::Reader& r, CSIStorageCapacityList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const CSIStorageCapacityList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "CSIStorageCapacityList");
 }
 
 // k8s.io.api.storage.v1.StorageClass
@@ -278,9 +355,22 @@ void kubex_read_proto(pb::Reader& r, StorageClass& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const StorageClass& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.provisioner);
+  pb::write(w, 3, o.parameters);
+  pb::write(w, 4, o.reclaim_policy);
+  pb::write(w, 5, o.mount_options);
+  pb::write(w, 6, o.allow_volume_expansion);
+  pb::write(w, 7, o.volume_binding_mode);
+  pb::write(w, 8, o.allowed_topologies);
+  pb::write_unknown(w, o.unknown_fields, "StorageClass");
 }
 
 // k8s.io.api.storage.v1.StorageClassList
@@ -298,9 +388,16 @@ void kubex_read_proto(pb::Reader& r, StorageClassList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const StorageClassList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "StorageClassList");
 }
 
 // k8s.io.api.storage.v1.TokenRequest
@@ -318,9 +415,16 @@ void kubex_read_proto(pb::Reader& r, TokenRequest& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const TokenRequest& o) {
+  pb::write(w, 1, o.audience);
+  pb::write(w, 2, o.expiration_seconds);
+  pb::write_unknown(w, o.unknown_fields, "TokenRequest");
 }
 
 // k8s.io.api.storage.v1.VolumeAttachment
@@ -342,9 +446,17 @@ void kubex_read_proto(pb::Reader& r, VolumeAttachment& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const VolumeAttachment& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write(w, 3, o.status);
+  pb::write_unknown(w, o.unknown_fields, "VolumeAttachment");
 }
 
 // k8s.io.api.storage.v1.VolumeAttachmentList
@@ -362,9 +474,16 @@ void kubex_read_proto(pb::Reader& r, VolumeAttachmentList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const VolumeAttachmentList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "VolumeAttachmentList");
 }
 
 // k8s.io.api.storage.v1.VolumeAttachmentSource
@@ -382,9 +501,16 @@ void kubex_read_proto(pb::Reader& r, VolumeAttachmentSource& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const VolumeAttachmentSource& o) {
+  pb::write(w, 1, o.persistent_volume_name);
+  pb::write(w, 2, o.inline_volume_spec);
+  pb::write_unknown(w, o.unknown_fields, "VolumeAttachmentSource");
 }
 
 // k8s.io.api.storage.v1.VolumeAttachmentSpec
@@ -406,9 +532,17 @@ void kubex_read_proto(pb::Reader& r, VolumeAttachmentSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const VolumeAttachmentSpec& o) {
+  pb::write(w, 1, o.attacher);
+  pb::write(w, 2, o.source);
+  pb::write(w, 3, o.node_name);
+  pb::write_unknown(w, o.unknown_fields, "VolumeAttachmentSpec");
 }
 
 // k8s.io.api.storage.v1.VolumeAttachmentStatus
@@ -434,9 +568,18 @@ void kubex_read_proto(pb::Reader& r, VolumeAttachmentStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const VolumeAttachmentStatus& o) {
+  pb::write(w, 1, o.attached);
+  pb::write(w, 2, o.attachment_metadata);
+  pb::write(w, 3, o.attach_error);
+  pb::write(w, 4, o.detach_error);
+  pb::write_unknown(w, o.unknown_fields, "VolumeAttachmentStatus");
 }
 
 // k8s.io.api.storage.v1.VolumeAttributesClass
@@ -458,9 +601,17 @@ void kubex_read_proto(pb::Reader& r, VolumeAttributesClass& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const VolumeAttributesClass& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.driver_name);
+  pb::write(w, 3, o.parameters);
+  pb::write_unknown(w, o.unknown_fields, "VolumeAttributesClass");
 }
 
 // k8s.io.api.storage.v1.VolumeAttributesClassList
@@ -478,9 +629,16 @@ void kubex_read_proto(pb::Reader& r, VolumeAttributesClassList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const VolumeAttributesClassList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "VolumeAttributesClassList");
 }
 
 // k8s.io.api.storage.v1.VolumeError
@@ -502,9 +660,17 @@ void kubex_read_proto(pb::Reader& r, VolumeError& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const VolumeError& o) {
+  pb::write(w, 1, o.time);
+  pb::write(w, 2, o.message);
+  pb::write(w, 3, o.error_code);
+  pb::write_unknown(w, o.unknown_fields, "VolumeError");
 }
 
 // k8s.io.api.storage.v1.VolumeNodeResources
@@ -518,9 +684,15 @@ void kubex_read_proto(pb::Reader& r, VolumeNodeResources& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const VolumeNodeResources& o) {
+  pb::write(w, 1, o.count);
+  pb::write_unknown(w, o.unknown_fields, "VolumeNodeResources");
 }
 
 }  // namespace kubex::k8s::v1_36::storage::v1

@@ -2,6 +2,7 @@
 #include <kubex/k8s/v1_36/storage/v1beta1.hpp>
 
 #include <kubex/core/protobuf_read.hpp>
+#include <kubex/core/protobuf_write.hpp>
 
 namespace kubex::k8s::v1_36::storage::v1beta1 {
 
@@ -26,9 +27,17 @@ void kubex_read_proto(pb::Reader& r, VolumeAttributesClass& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const VolumeAttributesClass& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.driver_name);
+  pb::write(w, 3, o.parameters);
+  pb::write_unknown(w, o.unknown_fields, "VolumeAttributesClass");
 }
 
 // k8s.io.api.storage.v1beta1.VolumeAttributesClassList
@@ -46,9 +55,16 @@ void kubex_read_proto(pb::Reader& r, VolumeAttributesClassList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const VolumeAttributesClassList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "VolumeAttributesClassList");
 }
 
 }  // namespace kubex::k8s::v1_36::storage::v1beta1

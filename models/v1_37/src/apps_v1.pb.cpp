@@ -2,6 +2,7 @@
 #include <kubex/k8s/v1_37/apps/v1.hpp>
 
 #include <kubex/core/protobuf_read.hpp>
+#include <kubex/core/protobuf_write.hpp>
 
 namespace kubex::k8s::v1_37::apps::v1 {
 
@@ -26,9 +27,17 @@ void kubex_read_proto(pb::Reader& r, ControllerRevision& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ControllerRevision& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.data);
+  pb::write(w, 3, o.revision);
+  pb::write_unknown(w, o.unknown_fields, "ControllerRevision");
 }
 
 // k8s.io.api.apps.v1.ControllerRevisionList
@@ -46,9 +55,16 @@ void kubex_read_proto(pb::Reader& r, ControllerRevisionList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ControllerRevisionList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "ControllerRevisionList");
 }
 
 // k8s.io.api.apps.v1.DaemonSet
@@ -70,9 +86,17 @@ void kubex_read_proto(pb::Reader& r, DaemonSet& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DaemonSet& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write(w, 3, o.status);
+  pb::write_unknown(w, o.unknown_fields, "DaemonSet");
 }
 
 // k8s.io.api.apps.v1.DaemonSetCondition
@@ -102,9 +126,19 @@ void kubex_read_proto(pb::Reader& r, DaemonSetCondition& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DaemonSetCondition& o) {
+  pb::write(w, 1, o.type);
+  pb::write(w, 2, o.status);
+  pb::write(w, 3, o.last_transition_time);
+  pb::write(w, 4, o.reason);
+  pb::write(w, 5, o.message);
+  pb::write_unknown(w, o.unknown_fields, "DaemonSetCondition");
 }
 
 // k8s.io.api.apps.v1.DaemonSetList
@@ -122,9 +156,16 @@ void kubex_read_proto(pb::Reader& r, DaemonSetList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DaemonSetList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "DaemonSetList");
 }
 
 // k8s.io.api.apps.v1.DaemonSetSpec
@@ -154,9 +195,19 @@ void kubex_read_proto(pb::Reader& r, DaemonSetSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DaemonSetSpec& o) {
+  pb::write(w, 1, o.selector);
+  pb::write(w, 2, o.template_);
+  pb::write(w, 3, o.update_strategy);
+  pb::write(w, 4, o.min_ready_seconds);
+  pb::write(w, 6, o.revision_history_limit);
+  pb::write_unknown(w, o.unknown_fields, "DaemonSetSpec");
 }
 
 // k8s.io.api.apps.v1.DaemonSetStatus
@@ -206,9 +257,24 @@ void kubex_read_proto(pb::Reader& r, DaemonSetStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DaemonSetStatus& o) {
+  pb::write(w, 1, o.current_number_scheduled);
+  pb::write(w, 2, o.number_misscheduled);
+  pb::write(w, 3, o.desired_number_scheduled);
+  pb::write(w, 4, o.number_ready);
+  pb::write(w, 5, o.observed_generation);
+  pb::write(w, 6, o.updated_number_scheduled);
+  pb::write(w, 7, o.number_available);
+  pb::write(w, 8, o.number_unavailable);
+  pb::write(w, 9, o.collision_count);
+  pb::write(w, 10, o.conditions);
+  pb::write_unknown(w, o.unknown_fields, "DaemonSetStatus");
 }
 
 // k8s.io.api.apps.v1.DaemonSetUpdateStrategy
@@ -226,9 +292,16 @@ void kubex_read_proto(pb::Reader& r, DaemonSetUpdateStrategy& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DaemonSetUpdateStrategy& o) {
+  pb::write(w, 1, o.type);
+  pb::write(w, 2, o.rolling_update);
+  pb::write_unknown(w, o.unknown_fields, "DaemonSetUpdateStrategy");
 }
 
 // k8s.io.api.apps.v1.Deployment
@@ -250,9 +323,17 @@ void kubex_read_proto(pb::Reader& r, Deployment& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const Deployment& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write(w, 3, o.status);
+  pb::write_unknown(w, o.unknown_fields, "Deployment");
 }
 
 // k8s.io.api.apps.v1.DeploymentCondition
@@ -286,9 +367,20 @@ void kubex_read_proto(pb::Reader& r, DeploymentCondition& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeploymentCondition& o) {
+  pb::write(w, 1, o.type);
+  pb::write(w, 2, o.status);
+  pb::write(w, 4, o.reason);
+  pb::write(w, 5, o.message);
+  pb::write(w, 6, o.last_update_time);
+  pb::write(w, 7, o.last_transition_time);
+  pb::write_unknown(w, o.unknown_fields, "DeploymentCondition");
 }
 
 // k8s.io.api.apps.v1.DeploymentList
@@ -306,9 +398,16 @@ void kubex_read_proto(pb::Reader& r, DeploymentList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeploymentList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "DeploymentList");
 }
 
 // k8s.io.api.apps.v1.DeploymentSpec
@@ -350,9 +449,22 @@ void kubex_read_proto(pb::Reader& r, DeploymentSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeploymentSpec& o) {
+  pb::write(w, 1, o.replicas);
+  pb::write(w, 2, o.selector);
+  pb::write(w, 3, o.template_);
+  pb::write(w, 4, o.strategy);
+  pb::write(w, 5, o.min_ready_seconds);
+  pb::write(w, 6, o.revision_history_limit);
+  pb::write(w, 7, o.paused);
+  pb::write(w, 9, o.progress_deadline_seconds);
+  pb::write_unknown(w, o.unknown_fields, "DeploymentSpec");
 }
 
 // k8s.io.api.apps.v1.DeploymentStatus
@@ -398,9 +510,23 @@ void kubex_read_proto(pb::Reader& r, DeploymentStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeploymentStatus& o) {
+  pb::write(w, 1, o.observed_generation);
+  pb::write(w, 2, o.replicas);
+  pb::write(w, 3, o.updated_replicas);
+  pb::write(w, 4, o.available_replicas);
+  pb::write(w, 5, o.unavailable_replicas);
+  pb::write(w, 6, o.conditions);
+  pb::write(w, 7, o.ready_replicas);
+  pb::write(w, 8, o.collision_count);
+  pb::write(w, 9, o.terminating_replicas);
+  pb::write_unknown(w, o.unknown_fields, "DeploymentStatus");
 }
 
 // k8s.io.api.apps.v1.DeploymentStrategy
@@ -418,9 +544,16 @@ void kubex_read_proto(pb::Reader& r, DeploymentStrategy& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeploymentStrategy& o) {
+  pb::write(w, 1, o.type);
+  pb::write(w, 2, o.rolling_update);
+  pb::write_unknown(w, o.unknown_fields, "DeploymentStrategy");
 }
 
 // k8s.io.api.apps.v1.ReplicaSet
@@ -442,9 +575,17 @@ void kubex_read_proto(pb::Reader& r, ReplicaSet& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ReplicaSet& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write(w, 3, o.status);
+  pb::write_unknown(w, o.unknown_fields, "ReplicaSet");
 }
 
 // k8s.io.api.apps.v1.ReplicaSetCondition
@@ -474,9 +615,19 @@ void kubex_read_proto(pb::Reader& r, ReplicaSetCondition& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ReplicaSetCondition& o) {
+  pb::write(w, 1, o.type);
+  pb::write(w, 2, o.status);
+  pb::write(w, 3, o.last_transition_time);
+  pb::write(w, 4, o.reason);
+  pb::write(w, 5, o.message);
+  pb::write_unknown(w, o.unknown_fields, "ReplicaSetCondition");
 }
 
 // k8s.io.api.apps.v1.ReplicaSetList
@@ -494,9 +645,16 @@ void kubex_read_proto(pb::Reader& r, ReplicaSetList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ReplicaSetList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "ReplicaSetList");
 }
 
 // k8s.io.api.apps.v1.ReplicaSetSpec
@@ -522,9 +680,18 @@ void kubex_read_proto(pb::Reader& r, ReplicaSetSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ReplicaSetSpec& o) {
+  pb::write(w, 1, o.replicas);
+  pb::write(w, 2, o.selector);
+  pb::write(w, 3, o.template_);
+  pb::write(w, 4, o.min_ready_seconds);
+  pb::write_unknown(w, o.unknown_fields, "ReplicaSetSpec");
 }
 
 // k8s.io.api.apps.v1.ReplicaSetStatus
@@ -562,9 +729,21 @@ void kubex_read_proto(pb::Reader& r, ReplicaSetStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ReplicaSetStatus& o) {
+  pb::write(w, 1, o.replicas);
+  pb::write(w, 2, o.fully_labeled_replicas);
+  pb::write(w, 3, o.observed_generation);
+  pb::write(w, 4, o.ready_replicas);
+  pb::write(w, 5, o.available_replicas);
+  pb::write(w, 6, o.conditions);
+  pb::write(w, 7, o.terminating_replicas);
+  pb::write_unknown(w, o.unknown_fields, "ReplicaSetStatus");
 }
 
 // k8s.io.api.apps.v1.RollingUpdateDaemonSet
@@ -582,9 +761,16 @@ void kubex_read_proto(pb::Reader& r, RollingUpdateDaemonSet& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const RollingUpdateDaemonSet& o) {
+  pb::write(w, 1, o.max_unavailable);
+  pb::write(w, 2, o.max_surge);
+  pb::write_unknown(w, o.unknown_fields, "RollingUpdateDaemonSet");
 }
 
 // k8s.io.api.apps.v1.RollingUpdateDeployment
@@ -602,9 +788,16 @@ void kubex_read_proto(pb::Reader& r, RollingUpdateDeployment& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const RollingUpdateDeployment& o) {
+  pb::write(w, 1, o.max_unavailable);
+  pb::write(w, 2, o.max_surge);
+  pb::write_unknown(w, o.unknown_fields, "RollingUpdateDeployment");
 }
 
 // k8s.io.api.apps.v1.RollingUpdateStatefulSetStrategy
@@ -622,9 +815,16 @@ void kubex_read_proto(pb::Reader& r, RollingUpdateStatefulSetStrategy& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const RollingUpdateStatefulSetStrategy& o) {
+  pb::write(w, 1, o.partition);
+  pb::write(w, 2, o.max_unavailable);
+  pb::write_unknown(w, o.unknown_fields, "RollingUpdateStatefulSetStrategy");
 }
 
 // k8s.io.api.apps.v1.StatefulSet
@@ -646,9 +846,17 @@ void kubex_read_proto(pb::Reader& r, StatefulSet& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const StatefulSet& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write(w, 3, o.status);
+  pb::write_unknown(w, o.unknown_fields, "StatefulSet");
 }
 
 // k8s.io.api.apps.v1.StatefulSetCondition
@@ -678,9 +886,19 @@ void kubex_read_proto(pb::Reader& r, StatefulSetCondition& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const StatefulSetCondition& o) {
+  pb::write(w, 1, o.type);
+  pb::write(w, 2, o.status);
+  pb::write(w, 3, o.last_transition_time);
+  pb::write(w, 4, o.reason);
+  pb::write(w, 5, o.message);
+  pb::write_unknown(w, o.unknown_fields, "StatefulSetCondition");
 }
 
 // k8s.io.api.apps.v1.StatefulSetList
@@ -698,9 +916,16 @@ void kubex_read_proto(pb::Reader& r, StatefulSetList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const StatefulSetList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "StatefulSetList");
 }
 
 // k8s.io.api.apps.v1.StatefulSetOrdinals
@@ -714,9 +939,15 @@ void kubex_read_proto(pb::Reader& r, StatefulSetOrdinals& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const StatefulSetOrdinals& o) {
+  pb::write(w, 1, o.start);
+  pb::write_unknown(w, o.unknown_fields, "StatefulSetOrdinals");
 }
 
 // k8s.io.api.apps.v1.StatefulSetPersistentVolumeClaimRetentionPolicy
@@ -734,9 +965,16 @@ void kubex_read_proto(pb::Reader& r, StatefulSetPersistentVolumeClaimRetentionPo
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const StatefulSetPersistentVolumeClaimRetentionPolicy& o) {
+  pb::write(w, 1, o.when_deleted);
+  pb::write(w, 2, o.when_scaled);
+  pb::write_unknown(w, o.unknown_fields, "StatefulSetPersistentVolumeClaimRetentionPolicy");
 }
 
 // k8s.io.api.apps.v1.StatefulSetSpec
@@ -790,9 +1028,25 @@ void kubex_read_proto(pb::Reader& r, StatefulSetSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const StatefulSetSpec& o) {
+  pb::write(w, 1, o.replicas);
+  pb::write(w, 2, o.selector);
+  pb::write(w, 3, o.template_);
+  pb::write(w, 4, o.volume_claim_templates);
+  pb::write(w, 5, o.service_name);
+  pb::write(w, 6, o.pod_management_policy);
+  pb::write(w, 7, o.update_strategy);
+  pb::write(w, 8, o.revision_history_limit);
+  pb::write(w, 9, o.min_ready_seconds);
+  pb::write(w, 10, o.persistent_volume_claim_retention_policy);
+  pb::write(w, 11, o.ordinals);
+  pb::write_unknown(w, o.unknown_fields, "StatefulSetSpec");
 }
 
 // k8s.io.api.apps.v1.StatefulSetStatus
@@ -842,9 +1096,24 @@ void kubex_read_proto(pb::Reader& r, StatefulSetStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const StatefulSetStatus& o) {
+  pb::write(w, 1, o.observed_generation);
+  pb::write(w, 2, o.replicas);
+  pb::write(w, 3, o.ready_replicas);
+  pb::write(w, 4, o.current_replicas);
+  pb::write(w, 5, o.updated_replicas);
+  pb::write(w, 6, o.current_revision);
+  pb::write(w, 7, o.update_revision);
+  pb::write(w, 9, o.collision_count);
+  pb::write(w, 10, o.conditions);
+  pb::write(w, 11, o.available_replicas);
+  pb::write_unknown(w, o.unknown_fields, "StatefulSetStatus");
 }
 
 // k8s.io.api.apps.v1.StatefulSetUpdateStrategy
@@ -862,9 +1131,16 @@ void kubex_read_proto(pb::Reader& r, StatefulSetUpdateStrategy& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const StatefulSetUpdateStrategy& o) {
+  pb::write(w, 1, o.type);
+  pb::write(w, 2, o.rolling_update);
+  pb::write_unknown(w, o.unknown_fields, "StatefulSetUpdateStrategy");
 }
 
 }  // namespace kubex::k8s::v1_37::apps::v1

@@ -2,6 +2,7 @@
 #include <kubex/k8s/v1_37/certificates/v1.hpp>
 
 #include <kubex/core/protobuf_read.hpp>
+#include <kubex/core/protobuf_write.hpp>
 
 namespace kubex::k8s::v1_37::certificates::v1 {
 
@@ -26,9 +27,17 @@ void kubex_read_proto(pb::Reader& r, CertificateSigningRequest& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const CertificateSigningRequest& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write(w, 3, o.status);
+  pb::write_unknown(w, o.unknown_fields, "CertificateSigningRequest");
 }
 
 // k8s.io.api.certificates.v1.CertificateSigningRequestCondition
@@ -62,9 +71,20 @@ void kubex_read_proto(pb::Reader& r, CertificateSigningRequestCondition& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const CertificateSigningRequestCondition& o) {
+  pb::write(w, 1, o.type);
+  pb::write(w, 2, o.reason);
+  pb::write(w, 3, o.message);
+  pb::write(w, 4, o.last_update_time);
+  pb::write(w, 5, o.last_transition_time);
+  pb::write(w, 6, o.status);
+  pb::write_unknown(w, o.unknown_fields, "CertificateSigningRequestCondition");
 }
 
 // k8s.io.api.certificates.v1.CertificateSigningRequestList
@@ -82,9 +102,16 @@ void kubex_read_proto(pb::Reader& r, CertificateSigningRequestList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const CertificateSigningRequestList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "CertificateSigningRequestList");
 }
 
 // k8s.io.api.certificates.v1.CertificateSigningRequestSpec
@@ -126,9 +153,22 @@ void kubex_read_proto(pb::Reader& r, CertificateSigningRequestSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const CertificateSigningRequestSpec& o) {
+  pb::write(w, 1, o.request);
+  pb::write(w, 2, o.username);
+  pb::write(w, 3, o.uid);
+  pb::write(w, 4, o.groups);
+  pb::write(w, 5, o.usages);
+  pb::write_map(w, 6, o.extra, [](pb::Writer& e, std::uint32_t k, const std::vector<std::string>& v) { pb::write_string_list(e, k, v); });
+  pb::write(w, 7, o.signer_name);
+  pb::write(w, 8, o.expiration_seconds);
+  pb::write_unknown(w, o.unknown_fields, "CertificateSigningRequestSpec");
 }
 
 // k8s.io.api.certificates.v1.CertificateSigningRequestStatus
@@ -146,9 +186,16 @@ void kubex_read_proto(pb::Reader& r, CertificateSigningRequestStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const CertificateSigningRequestStatus& o) {
+  pb::write(w, 1, o.conditions);
+  pb::write(w, 2, o.certificate);
+  pb::write_unknown(w, o.unknown_fields, "CertificateSigningRequestStatus");
 }
 
 // k8s.io.api.certificates.v1.ClusterTrustBundle
@@ -166,9 +213,16 @@ void kubex_read_proto(pb::Reader& r, ClusterTrustBundle& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ClusterTrustBundle& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write_unknown(w, o.unknown_fields, "ClusterTrustBundle");
 }
 
 // k8s.io.api.certificates.v1.ClusterTrustBundleList
@@ -186,9 +240,16 @@ void kubex_read_proto(pb::Reader& r, ClusterTrustBundleList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ClusterTrustBundleList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "ClusterTrustBundleList");
 }
 
 // k8s.io.api.certificates.v1.ClusterTrustBundleSpec
@@ -206,9 +267,16 @@ void kubex_read_proto(pb::Reader& r, ClusterTrustBundleSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ClusterTrustBundleSpec& o) {
+  pb::write(w, 1, o.signer_name);
+  pb::write(w, 2, o.trust_bundle);
+  pb::write_unknown(w, o.unknown_fields, "ClusterTrustBundleSpec");
 }
 
 // k8s.io.api.certificates.v1.PodCertificateRequest
@@ -230,9 +298,17 @@ void kubex_read_proto(pb::Reader& r, PodCertificateRequest& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PodCertificateRequest& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write(w, 3, o.status);
+  pb::write_unknown(w, o.unknown_fields, "PodCertificateRequest");
 }
 
 // k8s.io.api.certificates.v1.PodCertificateRequestList
@@ -250,9 +326,16 @@ void kubex_read_proto(pb::Reader& r, PodCertificateRequestList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PodCertificateRequestList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "PodCertificateRequestList");
 }
 
 // k8s.io.api.certificates.v1.PodCertificateRequestSpec
@@ -302,9 +385,24 @@ void kubex_read_proto(pb::Reader& r, PodCertificateRequestSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PodCertificateRequestSpec& o) {
+  pb::write(w, 1, o.signer_name);
+  pb::write(w, 2, o.pod_name);
+  pb::write(w, 3, o.pod_uid);
+  pb::write(w, 4, o.service_account_name);
+  pb::write(w, 5, o.service_account_uid);
+  pb::write(w, 6, o.node_name);
+  pb::write(w, 7, o.node_uid);
+  pb::write(w, 8, o.max_expiration_seconds);
+  pb::write(w, 11, o.unverified_user_annotations);
+  pb::write(w, 12, o.stub_pkcs10_request);
+  pb::write_unknown(w, o.unknown_fields, "PodCertificateRequestSpec");
 }
 
 // k8s.io.api.certificates.v1.PodCertificateRequestStatus
@@ -334,9 +432,19 @@ void kubex_read_proto(pb::Reader& r, PodCertificateRequestStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PodCertificateRequestStatus& o) {
+  pb::write(w, 1, o.conditions);
+  pb::write(w, 2, o.certificate_chain);
+  pb::write(w, 4, o.not_before);
+  pb::write(w, 5, o.begin_refresh_at);
+  pb::write(w, 6, o.not_after);
+  pb::write_unknown(w, o.unknown_fields, "PodCertificateRequestStatus");
 }
 
 }  // namespace kubex::k8s::v1_37::certificates::v1

@@ -2,6 +2,7 @@
 #include <kubex/k8s/v1_37/lifecycle/v1alpha1.hpp>
 
 #include <kubex/core/protobuf_read.hpp>
+#include <kubex/core/protobuf_write.hpp>
 
 namespace kubex::k8s::v1_37::lifecycle::v1alpha1 {
 
@@ -26,9 +27,17 @@ void kubex_read_proto(pb::Reader& r, Eviction& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const Eviction& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write(w, 3, o.status);
+  pb::write_unknown(w, o.unknown_fields, "Eviction");
 }
 
 // k8s.io.api.lifecycle.v1alpha1.EvictionList
@@ -46,9 +55,16 @@ void kubex_read_proto(pb::Reader& r, EvictionList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const EvictionList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "EvictionList");
 }
 
 // k8s.io.api.lifecycle.v1alpha1.EvictionPodReference
@@ -66,9 +82,16 @@ void kubex_read_proto(pb::Reader& r, EvictionPodReference& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const EvictionPodReference& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.uid);
+  pb::write_unknown(w, o.unknown_fields, "EvictionPodReference");
 }
 
 // k8s.io.api.lifecycle.v1alpha1.EvictionRequest
@@ -90,9 +113,17 @@ void kubex_read_proto(pb::Reader& r, EvictionRequest& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const EvictionRequest& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write(w, 3, o.status);
+  pb::write_unknown(w, o.unknown_fields, "EvictionRequest");
 }
 
 // k8s.io.api.lifecycle.v1alpha1.EvictionRequestList
@@ -110,9 +141,16 @@ void kubex_read_proto(pb::Reader& r, EvictionRequestList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const EvictionRequestList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "EvictionRequestList");
 }
 
 // k8s.io.api.lifecycle.v1alpha1.EvictionRequestPodReference
@@ -130,9 +168,16 @@ void kubex_read_proto(pb::Reader& r, EvictionRequestPodReference& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const EvictionRequestPodReference& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.uid);
+  pb::write_unknown(w, o.unknown_fields, "EvictionRequestPodReference");
 }
 
 // k8s.io.api.lifecycle.v1alpha1.EvictionRequestSpec
@@ -154,9 +199,17 @@ void kubex_read_proto(pb::Reader& r, EvictionRequestSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const EvictionRequestSpec& o) {
+  pb::write(w, 1, o.target);
+  pb::write(w, 2, o.requester);
+  pb::write(w, 3, o.intent);
+  pb::write_unknown(w, o.unknown_fields, "EvictionRequestSpec");
 }
 
 // k8s.io.api.lifecycle.v1alpha1.EvictionRequestStatus
@@ -174,9 +227,16 @@ void kubex_read_proto(pb::Reader& r, EvictionRequestStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const EvictionRequestStatus& o) {
+  pb::write(w, 1, o.conditions);
+  pb::write(w, 2, o.observed_generation);
+  pb::write_unknown(w, o.unknown_fields, "EvictionRequestStatus");
 }
 
 // k8s.io.api.lifecycle.v1alpha1.EvictionRequestTarget
@@ -190,9 +250,15 @@ void kubex_read_proto(pb::Reader& r, EvictionRequestTarget& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const EvictionRequestTarget& o) {
+  pb::write(w, 1, o.pod);
+  pb::write_unknown(w, o.unknown_fields, "EvictionRequestTarget");
 }
 
 // k8s.io.api.lifecycle.v1alpha1.EvictionSpec
@@ -206,9 +272,15 @@ void kubex_read_proto(pb::Reader& r, EvictionSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const EvictionSpec& o) {
+  pb::write(w, 1, o.target);
+  pb::write_unknown(w, o.unknown_fields, "EvictionSpec");
 }
 
 // k8s.io.api.lifecycle.v1alpha1.EvictionStatus
@@ -238,9 +310,19 @@ void kubex_read_proto(pb::Reader& r, EvictionStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const EvictionStatus& o) {
+  pb::write(w, 1, o.conditions);
+  pb::write(w, 2, o.observed_generation);
+  pb::write(w, 3, o.requesters);
+  pb::write(w, 4, o.target_responders);
+  pb::write(w, 5, o.responders);
+  pb::write_unknown(w, o.unknown_fields, "EvictionStatus");
 }
 
 // k8s.io.api.lifecycle.v1alpha1.EvictionTarget
@@ -254,9 +336,15 @@ void kubex_read_proto(pb::Reader& r, EvictionTarget& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const EvictionTarget& o) {
+  pb::write(w, 1, o.pod);
+  pb::write_unknown(w, o.unknown_fields, "EvictionTarget");
 }
 
 // k8s.io.api.lifecycle.v1alpha1.Requester
@@ -274,9 +362,16 @@ void kubex_read_proto(pb::Reader& r, Requester& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const Requester& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.intent);
+  pb::write_unknown(w, o.unknown_fields, "Requester");
 }
 
 // k8s.io.api.lifecycle.v1alpha1.ResponderStatus
@@ -310,9 +405,20 @@ void kubex_read_proto(pb::Reader& r, ResponderStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ResponderStatus& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.start_time);
+  pb::write(w, 3, o.heartbeat_time);
+  pb::write(w, 4, o.expected_completion_time);
+  pb::write(w, 5, o.completion_time);
+  pb::write(w, 6, o.message);
+  pb::write_unknown(w, o.unknown_fields, "ResponderStatus");
 }
 
 // k8s.io.api.lifecycle.v1alpha1.TargetResponder
@@ -334,9 +440,17 @@ void kubex_read_proto(pb::Reader& r, TargetResponder& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const TargetResponder& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.priority);
+  pb::write(w, 3, o.state);
+  pb::write_unknown(w, o.unknown_fields, "TargetResponder");
 }
 
 }  // namespace kubex::k8s::v1_37::lifecycle::v1alpha1

@@ -2,6 +2,7 @@
 #include <kubex/k8s/v1_37/meta/v1.hpp>
 
 #include <kubex/core/protobuf_read.hpp>
+#include <kubex/core/protobuf_write.hpp>
 
 namespace kubex::k8s::v1_37::meta::v1 {
 
@@ -30,9 +31,18 @@ void kubex_read_proto(pb::Reader& r, APIGroup& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const APIGroup& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.versions);
+  pb::write(w, 3, o.preferred_version);
+  pb::write(w, 4, o.server_address_by_client_cidrs);
+  pb::write_unknown(w, o.unknown_fields, "APIGroup");
 }
 
 // k8s.io.apimachinery.pkg.apis.meta.v1.APIGroupList
@@ -46,9 +56,15 @@ void kubex_read_proto(pb::Reader& r, APIGroupList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const APIGroupList& o) {
+  pb::write(w, 1, o.groups);
+  pb::write_unknown(w, o.unknown_fields, "APIGroupList");
 }
 
 // k8s.io.apimachinery.pkg.apis.meta.v1.APIResource
@@ -98,9 +114,24 @@ void kubex_read_proto(pb::Reader& r, APIResource& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const APIResource& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.namespaced);
+  pb::write(w, 3, o.kind);
+  pb::write_string_list(w, 4, o.verbs);
+  pb::write(w, 5, o.short_names);
+  pb::write(w, 6, o.singular_name);
+  pb::write(w, 7, o.categories);
+  pb::write(w, 8, o.group);
+  pb::write(w, 9, o.version);
+  pb::write(w, 10, o.storage_version_hash);
+  pb::write_unknown(w, o.unknown_fields, "APIResource");
 }
 
 // k8s.io.apimachinery.pkg.apis.meta.v1.APIResourceList
@@ -118,9 +149,16 @@ void kubex_read_proto(pb::Reader& r, APIResourceList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const APIResourceList& o) {
+  pb::write(w, 1, o.group_version);
+  pb::write(w, 2, o.resources);
+  pb::write_unknown(w, o.unknown_fields, "APIResourceList");
 }
 
 // k8s.io.apimachinery.pkg.apis.meta.v1.APIVersions
@@ -138,9 +176,16 @@ void kubex_read_proto(pb::Reader& r, APIVersions& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const APIVersions& o) {
+  pb::write(w, 1, o.versions);
+  pb::write(w, 2, o.server_address_by_client_cidrs);
+  pb::write_unknown(w, o.unknown_fields, "APIVersions");
 }
 
 // k8s.io.apimachinery.pkg.apis.meta.v1.Condition
@@ -174,9 +219,20 @@ void kubex_read_proto(pb::Reader& r, Condition& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const Condition& o) {
+  pb::write(w, 1, o.type);
+  pb::write(w, 2, o.status);
+  pb::write(w, 3, o.observed_generation);
+  pb::write(w, 4, o.last_transition_time);
+  pb::write(w, 5, o.reason);
+  pb::write(w, 6, o.message);
+  pb::write_unknown(w, o.unknown_fields, "Condition");
 }
 
 // k8s.io.apimachinery.pkg.apis.meta.v1.DeleteOptions
@@ -210,9 +266,20 @@ void kubex_read_proto(pb::Reader& r, DeleteOptions& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeleteOptions& o) {
+  pb::write(w, 1, o.grace_period_seconds);
+  pb::write(w, 2, o.preconditions);
+  pb::write(w, 3, o.orphan_dependents);
+  pb::write(w, 4, o.propagation_policy);
+  pb::write(w, 5, o.dry_run);
+  pb::write(w, 6, o.ignore_store_read_error_with_cluster_breaking_potential);
+  pb::write_unknown(w, o.unknown_fields, "DeleteOptions");
 }
 
 // k8s.io.apimachinery.pkg.apis.meta.v1.FieldSelectorRequirement
@@ -234,9 +301,17 @@ void kubex_read_proto(pb::Reader& r, FieldSelectorRequirement& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const FieldSelectorRequirement& o) {
+  pb::write(w, 1, o.key);
+  pb::write(w, 2, o.operator_);
+  pb::write(w, 3, o.values);
+  pb::write_unknown(w, o.unknown_fields, "FieldSelectorRequirement");
 }
 
 // k8s.io.apimachinery.pkg.apis.meta.v1.GroupResource
@@ -254,9 +329,16 @@ void kubex_read_proto(pb::Reader& r, GroupResource& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const GroupResource& o) {
+  pb::write(w, 1, o.group);
+  pb::write(w, 2, o.resource);
+  pb::write_unknown(w, o.unknown_fields, "GroupResource");
 }
 
 // k8s.io.apimachinery.pkg.apis.meta.v1.GroupVersionForDiscovery
@@ -274,9 +356,16 @@ void kubex_read_proto(pb::Reader& r, GroupVersionForDiscovery& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const GroupVersionForDiscovery& o) {
+  pb::write(w, 1, o.group_version);
+  pb::write(w, 2, o.version);
+  pb::write_unknown(w, o.unknown_fields, "GroupVersionForDiscovery");
 }
 
 // k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector
@@ -294,9 +383,16 @@ void kubex_read_proto(pb::Reader& r, LabelSelector& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const LabelSelector& o) {
+  pb::write(w, 1, o.match_labels);
+  pb::write(w, 2, o.match_expressions);
+  pb::write_unknown(w, o.unknown_fields, "LabelSelector");
 }
 
 // k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement
@@ -318,9 +414,17 @@ void kubex_read_proto(pb::Reader& r, LabelSelectorRequirement& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const LabelSelectorRequirement& o) {
+  pb::write(w, 1, o.key);
+  pb::write(w, 2, o.operator_);
+  pb::write(w, 3, o.values);
+  pb::write_unknown(w, o.unknown_fields, "LabelSelectorRequirement");
 }
 
 // k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta
@@ -350,9 +454,19 @@ void kubex_read_proto(pb::Reader& r, ListMeta& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ListMeta& o) {
+  pb::write(w, 1, o.self_link);
+  pb::write(w, 2, o.resource_version);
+  pb::write(w, 3, o.continue_);
+  pb::write(w, 4, o.remaining_item_count);
+  pb::write(w, 5, o.shard_info);
+  pb::write_unknown(w, o.unknown_fields, "ListMeta");
 }
 
 // k8s.io.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry
@@ -390,9 +504,21 @@ void kubex_read_proto(pb::Reader& r, ManagedFieldsEntry& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ManagedFieldsEntry& o) {
+  pb::write(w, 1, o.manager);
+  pb::write(w, 2, o.operation);
+  pb::write(w, 3, o.api_version);
+  pb::write(w, 4, o.time);
+  pb::write(w, 6, o.fields_type);
+  pb::write(w, 7, o.fields_v1);
+  pb::write(w, 8, o.subresource);
+  pb::write_unknown(w, o.unknown_fields, "ManagedFieldsEntry");
 }
 
 // k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta
@@ -462,9 +588,29 @@ void kubex_read_proto(pb::Reader& r, ObjectMeta& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ObjectMeta& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.generate_name);
+  pb::write(w, 3, o.namespace_);
+  pb::write(w, 4, o.self_link);
+  pb::write(w, 5, o.uid);
+  pb::write(w, 6, o.resource_version);
+  pb::write(w, 7, o.generation);
+  pb::write(w, 8, o.creation_timestamp);
+  pb::write(w, 9, o.deletion_timestamp);
+  pb::write(w, 10, o.deletion_grace_period_seconds);
+  pb::write(w, 11, o.labels);
+  pb::write(w, 12, o.annotations);
+  pb::write(w, 13, o.owner_references);
+  pb::write(w, 14, o.finalizers);
+  pb::write(w, 17, o.managed_fields);
+  pb::write_unknown(w, o.unknown_fields, "ObjectMeta");
 }
 
 // k8s.io.apimachinery.pkg.apis.meta.v1.OwnerReference
@@ -498,9 +644,20 @@ void kubex_read_proto(pb::Reader& r, OwnerReference& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const OwnerReference& o) {
+  pb::write(w, 1, o.kind);
+  pb::write(w, 3, o.name);
+  pb::write(w, 4, o.uid);
+  pb::write(w, 5, o.api_version);
+  pb::write(w, 6, o.controller);
+  pb::write(w, 7, o.block_owner_deletion);
+  pb::write_unknown(w, o.unknown_fields, "OwnerReference");
 }
 
 // k8s.io.apimachinery.pkg.apis.meta.v1.PartialObjectMetadata
@@ -514,9 +671,15 @@ void kubex_read_proto(pb::Reader& r, PartialObjectMetadata& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PartialObjectMetadata& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write_unknown(w, o.unknown_fields, "PartialObjectMetadata");
 }
 
 // k8s.io.apimachinery.pkg.apis.meta.v1.PartialObjectMetadataList
@@ -534,9 +697,16 @@ void kubex_read_proto(pb::Reader& r, PartialObjectMetadataList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PartialObjectMetadataList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "PartialObjectMetadataList");
 }
 
 // k8s.io.apimachinery.pkg.apis.meta.v1.Preconditions
@@ -554,9 +724,16 @@ void kubex_read_proto(pb::Reader& r, Preconditions& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const Preconditions& o) {
+  pb::write(w, 1, o.uid);
+  pb::write(w, 2, o.resource_version);
+  pb::write_unknown(w, o.unknown_fields, "Preconditions");
 }
 
 // k8s.io.apimachinery.pkg.apis.meta.v1.ServerAddressByClientCIDR
@@ -574,9 +751,16 @@ void kubex_read_proto(pb::Reader& r, ServerAddressByClientCIDR& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ServerAddressByClientCIDR& o) {
+  pb::write(w, 1, o.client_cidr);
+  pb::write(w, 2, o.server_address);
+  pb::write_unknown(w, o.unknown_fields, "ServerAddressByClientCIDR");
 }
 
 // k8s.io.apimachinery.pkg.apis.meta.v1.ShardInfo
@@ -590,9 +774,15 @@ void kubex_read_proto(pb::Reader& r, ShardInfo& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ShardInfo& o) {
+  pb::write(w, 1, o.selector);
+  pb::write_unknown(w, o.unknown_fields, "ShardInfo");
 }
 
 // k8s.io.apimachinery.pkg.apis.meta.v1.Status
@@ -626,9 +816,20 @@ void kubex_read_proto(pb::Reader& r, Status& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const Status& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.status);
+  pb::write(w, 3, o.message);
+  pb::write(w, 4, o.reason);
+  pb::write(w, 5, o.details);
+  pb::write(w, 6, o.code);
+  pb::write_unknown(w, o.unknown_fields, "Status");
 }
 
 // k8s.io.apimachinery.pkg.apis.meta.v1.StatusCause
@@ -650,9 +851,17 @@ void kubex_read_proto(pb::Reader& r, StatusCause& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const StatusCause& o) {
+  pb::write(w, 1, o.reason);
+  pb::write(w, 2, o.message);
+  pb::write(w, 3, o.field);
+  pb::write_unknown(w, o.unknown_fields, "StatusCause");
 }
 
 // k8s.io.apimachinery.pkg.apis.meta.v1.StatusDetails
@@ -686,9 +895,20 @@ void kubex_read_proto(pb::Reader& r, StatusDetails& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const StatusDetails& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.group);
+  pb::write(w, 3, o.kind);
+  pb::write(w, 4, o.causes);
+  pb::write(w, 5, o.retry_after_seconds);
+  pb::write(w, 6, o.uid);
+  pb::write_unknown(w, o.unknown_fields, "StatusDetails");
 }
 
 // k8s.io.apimachinery.pkg.apis.meta.v1.WatchEvent
@@ -706,9 +926,16 @@ void kubex_read_proto(pb::Reader& r, WatchEvent& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const WatchEvent& o) {
+  pb::write(w, 1, o.type);
+  pb::write(w, 2, o.object);
+  pb::write_unknown(w, o.unknown_fields, "WatchEvent");
 }
 
 }  // namespace kubex::k8s::v1_37::meta::v1

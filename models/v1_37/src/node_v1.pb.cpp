@@ -2,6 +2,7 @@
 #include <kubex/k8s/v1_37/node/v1.hpp>
 
 #include <kubex/core/protobuf_read.hpp>
+#include <kubex/core/protobuf_write.hpp>
 
 namespace kubex::k8s::v1_37::node::v1 {
 
@@ -18,9 +19,15 @@ void kubex_read_proto(pb::Reader& r, Overhead& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const Overhead& o) {
+  pb::write(w, 1, o.pod_fixed);
+  pb::write_unknown(w, o.unknown_fields, "Overhead");
 }
 
 // k8s.io.api.node.v1.RuntimeClass
@@ -46,9 +53,18 @@ void kubex_read_proto(pb::Reader& r, RuntimeClass& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const RuntimeClass& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.handler);
+  pb::write(w, 3, o.overhead);
+  pb::write(w, 4, o.scheduling);
+  pb::write_unknown(w, o.unknown_fields, "RuntimeClass");
 }
 
 // k8s.io.api.node.v1.RuntimeClassList
@@ -66,9 +82,16 @@ void kubex_read_proto(pb::Reader& r, RuntimeClassList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const RuntimeClassList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "RuntimeClassList");
 }
 
 // k8s.io.api.node.v1.Scheduling
@@ -86,9 +109,16 @@ void kubex_read_proto(pb::Reader& r, Scheduling& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const Scheduling& o) {
+  pb::write(w, 1, o.node_selector);
+  pb::write(w, 2, o.tolerations);
+  pb::write_unknown(w, o.unknown_fields, "Scheduling");
 }
 
 }  // namespace kubex::k8s::v1_37::node::v1

@@ -2,6 +2,7 @@
 #include <kubex/k8s/v1_37/resource/v1alpha3.hpp>
 
 #include <kubex/core/protobuf_read.hpp>
+#include <kubex/core/protobuf_write.hpp>
 
 namespace kubex::k8s::v1_37::resource::v1alpha3 {
 
@@ -30,9 +31,18 @@ void kubex_read_proto(pb::Reader& r, DeviceTaint& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceTaint& o) {
+  pb::write(w, 1, o.key);
+  pb::write(w, 2, o.value);
+  pb::write(w, 3, o.effect);
+  pb::write(w, 4, o.time_added);
+  pb::write_unknown(w, o.unknown_fields, "DeviceTaint");
 }
 
 // k8s.io.api.resource.v1alpha3.DeviceTaintRule
@@ -54,9 +64,17 @@ void kubex_read_proto(pb::Reader& r, DeviceTaintRule& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceTaintRule& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write(w, 3, o.status);
+  pb::write_unknown(w, o.unknown_fields, "DeviceTaintRule");
 }
 
 // k8s.io.api.resource.v1alpha3.DeviceTaintRuleList
@@ -74,9 +92,16 @@ void kubex_read_proto(pb::Reader& r, DeviceTaintRuleList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceTaintRuleList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "DeviceTaintRuleList");
 }
 
 // k8s.io.api.resource.v1alpha3.DeviceTaintRuleSpec
@@ -94,9 +119,16 @@ void kubex_read_proto(pb::Reader& r, DeviceTaintRuleSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceTaintRuleSpec& o) {
+  pb::write(w, 1, o.device_selector);
+  pb::write(w, 2, o.taint);
+  pb::write_unknown(w, o.unknown_fields, "DeviceTaintRuleSpec");
 }
 
 // k8s.io.api.resource.v1alpha3.DeviceTaintRuleStatus
@@ -110,9 +142,15 @@ void kubex_read_proto(pb::Reader& r, DeviceTaintRuleStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceTaintRuleStatus& o) {
+  pb::write(w, 1, o.conditions);
+  pb::write_unknown(w, o.unknown_fields, "DeviceTaintRuleStatus");
 }
 
 // k8s.io.api.resource.v1alpha3.DeviceTaintSelector
@@ -134,9 +172,17 @@ void kubex_read_proto(pb::Reader& r, DeviceTaintSelector& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceTaintSelector& o) {
+  pb::write(w, 2, o.driver);
+  pb::write(w, 3, o.pool);
+  pb::write(w, 4, o.device);
+  pb::write_unknown(w, o.unknown_fields, "DeviceTaintSelector");
 }
 
 // k8s.io.api.resource.v1alpha3.PartitionTypeStatus
@@ -162,9 +208,18 @@ void kubex_read_proto(pb::Reader& r, PartitionTypeStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PartitionTypeStatus& o) {
+  pb::write(w, 1, o.type);
+  pb::write(w, 2, o.total);
+  pb::write(w, 3, o.allocatable);
+  pb::write(w, 4, o.attribute);
+  pb::write_unknown(w, o.unknown_fields, "PartitionTypeStatus");
 }
 
 // k8s.io.api.resource.v1alpha3.PoolStatus
@@ -222,9 +277,26 @@ void kubex_read_proto(pb::Reader& r, PoolStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PoolStatus& o) {
+  pb::write(w, 1, o.driver);
+  pb::write(w, 2, o.pool_name);
+  pb::write(w, 3, o.node_name);
+  pb::write(w, 4, o.total_devices);
+  pb::write(w, 5, o.allocated_devices);
+  pb::write(w, 6, o.available_devices);
+  pb::write(w, 7, o.unavailable_devices);
+  pb::write(w, 8, o.resource_slice_count);
+  pb::write(w, 9, o.generation);
+  pb::write(w, 10, o.validation_error);
+  pb::write(w, 11, o.partition_summary);
+  pb::write(w, 13, o.shareable_summary);
+  pb::write_unknown(w, o.unknown_fields, "PoolStatus");
 }
 
 // k8s.io.api.resource.v1alpha3.ResourcePoolStatusRequest
@@ -246,9 +318,17 @@ void kubex_read_proto(pb::Reader& r, ResourcePoolStatusRequest& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ResourcePoolStatusRequest& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write(w, 3, o.status);
+  pb::write_unknown(w, o.unknown_fields, "ResourcePoolStatusRequest");
 }
 
 // k8s.io.api.resource.v1alpha3.ResourcePoolStatusRequestList
@@ -266,9 +346,16 @@ void kubex_read_proto(pb::Reader& r, ResourcePoolStatusRequestList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ResourcePoolStatusRequestList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "ResourcePoolStatusRequestList");
 }
 
 // k8s.io.api.resource.v1alpha3.ResourcePoolStatusRequestSpec
@@ -294,9 +381,18 @@ void kubex_read_proto(pb::Reader& r, ResourcePoolStatusRequestSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ResourcePoolStatusRequestSpec& o) {
+  pb::write(w, 1, o.driver);
+  pb::write(w, 2, o.pool_name);
+  pb::write(w, 3, o.limit);
+  pb::write(w, 4, o.default_partition_type_attribute);
+  pb::write_unknown(w, o.unknown_fields, "ResourcePoolStatusRequestSpec");
 }
 
 // k8s.io.api.resource.v1alpha3.ResourcePoolStatusRequestStatus
@@ -318,9 +414,17 @@ void kubex_read_proto(pb::Reader& r, ResourcePoolStatusRequestStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ResourcePoolStatusRequestStatus& o) {
+  pb::write(w, 2, o.pools);
+  pb::write(w, 3, o.conditions);
+  pb::write(w, 6, o.pool_count);
+  pb::write_unknown(w, o.unknown_fields, "ResourcePoolStatusRequestStatus");
 }
 
 // k8s.io.api.resource.v1alpha3.ShareableCapacityStatus
@@ -346,9 +450,18 @@ void kubex_read_proto(pb::Reader& r, ShareableCapacityStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ShareableCapacityStatus& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.total);
+  pb::write(w, 3, o.consumed);
+  pb::write(w, 4, o.available);
+  pb::write_unknown(w, o.unknown_fields, "ShareableCapacityStatus");
 }
 
 // k8s.io.api.resource.v1alpha3.ShareableSummaryStatus
@@ -370,9 +483,17 @@ void kubex_read_proto(pb::Reader& r, ShareableSummaryStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ShareableSummaryStatus& o) {
+  pb::write(w, 1, o.fully_available_devices);
+  pb::write(w, 2, o.partially_available_devices);
+  pb::write(w, 3, o.capacity);
+  pb::write_unknown(w, o.unknown_fields, "ShareableSummaryStatus");
 }
 
 }  // namespace kubex::k8s::v1_37::resource::v1alpha3

@@ -2,6 +2,7 @@
 #include <kubex/k8s/v1_37/resource/v1beta1.hpp>
 
 #include <kubex/core/protobuf_read.hpp>
+#include <kubex/core/protobuf_write.hpp>
 
 namespace kubex::k8s::v1_37::resource::v1beta1 {
 
@@ -42,9 +43,21 @@ void kubex_read_proto(pb::Reader& r, AllocatedDeviceStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const AllocatedDeviceStatus& o) {
+  pb::write(w, 1, o.driver);
+  pb::write(w, 2, o.pool);
+  pb::write(w, 3, o.device);
+  pb::write(w, 4, o.conditions);
+  pb::write(w, 5, o.data);
+  pb::write(w, 6, o.network_data);
+  pb::write(w, 7, o.share_id);
+  pb::write_unknown(w, o.unknown_fields, "AllocatedDeviceStatus");
 }
 
 // k8s.io.api.resource.v1beta1.AllocationResult
@@ -66,9 +79,17 @@ void kubex_read_proto(pb::Reader& r, AllocationResult& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const AllocationResult& o) {
+  pb::write(w, 1, o.devices);
+  pb::write(w, 3, o.node_selector);
+  pb::write(w, 5, o.allocation_timestamp);
+  pb::write_unknown(w, o.unknown_fields, "AllocationResult");
 }
 
 // k8s.io.api.resource.v1beta1.BasicDevice
@@ -126,9 +147,26 @@ void kubex_read_proto(pb::Reader& r, BasicDevice& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const BasicDevice& o) {
+  pb::write(w, 1, o.attributes);
+  pb::write(w, 2, o.capacity);
+  pb::write(w, 3, o.consumes_counters);
+  pb::write(w, 4, o.node_name);
+  pb::write(w, 5, o.node_selector);
+  pb::write(w, 6, o.all_nodes);
+  pb::write(w, 7, o.taints);
+  pb::write(w, 8, o.binds_to_node);
+  pb::write(w, 9, o.binding_conditions);
+  pb::write(w, 10, o.binding_failure_conditions);
+  pb::write(w, 11, o.allow_multiple_allocations);
+  pb::write(w, 14, o.node_allocatable_resources);
+  pb::write_unknown(w, o.unknown_fields, "BasicDevice");
 }
 
 // k8s.io.api.resource.v1beta1.CELDeviceSelector
@@ -142,9 +180,15 @@ void kubex_read_proto(pb::Reader& r, CELDeviceSelector& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const CELDeviceSelector& o) {
+  pb::write(w, 1, o.expression);
+  pb::write_unknown(w, o.unknown_fields, "CELDeviceSelector");
 }
 
 // k8s.io.api.resource.v1beta1.CapacityRequestPolicy
@@ -166,9 +210,17 @@ void kubex_read_proto(pb::Reader& r, CapacityRequestPolicy& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const CapacityRequestPolicy& o) {
+  pb::write(w, 1, o.default_);
+  pb::write(w, 3, o.valid_values);
+  pb::write(w, 4, o.valid_range);
+  pb::write_unknown(w, o.unknown_fields, "CapacityRequestPolicy");
 }
 
 // k8s.io.api.resource.v1beta1.CapacityRequestPolicyRange
@@ -190,9 +242,17 @@ void kubex_read_proto(pb::Reader& r, CapacityRequestPolicyRange& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const CapacityRequestPolicyRange& o) {
+  pb::write(w, 1, o.min);
+  pb::write(w, 2, o.max);
+  pb::write(w, 3, o.step);
+  pb::write_unknown(w, o.unknown_fields, "CapacityRequestPolicyRange");
 }
 
 // k8s.io.api.resource.v1beta1.CapacityRequirements
@@ -206,9 +266,15 @@ void kubex_read_proto(pb::Reader& r, CapacityRequirements& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const CapacityRequirements& o) {
+  pb::write(w, 1, o.requests);
+  pb::write_unknown(w, o.unknown_fields, "CapacityRequirements");
 }
 
 // k8s.io.api.resource.v1beta1.Counter
@@ -222,9 +288,15 @@ void kubex_read_proto(pb::Reader& r, Counter& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const Counter& o) {
+  pb::write(w, 1, o.value);
+  pb::write_unknown(w, o.unknown_fields, "Counter");
 }
 
 // k8s.io.api.resource.v1beta1.CounterSet
@@ -242,9 +314,16 @@ void kubex_read_proto(pb::Reader& r, CounterSet& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const CounterSet& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.counters);
+  pb::write_unknown(w, o.unknown_fields, "CounterSet");
 }
 
 // k8s.io.api.resource.v1beta1.Device
@@ -262,9 +341,16 @@ void kubex_read_proto(pb::Reader& r, Device& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const Device& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.basic);
+  pb::write_unknown(w, o.unknown_fields, "Device");
 }
 
 // k8s.io.api.resource.v1beta1.DeviceAllocationConfiguration
@@ -297,9 +383,19 @@ void kubex_read_proto(pb::Reader& r, DeviceAllocationConfiguration& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceAllocationConfiguration& o) {
+  pb::write(w, 1, o.source);
+  pb::write(w, 2, o.requests);
+  w.message(3, [&o](pb::Writer& m1) {
+    pb::write(m1, 1, o.opaque);
+  });
+  pb::write_unknown(w, o.unknown_fields, "DeviceAllocationConfiguration");
 }
 
 // k8s.io.api.resource.v1beta1.DeviceAllocationResult
@@ -317,9 +413,16 @@ void kubex_read_proto(pb::Reader& r, DeviceAllocationResult& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceAllocationResult& o) {
+  pb::write(w, 1, o.results);
+  pb::write(w, 2, o.config);
+  pb::write_unknown(w, o.unknown_fields, "DeviceAllocationResult");
 }
 
 // k8s.io.api.resource.v1beta1.DeviceAttribute
@@ -361,9 +464,22 @@ void kubex_read_proto(pb::Reader& r, DeviceAttribute& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceAttribute& o) {
+  pb::write(w, 2, o.int_);
+  pb::write(w, 3, o.bool_);
+  pb::write(w, 4, o.string);
+  pb::write(w, 5, o.version);
+  pb::write(w, 6, o.ints);
+  pb::write(w, 7, o.bools);
+  pb::write(w, 8, o.strings);
+  pb::write(w, 9, o.versions);
+  pb::write_unknown(w, o.unknown_fields, "DeviceAttribute");
 }
 
 // k8s.io.api.resource.v1beta1.DeviceCapacity
@@ -381,9 +497,16 @@ void kubex_read_proto(pb::Reader& r, DeviceCapacity& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceCapacity& o) {
+  pb::write(w, 1, o.value);
+  pb::write(w, 2, o.request_policy);
+  pb::write_unknown(w, o.unknown_fields, "DeviceCapacity");
 }
 
 // k8s.io.api.resource.v1beta1.DeviceClaim
@@ -405,9 +528,17 @@ void kubex_read_proto(pb::Reader& r, DeviceClaim& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceClaim& o) {
+  pb::write(w, 1, o.requests);
+  pb::write(w, 2, o.constraints);
+  pb::write(w, 3, o.config);
+  pb::write_unknown(w, o.unknown_fields, "DeviceClaim");
 }
 
 // k8s.io.api.resource.v1beta1.DeviceClaimConfiguration
@@ -436,9 +567,18 @@ void kubex_read_proto(pb::Reader& r, DeviceClaimConfiguration& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceClaimConfiguration& o) {
+  pb::write(w, 1, o.requests);
+  w.message(2, [&o](pb::Writer& m1) {
+    pb::write(m1, 1, o.opaque);
+  });
+  pb::write_unknown(w, o.unknown_fields, "DeviceClaimConfiguration");
 }
 
 // k8s.io.api.resource.v1beta1.DeviceClass
@@ -456,9 +596,16 @@ void kubex_read_proto(pb::Reader& r, DeviceClass& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceClass& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write_unknown(w, o.unknown_fields, "DeviceClass");
 }
 
 // k8s.io.api.resource.v1beta1.DeviceClassConfiguration
@@ -483,9 +630,17 @@ void kubex_read_proto(pb::Reader& r, DeviceClassConfiguration& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceClassConfiguration& o) {
+  w.message(1, [&o](pb::Writer& m1) {
+    pb::write(m1, 1, o.opaque);
+  });
+  pb::write_unknown(w, o.unknown_fields, "DeviceClassConfiguration");
 }
 
 // k8s.io.api.resource.v1beta1.DeviceClassList
@@ -503,9 +658,16 @@ void kubex_read_proto(pb::Reader& r, DeviceClassList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceClassList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "DeviceClassList");
 }
 
 // k8s.io.api.resource.v1beta1.DeviceClassSpec
@@ -527,9 +689,17 @@ void kubex_read_proto(pb::Reader& r, DeviceClassSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceClassSpec& o) {
+  pb::write(w, 1, o.selectors);
+  pb::write(w, 2, o.config);
+  pb::write(w, 4, o.extended_resource_name);
+  pb::write_unknown(w, o.unknown_fields, "DeviceClassSpec");
 }
 
 // k8s.io.api.resource.v1beta1.DeviceConstraint
@@ -551,9 +721,17 @@ void kubex_read_proto(pb::Reader& r, DeviceConstraint& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceConstraint& o) {
+  pb::write(w, 1, o.requests);
+  pb::write(w, 2, o.match_attribute);
+  pb::write(w, 3, o.distinct_attribute);
+  pb::write_unknown(w, o.unknown_fields, "DeviceConstraint");
 }
 
 // k8s.io.api.resource.v1beta1.DeviceCounterConsumption
@@ -575,9 +753,17 @@ void kubex_read_proto(pb::Reader& r, DeviceCounterConsumption& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceCounterConsumption& o) {
+  pb::write(w, 1, o.counter_set);
+  pb::write(w, 2, o.counters);
+  pb::write(w, 3, o.compatibility_groups);
+  pb::write_unknown(w, o.unknown_fields, "DeviceCounterConsumption");
 }
 
 // k8s.io.api.resource.v1beta1.DeviceDerivedAttribute
@@ -595,9 +781,16 @@ void kubex_read_proto(pb::Reader& r, DeviceDerivedAttribute& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceDerivedAttribute& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.expression);
+  pb::write_unknown(w, o.unknown_fields, "DeviceDerivedAttribute");
 }
 
 // k8s.io.api.resource.v1beta1.DeviceRequest
@@ -647,9 +840,24 @@ void kubex_read_proto(pb::Reader& r, DeviceRequest& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceRequest& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.device_class_name);
+  pb::write(w, 3, o.selectors);
+  pb::write(w, 4, o.allocation_mode);
+  pb::write(w, 5, o.count);
+  pb::write(w, 6, o.admin_access);
+  pb::write(w, 7, o.first_available);
+  pb::write(w, 8, o.tolerations);
+  pb::write(w, 9, o.capacity);
+  pb::write(w, 10, o.derived_attributes);
+  pb::write_unknown(w, o.unknown_fields, "DeviceRequest");
 }
 
 // k8s.io.api.resource.v1beta1.DeviceRequestAllocationResult
@@ -703,9 +911,25 @@ void kubex_read_proto(pb::Reader& r, DeviceRequestAllocationResult& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceRequestAllocationResult& o) {
+  pb::write(w, 1, o.request);
+  pb::write(w, 2, o.driver);
+  pb::write(w, 3, o.pool);
+  pb::write(w, 4, o.device);
+  pb::write(w, 5, o.admin_access);
+  pb::write(w, 6, o.tolerations);
+  pb::write(w, 7, o.binding_conditions);
+  pb::write(w, 8, o.binding_failure_conditions);
+  pb::write(w, 9, o.share_id);
+  pb::write(w, 10, o.consumed_capacity);
+  pb::write(w, 11, o.skip_node_operations);
+  pb::write_unknown(w, o.unknown_fields, "DeviceRequestAllocationResult");
 }
 
 // k8s.io.api.resource.v1beta1.DeviceSelector
@@ -719,9 +943,15 @@ void kubex_read_proto(pb::Reader& r, DeviceSelector& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceSelector& o) {
+  pb::write(w, 1, o.cel);
+  pb::write_unknown(w, o.unknown_fields, "DeviceSelector");
 }
 
 // k8s.io.api.resource.v1beta1.DeviceSubRequest
@@ -763,9 +993,22 @@ void kubex_read_proto(pb::Reader& r, DeviceSubRequest& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceSubRequest& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.device_class_name);
+  pb::write(w, 3, o.selectors);
+  pb::write(w, 4, o.allocation_mode);
+  pb::write(w, 5, o.count);
+  pb::write(w, 7, o.tolerations);
+  pb::write(w, 8, o.capacity);
+  pb::write(w, 9, o.derived_attributes);
+  pb::write_unknown(w, o.unknown_fields, "DeviceSubRequest");
 }
 
 // k8s.io.api.resource.v1beta1.DeviceTaint
@@ -791,9 +1034,18 @@ void kubex_read_proto(pb::Reader& r, DeviceTaint& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceTaint& o) {
+  pb::write(w, 1, o.key);
+  pb::write(w, 2, o.value);
+  pb::write(w, 3, o.effect);
+  pb::write(w, 4, o.time_added);
+  pb::write_unknown(w, o.unknown_fields, "DeviceTaint");
 }
 
 // k8s.io.api.resource.v1beta1.DeviceToleration
@@ -823,9 +1075,19 @@ void kubex_read_proto(pb::Reader& r, DeviceToleration& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceToleration& o) {
+  pb::write(w, 1, o.key);
+  pb::write(w, 2, o.operator_);
+  pb::write(w, 3, o.value);
+  pb::write(w, 4, o.effect);
+  pb::write(w, 5, o.toleration_seconds);
+  pb::write_unknown(w, o.unknown_fields, "DeviceToleration");
 }
 
 // k8s.io.api.resource.v1beta1.NetworkDeviceData
@@ -847,9 +1109,17 @@ void kubex_read_proto(pb::Reader& r, NetworkDeviceData& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const NetworkDeviceData& o) {
+  pb::write(w, 1, o.interface_name);
+  pb::write(w, 2, o.ips);
+  pb::write(w, 3, o.hardware_address);
+  pb::write_unknown(w, o.unknown_fields, "NetworkDeviceData");
 }
 
 // k8s.io.api.resource.v1beta1.NodeAllocatableMapping
@@ -871,9 +1141,17 @@ void kubex_read_proto(pb::Reader& r, NodeAllocatableMapping& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const NodeAllocatableMapping& o) {
+  pb::write(w, 1, o.capacity_key);
+  pb::write(w, 2, o.capacity_multiplier);
+  pb::write(w, 3, o.device_multiplier);
+  pb::write_unknown(w, o.unknown_fields, "NodeAllocatableMapping");
 }
 
 // k8s.io.api.resource.v1beta1.NodeAllocatableOverhead
@@ -891,9 +1169,16 @@ void kubex_read_proto(pb::Reader& r, NodeAllocatableOverhead& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const NodeAllocatableOverhead& o) {
+  pb::write(w, 1, o.per_pod);
+  pb::write(w, 2, o.per_container);
+  pb::write_unknown(w, o.unknown_fields, "NodeAllocatableOverhead");
 }
 
 // k8s.io.api.resource.v1beta1.NodeAllocatableResource
@@ -911,9 +1196,16 @@ void kubex_read_proto(pb::Reader& r, NodeAllocatableResource& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const NodeAllocatableResource& o) {
+  pb::write(w, 3, o.mapping);
+  pb::write(w, 4, o.overhead);
+  pb::write_unknown(w, o.unknown_fields, "NodeAllocatableResource");
 }
 
 // k8s.io.api.resource.v1beta1.OpaqueDeviceConfiguration
@@ -931,9 +1223,16 @@ void kubex_read_proto(pb::Reader& r, OpaqueDeviceConfiguration& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const OpaqueDeviceConfiguration& o) {
+  pb::write(w, 1, o.driver);
+  pb::write(w, 2, o.parameters);
+  pb::write_unknown(w, o.unknown_fields, "OpaqueDeviceConfiguration");
 }
 
 // k8s.io.api.resource.v1beta1.ResourceClaim
@@ -955,9 +1254,17 @@ void kubex_read_proto(pb::Reader& r, ResourceClaim& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ResourceClaim& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write(w, 3, o.status);
+  pb::write_unknown(w, o.unknown_fields, "ResourceClaim");
 }
 
 // k8s.io.api.resource.v1beta1.ResourceClaimConsumerReference
@@ -983,9 +1290,18 @@ void kubex_read_proto(pb::Reader& r, ResourceClaimConsumerReference& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ResourceClaimConsumerReference& o) {
+  pb::write(w, 1, o.api_group);
+  pb::write(w, 3, o.resource);
+  pb::write(w, 4, o.name);
+  pb::write(w, 5, o.uid);
+  pb::write_unknown(w, o.unknown_fields, "ResourceClaimConsumerReference");
 }
 
 // k8s.io.api.resource.v1beta1.ResourceClaimList
@@ -1003,9 +1319,16 @@ void kubex_read_proto(pb::Reader& r, ResourceClaimList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ResourceClaimList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "ResourceClaimList");
 }
 
 // k8s.io.api.resource.v1beta1.ResourceClaimSpec
@@ -1019,9 +1342,15 @@ void kubex_read_proto(pb::Reader& r, ResourceClaimSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ResourceClaimSpec& o) {
+  pb::write(w, 1, o.devices);
+  pb::write_unknown(w, o.unknown_fields, "ResourceClaimSpec");
 }
 
 // k8s.io.api.resource.v1beta1.ResourceClaimStatus
@@ -1043,9 +1372,17 @@ void kubex_read_proto(pb::Reader& r, ResourceClaimStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ResourceClaimStatus& o) {
+  pb::write(w, 1, o.allocation);
+  pb::write(w, 2, o.reserved_for);
+  pb::write(w, 4, o.devices);
+  pb::write_unknown(w, o.unknown_fields, "ResourceClaimStatus");
 }
 
 // k8s.io.api.resource.v1beta1.ResourceClaimTemplate
@@ -1063,9 +1400,16 @@ void kubex_read_proto(pb::Reader& r, ResourceClaimTemplate& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ResourceClaimTemplate& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write_unknown(w, o.unknown_fields, "ResourceClaimTemplate");
 }
 
 // k8s.io.api.resource.v1beta1.ResourceClaimTemplateList
@@ -1083,9 +1427,16 @@ void kubex_read_proto(pb::Reader& r, ResourceClaimTemplateList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ResourceClaimTemplateList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "ResourceClaimTemplateList");
 }
 
 // k8s.io.api.resource.v1beta1.ResourceClaimTemplateSpec
@@ -1103,9 +1454,16 @@ void kubex_read_proto(pb::Reader& r, ResourceClaimTemplateSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ResourceClaimTemplateSpec& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write_unknown(w, o.unknown_fields, "ResourceClaimTemplateSpec");
 }
 
 // k8s.io.api.resource.v1beta1.ResourcePool
@@ -1127,9 +1485,17 @@ void kubex_read_proto(pb::Reader& r, ResourcePool& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ResourcePool& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.generation);
+  pb::write(w, 3, o.resource_slice_count);
+  pb::write_unknown(w, o.unknown_fields, "ResourcePool");
 }
 
 // k8s.io.api.resource.v1beta1.ResourceSlice
@@ -1147,9 +1513,16 @@ void kubex_read_proto(pb::Reader& r, ResourceSlice& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ResourceSlice& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write_unknown(w, o.unknown_fields, "ResourceSlice");
 }
 
 // k8s.io.api.resource.v1beta1.ResourceSliceList
@@ -1167,9 +1540,16 @@ void kubex_read_proto(pb::Reader& r, ResourceSliceList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ResourceSliceList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "ResourceSliceList");
 }
 
 // k8s.io.api.resource.v1beta1.ResourceSliceSpec
@@ -1219,9 +1599,24 @@ void kubex_read_proto(pb::Reader& r, ResourceSliceSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ResourceSliceSpec& o) {
+  pb::write(w, 1, o.driver);
+  pb::write(w, 2, o.pool);
+  pb::write(w, 3, o.node_name);
+  pb::write(w, 4, o.node_selector);
+  pb::write(w, 5, o.all_nodes);
+  pb::write(w, 6, o.devices);
+  pb::write(w, 7, o.per_device_node_selection);
+  pb::write(w, 8, o.shared_counters);
+  pb::write(w, 9, o.partition_type_attribute);
+  pb::write(w, 10, o.skip_node_operations);
+  pb::write_unknown(w, o.unknown_fields, "ResourceSliceSpec");
 }
 
 }  // namespace kubex::k8s::v1_37::resource::v1beta1

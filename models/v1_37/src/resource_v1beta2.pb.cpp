@@ -2,6 +2,7 @@
 #include <kubex/k8s/v1_37/resource/v1beta2.hpp>
 
 #include <kubex/core/protobuf_read.hpp>
+#include <kubex/core/protobuf_write.hpp>
 
 namespace kubex::k8s::v1_37::resource::v1beta2 {
 
@@ -42,9 +43,21 @@ void kubex_read_proto(pb::Reader& r, AllocatedDeviceStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const AllocatedDeviceStatus& o) {
+  pb::write(w, 1, o.driver);
+  pb::write(w, 2, o.pool);
+  pb::write(w, 3, o.device);
+  pb::write(w, 4, o.conditions);
+  pb::write(w, 5, o.data);
+  pb::write(w, 6, o.network_data);
+  pb::write(w, 7, o.share_id);
+  pb::write_unknown(w, o.unknown_fields, "AllocatedDeviceStatus");
 }
 
 // k8s.io.api.resource.v1beta2.AllocationResult
@@ -66,9 +79,17 @@ void kubex_read_proto(pb::Reader& r, AllocationResult& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const AllocationResult& o) {
+  pb::write(w, 1, o.devices);
+  pb::write(w, 3, o.node_selector);
+  pb::write(w, 5, o.allocation_timestamp);
+  pb::write_unknown(w, o.unknown_fields, "AllocationResult");
 }
 
 // k8s.io.api.resource.v1beta2.CELDeviceSelector
@@ -82,9 +103,15 @@ void kubex_read_proto(pb::Reader& r, CELDeviceSelector& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const CELDeviceSelector& o) {
+  pb::write(w, 1, o.expression);
+  pb::write_unknown(w, o.unknown_fields, "CELDeviceSelector");
 }
 
 // k8s.io.api.resource.v1beta2.CapacityRequestPolicy
@@ -106,9 +133,17 @@ void kubex_read_proto(pb::Reader& r, CapacityRequestPolicy& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const CapacityRequestPolicy& o) {
+  pb::write(w, 1, o.default_);
+  pb::write(w, 3, o.valid_values);
+  pb::write(w, 4, o.valid_range);
+  pb::write_unknown(w, o.unknown_fields, "CapacityRequestPolicy");
 }
 
 // k8s.io.api.resource.v1beta2.CapacityRequestPolicyRange
@@ -130,9 +165,17 @@ void kubex_read_proto(pb::Reader& r, CapacityRequestPolicyRange& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const CapacityRequestPolicyRange& o) {
+  pb::write(w, 1, o.min);
+  pb::write(w, 2, o.max);
+  pb::write(w, 3, o.step);
+  pb::write_unknown(w, o.unknown_fields, "CapacityRequestPolicyRange");
 }
 
 // k8s.io.api.resource.v1beta2.CapacityRequirements
@@ -146,9 +189,15 @@ void kubex_read_proto(pb::Reader& r, CapacityRequirements& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const CapacityRequirements& o) {
+  pb::write(w, 1, o.requests);
+  pb::write_unknown(w, o.unknown_fields, "CapacityRequirements");
 }
 
 // k8s.io.api.resource.v1beta2.Counter
@@ -162,9 +211,15 @@ void kubex_read_proto(pb::Reader& r, Counter& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const Counter& o) {
+  pb::write(w, 1, o.value);
+  pb::write_unknown(w, o.unknown_fields, "Counter");
 }
 
 // k8s.io.api.resource.v1beta2.CounterSet
@@ -182,9 +237,16 @@ void kubex_read_proto(pb::Reader& r, CounterSet& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const CounterSet& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.counters);
+  pb::write_unknown(w, o.unknown_fields, "CounterSet");
 }
 
 // k8s.io.api.resource.v1beta2.Device
@@ -246,9 +308,27 @@ void kubex_read_proto(pb::Reader& r, Device& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const Device& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.attributes);
+  pb::write(w, 3, o.capacity);
+  pb::write(w, 4, o.consumes_counters);
+  pb::write(w, 5, o.node_name);
+  pb::write(w, 6, o.node_selector);
+  pb::write(w, 7, o.all_nodes);
+  pb::write(w, 8, o.taints);
+  pb::write(w, 9, o.binds_to_node);
+  pb::write(w, 10, o.binding_conditions);
+  pb::write(w, 11, o.binding_failure_conditions);
+  pb::write(w, 12, o.allow_multiple_allocations);
+  pb::write(w, 14, o.node_allocatable_resources);
+  pb::write_unknown(w, o.unknown_fields, "Device");
 }
 
 // k8s.io.api.resource.v1beta2.DeviceAllocationConfiguration
@@ -281,9 +361,19 @@ void kubex_read_proto(pb::Reader& r, DeviceAllocationConfiguration& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceAllocationConfiguration& o) {
+  pb::write(w, 1, o.source);
+  pb::write(w, 2, o.requests);
+  w.message(3, [&o](pb::Writer& m1) {
+    pb::write(m1, 1, o.opaque);
+  });
+  pb::write_unknown(w, o.unknown_fields, "DeviceAllocationConfiguration");
 }
 
 // k8s.io.api.resource.v1beta2.DeviceAllocationResult
@@ -301,9 +391,16 @@ void kubex_read_proto(pb::Reader& r, DeviceAllocationResult& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceAllocationResult& o) {
+  pb::write(w, 1, o.results);
+  pb::write(w, 2, o.config);
+  pb::write_unknown(w, o.unknown_fields, "DeviceAllocationResult");
 }
 
 // k8s.io.api.resource.v1beta2.DeviceAttribute
@@ -345,9 +442,22 @@ void kubex_read_proto(pb::Reader& r, DeviceAttribute& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceAttribute& o) {
+  pb::write(w, 2, o.int_);
+  pb::write(w, 3, o.bool_);
+  pb::write(w, 4, o.string);
+  pb::write(w, 5, o.version);
+  pb::write(w, 6, o.ints);
+  pb::write(w, 7, o.bools);
+  pb::write(w, 8, o.strings);
+  pb::write(w, 9, o.versions);
+  pb::write_unknown(w, o.unknown_fields, "DeviceAttribute");
 }
 
 // k8s.io.api.resource.v1beta2.DeviceCapacity
@@ -365,9 +475,16 @@ void kubex_read_proto(pb::Reader& r, DeviceCapacity& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceCapacity& o) {
+  pb::write(w, 1, o.value);
+  pb::write(w, 2, o.request_policy);
+  pb::write_unknown(w, o.unknown_fields, "DeviceCapacity");
 }
 
 // k8s.io.api.resource.v1beta2.DeviceClaim
@@ -389,9 +506,17 @@ void kubex_read_proto(pb::Reader& r, DeviceClaim& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceClaim& o) {
+  pb::write(w, 1, o.requests);
+  pb::write(w, 2, o.constraints);
+  pb::write(w, 3, o.config);
+  pb::write_unknown(w, o.unknown_fields, "DeviceClaim");
 }
 
 // k8s.io.api.resource.v1beta2.DeviceClaimConfiguration
@@ -420,9 +545,18 @@ void kubex_read_proto(pb::Reader& r, DeviceClaimConfiguration& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceClaimConfiguration& o) {
+  pb::write(w, 1, o.requests);
+  w.message(2, [&o](pb::Writer& m1) {
+    pb::write(m1, 1, o.opaque);
+  });
+  pb::write_unknown(w, o.unknown_fields, "DeviceClaimConfiguration");
 }
 
 // k8s.io.api.resource.v1beta2.DeviceClass
@@ -440,9 +574,16 @@ void kubex_read_proto(pb::Reader& r, DeviceClass& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceClass& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write_unknown(w, o.unknown_fields, "DeviceClass");
 }
 
 // k8s.io.api.resource.v1beta2.DeviceClassConfiguration
@@ -467,9 +608,17 @@ void kubex_read_proto(pb::Reader& r, DeviceClassConfiguration& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceClassConfiguration& o) {
+  w.message(1, [&o](pb::Writer& m1) {
+    pb::write(m1, 1, o.opaque);
+  });
+  pb::write_unknown(w, o.unknown_fields, "DeviceClassConfiguration");
 }
 
 // k8s.io.api.resource.v1beta2.DeviceClassList
@@ -487,9 +636,16 @@ void kubex_read_proto(pb::Reader& r, DeviceClassList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceClassList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "DeviceClassList");
 }
 
 // k8s.io.api.resource.v1beta2.DeviceClassSpec
@@ -511,9 +667,17 @@ void kubex_read_proto(pb::Reader& r, DeviceClassSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceClassSpec& o) {
+  pb::write(w, 1, o.selectors);
+  pb::write(w, 2, o.config);
+  pb::write(w, 4, o.extended_resource_name);
+  pb::write_unknown(w, o.unknown_fields, "DeviceClassSpec");
 }
 
 // k8s.io.api.resource.v1beta2.DeviceConstraint
@@ -535,9 +699,17 @@ void kubex_read_proto(pb::Reader& r, DeviceConstraint& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceConstraint& o) {
+  pb::write(w, 1, o.requests);
+  pb::write(w, 2, o.match_attribute);
+  pb::write(w, 3, o.distinct_attribute);
+  pb::write_unknown(w, o.unknown_fields, "DeviceConstraint");
 }
 
 // k8s.io.api.resource.v1beta2.DeviceCounterConsumption
@@ -559,9 +731,17 @@ void kubex_read_proto(pb::Reader& r, DeviceCounterConsumption& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceCounterConsumption& o) {
+  pb::write(w, 1, o.counter_set);
+  pb::write(w, 2, o.counters);
+  pb::write(w, 3, o.compatibility_groups);
+  pb::write_unknown(w, o.unknown_fields, "DeviceCounterConsumption");
 }
 
 // k8s.io.api.resource.v1beta2.DeviceDerivedAttribute
@@ -579,9 +759,16 @@ void kubex_read_proto(pb::Reader& r, DeviceDerivedAttribute& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceDerivedAttribute& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.expression);
+  pb::write_unknown(w, o.unknown_fields, "DeviceDerivedAttribute");
 }
 
 // k8s.io.api.resource.v1beta2.DeviceRequest
@@ -603,9 +790,17 @@ void kubex_read_proto(pb::Reader& r, DeviceRequest& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceRequest& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.exactly);
+  pb::write(w, 3, o.first_available);
+  pb::write_unknown(w, o.unknown_fields, "DeviceRequest");
 }
 
 // k8s.io.api.resource.v1beta2.DeviceRequestAllocationResult
@@ -659,9 +854,25 @@ void kubex_read_proto(pb::Reader& r, DeviceRequestAllocationResult& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceRequestAllocationResult& o) {
+  pb::write(w, 1, o.request);
+  pb::write(w, 2, o.driver);
+  pb::write(w, 3, o.pool);
+  pb::write(w, 4, o.device);
+  pb::write(w, 5, o.admin_access);
+  pb::write(w, 6, o.tolerations);
+  pb::write(w, 7, o.binding_conditions);
+  pb::write(w, 8, o.binding_failure_conditions);
+  pb::write(w, 9, o.share_id);
+  pb::write(w, 10, o.consumed_capacity);
+  pb::write(w, 11, o.skip_node_operations);
+  pb::write_unknown(w, o.unknown_fields, "DeviceRequestAllocationResult");
 }
 
 // k8s.io.api.resource.v1beta2.DeviceSelector
@@ -675,9 +886,15 @@ void kubex_read_proto(pb::Reader& r, DeviceSelector& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceSelector& o) {
+  pb::write(w, 1, o.cel);
+  pb::write_unknown(w, o.unknown_fields, "DeviceSelector");
 }
 
 // k8s.io.api.resource.v1beta2.DeviceSubRequest
@@ -719,9 +936,22 @@ void kubex_read_proto(pb::Reader& r, DeviceSubRequest& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceSubRequest& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.device_class_name);
+  pb::write(w, 3, o.selectors);
+  pb::write(w, 4, o.allocation_mode);
+  pb::write(w, 5, o.count);
+  pb::write(w, 6, o.tolerations);
+  pb::write(w, 7, o.capacity);
+  pb::write(w, 8, o.derived_attributes);
+  pb::write_unknown(w, o.unknown_fields, "DeviceSubRequest");
 }
 
 // k8s.io.api.resource.v1beta2.DeviceTaint
@@ -747,9 +977,18 @@ void kubex_read_proto(pb::Reader& r, DeviceTaint& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceTaint& o) {
+  pb::write(w, 1, o.key);
+  pb::write(w, 2, o.value);
+  pb::write(w, 3, o.effect);
+  pb::write(w, 4, o.time_added);
+  pb::write_unknown(w, o.unknown_fields, "DeviceTaint");
 }
 
 // k8s.io.api.resource.v1beta2.DeviceTaintRule
@@ -771,9 +1010,17 @@ void kubex_read_proto(pb::Reader& r, DeviceTaintRule& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceTaintRule& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write(w, 3, o.status);
+  pb::write_unknown(w, o.unknown_fields, "DeviceTaintRule");
 }
 
 // k8s.io.api.resource.v1beta2.DeviceTaintRuleList
@@ -791,9 +1038,16 @@ void kubex_read_proto(pb::Reader& r, DeviceTaintRuleList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceTaintRuleList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "DeviceTaintRuleList");
 }
 
 // k8s.io.api.resource.v1beta2.DeviceTaintRuleSpec
@@ -811,9 +1065,16 @@ void kubex_read_proto(pb::Reader& r, DeviceTaintRuleSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceTaintRuleSpec& o) {
+  pb::write(w, 1, o.device_selector);
+  pb::write(w, 2, o.taint);
+  pb::write_unknown(w, o.unknown_fields, "DeviceTaintRuleSpec");
 }
 
 // k8s.io.api.resource.v1beta2.DeviceTaintRuleStatus
@@ -827,9 +1088,15 @@ void kubex_read_proto(pb::Reader& r, DeviceTaintRuleStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceTaintRuleStatus& o) {
+  pb::write(w, 1, o.conditions);
+  pb::write_unknown(w, o.unknown_fields, "DeviceTaintRuleStatus");
 }
 
 // k8s.io.api.resource.v1beta2.DeviceTaintSelector
@@ -851,9 +1118,17 @@ void kubex_read_proto(pb::Reader& r, DeviceTaintSelector& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceTaintSelector& o) {
+  pb::write(w, 2, o.driver);
+  pb::write(w, 3, o.pool);
+  pb::write(w, 4, o.device);
+  pb::write_unknown(w, o.unknown_fields, "DeviceTaintSelector");
 }
 
 // k8s.io.api.resource.v1beta2.DeviceToleration
@@ -883,9 +1158,19 @@ void kubex_read_proto(pb::Reader& r, DeviceToleration& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DeviceToleration& o) {
+  pb::write(w, 1, o.key);
+  pb::write(w, 2, o.operator_);
+  pb::write(w, 3, o.value);
+  pb::write(w, 4, o.effect);
+  pb::write(w, 5, o.toleration_seconds);
+  pb::write_unknown(w, o.unknown_fields, "DeviceToleration");
 }
 
 // k8s.io.api.resource.v1beta2.ExactDeviceRequest
@@ -927,9 +1212,22 @@ void kubex_read_proto(pb::Reader& r, ExactDeviceRequest& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ExactDeviceRequest& o) {
+  pb::write(w, 1, o.device_class_name);
+  pb::write(w, 2, o.selectors);
+  pb::write(w, 3, o.allocation_mode);
+  pb::write(w, 4, o.count);
+  pb::write(w, 5, o.admin_access);
+  pb::write(w, 6, o.tolerations);
+  pb::write(w, 7, o.capacity);
+  pb::write(w, 8, o.derived_attributes);
+  pb::write_unknown(w, o.unknown_fields, "ExactDeviceRequest");
 }
 
 // k8s.io.api.resource.v1beta2.NetworkDeviceData
@@ -951,9 +1249,17 @@ void kubex_read_proto(pb::Reader& r, NetworkDeviceData& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const NetworkDeviceData& o) {
+  pb::write(w, 1, o.interface_name);
+  pb::write(w, 2, o.ips);
+  pb::write(w, 3, o.hardware_address);
+  pb::write_unknown(w, o.unknown_fields, "NetworkDeviceData");
 }
 
 // k8s.io.api.resource.v1beta2.NodeAllocatableMapping
@@ -975,9 +1281,17 @@ void kubex_read_proto(pb::Reader& r, NodeAllocatableMapping& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const NodeAllocatableMapping& o) {
+  pb::write(w, 1, o.capacity_key);
+  pb::write(w, 2, o.capacity_multiplier);
+  pb::write(w, 3, o.device_multiplier);
+  pb::write_unknown(w, o.unknown_fields, "NodeAllocatableMapping");
 }
 
 // k8s.io.api.resource.v1beta2.NodeAllocatableOverhead
@@ -995,9 +1309,16 @@ void kubex_read_proto(pb::Reader& r, NodeAllocatableOverhead& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const NodeAllocatableOverhead& o) {
+  pb::write(w, 1, o.per_pod);
+  pb::write(w, 2, o.per_container);
+  pb::write_unknown(w, o.unknown_fields, "NodeAllocatableOverhead");
 }
 
 // k8s.io.api.resource.v1beta2.NodeAllocatableResource
@@ -1015,9 +1336,16 @@ void kubex_read_proto(pb::Reader& r, NodeAllocatableResource& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const NodeAllocatableResource& o) {
+  pb::write(w, 3, o.mapping);
+  pb::write(w, 4, o.overhead);
+  pb::write_unknown(w, o.unknown_fields, "NodeAllocatableResource");
 }
 
 // k8s.io.api.resource.v1beta2.OpaqueDeviceConfiguration
@@ -1035,9 +1363,16 @@ void kubex_read_proto(pb::Reader& r, OpaqueDeviceConfiguration& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const OpaqueDeviceConfiguration& o) {
+  pb::write(w, 1, o.driver);
+  pb::write(w, 2, o.parameters);
+  pb::write_unknown(w, o.unknown_fields, "OpaqueDeviceConfiguration");
 }
 
 // k8s.io.api.resource.v1beta2.ResourceClaim
@@ -1059,9 +1394,17 @@ void kubex_read_proto(pb::Reader& r, ResourceClaim& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ResourceClaim& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write(w, 3, o.status);
+  pb::write_unknown(w, o.unknown_fields, "ResourceClaim");
 }
 
 // k8s.io.api.resource.v1beta2.ResourceClaimConsumerReference
@@ -1087,9 +1430,18 @@ void kubex_read_proto(pb::Reader& r, ResourceClaimConsumerReference& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ResourceClaimConsumerReference& o) {
+  pb::write(w, 1, o.api_group);
+  pb::write(w, 3, o.resource);
+  pb::write(w, 4, o.name);
+  pb::write(w, 5, o.uid);
+  pb::write_unknown(w, o.unknown_fields, "ResourceClaimConsumerReference");
 }
 
 // k8s.io.api.resource.v1beta2.ResourceClaimList
@@ -1107,9 +1459,16 @@ void kubex_read_proto(pb::Reader& r, ResourceClaimList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ResourceClaimList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "ResourceClaimList");
 }
 
 // k8s.io.api.resource.v1beta2.ResourceClaimSpec
@@ -1123,9 +1482,15 @@ void kubex_read_proto(pb::Reader& r, ResourceClaimSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ResourceClaimSpec& o) {
+  pb::write(w, 1, o.devices);
+  pb::write_unknown(w, o.unknown_fields, "ResourceClaimSpec");
 }
 
 // k8s.io.api.resource.v1beta2.ResourceClaimStatus
@@ -1147,9 +1512,17 @@ void kubex_read_proto(pb::Reader& r, ResourceClaimStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ResourceClaimStatus& o) {
+  pb::write(w, 1, o.allocation);
+  pb::write(w, 2, o.reserved_for);
+  pb::write(w, 4, o.devices);
+  pb::write_unknown(w, o.unknown_fields, "ResourceClaimStatus");
 }
 
 // k8s.io.api.resource.v1beta2.ResourceClaimTemplate
@@ -1167,9 +1540,16 @@ void kubex_read_proto(pb::Reader& r, ResourceClaimTemplate& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ResourceClaimTemplate& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write_unknown(w, o.unknown_fields, "ResourceClaimTemplate");
 }
 
 // k8s.io.api.resource.v1beta2.ResourceClaimTemplateList
@@ -1187,9 +1567,16 @@ void kubex_read_proto(pb::Reader& r, ResourceClaimTemplateList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ResourceClaimTemplateList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "ResourceClaimTemplateList");
 }
 
 // k8s.io.api.resource.v1beta2.ResourceClaimTemplateSpec
@@ -1207,9 +1594,16 @@ void kubex_read_proto(pb::Reader& r, ResourceClaimTemplateSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ResourceClaimTemplateSpec& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write_unknown(w, o.unknown_fields, "ResourceClaimTemplateSpec");
 }
 
 // k8s.io.api.resource.v1beta2.ResourcePool
@@ -1231,9 +1625,17 @@ void kubex_read_proto(pb::Reader& r, ResourcePool& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ResourcePool& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.generation);
+  pb::write(w, 3, o.resource_slice_count);
+  pb::write_unknown(w, o.unknown_fields, "ResourcePool");
 }
 
 // k8s.io.api.resource.v1beta2.ResourceSlice
@@ -1251,9 +1653,16 @@ void kubex_read_proto(pb::Reader& r, ResourceSlice& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ResourceSlice& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write_unknown(w, o.unknown_fields, "ResourceSlice");
 }
 
 // k8s.io.api.resource.v1beta2.ResourceSliceList
@@ -1271,9 +1680,16 @@ void kubex_read_proto(pb::Reader& r, ResourceSliceList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ResourceSliceList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "ResourceSliceList");
 }
 
 // k8s.io.api.resource.v1beta2.ResourceSliceSpec
@@ -1323,9 +1739,24 @@ void kubex_read_proto(pb::Reader& r, ResourceSliceSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const ResourceSliceSpec& o) {
+  pb::write(w, 1, o.driver);
+  pb::write(w, 2, o.pool);
+  pb::write(w, 3, o.node_name);
+  pb::write(w, 4, o.node_selector);
+  pb::write(w, 5, o.all_nodes);
+  pb::write(w, 6, o.devices);
+  pb::write(w, 7, o.per_device_node_selection);
+  pb::write(w, 8, o.shared_counters);
+  pb::write(w, 9, o.partition_type_attribute);
+  pb::write(w, 10, o.skip_node_operations);
+  pb::write_unknown(w, o.unknown_fields, "ResourceSliceSpec");
 }
 
 }  // namespace kubex::k8s::v1_37::resource::v1beta2

@@ -2,6 +2,7 @@
 #include <kubex/k8s/v1_37/scheduling/v1alpha3.hpp>
 
 #include <kubex/core/protobuf_read.hpp>
+#include <kubex/core/protobuf_write.hpp>
 
 namespace kubex::k8s::v1_37::scheduling::v1alpha3 {
 
@@ -22,9 +23,16 @@ void kubex_read_proto(pb::Reader& r, CompositeDisruptionMode& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const CompositeDisruptionMode& o) {
+  pb::write_empty_object(w, 1, o.single);
+  pb::write_empty_object(w, 2, o.all);
+  pb::write_unknown(w, o.unknown_fields, "CompositeDisruptionMode");
 }
 
 // k8s.io.api.scheduling.v1alpha3.CompositeGangSchedulingPolicy
@@ -38,9 +46,15 @@ void kubex_read_proto(pb::Reader& r, CompositeGangSchedulingPolicy& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const CompositeGangSchedulingPolicy& o) {
+  pb::write(w, 1, o.min_group_count);
+  pb::write_unknown(w, o.unknown_fields, "CompositeGangSchedulingPolicy");
 }
 
 // k8s.io.api.scheduling.v1alpha3.CompositePodGroup
@@ -62,9 +76,17 @@ void kubex_read_proto(pb::Reader& r, CompositePodGroup& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const CompositePodGroup& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write(w, 3, o.status);
+  pb::write_unknown(w, o.unknown_fields, "CompositePodGroup");
 }
 
 // k8s.io.api.scheduling.v1alpha3.CompositePodGroupList
@@ -82,9 +104,16 @@ void kubex_read_proto(pb::Reader& r, CompositePodGroupList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const CompositePodGroupList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "CompositePodGroupList");
 }
 
 // k8s.io.api.scheduling.v1alpha3.CompositePodGroupSchedulingConstraints
@@ -98,9 +127,15 @@ void kubex_read_proto(pb::Reader& r, CompositePodGroupSchedulingConstraints& o) 
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const CompositePodGroupSchedulingConstraints& o) {
+  pb::write(w, 1, o.topology);
+  pb::write_unknown(w, o.unknown_fields, "CompositePodGroupSchedulingConstraints");
 }
 
 // k8s.io.api.scheduling.v1alpha3.CompositePodGroupSchedulingPolicy
@@ -118,9 +153,16 @@ void kubex_read_proto(pb::Reader& r, CompositePodGroupSchedulingPolicy& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const CompositePodGroupSchedulingPolicy& o) {
+  pb::write_empty_object(w, 1, o.basic);
+  pb::write(w, 2, o.gang);
+  pb::write_unknown(w, o.unknown_fields, "CompositePodGroupSchedulingPolicy");
 }
 
 // k8s.io.api.scheduling.v1alpha3.CompositePodGroupSpec
@@ -162,9 +204,22 @@ void kubex_read_proto(pb::Reader& r, CompositePodGroupSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const CompositePodGroupSpec& o) {
+  pb::write(w, 1, o.parent_composite_pod_group_name);
+  pb::write(w, 2, o.workload_ref);
+  pb::write(w, 3, o.scheduling_policy);
+  pb::write(w, 4, o.scheduling_constraints);
+  pb::write(w, 5, o.disruption_mode);
+  pb::write(w, 6, o.priority_class_name);
+  pb::write(w, 7, o.priority);
+  pb::write(w, 8, o.preemption_policy);
+  pb::write_unknown(w, o.unknown_fields, "CompositePodGroupSpec");
 }
 
 // k8s.io.api.scheduling.v1alpha3.CompositePodGroupStatus
@@ -178,9 +233,15 @@ void kubex_read_proto(pb::Reader& r, CompositePodGroupStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const CompositePodGroupStatus& o) {
+  pb::write(w, 1, o.conditions);
+  pb::write_unknown(w, o.unknown_fields, "CompositePodGroupStatus");
 }
 
 // k8s.io.api.scheduling.v1alpha3.CompositePodGroupTemplate
@@ -226,9 +287,23 @@ void kubex_read_proto(pb::Reader& r, CompositePodGroupTemplate& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const CompositePodGroupTemplate& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.scheduling_policy);
+  pb::write(w, 3, o.scheduling_constraints);
+  pb::write(w, 4, o.disruption_mode);
+  pb::write(w, 5, o.priority_class_name);
+  pb::write(w, 6, o.priority);
+  pb::write(w, 7, o.preemption_policy);
+  pb::write(w, 8, o.pod_group_templates);
+  pb::write(w, 9, o.composite_pod_group_templates);
+  pb::write_unknown(w, o.unknown_fields, "CompositePodGroupTemplate");
 }
 
 // k8s.io.api.scheduling.v1alpha3.DisruptionMode
@@ -246,9 +321,16 @@ void kubex_read_proto(pb::Reader& r, DisruptionMode& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DisruptionMode& o) {
+  pb::write_empty_object(w, 1, o.single);
+  pb::write_empty_object(w, 2, o.all);
+  pb::write_unknown(w, o.unknown_fields, "DisruptionMode");
 }
 
 // k8s.io.api.scheduling.v1alpha3.GangSchedulingPolicy
@@ -262,9 +344,15 @@ void kubex_read_proto(pb::Reader& r, GangSchedulingPolicy& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const GangSchedulingPolicy& o) {
+  pb::write(w, 1, o.min_count);
+  pb::write_unknown(w, o.unknown_fields, "GangSchedulingPolicy");
 }
 
 // k8s.io.api.scheduling.v1alpha3.PodGroup
@@ -286,9 +374,17 @@ void kubex_read_proto(pb::Reader& r, PodGroup& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PodGroup& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write(w, 3, o.status);
+  pb::write_unknown(w, o.unknown_fields, "PodGroup");
 }
 
 // k8s.io.api.scheduling.v1alpha3.PodGroupList
@@ -306,9 +402,16 @@ void kubex_read_proto(pb::Reader& r, PodGroupList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PodGroupList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "PodGroupList");
 }
 
 // k8s.io.api.scheduling.v1alpha3.PodGroupResourceClaim
@@ -330,9 +433,17 @@ void kubex_read_proto(pb::Reader& r, PodGroupResourceClaim& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PodGroupResourceClaim& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.resource_claim_name);
+  pb::write(w, 3, o.resource_claim_template_name);
+  pb::write_unknown(w, o.unknown_fields, "PodGroupResourceClaim");
 }
 
 // k8s.io.api.scheduling.v1alpha3.PodGroupResourceClaimStatus
@@ -350,9 +461,16 @@ void kubex_read_proto(pb::Reader& r, PodGroupResourceClaimStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PodGroupResourceClaimStatus& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.resource_claim_name);
+  pb::write_unknown(w, o.unknown_fields, "PodGroupResourceClaimStatus");
 }
 
 // k8s.io.api.scheduling.v1alpha3.PodGroupSchedulingConstraints
@@ -366,9 +484,15 @@ void kubex_read_proto(pb::Reader& r, PodGroupSchedulingConstraints& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PodGroupSchedulingConstraints& o) {
+  pb::write(w, 1, o.topology);
+  pb::write_unknown(w, o.unknown_fields, "PodGroupSchedulingConstraints");
 }
 
 // k8s.io.api.scheduling.v1alpha3.PodGroupSchedulingPolicy
@@ -386,9 +510,16 @@ void kubex_read_proto(pb::Reader& r, PodGroupSchedulingPolicy& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PodGroupSchedulingPolicy& o) {
+  pb::write_empty_object(w, 1, o.basic);
+  pb::write(w, 2, o.gang);
+  pb::write_unknown(w, o.unknown_fields, "PodGroupSchedulingPolicy");
 }
 
 // k8s.io.api.scheduling.v1alpha3.PodGroupSpec
@@ -434,9 +565,23 @@ void kubex_read_proto(pb::Reader& r, PodGroupSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PodGroupSpec& o) {
+  pb::write(w, 1, o.parent_composite_pod_group_name);
+  pb::write(w, 2, o.workload_ref);
+  pb::write(w, 3, o.scheduling_policy);
+  pb::write(w, 4, o.scheduling_constraints);
+  pb::write(w, 5, o.resource_claims);
+  pb::write(w, 6, o.disruption_mode);
+  pb::write(w, 7, o.priority_class_name);
+  pb::write(w, 8, o.priority);
+  pb::write(w, 9, o.preemption_policy);
+  pb::write_unknown(w, o.unknown_fields, "PodGroupSpec");
 }
 
 // k8s.io.api.scheduling.v1alpha3.PodGroupStatus
@@ -454,9 +599,16 @@ void kubex_read_proto(pb::Reader& r, PodGroupStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PodGroupStatus& o) {
+  pb::write(w, 1, o.conditions);
+  pb::write(w, 2, o.resource_claim_statuses);
+  pb::write_unknown(w, o.unknown_fields, "PodGroupStatus");
 }
 
 // k8s.io.api.scheduling.v1alpha3.PodGroupTemplate
@@ -498,9 +650,22 @@ void kubex_read_proto(pb::Reader& r, PodGroupTemplate& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PodGroupTemplate& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.scheduling_policy);
+  pb::write(w, 3, o.scheduling_constraints);
+  pb::write(w, 4, o.resource_claims);
+  pb::write(w, 5, o.disruption_mode);
+  pb::write(w, 6, o.priority_class_name);
+  pb::write(w, 7, o.priority);
+  pb::write(w, 8, o.preemption_policy);
+  pb::write_unknown(w, o.unknown_fields, "PodGroupTemplate");
 }
 
 // k8s.io.api.scheduling.v1alpha3.TopologyConstraint
@@ -514,9 +679,15 @@ void kubex_read_proto(pb::Reader& r, TopologyConstraint& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const TopologyConstraint& o) {
+  pb::write(w, 1, o.key);
+  pb::write_unknown(w, o.unknown_fields, "TopologyConstraint");
 }
 
 // k8s.io.api.scheduling.v1alpha3.TypedLocalObjectReference
@@ -538,9 +709,17 @@ void kubex_read_proto(pb::Reader& r, TypedLocalObjectReference& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const TypedLocalObjectReference& o) {
+  pb::write(w, 1, o.api_group);
+  pb::write(w, 2, o.kind);
+  pb::write(w, 3, o.name);
+  pb::write_unknown(w, o.unknown_fields, "TypedLocalObjectReference");
 }
 
 // k8s.io.api.scheduling.v1alpha3.Workload
@@ -558,9 +737,16 @@ void kubex_read_proto(pb::Reader& r, Workload& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const Workload& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write_unknown(w, o.unknown_fields, "Workload");
 }
 
 // k8s.io.api.scheduling.v1alpha3.WorkloadList
@@ -578,9 +764,16 @@ void kubex_read_proto(pb::Reader& r, WorkloadList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const WorkloadList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "WorkloadList");
 }
 
 // k8s.io.api.scheduling.v1alpha3.WorkloadPodGroupDisruptionMode
@@ -598,9 +791,16 @@ void kubex_read_proto(pb::Reader& r, WorkloadPodGroupDisruptionMode& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const WorkloadPodGroupDisruptionMode& o) {
+  pb::write_empty_object(w, 1, o.single);
+  pb::write_empty_object(w, 2, o.all);
+  pb::write_unknown(w, o.unknown_fields, "WorkloadPodGroupDisruptionMode");
 }
 
 // k8s.io.api.scheduling.v1alpha3.WorkloadPodGroupGangSchedulingPolicy
@@ -614,9 +814,15 @@ void kubex_read_proto(pb::Reader& r, WorkloadPodGroupGangSchedulingPolicy& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const WorkloadPodGroupGangSchedulingPolicy& o) {
+  pb::write(w, 1, o.min_count);
+  pb::write_unknown(w, o.unknown_fields, "WorkloadPodGroupGangSchedulingPolicy");
 }
 
 // k8s.io.api.scheduling.v1alpha3.WorkloadPodGroupResourceClaim
@@ -638,9 +844,17 @@ void kubex_read_proto(pb::Reader& r, WorkloadPodGroupResourceClaim& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const WorkloadPodGroupResourceClaim& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.resource_claim_name);
+  pb::write(w, 3, o.resource_claim_template_name);
+  pb::write_unknown(w, o.unknown_fields, "WorkloadPodGroupResourceClaim");
 }
 
 // k8s.io.api.scheduling.v1alpha3.WorkloadPodGroupSchedulingConstraints
@@ -654,9 +868,15 @@ void kubex_read_proto(pb::Reader& r, WorkloadPodGroupSchedulingConstraints& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const WorkloadPodGroupSchedulingConstraints& o) {
+  pb::write(w, 1, o.topology);
+  pb::write_unknown(w, o.unknown_fields, "WorkloadPodGroupSchedulingConstraints");
 }
 
 // k8s.io.api.scheduling.v1alpha3.WorkloadPodGroupSchedulingPolicy
@@ -674,9 +894,16 @@ void kubex_read_proto(pb::Reader& r, WorkloadPodGroupSchedulingPolicy& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const WorkloadPodGroupSchedulingPolicy& o) {
+  pb::write_empty_object(w, 1, o.basic);
+  pb::write(w, 2, o.gang);
+  pb::write_unknown(w, o.unknown_fields, "WorkloadPodGroupSchedulingPolicy");
 }
 
 // k8s.io.api.scheduling.v1alpha3.WorkloadReference
@@ -694,9 +921,16 @@ void kubex_read_proto(pb::Reader& r, WorkloadReference& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const WorkloadReference& o) {
+  pb::write(w, 1, o.workload_name);
+  pb::write(w, 2, o.template_name);
+  pb::write_unknown(w, o.unknown_fields, "WorkloadReference");
 }
 
 // k8s.io.api.scheduling.v1alpha3.WorkloadSpec
@@ -718,9 +952,17 @@ void kubex_read_proto(pb::Reader& r, WorkloadSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const WorkloadSpec& o) {
+  pb::write(w, 1, o.controller_ref);
+  pb::write(w, 2, o.pod_group_templates);
+  pb::write(w, 3, o.composite_pod_group_templates);
+  pb::write_unknown(w, o.unknown_fields, "WorkloadSpec");
 }
 
 }  // namespace kubex::k8s::v1_37::scheduling::v1alpha3

@@ -2,6 +2,7 @@
 #include <kubex/k8s/v1_37/scheduling/v1beta1.hpp>
 
 #include <kubex/core/protobuf_read.hpp>
+#include <kubex/core/protobuf_write.hpp>
 
 namespace kubex::k8s::v1_37::scheduling::v1beta1 {
 
@@ -22,9 +23,16 @@ void kubex_read_proto(pb::Reader& r, CompositeDisruptionMode& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const CompositeDisruptionMode& o) {
+  pb::write_empty_object(w, 1, o.single);
+  pb::write_empty_object(w, 2, o.all);
+  pb::write_unknown(w, o.unknown_fields, "CompositeDisruptionMode");
 }
 
 // k8s.io.api.scheduling.v1beta1.CompositeGangSchedulingPolicy
@@ -38,9 +46,15 @@ void kubex_read_proto(pb::Reader& r, CompositeGangSchedulingPolicy& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const CompositeGangSchedulingPolicy& o) {
+  pb::write(w, 1, o.min_group_count);
+  pb::write_unknown(w, o.unknown_fields, "CompositeGangSchedulingPolicy");
 }
 
 // k8s.io.api.scheduling.v1beta1.CompositePodGroupSchedulingConstraints
@@ -54,9 +68,15 @@ void kubex_read_proto(pb::Reader& r, CompositePodGroupSchedulingConstraints& o) 
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const CompositePodGroupSchedulingConstraints& o) {
+  pb::write(w, 1, o.topology);
+  pb::write_unknown(w, o.unknown_fields, "CompositePodGroupSchedulingConstraints");
 }
 
 // k8s.io.api.scheduling.v1beta1.CompositePodGroupSchedulingPolicy
@@ -74,9 +94,16 @@ void kubex_read_proto(pb::Reader& r, CompositePodGroupSchedulingPolicy& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const CompositePodGroupSchedulingPolicy& o) {
+  pb::write_empty_object(w, 1, o.basic);
+  pb::write(w, 2, o.gang);
+  pb::write_unknown(w, o.unknown_fields, "CompositePodGroupSchedulingPolicy");
 }
 
 // k8s.io.api.scheduling.v1beta1.CompositePodGroupTemplate
@@ -122,9 +149,23 @@ void kubex_read_proto(pb::Reader& r, CompositePodGroupTemplate& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const CompositePodGroupTemplate& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.scheduling_policy);
+  pb::write(w, 3, o.scheduling_constraints);
+  pb::write(w, 4, o.disruption_mode);
+  pb::write(w, 5, o.priority_class_name);
+  pb::write(w, 6, o.priority);
+  pb::write(w, 7, o.preemption_policy);
+  pb::write(w, 8, o.pod_group_templates);
+  pb::write(w, 9, o.composite_pod_group_templates);
+  pb::write_unknown(w, o.unknown_fields, "CompositePodGroupTemplate");
 }
 
 // k8s.io.api.scheduling.v1beta1.DisruptionMode
@@ -142,9 +183,16 @@ void kubex_read_proto(pb::Reader& r, DisruptionMode& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const DisruptionMode& o) {
+  pb::write_empty_object(w, 1, o.single);
+  pb::write_empty_object(w, 2, o.all);
+  pb::write_unknown(w, o.unknown_fields, "DisruptionMode");
 }
 
 // k8s.io.api.scheduling.v1beta1.GangSchedulingPolicy
@@ -158,9 +206,15 @@ void kubex_read_proto(pb::Reader& r, GangSchedulingPolicy& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const GangSchedulingPolicy& o) {
+  pb::write(w, 1, o.min_count);
+  pb::write_unknown(w, o.unknown_fields, "GangSchedulingPolicy");
 }
 
 // k8s.io.api.scheduling.v1beta1.PodGroup
@@ -182,9 +236,17 @@ void kubex_read_proto(pb::Reader& r, PodGroup& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PodGroup& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write(w, 3, o.status);
+  pb::write_unknown(w, o.unknown_fields, "PodGroup");
 }
 
 // k8s.io.api.scheduling.v1beta1.PodGroupList
@@ -202,9 +264,16 @@ void kubex_read_proto(pb::Reader& r, PodGroupList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PodGroupList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "PodGroupList");
 }
 
 // k8s.io.api.scheduling.v1beta1.PodGroupResourceClaim
@@ -226,9 +295,17 @@ void kubex_read_proto(pb::Reader& r, PodGroupResourceClaim& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PodGroupResourceClaim& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.resource_claim_name);
+  pb::write(w, 3, o.resource_claim_template_name);
+  pb::write_unknown(w, o.unknown_fields, "PodGroupResourceClaim");
 }
 
 // k8s.io.api.scheduling.v1beta1.PodGroupResourceClaimStatus
@@ -246,9 +323,16 @@ void kubex_read_proto(pb::Reader& r, PodGroupResourceClaimStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PodGroupResourceClaimStatus& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.resource_claim_name);
+  pb::write_unknown(w, o.unknown_fields, "PodGroupResourceClaimStatus");
 }
 
 // k8s.io.api.scheduling.v1beta1.PodGroupSchedulingConstraints
@@ -262,9 +346,15 @@ void kubex_read_proto(pb::Reader& r, PodGroupSchedulingConstraints& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PodGroupSchedulingConstraints& o) {
+  pb::write(w, 1, o.topology);
+  pb::write_unknown(w, o.unknown_fields, "PodGroupSchedulingConstraints");
 }
 
 // k8s.io.api.scheduling.v1beta1.PodGroupSchedulingPolicy
@@ -282,9 +372,16 @@ void kubex_read_proto(pb::Reader& r, PodGroupSchedulingPolicy& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PodGroupSchedulingPolicy& o) {
+  pb::write_empty_object(w, 1, o.basic);
+  pb::write(w, 2, o.gang);
+  pb::write_unknown(w, o.unknown_fields, "PodGroupSchedulingPolicy");
 }
 
 // k8s.io.api.scheduling.v1beta1.PodGroupSpec
@@ -330,9 +427,23 @@ void kubex_read_proto(pb::Reader& r, PodGroupSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PodGroupSpec& o) {
+  pb::write(w, 1, o.parent_composite_pod_group_name);
+  pb::write(w, 2, o.workload_ref);
+  pb::write(w, 3, o.scheduling_policy);
+  pb::write(w, 4, o.scheduling_constraints);
+  pb::write(w, 5, o.resource_claims);
+  pb::write(w, 6, o.disruption_mode);
+  pb::write(w, 7, o.priority_class_name);
+  pb::write(w, 8, o.priority);
+  pb::write(w, 9, o.preemption_policy);
+  pb::write_unknown(w, o.unknown_fields, "PodGroupSpec");
 }
 
 // k8s.io.api.scheduling.v1beta1.PodGroupStatus
@@ -350,9 +461,16 @@ void kubex_read_proto(pb::Reader& r, PodGroupStatus& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PodGroupStatus& o) {
+  pb::write(w, 1, o.conditions);
+  pb::write(w, 2, o.resource_claim_statuses);
+  pb::write_unknown(w, o.unknown_fields, "PodGroupStatus");
 }
 
 // k8s.io.api.scheduling.v1beta1.PodGroupTemplate
@@ -394,9 +512,22 @@ void kubex_read_proto(pb::Reader& r, PodGroupTemplate& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const PodGroupTemplate& o) {
+  pb::write(w, 1, o.name);
+  pb::write(w, 2, o.scheduling_policy);
+  pb::write(w, 3, o.scheduling_constraints);
+  pb::write(w, 4, o.resource_claims);
+  pb::write(w, 5, o.disruption_mode);
+  pb::write(w, 6, o.priority_class_name);
+  pb::write(w, 7, o.priority);
+  pb::write(w, 8, o.preemption_policy);
+  pb::write_unknown(w, o.unknown_fields, "PodGroupTemplate");
 }
 
 // k8s.io.api.scheduling.v1beta1.TopologyConstraint
@@ -410,9 +541,15 @@ void kubex_read_proto(pb::Reader& r, TopologyConstraint& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const TopologyConstraint& o) {
+  pb::write(w, 1, o.key);
+  pb::write_unknown(w, o.unknown_fields, "TopologyConstraint");
 }
 
 // k8s.io.api.scheduling.v1beta1.TypedLocalObjectReference
@@ -434,9 +571,17 @@ void kubex_read_proto(pb::Reader& r, TypedLocalObjectReference& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const TypedLocalObjectReference& o) {
+  pb::write(w, 1, o.api_group);
+  pb::write(w, 2, o.kind);
+  pb::write(w, 3, o.name);
+  pb::write_unknown(w, o.unknown_fields, "TypedLocalObjectReference");
 }
 
 // k8s.io.api.scheduling.v1beta1.Workload
@@ -454,9 +599,16 @@ void kubex_read_proto(pb::Reader& r, Workload& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const Workload& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.spec);
+  pb::write_unknown(w, o.unknown_fields, "Workload");
 }
 
 // k8s.io.api.scheduling.v1beta1.WorkloadList
@@ -474,9 +626,16 @@ void kubex_read_proto(pb::Reader& r, WorkloadList& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const WorkloadList& o) {
+  pb::write(w, 1, o.metadata);
+  pb::write(w, 2, o.items);
+  pb::write_unknown(w, o.unknown_fields, "WorkloadList");
 }
 
 // k8s.io.api.scheduling.v1beta1.WorkloadReference
@@ -494,9 +653,16 @@ void kubex_read_proto(pb::Reader& r, WorkloadReference& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const WorkloadReference& o) {
+  pb::write(w, 1, o.workload_name);
+  pb::write(w, 2, o.template_name);
+  pb::write_unknown(w, o.unknown_fields, "WorkloadReference");
 }
 
 // k8s.io.api.scheduling.v1beta1.WorkloadSpec
@@ -518,9 +684,17 @@ void kubex_read_proto(pb::Reader& r, WorkloadSpec& o) {
       }
       default:
         r.skip();
+        o.unknown_fields.add_protobuf(r.field_bytes());
         break;
     }
   }
+}
+
+void kubex_write_proto(pb::Writer& w, const WorkloadSpec& o) {
+  pb::write(w, 1, o.controller_ref);
+  pb::write(w, 2, o.pod_group_templates);
+  pb::write(w, 3, o.composite_pod_group_templates);
+  pb::write_unknown(w, o.unknown_fields, "WorkloadSpec");
 }
 
 }  // namespace kubex::k8s::v1_37::scheduling::v1beta1

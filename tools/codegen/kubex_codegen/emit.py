@@ -255,7 +255,7 @@ class Emitter:
             lines.append(f"#include <{self.header_path(d)}>\n")
         lines.append("\nnamespace kubex::json {\nclass Reader;\nclass Writer;\n}  // namespace kubex::json\n")
         if self.messages is not None:
-            lines.append("namespace kubex::protobuf {\nclass Reader;\n}  // namespace kubex::protobuf\n")
+            lines.append("namespace kubex::protobuf {\nclass Reader;\nclass Writer;\n}  // namespace kubex::protobuf\n")
         lines.append("\n")
         ns = f"kubex::k8s::{self.ns}::{group.replace('/', '::')}"
         lines.append(f"namespace {ns} {{\n\n")

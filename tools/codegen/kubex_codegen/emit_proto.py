@@ -1,6 +1,8 @@
-"""Renders the protobuf readers of one group-version: `kubex_read_proto(protobuf::Reader&, T&)`
-for every struct with a proto message, in src/<group>.pb.cpp (a translation unit of its own,
-so a program that never reads protobuf links none of it)."""
+"""Renders the protobuf codec of one group-version: `kubex_read_proto(protobuf::Reader&, T&)` and
+`kubex_write_proto(protobuf::Writer&, const T&)` for every struct with a proto message, in
+src/<group>.pb.cpp (a translation unit of its own, so a program that never uses protobuf links
+none of it). Fields a reader does not know are kept as their bytes in the struct's
+unknown_fields, and its writer appends them again."""
 
 from .protomap import MessageMap, ProtoField, map_struct
 
@@ -12,13 +14,13 @@ RAW_JSON_MESSAGES = {
 }
 APIEXT = "k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1."
 # apiextensions' "either a schema or ..." messages, which JSON shows as the value itself.
-SCHEMA_OR = {APIEXT + "JSONSchemaPropsOrArray": "read_schema_or_array",
-             APIEXT + "JSONSchemaPropsOrBool": "read_schema_or_bool",
-             APIEXT + "JSONSchemaPropsOrStringArray": "read_schema_or_string_array"}
+SCHEMA_OR = {APIEXT + "JSONSchemaPropsOrArray": "schema_or_array",
+             APIEXT + "JSONSchemaPropsOrBool": "schema_or_bool",
+             APIEXT + "JSONSchemaPropsOrStringArray": "schema_or_string_array"}
 
 # The three readers of SCHEMA_OR, emitted into apiextensions/v1's source. Each decodes the
 # proto form and writes the JSON the model holds as RawJson.
-SCHEMA_OR_READERS = """namespace {
+SCHEMA_OR_CODECS = """namespace {
 
 std::string schema_json(const JSONSchemaProps& props) {
   std::string out;
@@ -100,6 +102,57 @@ void read_schema_or_string_array(pb::Reader& r, ::kubex::RawJson& out) {
   out.text = std::move(text);
 }
 
+// The writers parse the JSON the model holds back into the proto form.
+void write_schema_or_array(pb::Writer& w, std::uint32_t field, const ::kubex::RawJson& v) {
+  if (v.empty()) {
+    return;
+  }
+  w.message(field, [&v](pb::Writer& m) {
+    if (v.text.front() == '[') {
+      std::vector<JSONSchemaProps> schemas;
+      json::decode(v.text, schemas);
+      pb::write(m, 2, schemas);
+    } else {
+      JSONSchemaProps schema;
+      json::decode(v.text, schema);
+      pb::write(m, 1, schema);
+    }
+  });
+}
+
+void write_schema_or_bool(pb::Writer& w, std::uint32_t field, const ::kubex::RawJson& v) {
+  if (v.empty()) {
+    return;
+  }
+  w.message(field, [&v](pb::Writer& m) {
+    if (v.text == "true" || v.text == "false") {
+      m.boolean(1, v.text == "true");
+      return;
+    }
+    JSONSchemaProps schema;
+    json::decode(v.text, schema);
+    m.boolean(1, true);  // a schema allows, as Go's UnmarshalJSON sets it
+    pb::write(m, 2, schema);
+  });
+}
+
+void write_schema_or_string_array(pb::Writer& w, std::uint32_t field, const ::kubex::RawJson& v) {
+  if (v.empty()) {
+    return;
+  }
+  w.message(field, [&v](pb::Writer& m) {
+    if (v.text.front() == '[') {
+      std::vector<std::string> property;
+      json::decode(v.text, property);
+      pb::write(m, 2, property);
+    } else {
+      JSONSchemaProps schema;
+      json::decode(v.text, schema);
+      pb::write(m, 1, schema);
+    }
+  });
+}
+
 }  // namespace
 
 """
@@ -117,7 +170,7 @@ def _read(p: ProtoField, reader: str, target: str, messages: dict, where: str) -
         if p.type in RAW_JSON_MESSAGES:
             return f"pb::read({reader}, {target});"
         if p.type in SCHEMA_OR:
-            return f"{SCHEMA_OR[p.type]}({reader}, {target});"
+            return f"read_{SCHEMA_OR[p.type]}({reader}, {target});"
         if messages.get(p.type) == []:
             return f"pb::read_empty_object({reader}, {target});"
         raise SystemExit(f"{where}: no protobuf reading for a free-form field of message {p.type}")
@@ -139,7 +192,7 @@ def _read(p: ProtoField, reader: str, target: str, messages: dict, where: str) -
         if t.elem.kind == "raw":
             if value in SCHEMA_OR:
                 return (f"pb::read_map_entry({reader}, {target}, "
-                        f"[](pb::Reader& e, ::kubex::RawJson& v) {{ {SCHEMA_OR[value]}(e, v); }});")
+                        f"[](pb::Reader& e, ::kubex::RawJson& v) {{ read_{SCHEMA_OR[value]}(e, v); }});")
             if value not in RAW_JSON_MESSAGES:
                 raise SystemExit(f"{where}: no protobuf reading for a map of {value}")
         return f"pb::read({reader}, {target});"
@@ -151,7 +204,48 @@ def _read(p: ProtoField, reader: str, target: str, messages: dict, where: str) -
     return f"pb::read({reader}, {target});"
 
 
+def _write(p: ProtoField, writer: str, source: str, messages: dict) -> str:
+    """The statement that writes the model member `source` as proto field p (_read has checked
+    the mapping already)."""
+    t = p.field.type
+    n = p.number
+    if t.kind == "raw":
+        if p.type in RAW_JSON_MESSAGES:
+            return f"pb::write({writer}, {n}, {source});"
+        if p.type in SCHEMA_OR:
+            return f"write_{SCHEMA_OR[p.type]}({writer}, {n}, {source});"
+        return f"pb::write_empty_object({writer}, {n}, {source});"
+    if t.kind == "vector" and p.label == "optional" and _is_string_list(messages, p.type):
+        return f"pb::write_string_list({writer}, {n}, {source});"
+    if t.kind == "map":
+        value = p.type.split(",", 1)[1]
+        if t.elem.kind == "vector" and _is_string_list(messages, value):
+            return (f"pb::write_map({writer}, {n}, {source}, [](pb::Writer& e, std::uint32_t k, "
+                    "const std::vector<std::string>& v) { pb::write_string_list(e, k, v); });")
+        if t.elem.kind == "raw" and value in SCHEMA_OR:
+            return (f"pb::write_map({writer}, {n}, {source}, [](pb::Writer& e, std::uint32_t k, "
+                    f"const ::kubex::RawJson& v) {{ write_{SCHEMA_OR[value]}(e, k, v); }});")
+    return f"pb::write({writer}, {n}, {source});"
+
+
+def _write_fields(fields: list, writer: str, indent: str, messages: dict, depth: int) -> list:
+    lines = []
+    for p in fields:
+        if p.field is not None:
+            lines.append(f"{indent}{_write(p, writer, 'o.' + p.field.cpp_name, messages)}\n")
+            continue
+        # A Go embedded struct: its message holds fields of this struct. Go writes it always.
+        inner = f"m{depth}"
+        lines.append(f"{indent}{writer}.message({p.number}, [&o](pb::Writer& {inner}) {{\n")
+        lines.extend(_write_fields(p.embedded, inner, indent + "  ", messages, depth + 1))
+        lines.append(f"{indent}}});\n")
+    return lines
+
+
 def _switch(fields: list, reader: str, indent: str, messages: dict, where: str, depth: int) -> list:
+    """The reader's switch over one message's fields. At the top level (depth 1) a field it does
+    not know is kept in unknown_fields; in an embedded Go struct's message it is skipped, since
+    written back at the top level it would land in the wrong message."""
     lines = [f"{indent}switch ({reader}.field()) {{\n"]
     for p in fields:
         lines.append(f"{indent}  case {p.number}:")
@@ -165,16 +259,19 @@ def _switch(fields: list, reader: str, indent: str, messages: dict, where: str, 
                      f"{indent}    while ({inner}.next()) {{\n")
         lines.extend(_switch(p.embedded, inner, indent + "      ", messages, where, depth + 1))
         lines.append(f"{indent}    }}\n{indent}    break;\n{indent}  }}\n")
-    lines.append(f"{indent}  default:\n{indent}    {reader}.skip();\n{indent}    break;\n{indent}}}\n")
+    keep = f"\n{indent}    o.unknown_fields.add_protobuf({reader}.field_bytes());" if depth == 1 else ""
+    lines.append(f"{indent}  default:\n{indent}    {reader}.skip();{keep}\n{indent}    break;\n{indent}}}\n")
     return lines
 
 
 def declarations(structs, messages: dict) -> str:
-    """The header's declarations of the group's protobuf readers."""
-    lines = ["// Protobuf readers (kubex/core/protobuf_read.hpp), in this group's .pb.cpp.\n"]
+    """The header's declarations of the group's protobuf readers and writers."""
+    lines = ["// Protobuf readers and writers (kubex/core/protobuf_read.hpp, protobuf_write.hpp), in\n"
+             "// this group's .pb.cpp.\n"]
     for s in sorted(structs, key=lambda s: s.name):
         if map_struct(s, messages) is not None:
             lines.append(f"void kubex_read_proto(::kubex::protobuf::Reader& r, {s.name}& o);\n")
+            lines.append(f"void kubex_write_proto(::kubex::protobuf::Writer& w, const {s.name}& o);\n")
     return "".join(lines)
 
 
@@ -184,12 +281,13 @@ def source(banner: str, header: str, ns: str, structs, messages: dict) -> str:
     lines = [banner, f"#include <{header}>\n\n"]
     if schema_or:
         lines.append("#include <kubex/core/json.hpp>\n#include <kubex/core/json_types.hpp>\n")
-    lines += ["#include <kubex/core/protobuf_read.hpp>\n\n", f"namespace {ns} {{\n\n"]
+    lines += ["#include <kubex/core/protobuf_read.hpp>\n#include <kubex/core/protobuf_write.hpp>\n\n",
+              f"namespace {ns} {{\n\n"]
     if schema_or:
         lines.append("namespace json = ::kubex::json;\n")
     lines.append("namespace pb = ::kubex::protobuf;\n\n")
     if schema_or:
-        lines.append(SCHEMA_OR_READERS)
+        lines.append(SCHEMA_OR_CODECS)
     for s in sorted(structs, key=lambda s: s.name):
         m: MessageMap = map_struct(s, messages)
         if m is None:
@@ -199,5 +297,8 @@ def source(banner: str, header: str, ns: str, structs, messages: dict) -> str:
         lines.append("  while (r.next()) {\n")
         lines.extend(_switch(m.fields, "r", "    ", messages, s.definition, 1))
         lines.append("  }\n}\n\n")
+        lines.append(f"void kubex_write_proto(pb::Writer& w, const {s.name}& o) {{\n")
+        lines.extend(_write_fields(m.fields, "w", "  ", messages, 1))
+        lines.append(f'  pb::write_unknown(w, o.unknown_fields, "{s.name}");\n}}\n\n')
     lines.append(f"}}  // namespace {ns}\n")
     return "".join(lines)

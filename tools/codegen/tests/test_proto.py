@@ -162,6 +162,36 @@ class EmitProtoTest(unittest.TestCase):
         self.assertIn("pb::read(r, o.name);", text)
         self.assertNotIn("#include <kubex/core/json.hpp>", text)
 
+    def test_the_reader_keeps_unknown_fields_of_its_own_message_only(self):
+        text = emit_proto.source("", "h.hpp", "ns", [hook_struct()], messages())
+        reader = text[text.index("void kubex_read_proto(pb::Reader& r, Hook& o)"):]
+        reader = reader[:reader.index("\n}\n")]
+        # Kept once, in the top-level default; an embedded message's unknown fields are skipped.
+        self.assertEqual(reader.count("o.unknown_fields.add_protobuf(r.field_bytes());"), 1)
+        self.assertIn("m2.skip();\n", reader)
+
+    def test_the_writer_mirrors_the_reader(self):
+        text = emit_proto.source("", "h.hpp", "ns", [hook_struct()], messages())
+        writer = text[text.index("void kubex_write_proto(pb::Writer& w, const Hook& o) {"):]
+        writer = writer[:writer.index("\n}\n")]
+        lines = [line.strip() for line in writer.splitlines()[1:]]
+        self.assertEqual(lines, [
+            "pb::write(w, 1, o.name);",
+            "pb::write(w, 2, o.metadata);",
+            "pb::write(w, 3, o.labels);",
+            "w.message(4, [&o](pb::Writer& m1) {",
+            "pb::write(m1, 1, o.operations);",
+            "m1.message(2, [&o](pb::Writer& m2) {",
+            "pb::write(m2, 1, o.api_groups);",
+            "pb::write(m2, 4, o.scope);",
+            "});",
+            "});",
+            "pb::write(w, 5, o.replicas);",
+            'pb::write_unknown(w, o.unknown_fields, "Hook");',
+        ])
+        decl = emit_proto.declarations([hook_struct()], messages())
+        self.assertIn("void kubex_write_proto(::kubex::protobuf::Writer& w, const Hook& o);", decl)
+
     def test_omitempty_scalars_read_zero_as_absent(self):
         msgs = messages()
         msgs["k8s.io.api.demo.v1.Hook"][4][4] = "o"  # replicas as a Go value with omitempty

@@ -21,6 +21,7 @@ class Writer;
 }  // namespace kubex::json
 namespace kubex::protobuf {
 class Reader;
+class Writer;
 }  // namespace kubex::protobuf
 
 namespace kubex::k8s::v1_37::version {
@@ -64,6 +65,7 @@ struct Info {
 void kubex_read(::kubex::json::Reader& r, Info& o);
 void kubex_write(::kubex::json::Writer& w, const Info& o);
 
-// Protobuf readers (kubex/core/protobuf_read.hpp), in this group's .pb.cpp.
+// Protobuf readers and writers (kubex/core/protobuf_read.hpp, protobuf_write.hpp), in
+// this group's .pb.cpp.
 
 }  // namespace kubex::k8s::v1_37::version

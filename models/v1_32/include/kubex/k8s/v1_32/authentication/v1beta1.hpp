@@ -23,6 +23,7 @@ class Writer;
 }  // namespace kubex::json
 namespace kubex::protobuf {
 class Reader;
+class Writer;
 }  // namespace kubex::protobuf
 
 namespace kubex::k8s::v1_32::authentication::v1beta1 {
@@ -73,9 +74,12 @@ void kubex_write(::kubex::json::Writer& w, const SelfSubjectReview& o);
 void kubex_read(::kubex::json::Reader& r, SelfSubjectReviewStatus& o);
 void kubex_write(::kubex::json::Writer& w, const SelfSubjectReviewStatus& o);
 
-// Protobuf readers (kubex/core/protobuf_read.hpp), in this group's .pb.cpp.
+// Protobuf readers and writers (kubex/core/protobuf_read.hpp, protobuf_write.hpp), in
+// this group's .pb.cpp.
 void kubex_read_proto(::kubex::protobuf::Reader& r, SelfSubjectReview& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const SelfSubjectReview& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, SelfSubjectReviewStatus& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const SelfSubjectReviewStatus& o);
 
 }  // namespace kubex::k8s::v1_32::authentication::v1beta1
 

@@ -23,6 +23,7 @@ class Writer;
 }  // namespace kubex::json
 namespace kubex::protobuf {
 class Reader;
+class Writer;
 }  // namespace kubex::protobuf
 
 namespace kubex::k8s::v1_32::coordination::v1alpha2 {
@@ -106,10 +107,14 @@ void kubex_write(::kubex::json::Writer& w, const LeaseCandidateList& o);
 void kubex_read(::kubex::json::Reader& r, LeaseCandidateSpec& o);
 void kubex_write(::kubex::json::Writer& w, const LeaseCandidateSpec& o);
 
-// Protobuf readers (kubex/core/protobuf_read.hpp), in this group's .pb.cpp.
+// Protobuf readers and writers (kubex/core/protobuf_read.hpp, protobuf_write.hpp), in
+// this group's .pb.cpp.
 void kubex_read_proto(::kubex::protobuf::Reader& r, LeaseCandidate& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const LeaseCandidate& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, LeaseCandidateList& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const LeaseCandidateList& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, LeaseCandidateSpec& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const LeaseCandidateSpec& o);
 
 }  // namespace kubex::k8s::v1_32::coordination::v1alpha2
 

@@ -22,6 +22,7 @@ class Writer;
 }  // namespace kubex::json
 namespace kubex::protobuf {
 class Reader;
+class Writer;
 }  // namespace kubex::protobuf
 
 namespace kubex::k8s::v1_32::storage::v1alpha1 {
@@ -81,9 +82,12 @@ void kubex_write(::kubex::json::Writer& w, const VolumeAttributesClass& o);
 void kubex_read(::kubex::json::Reader& r, VolumeAttributesClassList& o);
 void kubex_write(::kubex::json::Writer& w, const VolumeAttributesClassList& o);
 
-// Protobuf readers (kubex/core/protobuf_read.hpp), in this group's .pb.cpp.
+// Protobuf readers and writers (kubex/core/protobuf_read.hpp, protobuf_write.hpp), in
+// this group's .pb.cpp.
 void kubex_read_proto(::kubex::protobuf::Reader& r, VolumeAttributesClass& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const VolumeAttributesClass& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, VolumeAttributesClassList& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const VolumeAttributesClassList& o);
 
 }  // namespace kubex::k8s::v1_32::storage::v1alpha1
 

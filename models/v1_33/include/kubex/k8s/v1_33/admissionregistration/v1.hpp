@@ -23,6 +23,7 @@ class Writer;
 }  // namespace kubex::json
 namespace kubex::protobuf {
 class Reader;
+class Writer;
 }  // namespace kubex::protobuf
 
 namespace kubex::k8s::v1_33::admissionregistration::v1 {
@@ -848,33 +849,60 @@ void kubex_write(::kubex::json::Writer& w, const Variable& o);
 void kubex_read(::kubex::json::Reader& r, WebhookClientConfig& o);
 void kubex_write(::kubex::json::Writer& w, const WebhookClientConfig& o);
 
-// Protobuf readers (kubex/core/protobuf_read.hpp), in this group's .pb.cpp.
+// Protobuf readers and writers (kubex/core/protobuf_read.hpp, protobuf_write.hpp), in
+// this group's .pb.cpp.
 void kubex_read_proto(::kubex::protobuf::Reader& r, AuditAnnotation& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const AuditAnnotation& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ExpressionWarning& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ExpressionWarning& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, MatchCondition& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const MatchCondition& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, MatchResources& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const MatchResources& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, MutatingWebhook& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const MutatingWebhook& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, MutatingWebhookConfiguration& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const MutatingWebhookConfiguration& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, MutatingWebhookConfigurationList& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const MutatingWebhookConfigurationList& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, NamedRuleWithOperations& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const NamedRuleWithOperations& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ParamKind& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ParamKind& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ParamRef& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ParamRef& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, RuleWithOperations& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const RuleWithOperations& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ServiceReference& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ServiceReference& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, TypeChecking& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const TypeChecking& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ValidatingAdmissionPolicy& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ValidatingAdmissionPolicy& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ValidatingAdmissionPolicyBinding& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ValidatingAdmissionPolicyBinding& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ValidatingAdmissionPolicyBindingList& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ValidatingAdmissionPolicyBindingList& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ValidatingAdmissionPolicyBindingSpec& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ValidatingAdmissionPolicyBindingSpec& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ValidatingAdmissionPolicyList& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ValidatingAdmissionPolicyList& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ValidatingAdmissionPolicySpec& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ValidatingAdmissionPolicySpec& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ValidatingAdmissionPolicyStatus& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ValidatingAdmissionPolicyStatus& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ValidatingWebhook& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ValidatingWebhook& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ValidatingWebhookConfiguration& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ValidatingWebhookConfiguration& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ValidatingWebhookConfigurationList& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ValidatingWebhookConfigurationList& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, Validation& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const Validation& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, Variable& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const Variable& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, WebhookClientConfig& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const WebhookClientConfig& o);
 
 }  // namespace kubex::k8s::v1_33::admissionregistration::v1
 

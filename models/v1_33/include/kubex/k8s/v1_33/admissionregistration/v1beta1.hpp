@@ -22,6 +22,7 @@ class Writer;
 }  // namespace kubex::json
 namespace kubex::protobuf {
 class Reader;
+class Writer;
 }  // namespace kubex::protobuf
 
 namespace kubex::k8s::v1_33::admissionregistration::v1beta1 {
@@ -463,24 +464,42 @@ void kubex_write(::kubex::json::Writer& w, const Validation& o);
 void kubex_read(::kubex::json::Reader& r, Variable& o);
 void kubex_write(::kubex::json::Writer& w, const Variable& o);
 
-// Protobuf readers (kubex/core/protobuf_read.hpp), in this group's .pb.cpp.
+// Protobuf readers and writers (kubex/core/protobuf_read.hpp, protobuf_write.hpp), in
+// this group's .pb.cpp.
 void kubex_read_proto(::kubex::protobuf::Reader& r, AuditAnnotation& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const AuditAnnotation& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ExpressionWarning& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ExpressionWarning& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, MatchCondition& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const MatchCondition& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, MatchResources& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const MatchResources& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, NamedRuleWithOperations& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const NamedRuleWithOperations& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ParamKind& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ParamKind& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ParamRef& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ParamRef& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, TypeChecking& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const TypeChecking& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ValidatingAdmissionPolicy& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ValidatingAdmissionPolicy& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ValidatingAdmissionPolicyBinding& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ValidatingAdmissionPolicyBinding& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ValidatingAdmissionPolicyBindingList& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ValidatingAdmissionPolicyBindingList& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ValidatingAdmissionPolicyBindingSpec& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ValidatingAdmissionPolicyBindingSpec& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ValidatingAdmissionPolicyList& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ValidatingAdmissionPolicyList& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ValidatingAdmissionPolicySpec& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ValidatingAdmissionPolicySpec& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ValidatingAdmissionPolicyStatus& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ValidatingAdmissionPolicyStatus& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, Validation& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const Validation& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, Variable& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const Variable& o);
 
 }  // namespace kubex::k8s::v1_33::admissionregistration::v1beta1
 

@@ -23,6 +23,7 @@ class Writer;
 }  // namespace kubex::json
 namespace kubex::protobuf {
 class Reader;
+class Writer;
 }  // namespace kubex::protobuf
 
 namespace kubex::k8s::v1_33::autoscaling::v1 {
@@ -222,15 +223,24 @@ void kubex_write(::kubex::json::Writer& w, const ScaleSpec& o);
 void kubex_read(::kubex::json::Reader& r, ScaleStatus& o);
 void kubex_write(::kubex::json::Writer& w, const ScaleStatus& o);
 
-// Protobuf readers (kubex/core/protobuf_read.hpp), in this group's .pb.cpp.
+// Protobuf readers and writers (kubex/core/protobuf_read.hpp, protobuf_write.hpp), in
+// this group's .pb.cpp.
 void kubex_read_proto(::kubex::protobuf::Reader& r, CrossVersionObjectReference& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const CrossVersionObjectReference& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, HorizontalPodAutoscaler& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const HorizontalPodAutoscaler& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, HorizontalPodAutoscalerList& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const HorizontalPodAutoscalerList& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, HorizontalPodAutoscalerSpec& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const HorizontalPodAutoscalerSpec& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, HorizontalPodAutoscalerStatus& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const HorizontalPodAutoscalerStatus& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, Scale& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const Scale& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ScaleSpec& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ScaleSpec& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ScaleStatus& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ScaleStatus& o);
 
 }  // namespace kubex::k8s::v1_33::autoscaling::v1
 

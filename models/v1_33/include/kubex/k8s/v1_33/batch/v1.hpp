@@ -24,6 +24,7 @@ class Writer;
 }  // namespace kubex::json
 namespace kubex::protobuf {
 class Reader;
+class Writer;
 }  // namespace kubex::protobuf
 
 namespace kubex::k8s::v1_33::batch::v1 {
@@ -525,24 +526,42 @@ void kubex_write(::kubex::json::Writer& w, const SuccessPolicyRule& o);
 void kubex_read(::kubex::json::Reader& r, UncountedTerminatedPods& o);
 void kubex_write(::kubex::json::Writer& w, const UncountedTerminatedPods& o);
 
-// Protobuf readers (kubex/core/protobuf_read.hpp), in this group's .pb.cpp.
+// Protobuf readers and writers (kubex/core/protobuf_read.hpp, protobuf_write.hpp), in
+// this group's .pb.cpp.
 void kubex_read_proto(::kubex::protobuf::Reader& r, CronJob& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const CronJob& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, CronJobList& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const CronJobList& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, CronJobSpec& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const CronJobSpec& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, CronJobStatus& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const CronJobStatus& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, Job& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const Job& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, JobCondition& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const JobCondition& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, JobList& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const JobList& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, JobSpec& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const JobSpec& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, JobStatus& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const JobStatus& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, JobTemplateSpec& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const JobTemplateSpec& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, PodFailurePolicy& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const PodFailurePolicy& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, PodFailurePolicyOnExitCodesRequirement& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const PodFailurePolicyOnExitCodesRequirement& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, PodFailurePolicyOnPodConditionsPattern& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const PodFailurePolicyOnPodConditionsPattern& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, PodFailurePolicyRule& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const PodFailurePolicyRule& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, SuccessPolicy& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const SuccessPolicy& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, SuccessPolicyRule& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const SuccessPolicyRule& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, UncountedTerminatedPods& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const UncountedTerminatedPods& o);
 
 }  // namespace kubex::k8s::v1_33::batch::v1
 

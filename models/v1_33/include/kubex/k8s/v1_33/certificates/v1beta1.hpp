@@ -22,6 +22,7 @@ class Writer;
 }  // namespace kubex::json
 namespace kubex::protobuf {
 class Reader;
+class Writer;
 }  // namespace kubex::protobuf
 
 namespace kubex::k8s::v1_33::certificates::v1beta1 {
@@ -98,10 +99,14 @@ void kubex_write(::kubex::json::Writer& w, const ClusterTrustBundleList& o);
 void kubex_read(::kubex::json::Reader& r, ClusterTrustBundleSpec& o);
 void kubex_write(::kubex::json::Writer& w, const ClusterTrustBundleSpec& o);
 
-// Protobuf readers (kubex/core/protobuf_read.hpp), in this group's .pb.cpp.
+// Protobuf readers and writers (kubex/core/protobuf_read.hpp, protobuf_write.hpp), in
+// this group's .pb.cpp.
 void kubex_read_proto(::kubex::protobuf::Reader& r, ClusterTrustBundle& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ClusterTrustBundle& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ClusterTrustBundleList& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ClusterTrustBundleList& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ClusterTrustBundleSpec& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ClusterTrustBundleSpec& o);
 
 }  // namespace kubex::k8s::v1_33::certificates::v1beta1
 

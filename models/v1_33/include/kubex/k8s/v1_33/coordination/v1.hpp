@@ -23,6 +23,7 @@ class Writer;
 }  // namespace kubex::json
 namespace kubex::protobuf {
 class Reader;
+class Writer;
 }  // namespace kubex::protobuf
 
 namespace kubex::k8s::v1_33::coordination::v1 {
@@ -110,10 +111,14 @@ void kubex_write(::kubex::json::Writer& w, const LeaseList& o);
 void kubex_read(::kubex::json::Reader& r, LeaseSpec& o);
 void kubex_write(::kubex::json::Writer& w, const LeaseSpec& o);
 
-// Protobuf readers (kubex/core/protobuf_read.hpp), in this group's .pb.cpp.
+// Protobuf readers and writers (kubex/core/protobuf_read.hpp, protobuf_write.hpp), in
+// this group's .pb.cpp.
 void kubex_read_proto(::kubex::protobuf::Reader& r, Lease& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const Lease& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, LeaseList& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const LeaseList& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, LeaseSpec& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const LeaseSpec& o);
 
 }  // namespace kubex::k8s::v1_33::coordination::v1
 

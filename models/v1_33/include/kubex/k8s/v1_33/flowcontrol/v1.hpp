@@ -23,6 +23,7 @@ class Writer;
 }  // namespace kubex::json
 namespace kubex::protobuf {
 class Reader;
+class Writer;
 }  // namespace kubex::protobuf
 
 namespace kubex::k8s::v1_33::flowcontrol::v1 {
@@ -537,30 +538,54 @@ void kubex_write(::kubex::json::Writer& w, const Subject& o);
 void kubex_read(::kubex::json::Reader& r, UserSubject& o);
 void kubex_write(::kubex::json::Writer& w, const UserSubject& o);
 
-// Protobuf readers (kubex/core/protobuf_read.hpp), in this group's .pb.cpp.
+// Protobuf readers and writers (kubex/core/protobuf_read.hpp, protobuf_write.hpp), in
+// this group's .pb.cpp.
 void kubex_read_proto(::kubex::protobuf::Reader& r, ExemptPriorityLevelConfiguration& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ExemptPriorityLevelConfiguration& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, FlowDistinguisherMethod& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const FlowDistinguisherMethod& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, FlowSchema& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const FlowSchema& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, FlowSchemaCondition& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const FlowSchemaCondition& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, FlowSchemaList& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const FlowSchemaList& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, FlowSchemaSpec& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const FlowSchemaSpec& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, FlowSchemaStatus& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const FlowSchemaStatus& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, GroupSubject& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const GroupSubject& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, LimitResponse& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const LimitResponse& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, LimitedPriorityLevelConfiguration& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const LimitedPriorityLevelConfiguration& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, NonResourcePolicyRule& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const NonResourcePolicyRule& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, PolicyRulesWithSubjects& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const PolicyRulesWithSubjects& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, PriorityLevelConfiguration& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const PriorityLevelConfiguration& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, PriorityLevelConfigurationCondition& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const PriorityLevelConfigurationCondition& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, PriorityLevelConfigurationList& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const PriorityLevelConfigurationList& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, PriorityLevelConfigurationReference& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const PriorityLevelConfigurationReference& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, PriorityLevelConfigurationSpec& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const PriorityLevelConfigurationSpec& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, PriorityLevelConfigurationStatus& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const PriorityLevelConfigurationStatus& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, QueuingConfiguration& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const QueuingConfiguration& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ResourcePolicyRule& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ResourcePolicyRule& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ServiceAccountSubject& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ServiceAccountSubject& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, Subject& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const Subject& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, UserSubject& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const UserSubject& o);
 
 }  // namespace kubex::k8s::v1_33::flowcontrol::v1
 

@@ -22,6 +22,7 @@ class Writer;
 }  // namespace kubex::json
 namespace kubex::protobuf {
 class Reader;
+class Writer;
 }  // namespace kubex::protobuf
 
 namespace kubex::k8s::v1_33::meta::v1 {
@@ -634,29 +635,53 @@ void kubex_write(::kubex::json::Writer& w, const StatusDetails& o);
 void kubex_read(::kubex::json::Reader& r, WatchEvent& o);
 void kubex_write(::kubex::json::Writer& w, const WatchEvent& o);
 
-// Protobuf readers (kubex/core/protobuf_read.hpp), in this group's .pb.cpp.
+// Protobuf readers and writers (kubex/core/protobuf_read.hpp, protobuf_write.hpp), in
+// this group's .pb.cpp.
 void kubex_read_proto(::kubex::protobuf::Reader& r, APIGroup& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const APIGroup& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, APIGroupList& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const APIGroupList& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, APIResource& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const APIResource& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, APIResourceList& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const APIResourceList& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, APIVersions& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const APIVersions& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, Condition& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const Condition& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, DeleteOptions& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const DeleteOptions& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, FieldSelectorRequirement& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const FieldSelectorRequirement& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, GroupVersionForDiscovery& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const GroupVersionForDiscovery& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, LabelSelector& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const LabelSelector& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, LabelSelectorRequirement& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const LabelSelectorRequirement& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ListMeta& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ListMeta& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ManagedFieldsEntry& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ManagedFieldsEntry& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ObjectMeta& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ObjectMeta& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, OwnerReference& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const OwnerReference& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, PartialObjectMetadata& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const PartialObjectMetadata& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, PartialObjectMetadataList& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const PartialObjectMetadataList& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, Preconditions& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const Preconditions& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ServerAddressByClientCIDR& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ServerAddressByClientCIDR& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, Status& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const Status& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, StatusCause& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const StatusCause& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, StatusDetails& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const StatusDetails& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, WatchEvent& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const WatchEvent& o);
 
 }  // namespace kubex::k8s::v1_33::meta::v1

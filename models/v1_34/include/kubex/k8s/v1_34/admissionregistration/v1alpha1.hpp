@@ -22,6 +22,7 @@ class Writer;
 }  // namespace kubex::json
 namespace kubex::protobuf {
 class Reader;
+class Writer;
 }  // namespace kubex::protobuf
 
 namespace kubex::k8s::v1_34::admissionregistration::v1alpha1 {
@@ -442,22 +443,38 @@ void kubex_write(::kubex::json::Writer& w, const ParamRef& o);
 void kubex_read(::kubex::json::Reader& r, Variable& o);
 void kubex_write(::kubex::json::Writer& w, const Variable& o);
 
-// Protobuf readers (kubex/core/protobuf_read.hpp), in this group's .pb.cpp.
+// Protobuf readers and writers (kubex/core/protobuf_read.hpp, protobuf_write.hpp), in
+// this group's .pb.cpp.
 void kubex_read_proto(::kubex::protobuf::Reader& r, ApplyConfiguration& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ApplyConfiguration& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, JSONPatch& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const JSONPatch& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, MatchCondition& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const MatchCondition& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, MatchResources& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const MatchResources& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, MutatingAdmissionPolicy& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const MutatingAdmissionPolicy& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, MutatingAdmissionPolicyBinding& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const MutatingAdmissionPolicyBinding& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, MutatingAdmissionPolicyBindingList& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const MutatingAdmissionPolicyBindingList& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, MutatingAdmissionPolicyBindingSpec& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const MutatingAdmissionPolicyBindingSpec& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, MutatingAdmissionPolicyList& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const MutatingAdmissionPolicyList& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, MutatingAdmissionPolicySpec& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const MutatingAdmissionPolicySpec& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, Mutation& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const Mutation& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, NamedRuleWithOperations& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const NamedRuleWithOperations& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ParamKind& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ParamKind& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ParamRef& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ParamRef& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, Variable& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const Variable& o);
 
 }  // namespace kubex::k8s::v1_34::admissionregistration::v1alpha1
 

@@ -25,6 +25,7 @@ class Writer;
 }  // namespace kubex::json
 namespace kubex::protobuf {
 class Reader;
+class Writer;
 }  // namespace kubex::protobuf
 
 namespace kubex::k8s::v1_34::apps::v1 {
@@ -857,37 +858,68 @@ void kubex_write(::kubex::json::Writer& w, const StatefulSetStatus& o);
 void kubex_read(::kubex::json::Reader& r, StatefulSetUpdateStrategy& o);
 void kubex_write(::kubex::json::Writer& w, const StatefulSetUpdateStrategy& o);
 
-// Protobuf readers (kubex/core/protobuf_read.hpp), in this group's .pb.cpp.
+// Protobuf readers and writers (kubex/core/protobuf_read.hpp, protobuf_write.hpp), in
+// this group's .pb.cpp.
 void kubex_read_proto(::kubex::protobuf::Reader& r, ControllerRevision& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ControllerRevision& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ControllerRevisionList& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ControllerRevisionList& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, DaemonSet& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const DaemonSet& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, DaemonSetCondition& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const DaemonSetCondition& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, DaemonSetList& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const DaemonSetList& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, DaemonSetSpec& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const DaemonSetSpec& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, DaemonSetStatus& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const DaemonSetStatus& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, DaemonSetUpdateStrategy& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const DaemonSetUpdateStrategy& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, Deployment& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const Deployment& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, DeploymentCondition& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const DeploymentCondition& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, DeploymentList& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const DeploymentList& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, DeploymentSpec& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const DeploymentSpec& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, DeploymentStatus& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const DeploymentStatus& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, DeploymentStrategy& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const DeploymentStrategy& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ReplicaSet& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ReplicaSet& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ReplicaSetCondition& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ReplicaSetCondition& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ReplicaSetList& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ReplicaSetList& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ReplicaSetSpec& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ReplicaSetSpec& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ReplicaSetStatus& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ReplicaSetStatus& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, RollingUpdateDaemonSet& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const RollingUpdateDaemonSet& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, RollingUpdateDeployment& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const RollingUpdateDeployment& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, RollingUpdateStatefulSetStrategy& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const RollingUpdateStatefulSetStrategy& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, StatefulSet& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const StatefulSet& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, StatefulSetCondition& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const StatefulSetCondition& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, StatefulSetList& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const StatefulSetList& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, StatefulSetOrdinals& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const StatefulSetOrdinals& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, StatefulSetPersistentVolumeClaimRetentionPolicy& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const StatefulSetPersistentVolumeClaimRetentionPolicy& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, StatefulSetSpec& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const StatefulSetSpec& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, StatefulSetStatus& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const StatefulSetStatus& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, StatefulSetUpdateStrategy& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const StatefulSetUpdateStrategy& o);
 
 }  // namespace kubex::k8s::v1_34::apps::v1
 

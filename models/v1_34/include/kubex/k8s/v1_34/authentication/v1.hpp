@@ -23,6 +23,7 @@ class Writer;
 }  // namespace kubex::json
 namespace kubex::protobuf {
 class Reader;
+class Writer;
 }  // namespace kubex::protobuf
 
 namespace kubex::k8s::v1_34::authentication::v1 {
@@ -253,17 +254,28 @@ void kubex_write(::kubex::json::Writer& w, const TokenReviewStatus& o);
 void kubex_read(::kubex::json::Reader& r, UserInfo& o);
 void kubex_write(::kubex::json::Writer& w, const UserInfo& o);
 
-// Protobuf readers (kubex/core/protobuf_read.hpp), in this group's .pb.cpp.
+// Protobuf readers and writers (kubex/core/protobuf_read.hpp, protobuf_write.hpp), in
+// this group's .pb.cpp.
 void kubex_read_proto(::kubex::protobuf::Reader& r, BoundObjectReference& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const BoundObjectReference& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, SelfSubjectReview& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const SelfSubjectReview& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, SelfSubjectReviewStatus& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const SelfSubjectReviewStatus& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, TokenRequest& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const TokenRequest& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, TokenRequestSpec& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const TokenRequestSpec& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, TokenRequestStatus& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const TokenRequestStatus& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, TokenReview& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const TokenReview& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, TokenReviewSpec& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const TokenReviewSpec& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, TokenReviewStatus& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const TokenReviewStatus& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, UserInfo& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const UserInfo& o);
 
 }  // namespace kubex::k8s::v1_34::authentication::v1
 

@@ -22,6 +22,7 @@ class Writer;
 }  // namespace kubex::json
 namespace kubex::protobuf {
 class Reader;
+class Writer;
 }  // namespace kubex::protobuf
 
 namespace kubex::k8s::v1_34::authorization::v1 {
@@ -382,22 +383,38 @@ void kubex_write(::kubex::json::Writer& w, const SubjectAccessReviewStatus& o);
 void kubex_read(::kubex::json::Reader& r, SubjectRulesReviewStatus& o);
 void kubex_write(::kubex::json::Writer& w, const SubjectRulesReviewStatus& o);
 
-// Protobuf readers (kubex/core/protobuf_read.hpp), in this group's .pb.cpp.
+// Protobuf readers and writers (kubex/core/protobuf_read.hpp, protobuf_write.hpp), in
+// this group's .pb.cpp.
 void kubex_read_proto(::kubex::protobuf::Reader& r, FieldSelectorAttributes& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const FieldSelectorAttributes& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, LabelSelectorAttributes& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const LabelSelectorAttributes& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, LocalSubjectAccessReview& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const LocalSubjectAccessReview& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, NonResourceAttributes& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const NonResourceAttributes& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, NonResourceRule& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const NonResourceRule& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ResourceAttributes& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ResourceAttributes& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ResourceRule& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ResourceRule& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, SelfSubjectAccessReview& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const SelfSubjectAccessReview& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, SelfSubjectAccessReviewSpec& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const SelfSubjectAccessReviewSpec& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, SelfSubjectRulesReview& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const SelfSubjectRulesReview& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, SelfSubjectRulesReviewSpec& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const SelfSubjectRulesReviewSpec& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, SubjectAccessReview& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const SubjectAccessReview& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, SubjectAccessReviewSpec& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const SubjectAccessReviewSpec& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, SubjectAccessReviewStatus& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const SubjectAccessReviewStatus& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, SubjectRulesReviewStatus& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const SubjectRulesReviewStatus& o);
 
 }  // namespace kubex::k8s::v1_34::authorization::v1
 

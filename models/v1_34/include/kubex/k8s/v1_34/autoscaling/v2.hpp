@@ -24,6 +24,7 @@ class Writer;
 }  // namespace kubex::json
 namespace kubex::protobuf {
 class Reader;
+class Writer;
 }  // namespace kubex::protobuf
 
 namespace kubex::k8s::v1_34::autoscaling::v2 {
@@ -611,31 +612,56 @@ void kubex_write(::kubex::json::Writer& w, const ResourceMetricSource& o);
 void kubex_read(::kubex::json::Reader& r, ResourceMetricStatus& o);
 void kubex_write(::kubex::json::Writer& w, const ResourceMetricStatus& o);
 
-// Protobuf readers (kubex/core/protobuf_read.hpp), in this group's .pb.cpp.
+// Protobuf readers and writers (kubex/core/protobuf_read.hpp, protobuf_write.hpp), in
+// this group's .pb.cpp.
 void kubex_read_proto(::kubex::protobuf::Reader& r, ContainerResourceMetricSource& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ContainerResourceMetricSource& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ContainerResourceMetricStatus& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ContainerResourceMetricStatus& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, CrossVersionObjectReference& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const CrossVersionObjectReference& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ExternalMetricSource& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ExternalMetricSource& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ExternalMetricStatus& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ExternalMetricStatus& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, HPAScalingPolicy& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const HPAScalingPolicy& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, HPAScalingRules& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const HPAScalingRules& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, HorizontalPodAutoscaler& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const HorizontalPodAutoscaler& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, HorizontalPodAutoscalerBehavior& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const HorizontalPodAutoscalerBehavior& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, HorizontalPodAutoscalerCondition& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const HorizontalPodAutoscalerCondition& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, HorizontalPodAutoscalerList& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const HorizontalPodAutoscalerList& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, HorizontalPodAutoscalerSpec& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const HorizontalPodAutoscalerSpec& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, HorizontalPodAutoscalerStatus& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const HorizontalPodAutoscalerStatus& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, MetricIdentifier& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const MetricIdentifier& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, MetricSpec& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const MetricSpec& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, MetricStatus& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const MetricStatus& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, MetricTarget& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const MetricTarget& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, MetricValueStatus& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const MetricValueStatus& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ObjectMetricSource& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ObjectMetricSource& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ObjectMetricStatus& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ObjectMetricStatus& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, PodsMetricSource& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const PodsMetricSource& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, PodsMetricStatus& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const PodsMetricStatus& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ResourceMetricSource& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ResourceMetricSource& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ResourceMetricStatus& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ResourceMetricStatus& o);
 
 }  // namespace kubex::k8s::v1_34::autoscaling::v2
 

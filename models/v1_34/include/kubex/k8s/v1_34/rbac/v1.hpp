@@ -22,6 +22,7 @@ class Writer;
 }  // namespace kubex::json
 namespace kubex::protobuf {
 class Reader;
+class Writer;
 }  // namespace kubex::protobuf
 
 namespace kubex::k8s::v1_34::rbac::v1 {
@@ -313,19 +314,32 @@ void kubex_write(::kubex::json::Writer& w, const RoleRef& o);
 void kubex_read(::kubex::json::Reader& r, Subject& o);
 void kubex_write(::kubex::json::Writer& w, const Subject& o);
 
-// Protobuf readers (kubex/core/protobuf_read.hpp), in this group's .pb.cpp.
+// Protobuf readers and writers (kubex/core/protobuf_read.hpp, protobuf_write.hpp), in
+// this group's .pb.cpp.
 void kubex_read_proto(::kubex::protobuf::Reader& r, AggregationRule& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const AggregationRule& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ClusterRole& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ClusterRole& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ClusterRoleBinding& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ClusterRoleBinding& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ClusterRoleBindingList& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ClusterRoleBindingList& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ClusterRoleList& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ClusterRoleList& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, PolicyRule& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const PolicyRule& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, Role& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const Role& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, RoleBinding& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const RoleBinding& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, RoleBindingList& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const RoleBindingList& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, RoleList& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const RoleList& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, RoleRef& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const RoleRef& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, Subject& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const Subject& o);
 
 }  // namespace kubex::k8s::v1_34::rbac::v1
 

@@ -23,6 +23,7 @@ class Writer;
 }  // namespace kubex::json
 namespace kubex::protobuf {
 class Reader;
+class Writer;
 }  // namespace kubex::protobuf
 
 namespace kubex::k8s::v1_34::resource::v1alpha3 {
@@ -194,14 +195,22 @@ void kubex_write(::kubex::json::Writer& w, const DeviceTaintRuleSpec& o);
 void kubex_read(::kubex::json::Reader& r, DeviceTaintSelector& o);
 void kubex_write(::kubex::json::Writer& w, const DeviceTaintSelector& o);
 
-// Protobuf readers (kubex/core/protobuf_read.hpp), in this group's .pb.cpp.
+// Protobuf readers and writers (kubex/core/protobuf_read.hpp, protobuf_write.hpp), in
+// this group's .pb.cpp.
 void kubex_read_proto(::kubex::protobuf::Reader& r, CELDeviceSelector& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const CELDeviceSelector& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, DeviceSelector& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const DeviceSelector& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, DeviceTaint& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const DeviceTaint& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, DeviceTaintRule& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const DeviceTaintRule& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, DeviceTaintRuleList& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const DeviceTaintRuleList& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, DeviceTaintRuleSpec& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const DeviceTaintRuleSpec& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, DeviceTaintSelector& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const DeviceTaintSelector& o);
 
 }  // namespace kubex::k8s::v1_34::resource::v1alpha3
 

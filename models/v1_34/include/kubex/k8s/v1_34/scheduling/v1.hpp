@@ -22,6 +22,7 @@ class Writer;
 }  // namespace kubex::json
 namespace kubex::protobuf {
 class Reader;
+class Writer;
 }  // namespace kubex::protobuf
 
 namespace kubex::k8s::v1_34::scheduling::v1 {
@@ -97,9 +98,12 @@ void kubex_write(::kubex::json::Writer& w, const PriorityClass& o);
 void kubex_read(::kubex::json::Reader& r, PriorityClassList& o);
 void kubex_write(::kubex::json::Writer& w, const PriorityClassList& o);
 
-// Protobuf readers (kubex/core/protobuf_read.hpp), in this group's .pb.cpp.
+// Protobuf readers and writers (kubex/core/protobuf_read.hpp, protobuf_write.hpp), in
+// this group's .pb.cpp.
 void kubex_read_proto(::kubex::protobuf::Reader& r, PriorityClass& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const PriorityClass& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, PriorityClassList& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const PriorityClassList& o);
 
 }  // namespace kubex::k8s::v1_34::scheduling::v1
 

@@ -25,6 +25,7 @@ class Writer;
 }  // namespace kubex::json
 namespace kubex::protobuf {
 class Reader;
+class Writer;
 }  // namespace kubex::protobuf
 
 namespace kubex::k8s::v1_34::storage::v1 {
@@ -583,28 +584,50 @@ void kubex_write(::kubex::json::Writer& w, const VolumeError& o);
 void kubex_read(::kubex::json::Reader& r, VolumeNodeResources& o);
 void kubex_write(::kubex::json::Writer& w, const VolumeNodeResources& o);
 
-// Protobuf readers (kubex/core/protobuf_read.hpp), in this group's .pb.cpp.
+// Protobuf readers and writers (kubex/core/protobuf_read.hpp, protobuf_write.hpp), in
+// this group's .pb.cpp.
 void kubex_read_proto(::kubex::protobuf::Reader& r, CSIDriver& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const CSIDriver& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, CSIDriverList& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const CSIDriverList& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, CSIDriverSpec& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const CSIDriverSpec& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, CSINode& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const CSINode& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, CSINodeDriver& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const CSINodeDriver& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, CSINodeList& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const CSINodeList& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, CSINodeSpec& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const CSINodeSpec& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, CSIStorageCapacity& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const CSIStorageCapacity& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, CSIStorageCapacityList& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const CSIStorageCapacityList& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, StorageClass& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const StorageClass& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, StorageClassList& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const StorageClassList& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, TokenRequest& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const TokenRequest& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, VolumeAttachment& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const VolumeAttachment& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, VolumeAttachmentList& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const VolumeAttachmentList& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, VolumeAttachmentSource& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const VolumeAttachmentSource& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, VolumeAttachmentSpec& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const VolumeAttachmentSpec& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, VolumeAttachmentStatus& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const VolumeAttachmentStatus& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, VolumeAttributesClass& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const VolumeAttributesClass& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, VolumeAttributesClassList& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const VolumeAttributesClassList& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, VolumeError& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const VolumeError& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, VolumeNodeResources& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const VolumeNodeResources& o);
 
 }  // namespace kubex::k8s::v1_34::storage::v1
 

@@ -23,6 +23,7 @@ class Writer;
 }  // namespace kubex::json
 namespace kubex::protobuf {
 class Reader;
+class Writer;
 }  // namespace kubex::protobuf
 
 namespace kubex::k8s::v1_34::storagemigration::v1alpha1 {
@@ -165,13 +166,20 @@ void kubex_write(::kubex::json::Writer& w, const StorageVersionMigrationSpec& o)
 void kubex_read(::kubex::json::Reader& r, StorageVersionMigrationStatus& o);
 void kubex_write(::kubex::json::Writer& w, const StorageVersionMigrationStatus& o);
 
-// Protobuf readers (kubex/core/protobuf_read.hpp), in this group's .pb.cpp.
+// Protobuf readers and writers (kubex/core/protobuf_read.hpp, protobuf_write.hpp), in
+// this group's .pb.cpp.
 void kubex_read_proto(::kubex::protobuf::Reader& r, GroupVersionResource& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const GroupVersionResource& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, MigrationCondition& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const MigrationCondition& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, StorageVersionMigration& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const StorageVersionMigration& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, StorageVersionMigrationList& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const StorageVersionMigrationList& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, StorageVersionMigrationSpec& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const StorageVersionMigrationSpec& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, StorageVersionMigrationStatus& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const StorageVersionMigrationStatus& o);
 
 }  // namespace kubex::k8s::v1_34::storagemigration::v1alpha1
 

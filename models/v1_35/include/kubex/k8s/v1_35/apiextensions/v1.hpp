@@ -24,6 +24,7 @@ class Writer;
 }  // namespace kubex::json
 namespace kubex::protobuf {
 class Reader;
+class Writer;
 }  // namespace kubex::protobuf
 
 namespace kubex::k8s::v1_35::apiextensions::v1 {
@@ -550,26 +551,46 @@ void kubex_write(::kubex::json::Writer& w, const WebhookClientConfig& o);
 void kubex_read(::kubex::json::Reader& r, WebhookConversion& o);
 void kubex_write(::kubex::json::Writer& w, const WebhookConversion& o);
 
-// Protobuf readers (kubex/core/protobuf_read.hpp), in this group's .pb.cpp.
+// Protobuf readers and writers (kubex/core/protobuf_read.hpp, protobuf_write.hpp), in
+// this group's .pb.cpp.
 void kubex_read_proto(::kubex::protobuf::Reader& r, CustomResourceColumnDefinition& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const CustomResourceColumnDefinition& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, CustomResourceConversion& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const CustomResourceConversion& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, CustomResourceDefinition& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const CustomResourceDefinition& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, CustomResourceDefinitionCondition& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const CustomResourceDefinitionCondition& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, CustomResourceDefinitionList& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const CustomResourceDefinitionList& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, CustomResourceDefinitionNames& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const CustomResourceDefinitionNames& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, CustomResourceDefinitionSpec& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const CustomResourceDefinitionSpec& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, CustomResourceDefinitionStatus& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const CustomResourceDefinitionStatus& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, CustomResourceDefinitionVersion& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const CustomResourceDefinitionVersion& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, CustomResourceSubresourceScale& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const CustomResourceSubresourceScale& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, CustomResourceSubresources& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const CustomResourceSubresources& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, CustomResourceValidation& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const CustomResourceValidation& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ExternalDocumentation& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ExternalDocumentation& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, JSONSchemaProps& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const JSONSchemaProps& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, SelectableField& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const SelectableField& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ServiceReference& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ServiceReference& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ValidationRule& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ValidationRule& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, WebhookClientConfig& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const WebhookClientConfig& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, WebhookConversion& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const WebhookConversion& o);
 
 }  // namespace kubex::k8s::v1_35::apiextensions::v1
 

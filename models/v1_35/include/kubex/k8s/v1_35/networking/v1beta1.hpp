@@ -22,6 +22,7 @@ class Writer;
 }  // namespace kubex::json
 namespace kubex::protobuf {
 class Reader;
+class Writer;
 }  // namespace kubex::protobuf
 
 namespace kubex::k8s::v1_35::networking::v1beta1 {
@@ -200,15 +201,24 @@ void kubex_write(::kubex::json::Writer& w, const ServiceCIDRSpec& o);
 void kubex_read(::kubex::json::Reader& r, ServiceCIDRStatus& o);
 void kubex_write(::kubex::json::Writer& w, const ServiceCIDRStatus& o);
 
-// Protobuf readers (kubex/core/protobuf_read.hpp), in this group's .pb.cpp.
+// Protobuf readers and writers (kubex/core/protobuf_read.hpp, protobuf_write.hpp), in
+// this group's .pb.cpp.
 void kubex_read_proto(::kubex::protobuf::Reader& r, IPAddress& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const IPAddress& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, IPAddressList& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const IPAddressList& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, IPAddressSpec& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const IPAddressSpec& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ParentReference& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ParentReference& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ServiceCIDR& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ServiceCIDR& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ServiceCIDRList& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ServiceCIDRList& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ServiceCIDRSpec& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ServiceCIDRSpec& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ServiceCIDRStatus& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ServiceCIDRStatus& o);
 
 }  // namespace kubex::k8s::v1_35::networking::v1beta1
 

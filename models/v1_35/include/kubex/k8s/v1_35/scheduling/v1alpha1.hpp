@@ -22,6 +22,7 @@ class Writer;
 }  // namespace kubex::json
 namespace kubex::protobuf {
 class Reader;
+class Writer;
 }  // namespace kubex::protobuf
 
 namespace kubex::k8s::v1_35::scheduling::v1alpha1 {
@@ -178,14 +179,22 @@ void kubex_write(::kubex::json::Writer& w, const WorkloadList& o);
 void kubex_read(::kubex::json::Reader& r, WorkloadSpec& o);
 void kubex_write(::kubex::json::Writer& w, const WorkloadSpec& o);
 
-// Protobuf readers (kubex/core/protobuf_read.hpp), in this group's .pb.cpp.
+// Protobuf readers and writers (kubex/core/protobuf_read.hpp, protobuf_write.hpp), in
+// this group's .pb.cpp.
 void kubex_read_proto(::kubex::protobuf::Reader& r, GangSchedulingPolicy& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const GangSchedulingPolicy& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, PodGroup& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const PodGroup& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, PodGroupPolicy& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const PodGroupPolicy& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, TypedLocalObjectReference& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const TypedLocalObjectReference& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, Workload& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const Workload& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, WorkloadList& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const WorkloadList& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, WorkloadSpec& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const WorkloadSpec& o);
 
 }  // namespace kubex::k8s::v1_35::scheduling::v1alpha1
 

@@ -24,6 +24,7 @@ class Writer;
 }  // namespace kubex::json
 namespace kubex::protobuf {
 class Reader;
+class Writer;
 }  // namespace kubex::protobuf
 
 namespace kubex::k8s::v1_36::apiregistration::v1 {
@@ -176,13 +177,20 @@ void kubex_write(::kubex::json::Writer& w, const APIServiceStatus& o);
 void kubex_read(::kubex::json::Reader& r, ServiceReference& o);
 void kubex_write(::kubex::json::Writer& w, const ServiceReference& o);
 
-// Protobuf readers (kubex/core/protobuf_read.hpp), in this group's .pb.cpp.
+// Protobuf readers and writers (kubex/core/protobuf_read.hpp, protobuf_write.hpp), in
+// this group's .pb.cpp.
 void kubex_read_proto(::kubex::protobuf::Reader& r, APIService& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const APIService& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, APIServiceCondition& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const APIServiceCondition& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, APIServiceList& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const APIServiceList& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, APIServiceSpec& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const APIServiceSpec& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, APIServiceStatus& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const APIServiceStatus& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ServiceReference& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ServiceReference& o);
 
 }  // namespace kubex::k8s::v1_36::apiregistration::v1
 

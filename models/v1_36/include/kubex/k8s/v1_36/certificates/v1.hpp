@@ -24,6 +24,7 @@ class Writer;
 }  // namespace kubex::json
 namespace kubex::protobuf {
 class Reader;
+class Writer;
 }  // namespace kubex::protobuf
 
 namespace kubex::k8s::v1_36::certificates::v1 {
@@ -215,12 +216,18 @@ void kubex_write(::kubex::json::Writer& w, const CertificateSigningRequestSpec& 
 void kubex_read(::kubex::json::Reader& r, CertificateSigningRequestStatus& o);
 void kubex_write(::kubex::json::Writer& w, const CertificateSigningRequestStatus& o);
 
-// Protobuf readers (kubex/core/protobuf_read.hpp), in this group's .pb.cpp.
+// Protobuf readers and writers (kubex/core/protobuf_read.hpp, protobuf_write.hpp), in
+// this group's .pb.cpp.
 void kubex_read_proto(::kubex::protobuf::Reader& r, CertificateSigningRequest& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const CertificateSigningRequest& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, CertificateSigningRequestCondition& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const CertificateSigningRequestCondition& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, CertificateSigningRequestList& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const CertificateSigningRequestList& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, CertificateSigningRequestSpec& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const CertificateSigningRequestSpec& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, CertificateSigningRequestStatus& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const CertificateSigningRequestStatus& o);
 
 }  // namespace kubex::k8s::v1_36::certificates::v1
 

@@ -24,6 +24,7 @@ class Writer;
 }  // namespace kubex::json
 namespace kubex::protobuf {
 class Reader;
+class Writer;
 }  // namespace kubex::protobuf
 
 namespace kubex::k8s::v1_36::events::v1 {
@@ -130,10 +131,14 @@ void kubex_write(::kubex::json::Writer& w, const EventList& o);
 void kubex_read(::kubex::json::Reader& r, EventSeries& o);
 void kubex_write(::kubex::json::Writer& w, const EventSeries& o);
 
-// Protobuf readers (kubex/core/protobuf_read.hpp), in this group's .pb.cpp.
+// Protobuf readers and writers (kubex/core/protobuf_read.hpp, protobuf_write.hpp), in
+// this group's .pb.cpp.
 void kubex_read_proto(::kubex::protobuf::Reader& r, Event& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const Event& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, EventList& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const EventList& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, EventSeries& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const EventSeries& o);
 
 }  // namespace kubex::k8s::v1_36::events::v1
 

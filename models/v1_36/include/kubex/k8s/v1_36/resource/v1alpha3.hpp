@@ -23,6 +23,7 @@ class Writer;
 }  // namespace kubex::json
 namespace kubex::protobuf {
 class Reader;
+class Writer;
 }  // namespace kubex::protobuf
 
 namespace kubex::k8s::v1_36::resource::v1alpha3 {
@@ -307,18 +308,30 @@ void kubex_write(::kubex::json::Writer& w, const ResourcePoolStatusRequestSpec& 
 void kubex_read(::kubex::json::Reader& r, ResourcePoolStatusRequestStatus& o);
 void kubex_write(::kubex::json::Writer& w, const ResourcePoolStatusRequestStatus& o);
 
-// Protobuf readers (kubex/core/protobuf_read.hpp), in this group's .pb.cpp.
+// Protobuf readers and writers (kubex/core/protobuf_read.hpp, protobuf_write.hpp), in
+// this group's .pb.cpp.
 void kubex_read_proto(::kubex::protobuf::Reader& r, DeviceTaint& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const DeviceTaint& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, DeviceTaintRule& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const DeviceTaintRule& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, DeviceTaintRuleList& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const DeviceTaintRuleList& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, DeviceTaintRuleSpec& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const DeviceTaintRuleSpec& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, DeviceTaintRuleStatus& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const DeviceTaintRuleStatus& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, DeviceTaintSelector& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const DeviceTaintSelector& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, PoolStatus& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const PoolStatus& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ResourcePoolStatusRequest& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ResourcePoolStatusRequest& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ResourcePoolStatusRequestList& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ResourcePoolStatusRequestList& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ResourcePoolStatusRequestSpec& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ResourcePoolStatusRequestSpec& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ResourcePoolStatusRequestStatus& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ResourcePoolStatusRequestStatus& o);
 
 }  // namespace kubex::k8s::v1_36::resource::v1alpha3
 

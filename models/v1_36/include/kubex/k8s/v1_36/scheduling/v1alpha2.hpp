@@ -22,6 +22,7 @@ class Writer;
 }  // namespace kubex::json
 namespace kubex::protobuf {
 class Reader;
+class Writer;
 }  // namespace kubex::protobuf
 
 namespace kubex::k8s::v1_36::scheduling::v1alpha2 {
@@ -425,24 +426,42 @@ void kubex_write(::kubex::json::Writer& w, const WorkloadPodGroupTemplateReferen
 void kubex_read(::kubex::json::Reader& r, WorkloadSpec& o);
 void kubex_write(::kubex::json::Writer& w, const WorkloadSpec& o);
 
-// Protobuf readers (kubex/core/protobuf_read.hpp), in this group's .pb.cpp.
+// Protobuf readers and writers (kubex/core/protobuf_read.hpp, protobuf_write.hpp), in
+// this group's .pb.cpp.
 void kubex_read_proto(::kubex::protobuf::Reader& r, GangSchedulingPolicy& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const GangSchedulingPolicy& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, PodGroup& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const PodGroup& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, PodGroupList& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const PodGroupList& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, PodGroupResourceClaim& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const PodGroupResourceClaim& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, PodGroupResourceClaimStatus& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const PodGroupResourceClaimStatus& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, PodGroupSchedulingConstraints& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const PodGroupSchedulingConstraints& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, PodGroupSchedulingPolicy& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const PodGroupSchedulingPolicy& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, PodGroupSpec& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const PodGroupSpec& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, PodGroupStatus& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const PodGroupStatus& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, PodGroupTemplate& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const PodGroupTemplate& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, PodGroupTemplateReference& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const PodGroupTemplateReference& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, TopologyConstraint& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const TopologyConstraint& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, TypedLocalObjectReference& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const TypedLocalObjectReference& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, Workload& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const Workload& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, WorkloadList& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const WorkloadList& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, WorkloadPodGroupTemplateReference& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const WorkloadPodGroupTemplateReference& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, WorkloadSpec& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const WorkloadSpec& o);
 
 }  // namespace kubex::k8s::v1_36::scheduling::v1alpha2
 

@@ -22,6 +22,7 @@ class Writer;
 }  // namespace kubex::json
 namespace kubex::protobuf {
 class Reader;
+class Writer;
 }  // namespace kubex::protobuf
 
 namespace kubex::k8s::v1_36::storagemigration::v1beta1 {
@@ -116,11 +117,16 @@ void kubex_write(::kubex::json::Writer& w, const StorageVersionMigrationSpec& o)
 void kubex_read(::kubex::json::Reader& r, StorageVersionMigrationStatus& o);
 void kubex_write(::kubex::json::Writer& w, const StorageVersionMigrationStatus& o);
 
-// Protobuf readers (kubex/core/protobuf_read.hpp), in this group's .pb.cpp.
+// Protobuf readers and writers (kubex/core/protobuf_read.hpp, protobuf_write.hpp), in
+// this group's .pb.cpp.
 void kubex_read_proto(::kubex::protobuf::Reader& r, StorageVersionMigration& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const StorageVersionMigration& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, StorageVersionMigrationList& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const StorageVersionMigrationList& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, StorageVersionMigrationSpec& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const StorageVersionMigrationSpec& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, StorageVersionMigrationStatus& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const StorageVersionMigrationStatus& o);
 
 }  // namespace kubex::k8s::v1_36::storagemigration::v1beta1
 

@@ -23,6 +23,7 @@ class Writer;
 }  // namespace kubex::json
 namespace kubex::protobuf {
 class Reader;
+class Writer;
 }  // namespace kubex::protobuf
 
 namespace kubex::k8s::v1_37::apiserverinternal::v1alpha1 {
@@ -157,12 +158,18 @@ void kubex_write(::kubex::json::Writer& w, const StorageVersionList& o);
 void kubex_read(::kubex::json::Reader& r, StorageVersionStatus& o);
 void kubex_write(::kubex::json::Writer& w, const StorageVersionStatus& o);
 
-// Protobuf readers (kubex/core/protobuf_read.hpp), in this group's .pb.cpp.
+// Protobuf readers and writers (kubex/core/protobuf_read.hpp, protobuf_write.hpp), in
+// this group's .pb.cpp.
 void kubex_read_proto(::kubex::protobuf::Reader& r, ServerStorageVersion& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ServerStorageVersion& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, StorageVersion& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const StorageVersion& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, StorageVersionCondition& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const StorageVersionCondition& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, StorageVersionList& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const StorageVersionList& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, StorageVersionStatus& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const StorageVersionStatus& o);
 
 }  // namespace kubex::k8s::v1_37::apiserverinternal::v1alpha1
 

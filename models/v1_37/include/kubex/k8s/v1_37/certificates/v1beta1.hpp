@@ -24,6 +24,7 @@ class Writer;
 }  // namespace kubex::json
 namespace kubex::protobuf {
 class Reader;
+class Writer;
 }  // namespace kubex::protobuf
 
 namespace kubex::k8s::v1_37::certificates::v1beta1 {
@@ -216,14 +217,22 @@ void kubex_write(::kubex::json::Writer& w, const PodCertificateRequestSpec& o);
 void kubex_read(::kubex::json::Reader& r, PodCertificateRequestStatus& o);
 void kubex_write(::kubex::json::Writer& w, const PodCertificateRequestStatus& o);
 
-// Protobuf readers (kubex/core/protobuf_read.hpp), in this group's .pb.cpp.
+// Protobuf readers and writers (kubex/core/protobuf_read.hpp, protobuf_write.hpp), in
+// this group's .pb.cpp.
 void kubex_read_proto(::kubex::protobuf::Reader& r, ClusterTrustBundle& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ClusterTrustBundle& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ClusterTrustBundleList& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ClusterTrustBundleList& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ClusterTrustBundleSpec& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ClusterTrustBundleSpec& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, PodCertificateRequest& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const PodCertificateRequest& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, PodCertificateRequestList& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const PodCertificateRequestList& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, PodCertificateRequestSpec& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const PodCertificateRequestSpec& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, PodCertificateRequestStatus& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const PodCertificateRequestStatus& o);
 
 }  // namespace kubex::k8s::v1_37::certificates::v1beta1
 

@@ -23,6 +23,7 @@ class Writer;
 }  // namespace kubex::json
 namespace kubex::protobuf {
 class Reader;
+class Writer;
 }  // namespace kubex::protobuf
 
 namespace kubex::k8s::v1_37::lifecycle::v1alpha1 {
@@ -405,22 +406,38 @@ void kubex_write(::kubex::json::Writer& w, const ResponderStatus& o);
 void kubex_read(::kubex::json::Reader& r, TargetResponder& o);
 void kubex_write(::kubex::json::Writer& w, const TargetResponder& o);
 
-// Protobuf readers (kubex/core/protobuf_read.hpp), in this group's .pb.cpp.
+// Protobuf readers and writers (kubex/core/protobuf_read.hpp, protobuf_write.hpp), in
+// this group's .pb.cpp.
 void kubex_read_proto(::kubex::protobuf::Reader& r, Eviction& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const Eviction& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, EvictionList& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const EvictionList& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, EvictionPodReference& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const EvictionPodReference& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, EvictionRequest& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const EvictionRequest& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, EvictionRequestList& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const EvictionRequestList& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, EvictionRequestPodReference& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const EvictionRequestPodReference& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, EvictionRequestSpec& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const EvictionRequestSpec& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, EvictionRequestStatus& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const EvictionRequestStatus& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, EvictionRequestTarget& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const EvictionRequestTarget& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, EvictionSpec& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const EvictionSpec& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, EvictionStatus& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const EvictionStatus& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, EvictionTarget& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const EvictionTarget& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, Requester& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const Requester& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ResponderStatus& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ResponderStatus& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, TargetResponder& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const TargetResponder& o);
 
 }  // namespace kubex::k8s::v1_37::lifecycle::v1alpha1
 

@@ -24,6 +24,7 @@ class Writer;
 }  // namespace kubex::json
 namespace kubex::protobuf {
 class Reader;
+class Writer;
 }  // namespace kubex::protobuf
 
 namespace kubex::k8s::v1_37::networking::v1 {
@@ -804,41 +805,76 @@ void kubex_write(::kubex::json::Writer& w, const ServiceCIDRSpec& o);
 void kubex_read(::kubex::json::Reader& r, ServiceCIDRStatus& o);
 void kubex_write(::kubex::json::Writer& w, const ServiceCIDRStatus& o);
 
-// Protobuf readers (kubex/core/protobuf_read.hpp), in this group's .pb.cpp.
+// Protobuf readers and writers (kubex/core/protobuf_read.hpp, protobuf_write.hpp), in
+// this group's .pb.cpp.
 void kubex_read_proto(::kubex::protobuf::Reader& r, HTTPIngressPath& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const HTTPIngressPath& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, HTTPIngressRuleValue& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const HTTPIngressRuleValue& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, IPAddress& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const IPAddress& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, IPAddressList& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const IPAddressList& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, IPAddressSpec& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const IPAddressSpec& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, IPBlock& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const IPBlock& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, Ingress& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const Ingress& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, IngressBackend& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const IngressBackend& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, IngressClass& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const IngressClass& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, IngressClassList& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const IngressClassList& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, IngressClassParametersReference& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const IngressClassParametersReference& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, IngressClassSpec& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const IngressClassSpec& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, IngressList& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const IngressList& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, IngressLoadBalancerIngress& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const IngressLoadBalancerIngress& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, IngressLoadBalancerStatus& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const IngressLoadBalancerStatus& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, IngressPortStatus& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const IngressPortStatus& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, IngressRule& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const IngressRule& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, IngressServiceBackend& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const IngressServiceBackend& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, IngressSpec& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const IngressSpec& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, IngressStatus& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const IngressStatus& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, IngressTLS& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const IngressTLS& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, NetworkPolicy& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const NetworkPolicy& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, NetworkPolicyEgressRule& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const NetworkPolicyEgressRule& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, NetworkPolicyIngressRule& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const NetworkPolicyIngressRule& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, NetworkPolicyList& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const NetworkPolicyList& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, NetworkPolicyPeer& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const NetworkPolicyPeer& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, NetworkPolicyPort& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const NetworkPolicyPort& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, NetworkPolicySpec& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const NetworkPolicySpec& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ParentReference& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ParentReference& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ServiceBackendPort& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ServiceBackendPort& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ServiceCIDR& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ServiceCIDR& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ServiceCIDRList& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ServiceCIDRList& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ServiceCIDRSpec& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ServiceCIDRSpec& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ServiceCIDRStatus& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ServiceCIDRStatus& o);
 
 }  // namespace kubex::k8s::v1_37::networking::v1
 

@@ -24,6 +24,7 @@ class Writer;
 }  // namespace kubex::json
 namespace kubex::protobuf {
 class Reader;
+class Writer;
 }  // namespace kubex::protobuf
 
 namespace kubex::k8s::v1_37::node::v1 {
@@ -124,11 +125,16 @@ void kubex_write(::kubex::json::Writer& w, const RuntimeClassList& o);
 void kubex_read(::kubex::json::Reader& r, Scheduling& o);
 void kubex_write(::kubex::json::Writer& w, const Scheduling& o);
 
-// Protobuf readers (kubex/core/protobuf_read.hpp), in this group's .pb.cpp.
+// Protobuf readers and writers (kubex/core/protobuf_read.hpp, protobuf_write.hpp), in
+// this group's .pb.cpp.
 void kubex_read_proto(::kubex::protobuf::Reader& r, Overhead& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const Overhead& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, RuntimeClass& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const RuntimeClass& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, RuntimeClassList& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const RuntimeClassList& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, Scheduling& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const Scheduling& o);
 
 }  // namespace kubex::k8s::v1_37::node::v1
 

@@ -24,6 +24,7 @@ class Writer;
 }  // namespace kubex::json
 namespace kubex::protobuf {
 class Reader;
+class Writer;
 }  // namespace kubex::protobuf
 
 namespace kubex::k8s::v1_37::policy::v1 {
@@ -174,12 +175,18 @@ void kubex_write(::kubex::json::Writer& w, const PodDisruptionBudgetSpec& o);
 void kubex_read(::kubex::json::Reader& r, PodDisruptionBudgetStatus& o);
 void kubex_write(::kubex::json::Writer& w, const PodDisruptionBudgetStatus& o);
 
-// Protobuf readers (kubex/core/protobuf_read.hpp), in this group's .pb.cpp.
+// Protobuf readers and writers (kubex/core/protobuf_read.hpp, protobuf_write.hpp), in
+// this group's .pb.cpp.
 void kubex_read_proto(::kubex::protobuf::Reader& r, Eviction& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const Eviction& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, PodDisruptionBudget& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const PodDisruptionBudget& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, PodDisruptionBudgetList& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const PodDisruptionBudgetList& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, PodDisruptionBudgetSpec& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const PodDisruptionBudgetSpec& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, PodDisruptionBudgetStatus& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const PodDisruptionBudgetStatus& o);
 
 }  // namespace kubex::k8s::v1_37::policy::v1
 

@@ -25,6 +25,7 @@ class Writer;
 }  // namespace kubex::json
 namespace kubex::protobuf {
 class Reader;
+class Writer;
 }  // namespace kubex::protobuf
 
 namespace kubex::k8s::v1_37::resource::v1beta1 {
@@ -1243,53 +1244,100 @@ void kubex_write(::kubex::json::Writer& w, const ResourceSliceList& o);
 void kubex_read(::kubex::json::Reader& r, ResourceSliceSpec& o);
 void kubex_write(::kubex::json::Writer& w, const ResourceSliceSpec& o);
 
-// Protobuf readers (kubex/core/protobuf_read.hpp), in this group's .pb.cpp.
+// Protobuf readers and writers (kubex/core/protobuf_read.hpp, protobuf_write.hpp), in
+// this group's .pb.cpp.
 void kubex_read_proto(::kubex::protobuf::Reader& r, AllocatedDeviceStatus& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const AllocatedDeviceStatus& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, AllocationResult& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const AllocationResult& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, BasicDevice& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const BasicDevice& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, CELDeviceSelector& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const CELDeviceSelector& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, CapacityRequestPolicy& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const CapacityRequestPolicy& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, CapacityRequestPolicyRange& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const CapacityRequestPolicyRange& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, CapacityRequirements& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const CapacityRequirements& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, Counter& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const Counter& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, CounterSet& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const CounterSet& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, Device& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const Device& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, DeviceAllocationConfiguration& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const DeviceAllocationConfiguration& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, DeviceAllocationResult& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const DeviceAllocationResult& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, DeviceAttribute& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const DeviceAttribute& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, DeviceCapacity& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const DeviceCapacity& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, DeviceClaim& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const DeviceClaim& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, DeviceClaimConfiguration& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const DeviceClaimConfiguration& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, DeviceClass& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const DeviceClass& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, DeviceClassConfiguration& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const DeviceClassConfiguration& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, DeviceClassList& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const DeviceClassList& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, DeviceClassSpec& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const DeviceClassSpec& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, DeviceConstraint& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const DeviceConstraint& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, DeviceCounterConsumption& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const DeviceCounterConsumption& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, DeviceDerivedAttribute& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const DeviceDerivedAttribute& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, DeviceRequest& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const DeviceRequest& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, DeviceRequestAllocationResult& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const DeviceRequestAllocationResult& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, DeviceSelector& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const DeviceSelector& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, DeviceSubRequest& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const DeviceSubRequest& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, DeviceTaint& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const DeviceTaint& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, DeviceToleration& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const DeviceToleration& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, NetworkDeviceData& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const NetworkDeviceData& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, NodeAllocatableMapping& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const NodeAllocatableMapping& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, NodeAllocatableOverhead& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const NodeAllocatableOverhead& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, NodeAllocatableResource& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const NodeAllocatableResource& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, OpaqueDeviceConfiguration& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const OpaqueDeviceConfiguration& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ResourceClaim& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ResourceClaim& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ResourceClaimConsumerReference& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ResourceClaimConsumerReference& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ResourceClaimList& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ResourceClaimList& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ResourceClaimSpec& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ResourceClaimSpec& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ResourceClaimStatus& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ResourceClaimStatus& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ResourceClaimTemplate& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ResourceClaimTemplate& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ResourceClaimTemplateList& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ResourceClaimTemplateList& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ResourceClaimTemplateSpec& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ResourceClaimTemplateSpec& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ResourcePool& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ResourcePool& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ResourceSlice& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ResourceSlice& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ResourceSliceList& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ResourceSliceList& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, ResourceSliceSpec& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const ResourceSliceSpec& o);
 
 }  // namespace kubex::k8s::v1_37::resource::v1beta1
 

@@ -22,6 +22,7 @@ class Writer;
 }  // namespace kubex::json
 namespace kubex::protobuf {
 class Reader;
+class Writer;
 }  // namespace kubex::protobuf
 
 namespace kubex::k8s::v1_37::scheduling::v1alpha3 {
@@ -771,38 +772,70 @@ void kubex_write(::kubex::json::Writer& w, const WorkloadReference& o);
 void kubex_read(::kubex::json::Reader& r, WorkloadSpec& o);
 void kubex_write(::kubex::json::Writer& w, const WorkloadSpec& o);
 
-// Protobuf readers (kubex/core/protobuf_read.hpp), in this group's .pb.cpp.
+// Protobuf readers and writers (kubex/core/protobuf_read.hpp, protobuf_write.hpp), in
+// this group's .pb.cpp.
 void kubex_read_proto(::kubex::protobuf::Reader& r, CompositeDisruptionMode& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const CompositeDisruptionMode& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, CompositeGangSchedulingPolicy& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const CompositeGangSchedulingPolicy& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, CompositePodGroup& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const CompositePodGroup& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, CompositePodGroupList& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const CompositePodGroupList& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, CompositePodGroupSchedulingConstraints& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const CompositePodGroupSchedulingConstraints& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, CompositePodGroupSchedulingPolicy& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const CompositePodGroupSchedulingPolicy& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, CompositePodGroupSpec& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const CompositePodGroupSpec& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, CompositePodGroupStatus& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const CompositePodGroupStatus& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, CompositePodGroupTemplate& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const CompositePodGroupTemplate& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, DisruptionMode& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const DisruptionMode& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, GangSchedulingPolicy& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const GangSchedulingPolicy& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, PodGroup& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const PodGroup& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, PodGroupList& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const PodGroupList& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, PodGroupResourceClaim& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const PodGroupResourceClaim& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, PodGroupResourceClaimStatus& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const PodGroupResourceClaimStatus& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, PodGroupSchedulingConstraints& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const PodGroupSchedulingConstraints& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, PodGroupSchedulingPolicy& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const PodGroupSchedulingPolicy& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, PodGroupSpec& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const PodGroupSpec& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, PodGroupStatus& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const PodGroupStatus& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, PodGroupTemplate& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const PodGroupTemplate& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, TopologyConstraint& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const TopologyConstraint& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, TypedLocalObjectReference& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const TypedLocalObjectReference& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, Workload& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const Workload& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, WorkloadList& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const WorkloadList& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, WorkloadPodGroupDisruptionMode& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const WorkloadPodGroupDisruptionMode& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, WorkloadPodGroupGangSchedulingPolicy& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const WorkloadPodGroupGangSchedulingPolicy& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, WorkloadPodGroupResourceClaim& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const WorkloadPodGroupResourceClaim& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, WorkloadPodGroupSchedulingConstraints& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const WorkloadPodGroupSchedulingConstraints& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, WorkloadPodGroupSchedulingPolicy& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const WorkloadPodGroupSchedulingPolicy& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, WorkloadReference& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const WorkloadReference& o);
 void kubex_read_proto(::kubex::protobuf::Reader& r, WorkloadSpec& o);
+void kubex_write_proto(::kubex::protobuf::Writer& w, const WorkloadSpec& o);
 
 }  // namespace kubex::k8s::v1_37::scheduling::v1alpha3
 
