@@ -213,6 +213,7 @@ class HttpsTransport final : public Transport,
     s.oidc_refreshes = credentials_.oidc_refreshes();
     s.http2_streams = h2_streams_.load();
     s.protobuf_responses = protobuf_responses_.load();
+    s.protobuf_requests = protobuf_requests_.load();
     return s;
   }
 
@@ -750,6 +751,9 @@ class HttpsTransport final : public Transport,
   }
 
   static awaitable<HttpResponse> send(std::shared_ptr<HttpsTransport> self, HttpRequest request) {
+    if (!request.body.empty() && protobuf::is_media_type(request.content_type)) {
+      ++self->protobuf_requests_;
+    }
     auto outcome = co_await self->perform(request, false);
     self->count_encoding(outcome.response);
     co_return std::move(outcome.response);
@@ -758,7 +762,7 @@ class HttpsTransport final : public Transport,
   static awaitable<ResponseStream> open(std::shared_ptr<HttpsTransport> self, HttpRequest request);
 
   void count_encoding(const HttpResponse& response) {
-    if (response.content_type.starts_with(protobuf::media_type)) {
+    if (protobuf::is_media_type(response.content_type)) {
       ++protobuf_responses_;
     }
   }
@@ -830,6 +834,7 @@ class HttpsTransport final : public Transport,
   std::atomic<std::size_t> retries_{0};
   std::atomic<std::size_t> h2_streams_{0};
   std::atomic<std::size_t> protobuf_responses_{0};
+  std::atomic<std::size_t> protobuf_requests_{0};
 };
 
 awaitable<ResponseStream> HttpsTransport::open(std::shared_ptr<HttpsTransport> self,

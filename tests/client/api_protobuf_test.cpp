@@ -9,6 +9,8 @@
 #include <kubex/core/json.hpp>
 #include <kubex/core/protobuf.hpp>
 #include <kubex/core/protobuf_envelope.hpp>
+#include <kubex/core/protobuf_object.hpp>
+#include <kubex/core/quantity.hpp>
 #include <kubex/k8s/v1_35/core/v1.hpp>
 #include <kubex/testing/scripted_transport.hpp>
 
@@ -93,6 +95,64 @@ TEST_F(api_protobuf_test, objects_and_lists_are_read_from_protobuf) {
   EXPECT_EQ(pods.items[299].metadata.name, "pod-299");
   EXPECT_EQ(pods.metadata.resource_version, "100");
   EXPECT_EQ(wait(pods_.async_get("web-1", boost::asio::use_future)).metadata.resource_version, "7");
+}
+
+// What a create or replace sent, decoded as the server would.
+struct Sent {
+  std::string content_type;
+  std::string body;
+};
+
+TEST_F(api_protobuf_test, writes_send_protobuf_unless_only_json_keeps_every_field) {
+  std::vector<Sent> sent;
+  const auto record = [&sent](const kubex::client::HttpRequest& r) {
+    sent.push_back({r.content_type, r.body});
+    return r.accept == kubex::client::accept_protobuf;
+  };
+  const auto created =
+      protobuf_response(201, pb::seal_envelope("v1", "Pod", pod_message("web-0", "5")));
+  for (const auto* method : {"POST", "PUT", "PUT"}) {
+    Step step;
+    step.method = method;
+    step.target = std::string(method) == "POST" ? ns_pods : ns_pods + "/web-0";
+    step.check = record;
+    step.response = created;
+    transport_->expect(std::move(step));
+  }
+
+  core::Pod pod;
+  pod.metadata.name = "web-0";
+  pod.metadata.labels["app"] = "web";
+  auto& c = pod.spec.ensure().containers.emplace_back();
+  c.name = "main";
+  c.image = "registry.k8s.io/pause:3.10";
+  c.resources.ensure().limits["cpu"] = kubex::Quantity::must_parse("250m");
+  c.ports.emplace_back().container_port = 8080;
+  // Fields of a newer server the model does not know, read from protobuf: written back.
+  std::string future;
+  pb::Writer(future).bytes(9999, "from a newer server");
+  pod.unknown_fields.add_protobuf(future);
+  (void)wait(pods_.async_create(pod, boost::asio::use_future));
+  (void)wait(pods_.async_replace(pod, boost::asio::use_future));
+  // One read from JSON: only JSON can write it back, so JSON is sent.
+  pod.spec->containers[0].unknown_fields.add("futureField", "{\"a\":1}");
+  (void)wait(pods_.async_replace(pod, boost::asio::use_future));
+
+  ASSERT_EQ(sent.size(), 3U);
+  for (std::size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(sent[i].content_type, pb::media_type);
+    const pb::Envelope e = pb::open_envelope(sent[i].body);
+    EXPECT_EQ(e.api_version, "v1");
+    EXPECT_EQ(e.kind, "Pod");
+    core::Pod back;
+    pb::decode_object(sent[i].body, back);
+    core::Pod expected = pod;
+    expected.spec->containers[0].unknown_fields.clear();
+    EXPECT_EQ(back, expected);
+    EXPECT_EQ(back.unknown_fields.protobuf(), future);
+  }
+  EXPECT_EQ(sent[2].content_type, "application/json");
+  EXPECT_NE(sent[2].body.find(R"("futureField":{"a":1})"), std::string::npos) << sent[2].body;
 }
 
 TEST_F(api_protobuf_test, a_protobuf_body_of_another_kind_is_refused) {

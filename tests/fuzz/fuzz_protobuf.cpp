@@ -10,7 +10,9 @@
 //     same error; each frame is read as a watch event;
 //   - read into the generated models (a PodList, a Deployment, a CRD, metadata only), as is
 //     and as an envelope's object, it either throws DecodeError or gives an object whose JSON
-//     encoding decodes again (so nothing protobuf can say yields invalid JSON on write-back).
+//     encoding decodes again (so nothing protobuf can say yields invalid JSON on write-back),
+//     and which the generated writer writes back as protobuf that reads as the same object
+//     (compared as the bytes it writes again: a NaN read from a double is not equal to itself).
 // Any other exception, crash, leak or sanitizer report is a finding. Built with libFuzzer by
 // the `fuzz` preset (scripts/fuzz.sh --target protobuf), and with any compiler as
 // kubex_fuzz_protobuf_replay, which runs tests/fuzz/protobuf-corpus as a unit test.
@@ -19,6 +21,7 @@
 #include <kubex/core/protobuf.hpp>
 #include <kubex/core/protobuf_envelope.hpp>
 #include <kubex/core/protobuf_read.hpp>
+#include <kubex/core/protobuf_write.hpp>
 #include <kubex/k8s/v1_35/apiextensions/v1.hpp>
 #include <kubex/k8s/v1_35/apps/v1.hpp>
 #include <kubex/k8s/v1_35/core/v1.hpp>
@@ -212,6 +215,22 @@ void check_model(std::string_view message) {
     (void)kubex::json::decode<T>(json);
   } catch (const std::exception& e) {
     finding("a model read from protobuf encodes to JSON that does not decode", e.what());
+  }
+  std::string written;
+  try {
+    pb::Writer w(written);
+    kubex_write_proto(w, object);
+    T again;
+    pb::Reader r(written);
+    kubex_read_proto(r, again);
+    std::string rewritten;
+    pb::Writer w2(rewritten);
+    kubex_write_proto(w2, again);
+    if (rewritten != written) {
+      finding("a model read from protobuf, written back, reads as another object");
+    }
+  } catch (const std::exception& e) {
+    finding("a model read from protobuf does not write back", e.what());
   }
 }
 

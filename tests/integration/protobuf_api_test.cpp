@@ -134,6 +134,98 @@ TEST_F(protobuf_api_test, metadata_only_calls_come_in_protobuf_for_every_kind) {
   EXPECT_EQ(json_client.stats().protobuf_responses, 0U);
 }
 
+// A Deployment that exercises much of the writer: quantities, both forms of IntOrString,
+// maps, lists, nested optionals, booleans and 64-bit integers.
+apps::Deployment rich_deployment(const std::string& name) {
+  apps::Deployment d;
+  d.metadata.name = name;
+  d.metadata.annotations["note"] = "written by kubex";
+  auto& spec = d.spec.ensure();
+  spec.replicas = 2;
+  spec.revision_history_limit = 4;
+  spec.selector.match_labels["app"] = name;
+  auto& rolling = spec.strategy.ensure().rolling_update.ensure();
+  rolling.max_surge = kubex::IntOrString("25%");
+  rolling.max_unavailable = kubex::IntOrString(1);
+  spec.template_.metadata.labels["app"] = name;
+  auto& pod = spec.template_.spec.ensure();
+  pod.termination_grace_period_seconds = 7;
+  pod.node_selector["kubernetes.io/os"] = "linux";
+  auto& toleration = pod.tolerations.emplace_back();
+  toleration.key = "node.kubernetes.io/unreachable";
+  toleration.operator_ = "Exists";
+  toleration.effect = "NoExecute";
+  toleration.toleration_seconds = 30;
+  auto& c = pod.containers.emplace_back();
+  c.name = "main";
+  c.image = "registry.k8s.io/pause:3.10";
+  c.args = {"--a", "--b=c"};
+  c.env.emplace_back().name = "MODE";
+  c.env.back().value = "protobuf";
+  auto& port = c.ports.emplace_back();
+  port.name = "http";
+  port.container_port = 8080;
+  auto& resources = c.resources.ensure();
+  resources.requests["cpu"] = kubex::Quantity::must_parse("100m");
+  resources.limits["memory"] = kubex::Quantity::must_parse("64Mi");
+  auto& probe = c.readiness_probe.ensure();
+  probe.http_get.ensure().port = kubex::IntOrString("http");
+  probe.http_get->path = "/ready";
+  probe.period_seconds = 5;
+  c.security_context.ensure().allow_privilege_escalation = false;
+  c.volume_mounts.emplace_back().name = "scratch";
+  c.volume_mounts.back().mount_path = "/scratch";
+  auto& volume = pod.volumes.emplace_back();
+  volume.name = "scratch";
+  volume.empty_dir.ensure().size_limit = kubex::Quantity::must_parse("1Gi");
+  return d;
+}
+
+TEST_F(protobuf_api_test, writes_sent_in_protobuf_keep_every_field_json_keeps) {
+  const std::string ns = own_namespace();
+  BlockingClient json_client(config());
+  BlockingClient protobuf_client(config(), protobuf_options());
+  auto json_api = BlockingApi<apps::Deployment>::namespaced(json_client, ns);
+  auto protobuf_api = BlockingApi<apps::Deployment>::namespaced(protobuf_client, ns);
+  (void)protobuf_api.create(rich_deployment("same"));
+  (void)json_api.create(rich_deployment("twin"));
+  EXPECT_EQ(protobuf_client.stats().protobuf_requests, 1U);
+  EXPECT_EQ(json_client.stats().protobuf_requests, 0U);
+
+  // kubectl reads both: the server stored the same spec from either body (the names aside).
+  const std::string in = " -n " + shell_quote(ns);
+  const auto stored = [&](const std::string& name) {
+    apps::Deployment d;
+    kubex::json::decode(testenv().kubectl("get deployment " + name + " -o json" + in), d);
+    return d;
+  };
+  auto from_protobuf = stored("same");
+  auto from_json = stored("twin");
+  ASSERT_TRUE(from_protobuf.spec && from_json.spec);
+  from_json.spec->selector.match_labels["app"] = "same";
+  from_json.spec->template_.metadata.labels["app"] = "same";
+  EXPECT_EQ(kubex::json::encode(*from_protobuf.spec), kubex::json::encode(*from_json.spec));
+  EXPECT_EQ(from_protobuf.metadata.annotations.at("note"), "written by kubex");
+  const auto& rolling = *from_protobuf.spec->strategy->rolling_update;
+  EXPECT_EQ(rolling.max_surge, kubex::IntOrString("25%"));
+  EXPECT_EQ(rolling.max_unavailable, kubex::IntOrString(1));
+  const auto& c = from_protobuf.spec->template_.spec->containers.at(0);
+  EXPECT_EQ(c.resources->limits.at("memory").to_string(), "64Mi");
+  EXPECT_EQ(c.readiness_probe->http_get->port, kubex::IntOrString("http"));
+  EXPECT_EQ(from_protobuf.spec->template_.spec->tolerations.at(0).toleration_seconds, 30);
+
+  // A replace in protobuf of what was read in protobuf.
+  auto current = protobuf_api.get("same");
+  current.spec->replicas = 3;
+  current.metadata.labels["tier"] = "front";
+  const auto replaced = protobuf_api.replace(current);
+  EXPECT_EQ(replaced.spec->replicas, 3);
+  EXPECT_EQ(testenv().kubectl("get deployment same -o jsonpath={.spec.replicas}" + in), "3");
+  EXPECT_EQ(testenv().kubectl("get deployment same -o jsonpath={.metadata.labels.tier}" + in),
+            "front");
+  EXPECT_EQ(protobuf_client.stats().protobuf_requests, 2U);
+}
+
 // Compaction expires resourceVersions for every test running at the same time: this runs
 // serially (ctest RUN_SERIAL, selected by the _disruptive_test suffix).
 using protobuf_api_disruptive_test = protobuf_api_test;

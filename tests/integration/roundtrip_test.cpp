@@ -28,10 +28,12 @@
 // reproduces fails too, so the list cannot go stale.
 
 #include <kubex/client/blocking.hpp>
+#include <kubex/client/stream_items.hpp>
 #include <kubex/core/json.hpp>
 #include <kubex/core/path.hpp>
 #include <kubex/core/protobuf.hpp>
 #include <kubex/core/protobuf_envelope.hpp>
+#include <kubex/core/protobuf_object.hpp>
 #include <kubex/core/resource.hpp>
 #include <kubex/k8s/v1_35/resources.hpp>
 #include <kubex/testing/temp_dir.hpp>
@@ -376,6 +378,10 @@ void expect_no_unknown_fields(const X* x, const std::string& where,
         problems.push_back(where + name + ": unknown to the model, kept raw (" +
                            value.text.substr(0, 120) + ")");
       }
+      if (!x->unknown_fields.protobuf().empty()) {
+        problems.push_back(where + ": " + std::to_string(x->unknown_fields.protobuf().size()) +
+                           " bytes of protobuf fields unknown to the model");
+      }
     }
   }
 }
@@ -565,7 +571,8 @@ struct KindReport {
   std::size_t objects = 0;
   std::size_t listed = 0;
   std::size_t put_back = 0;
-  std::size_t from_protobuf = 0;  // listed objects read from protobuf, equal to their JSON
+  std::size_t put_back_protobuf = 0;  // objects the server took back as kubex's protobuf
+  std::size_t from_protobuf = 0;      // listed objects read from protobuf, equal to their JSON
   std::vector<std::string> problems{};
 };
 
@@ -635,6 +642,8 @@ class roundtrip_test : public kubex::testing::TestenvTest {
   // The same list read as protobuf into the models must equal its JSON read: both encoded to
   // JSON give the same text (the list's resourceVersion aside). Objects change between two
   // reads (leases renew, events come), so a pair that differs is read again, three times.
+  // The protobuf read must hold no field the model does not know, and the generated writer
+  // must write it back as protobuf that reads the same.
   template <class T>
   void compare_protobuf(BlockingClient& connection, const std::string& what, KindReport& report) {
     using R = kubex::resource_traits<T>;
@@ -662,9 +671,21 @@ class roundtrip_test : public kubex::testing::TestenvTest {
         }
         kubex::protobuf::Reader reader(envelope.raw);
         kubex_read_proto(reader, from_proto);
+        L written_back;
+        kubex::protobuf::decode_object(
+            kubex::protobuf::encode_object(from_proto, envelope.api_version, envelope.kind),
+            written_back);
+        written_back.api_version = from_proto.api_version;  // the envelope's, as it was read
+        written_back.kind = from_proto.kind;
+        if (!(written_back == from_proto)) {
+          report.problems.push_back(what + ": protobuf: written back, reads as another list");
+        }
       } catch (const std::exception& e) {
         report.problems.push_back(what + ": protobuf: decode failed: " + e.what());
         return;
+      }
+      for (const auto& item : from_proto.items) {
+        expect_no_top_level_unknown_fields(item, what + ": protobuf: ", report.problems);
       }
       auto from_json = kubex::json::decode<L>(connection.get(path).body);
       from_json.metadata.resource_version = from_proto.metadata.resource_version;
@@ -702,15 +723,52 @@ class roundtrip_test : public kubex::testing::TestenvTest {
   // GET of one object at the path its traits give.
   template <class T>
   kubex::client::HttpResponse get_object(BlockingClient& connection, const ObjectRef& ref) {
+    return connection.get(object_path<T>(ref));
+  }
+
+  template <class T>
+  static std::string object_path(const ObjectRef& ref) {
     using R = kubex::resource_traits<T>;
-    return connection.get(
-        kubex::resource_path({.group = R::group,
-                              .version = R::version,
-                              .resource = R::plural,
-                              .namespace_name = R::scope == kubex::Scope::namespaced
-                                                    ? std::string_view(ref.namespace_name)
-                                                    : std::string_view(),
-                              .name = ref.name}));
+    return kubex::resource_path({.group = R::group,
+                                 .version = R::version,
+                                 .resource = R::plural,
+                                 .namespace_name = R::scope == kubex::Scope::namespaced
+                                                       ? std::string_view(ref.namespace_name)
+                                                       : std::string_view(),
+                                 .name = ref.name});
+  }
+
+  // The object as the server has it, written by the generated protobuf writer and sent back
+  // as a server-side dry-run PUT: the server must read kubex's protobuf as that object. A
+  // conflict (the object changed meanwhile) is read again, up to three times.
+  template <class T>
+  void put_back_in_protobuf(BlockingClient& connection, const ObjectRef& ref,
+                            const std::string& what, KindReport& report) {
+    using R = kubex::resource_traits<T>;
+    std::string last;
+    for (int attempt = 0; attempt < 3; ++attempt) {
+      const auto current = get_object<T>(connection, ref);
+      if (current.status != 200) {
+        last = "GET: HTTP " + std::to_string(current.status);
+        break;
+      }
+      kubex::client::HttpRequest put;
+      put.method = "PUT";
+      put.target = object_path<T>(ref) + "?dryRun=All";
+      put.content_type = std::string(kubex::protobuf::media_type);
+      put.body = kubex::protobuf::encode_object(kubex::json::decode<T>(current.body),
+                                                R::api_version, R::kind);
+      const auto answer = connection.send(std::move(put));
+      if (answer.status == 200 || answer.status == 201) {
+        ++report.put_back_protobuf;
+        return;
+      }
+      last = "HTTP " + std::to_string(answer.status) + ": " + answer.body.substr(0, 400);
+      if (answer.status != 409) {
+        break;
+      }
+    }
+    report.problems.push_back(what + ": the server rejects kubex's protobuf (PUT): " + last);
   }
 
   kubex::testing::TempDir temp_;
@@ -954,6 +1012,9 @@ TEST_F(roundtrip_test, every_served_kind_round_trips_through_the_server) {
         if (encoded.empty()) {
           continue;
         }
+        if constexpr (kubex::client::protobuf_writable<T>) {
+          put_back_in_protobuf<T>(connection, ref, what, report);
+        }
         put_backs.push_back({label<T>(), kubectl_name(R::group, R::kind, ref.name), encoded,
                              [this, &connection, ref] {
                                const auto again = get_object<T>(connection, ref);
@@ -1190,8 +1251,9 @@ TEST_F(roundtrip_test, every_served_kind_round_trips_through_the_server) {
     listed_total += report.listed;
     put_total += report.put_back;
     summary << "  " << kind << ": " << report.how << ", " << report.objects << " created, "
-            << report.put_back << " accepted back, " << report.listed << " listed, "
-            << report.from_protobuf << " read from protobuf as from JSON"
+            << report.put_back << " accepted back (" << report.put_back_protobuf
+            << " in protobuf), " << report.listed << " listed, " << report.from_protobuf
+            << " read from protobuf as from JSON"
             << (report.problems.empty()
                     ? ""
                     : ", " + std::to_string(report.problems.size()) + " problem(s)")

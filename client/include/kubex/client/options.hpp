@@ -37,8 +37,9 @@ enum class Encoding {
   /// JSON for everything.
   json,
   /// `application/vnd.kubernetes.protobuf` for the built-in kinds (the models generated from
-  /// k8s.io/api), with JSON as the fallback the server picks for custom resources; request
-  /// bodies stay JSON. Watches and metadata-only calls stay JSON for now.
+  /// k8s.io/api), with JSON as the fallback the server picks for custom resources: answers,
+  /// watches and metadata-only calls, and the bodies of creates and replaces (JSON for an
+  /// object holding fields read from JSON that its model does not know). Patches stay JSON.
   protobuf,
 };
 

@@ -20,6 +20,7 @@
 #include <kubex/core/protobuf_envelope.hpp>
 #include <kubex/core/protobuf_object.hpp>
 #include <kubex/core/protobuf_status.hpp>
+#include <kubex/core/protobuf_write.hpp>
 #include <kubex/core/request.hpp>
 #include <kubex/core/resource.hpp>
 #include <kubex/core/watch.hpp>
@@ -77,7 +78,7 @@ R decode_body(std::string& body) {
 template <class R>
 R decode_response(HttpResponse& response) {
   if constexpr (protobuf_readable<R>) {
-    if (is_protobuf(response.content_type)) {
+    if (protobuf::is_media_type(response.content_type)) {
       R out{};
       protobuf::decode_object(response.body, out);
       return out;
@@ -118,7 +119,7 @@ auto decode_object_or_status() {
     if (r.status / 100 != 2) {
       return std::nullopt;
     }
-    if (is_protobuf(r.content_type)) {
+    if (protobuf::is_media_type(r.content_type)) {
       if (auto status = protobuf::status_of_body(r.body)) {
         return std::variant<O, Status>(std::in_place_index<1>, std::move(*status));
       }
@@ -172,7 +173,7 @@ class ListBody {
         return std::nullopt;
       }
       if constexpr (protobuf_readable<L>) {
-        if (is_protobuf(response.content_type)) {
+        if (protobuf::is_media_type(response.content_type)) {
           L list = decode_response<L>(response);
           complete(list);
           return list;
@@ -299,12 +300,15 @@ class ResourceCalls {
   /// Creates `object`.
   [[nodiscard]] ApiRequest create(const T& object, const PostParams& params) const {
     static_assert(supports<T>(Verb::create), "the server does not serve create for this kind");
-    return encoded(named().create(json::encode(object), params));
+    auto [body, media_type] = object_body(object);
+    return encoded(with_content_type(named().create(std::move(body), params), media_type));
   }
   /// Replaces object `object.metadata.name`.
   [[nodiscard]] ApiRequest replace(const T& object, const PostParams& params) const {
     static_assert(supports<T>(Verb::update), "the server does not serve update for this kind");
-    return encoded(named().replace(name_of(object), json::encode(object), params));
+    const std::string_view name = name_of(object);
+    auto [body, media_type] = object_body(object);
+    return encoded(with_content_type(named().replace(name, std::move(body), params), media_type));
   }
   /// Patches object `name`.
   [[nodiscard]] ApiRequest patch(std::string_view name, const Patch& patch,
@@ -398,8 +402,10 @@ class ResourceCalls {
   }
   /// Replaces the status of `object`.
   [[nodiscard]] ApiRequest replace_status(const T& object, const PostParams& params) const {
-    return encoded(
-        named().replace_subresource("status", name_of(object), json::encode(object), params));
+    const std::string_view name = name_of(object);
+    auto [body, media_type] = object_body(object);
+    return encoded(with_content_type(
+        named().replace_subresource("status", name, std::move(body), params), media_type));
   }
   /// The log of pod `name`: all of it so far, or followed.
   [[nodiscard]] ApiRequest logs(std::string_view name, const LogParams& params, bool follow) const {
@@ -438,6 +444,27 @@ class ResourceCalls {
   // The Accept of a metadata-only call: in protobuf first when the client asks for it.
   [[nodiscard]] std::string_view metadata_accept() const noexcept {
     return metadata_protobuf_ ? accept_metadata_protobuf : accept_metadata;
+  }
+
+  // The body of a create or replace and its media type: protobuf when this kind's calls ask
+  // for it, as client-go sends it, unless the object holds what only JSON can carry (fields
+  // read from JSON that its model does not know); JSON otherwise.
+  std::pair<std::string, std::string_view> object_body(const T& object) const {
+    if constexpr (protobuf_writable<T>) {
+      if (protobuf_) {
+        try {
+          return {protobuf::encode_object(object, traits::api_version, traits::kind),
+                  protobuf::media_type};
+        } catch (const protobuf::Unrepresentable&) {  // JSON keeps every field
+        }
+      }
+    }
+    return {json::encode(object), "application/json"};
+  }
+
+  static ApiRequest with_content_type(ApiRequest request, std::string_view media_type) {
+    request.content_type.assign(media_type);
+    return request;
   }
 
   static ApiRequest with_accept(ApiRequest request, std::string_view accept) {

@@ -26,6 +26,9 @@ struct TransportStats {
   std::size_t http2_streams = 0;
   /// Responses and streams (watches) that came as protobuf (ClientOptions::encoding).
   std::size_t protobuf_responses = 0;
+  /// Requests that sent their object as protobuf (create and replace with
+  /// ClientOptions::encoding protobuf).
+  std::size_t protobuf_requests = 0;
 };
 
 }  // namespace kubex::client

@@ -24,13 +24,11 @@ namespace kubex::client {
 /// Types the generated protobuf readers cover (the built-in kinds and their lists).
 template <class T>
 concept protobuf_readable = requires(protobuf::Reader& r, T& o) { kubex_read_proto(r, o); };
+/// Types the generated protobuf writers cover (the built-in kinds).
+template <class T>
+concept protobuf_writable = requires(protobuf::Writer& w, const T& o) { kubex_write_proto(w, o); };
 
 namespace detail {
-
-/// True when a response's Content-Type is Kubernetes protobuf.
-inline bool is_protobuf(std::string_view content_type) noexcept {
-  return content_type.starts_with(protobuf::media_type);
-}
 
 /// Finds complete lines in a growing buffer without scanning any byte twice.
 class LineBuffer {
@@ -145,7 +143,7 @@ class WatchItems {
   /// Reads the framing from the response's Content-Type.
   void configure(const HttpResponse& head) {
     if constexpr (protobuf_readable<Object>) {
-      protobuf_ = is_protobuf(head.content_type);
+      protobuf_ = protobuf::is_media_type(head.content_type);
     }
   }
   /// Where the stream's next bytes are appended.
