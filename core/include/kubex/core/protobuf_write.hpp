@@ -126,10 +126,11 @@ void write(Writer& w, std::uint32_t field, const std::vector<T>& values) {
 template <class V, class WriteValue>
 void write_map(Writer& w, std::uint32_t field, const std::map<std::string, V>& values,
                WriteValue&& write_value) {
-  for (const auto& [key, value] : values) {
-    w.message(field, [&](Writer& entry) {
-      write(entry, 1, std::string_view(key));
-      write_value(entry, 2, value);
+  for (const auto& element : values) {
+    // Not a structured binding: clang 15 cannot capture one in a lambda.
+    w.message(field, [&element, &write_value](Writer& entry) {
+      write(entry, 1, std::string_view(element.first));
+      write_value(entry, 2, element.second);
     });
   }
 }
