@@ -1,3 +1,4 @@
+#include <kubex/core/arena.hpp>
 #include <kubex/core/json.hpp>
 #include <kubex/core/percent.hpp>
 
@@ -909,6 +910,12 @@ void decode(std::string_view json, bool padded, void* out, DecodeFn fn, std::siz
     }
   } scope;
   t_state.depth = depth;
+  // The compact containers of the decoded object (String, Vector, Map) take their memory from
+  // one arena. Its first block is sized from the arena bytes per JSON byte of the thread's last
+  // decode: the items of a list are alike, so each usually takes one block, with little spare.
+  thread_local ArenaEstimate estimate;
+  Arena arena(estimate.first_block(json.size()));
+  const ArenaScope arena_scope(&arena);
 
   if (parser.max_depth() != kParserMaxDepth) {
     if (auto e = parser.allocate(json.size(), kParserMaxDepth); e != simdjson::SUCCESS) {
@@ -933,6 +940,7 @@ void decode(std::string_view json, bool padded, void* out, DecodeFn fn, std::siz
   const simdjson::error_code e = parser.iterate(input).get(doc);
   if (e == simdjson::SUCCESS) {
     read_root(doc, std::string_view(input.data(), input.length()), out, fn);
+    estimate.learn(arena, json.size());
     return;
   }
   const std::string reason = std::string("invalid JSON: ") + simdjson::error_message(e);

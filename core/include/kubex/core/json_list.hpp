@@ -160,7 +160,11 @@ class ListDecoder {
       err.prepend_field("items");
       throw err;
     }
-    out.items = std::move(items_);
+    if constexpr (requires { out.items.assign_moved(items_); }) {
+      out.items.assign_moved(items_);  // a kubex::Vector: storage of exactly their count
+    } else {
+      out.items = std::move(items_);
+    }
     return out;
   }
 

@@ -3,6 +3,7 @@
 // is; and the body a typed model's generated writer (kubex_write_proto) makes of it.
 #pragma once
 
+#include <kubex/core/arena.hpp>
 #include <kubex/core/kind_check.hpp>
 #include <kubex/core/protobuf.hpp>
 #include <kubex/core/protobuf_envelope.hpp>
@@ -22,7 +23,14 @@ template <class T>
 void decode_object(std::string_view body, T& out, std::size_t origin = 0) {
   const Envelope envelope = open_envelope(body);
   Reader reader(envelope.raw, raw_origin(envelope, body, origin));
-  kubex_read_proto(reader, out);  // the generated reader starts from T{}
+  // The compact containers of the object take their memory from one arena (arena.hpp).
+  thread_local ArenaEstimate estimate;
+  {
+    Arena arena(estimate.first_block(envelope.raw.size()));
+    const ArenaScope arena_scope(&arena);
+    kubex_read_proto(reader, out);  // the generated reader starts from T{}
+    estimate.learn(arena, envelope.raw.size());
+  }
   if constexpr (requires {
                   out.api_version;
                   out.kind;
