@@ -18,7 +18,10 @@ constexpr std::size_t default_block = 4096;
 constexpr std::size_t max_block = std::size_t{1} << 20;
 constexpr std::size_t header = (sizeof(Block) + 7) & ~std::size_t{7};
 
+std::atomic<std::size_t> live_blocks{0};
+
 void free_block(Block* b) noexcept {
+  live_blocks.fetch_sub(1, std::memory_order_relaxed);
   b->~Block();
   ::operator delete(static_cast<void*>(b));
 }
@@ -35,6 +38,7 @@ void Arena::next_block(std::size_t need) {
   size = std::max(size, need) + header;
   void* raw = ::operator new(size);
   auto* b = new (raw) Block{open_bias};
+  live_blocks.fetch_add(1, std::memory_order_relaxed);
   block_ = b;
   cur_ = static_cast<char*>(raw) + header;
   end_ = static_cast<char*>(raw) + size;
@@ -62,6 +66,10 @@ void arena_release(void* p) noexcept {
   if (b->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
     free_block(b);
   }
+}
+
+std::size_t arena_live_blocks() noexcept {
+  return live_blocks.load(std::memory_order_relaxed);
 }
 
 void* tagged_allocate(std::size_t n) {

@@ -4,6 +4,7 @@
 // responses: the same documents decode to the same values in JSON and protobuf, encode to the
 // same bytes, and decoded objects stay valid however they are moved, copied and freed.
 
+#include <kubex/core/arena.hpp>
 #include <kubex/core/json.hpp>
 #include <kubex/core/json_containers.hpp>
 #include <kubex/core/json_list.hpp>
@@ -16,6 +17,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstddef>
 #include <string>
 #include <thread>
 #include <utility>
@@ -91,6 +93,35 @@ TEST(compact_layout_test, objects_outlive_their_list_moved_copied_or_on_another_
   std::thread other([items = std::move(list.items)]() mutable { items = {}; });
   other.join();
   EXPECT_EQ(json::encode(moved), first);
+}
+
+// A list item is decoded into an arena of its own, in JSON (item by item, the client's path)
+// and in protobuf: an object kept from a list keeps only its own blocks, not the list's.
+TEST(compact_layout_test, an_item_kept_from_a_list_keeps_only_its_own_blocks) {
+  const std::size_t before = kubex::arena_live_blocks();
+  compact::Pod from_json;
+  {
+    std::string body = fixture("podlist-500.json");
+    json::ListDecoder<compact::PodList> decoder(0);
+    decoder.feed(body);
+    auto list = decoder.finish(body);
+    EXPECT_GE(kubex::arena_live_blocks() - before, 500U);
+    from_json = std::move(list.items[7]);
+  }
+  EXPECT_LE(kubex::arena_live_blocks() - before, 2U);
+  compact::Pod from_protobuf;
+  {
+    compact::PodList list;
+    kubex::protobuf::decode_object(fixture("protobuf/pods.pb"), list);
+    EXPECT_GE(kubex::arena_live_blocks() - before, 20U);
+    from_protobuf = std::move(list.items[3]);
+  }
+  EXPECT_LE(kubex::arena_live_blocks() - before, 4U);
+  EXPECT_TRUE(from_json.metadata.name.has_value());
+  EXPECT_TRUE(from_protobuf.metadata.name.has_value());
+  from_json = {};
+  from_protobuf = {};
+  EXPECT_EQ(kubex::arena_live_blocks(), before);
 }
 
 TEST(compact_layout_test, edited_after_decode_like_any_object) {

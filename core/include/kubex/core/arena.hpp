@@ -57,6 +57,10 @@ class Arena {
 /// Gives back memory from Arena::allocate; its block is freed with the last of its users.
 void arena_release(void* p) noexcept;
 
+/// How many arena blocks the process holds: blocks some container still uses, and the blocks
+/// of live Arenas. For tests and diagnostics of what decoded objects keep.
+[[nodiscard]] std::size_t arena_live_blocks() noexcept;
+
 /// `n` bytes aligned to 8 from the current arena, or from the heap outside a decode; either
 /// way freed by tagged_release(), which tells them apart by the word before them.
 void* tagged_allocate(std::size_t n);

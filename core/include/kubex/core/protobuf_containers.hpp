@@ -6,6 +6,7 @@
 // from there (keys and lengths only) gives the exact count, and the decode's arena keeps no
 // storage a growing vector outgrew.
 
+#include <kubex/core/arena.hpp>
 #include <kubex/core/map.hpp>
 #include <kubex/core/protobuf_read.hpp>
 #include <kubex/core/protobuf_write.hpp>
@@ -31,6 +32,12 @@ inline std::size_t run_length(const Reader& r) {
   } while (ahead.next());
   return n;
 }
+// An object of a kind (an item of a list), as opposed to a part of one.
+template <class T>
+concept kind_object = requires(T& o) {
+                        o.metadata;
+                        o.kind;
+                      };
 }  // namespace detail
 
 /// A boxed embedded message, made by the Box's own hooks (box_memory.hpp: in the arena). It
@@ -85,7 +92,20 @@ void read(Reader& r, Vector<T>& out) {
   if (out.empty()) {
     out.reserve(detail::run_length(r));
   }
-  read(r, out.emplace_back());
+  T& element = out.emplace_back();
+  if constexpr (detail::kind_object<T>) {
+    // Each item of a list gets its own arena, as on the JSON list path: an item kept after its
+    // neighbours are gone (a reflector's) keeps only its own block. Sized from the previous one.
+    thread_local std::size_t previous = 0;
+    Arena arena(previous);
+    {
+      const ArenaScope scope(&arena);
+      read(r, element);
+    }
+    previous = arena.used() + arena.used() / 16;
+  } else {
+    read(r, element);
+  }
 }
 
 /// One entry of a map field: a message {key = 1, value = 2}. A later entry with the same key
