@@ -80,10 +80,11 @@ namespace {
 thread_local std::uint64_t t_allocs = 0;
 thread_local std::uint64_t t_alloc_bytes = 0;
 
-// --arena: a bump allocator over one reserved mapping. Only allocations made while
+// --arena: a bump allocator over one reserved mapping (not kubex::Arena: it stands in for
+// malloc under any model, to bound what an arena could save). Only allocations made while
 // t_arena_on is set come from it; a free of an arena block is a no-op, so objects decoded
-// into the arena may be destroyed before or after Arena::reset().
-struct Arena {
+// into the arena may be destroyed before or after BumpArena::reset().
+struct BumpArena {
   static constexpr std::size_t capacity = std::size_t{1} << 32U;  // reserved, touched on use
   char* base = nullptr;
   std::size_t used = 0;
@@ -111,7 +112,7 @@ struct Arena {
   void reset() noexcept { used = 0; }
 };
 bool g_arena_mode = false;  // --arena
-Arena g_arena;
+BumpArena g_arena;
 thread_local bool t_arena_on = false;
 
 void* counted_malloc(std::size_t n) noexcept {
@@ -130,11 +131,11 @@ void counted_free(void* p) noexcept {
 }
 
 // Serves the allocations of its lifetime from the arena when --arena was given.
-struct ArenaScope {
-  ArenaScope() noexcept { t_arena_on = g_arena_mode; }
-  ~ArenaScope() { t_arena_on = false; }
-  ArenaScope(const ArenaScope&) = delete;
-  ArenaScope& operator=(const ArenaScope&) = delete;
+struct BumpScope {
+  BumpScope() noexcept { t_arena_on = g_arena_mode; }
+  ~BumpScope() { t_arena_on = false; }
+  BumpScope(const BumpScope&) = delete;
+  BumpScope& operator=(const BumpScope&) = delete;
 };
 
 struct AllocSnapshot {
@@ -409,7 +410,7 @@ double live_bytes_per_input_byte(Wire wire, const Doc& d) {
     g_arena.reset();
     T v{};
     {
-      const ArenaScope arena;
+      const BumpScope arena;
       decode_as(wire, d, v);
     }
     const auto held = static_cast<double>(g_arena.used);
@@ -504,7 +505,7 @@ void TypedDecode(benchmark::State& state, const Doc& (*doc)()) {
       state.ResumeTiming();
     }
     {
-      const ArenaScope arena;
+      const BumpScope arena;
       decode_as(wire, d, batch[used]);
     }
     benchmark::DoNotOptimize(batch[used]);
