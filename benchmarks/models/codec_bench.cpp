@@ -25,8 +25,6 @@
 //   ProtoDecode    protobuf::decode_object into a fresh typed object, as TypedDecode.
 //   ItemsDecode    a list through json::ListDecoder, item by item as the client decodes a list
 //                  body (each item its own decode and arena); the body is copied first.
-//   Compact*       the same rows into core/v1 and meta/v1 rewritten to kubex's compact
-//                  containers (compact_models.py): the lean-decode experiment.
 //
 // --arena (parsed in main) serves every allocation of the timed decodes from one bump arena,
 // reset between batches, whose frees cost nothing: the upper bound of what a model backed by
@@ -41,15 +39,12 @@
 // by the replacement below; simdjson's own aligned buffers are allocated once per thread and are
 // not in the loop).
 #include <kubex/core/json.hpp>
-#include <kubex/core/json_containers.hpp>
 #include <kubex/core/json_list.hpp>
 #include <kubex/core/json_types.hpp>
 #include <kubex/core/protobuf_object.hpp>
 #include <kubex/k8s/default.hpp>
 #include <kubex/k8s/v1_35/core/v1.hpp>
 #include <kubex/k8s/v1_35/meta/v1.hpp>
-#include <kubex/k8s/v1_35c/core/v1.hpp>
-#include <kubex/k8s/v1_35c/meta/v1.hpp>
 
 #include <benchmark/benchmark.h>
 #include <malloc.h>
@@ -189,8 +184,6 @@ namespace bench {
 namespace json = kubex::json;
 namespace meta = kubex::k8s::v1_35::meta::v1;
 namespace core = kubex::k8s::v1_35::core::v1;
-// The same types with kubex's compact containers (compact_models.py): the lean-decode experiment.
-namespace compact = kubex::k8s::v1_35c::core::v1;
 
 using MetaList = meta::PartialObjectMetadataList;
 
@@ -373,12 +366,6 @@ std::size_t item_count(const MetaList& l) {
   return l.items.size();
 }
 std::size_t item_count(const core::Pod&) {
-  return 1;
-}
-std::size_t item_count(const compact::PodList& l) {
-  return l.items.size();
-}
-std::size_t item_count(const compact::Pod&) {
   return 1;
 }
 
@@ -600,14 +587,7 @@ void register_all() {
   reg("Pods20/BareWalk", BareWalk, pods20);
   reg("Pods20/TypedDecode", TypedDecode<PodList>, pods20);
   reg("Pods20Pb/ProtoDecode", TypedDecode<PodList, Wire::protobuf>, pods20_pb);
-  // The lean-decode experiment: the same documents into the compact layout.
   reg("PodList/ItemsDecode", TypedDecode<PodList, Wire::json_items>, podlist);
-  reg("PodList/CompactDecode", TypedDecode<compact::PodList>, podlist);
-  reg("PodList/CompactItemsDecode", TypedDecode<compact::PodList, Wire::json_items>, podlist);
-  reg("PodList/CompactDecodeAndFree", TypedDecodeAndFree<compact::PodList>, podlist);
-  reg("Pods20/CompactDecode", TypedDecode<compact::PodList>, pods20);
-  reg("Pod/CompactDecode", TypedDecode<compact::Pod>, pod);
-  reg("Pods20Pb/CompactProtoDecode", TypedDecode<compact::PodList, Wire::protobuf>, pods20_pb);
 }
 
 }  // namespace bench

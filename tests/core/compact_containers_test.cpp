@@ -3,7 +3,6 @@
 // read after its block went back, a block never given back) only shows there.
 #include <kubex/core/arena.hpp>
 #include <kubex/core/json.hpp>
-#include <kubex/core/json_containers.hpp>
 #include <kubex/core/json_object.hpp>
 #include <kubex/core/map.hpp>
 #include <kubex/core/string.hpp>

@@ -13,14 +13,12 @@
 // the `fuzz` preset (scripts/fuzz.sh), and with any compiler as kubex_fuzz_replay, which runs
 // the seed and regression corpora as a unit test.
 #include <kubex/core/json.hpp>
-#include <kubex/core/json_containers.hpp>
 #include <kubex/core/json_list.hpp>
 #include <kubex/core/watch.hpp>
 #include <kubex/k8s/default.hpp>
 #include <kubex/k8s/v1_35/apps/v1.hpp>
 #include <kubex/k8s/v1_35/core/v1.hpp>
 #include <kubex/k8s/v1_35/meta/v1.hpp>
-#include <kubex/k8s/v1_35c/core/v1.hpp>
 
 #include <simdjson.h>
 
@@ -227,32 +225,6 @@ void check_watch_event(std::string_view input) {
   }
 }
 
-// The compact layout (cmake/KubexCompactModels.cmake) against the shipped models: the same
-// document decodes in both, to the same JSON, or fails in both with the same error.
-template <class Shipped, class Compact>
-void check_layouts(std::string_view input) {
-  Shipped shipped{};
-  Compact compact{};
-  std::string shipped_error;
-  std::string compact_error;
-  try {
-    kubex::json::decode(input, shipped);
-  } catch (const kubex::json::DecodeError& e) {
-    shipped_error = e.what();
-  }
-  try {
-    kubex::json::decode(input, compact);
-  } catch (const kubex::json::DecodeError& e) {
-    compact_error = e.what();
-  }
-  if (shipped_error != compact_error) {
-    finding("the compact layout fails otherwise", shipped_error + "\n" + compact_error);
-  }
-  if (shipped_error.empty() && kubex::json::encode(compact) != kubex::json::encode(shipped)) {
-    finding("the compact layout decodes another object", input);
-  }
-}
-
 }  // namespace kubex_fuzz
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -262,9 +234,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   kubex_fuzz::check<kubex_fuzz::apps::Deployment>(input);
   kubex_fuzz::check<kubex_fuzz::meta::PartialObjectMetadataList>(input);
   kubex_fuzz::check_watch_event(input);
-  kubex_fuzz::check_layouts<kubex_fuzz::core::PodList, kubex::k8s::v1_35c::core::v1::PodList>(
-      input);
-  kubex_fuzz::check_layouts<kubex_fuzz::core::Pod, kubex::k8s::v1_35c::core::v1::Pod>(input);
   // Pieces of a size taken from the input, so that the fuzzer varies where they split.
   const std::size_t piece = size == 0 ? 1 : 1 + data[0] % 97;
   kubex_fuzz::check_list<kubex_fuzz::core::PodList>(input, piece);

@@ -631,8 +631,9 @@ class roundtrip_test : public kubex::testing::TestenvTest {
     return to_json(doc);
   }
 
-  template <class T>
-  static void sort_by_name(std::vector<T>& items) {
+  template <class Items>
+  static void sort_by_name(Items& items) {
+    using T = typename Items::value_type;
     std::stable_sort(items.begin(), items.end(), [](const T& a, const T& b) {
       return std::tie(a.metadata.namespace_, a.metadata.name) <
              std::tie(b.metadata.namespace_, b.metadata.name);

@@ -188,7 +188,7 @@ def _read(p: ProtoField, reader: str, target: str, messages: dict, where: str) -
         value = p.type.split(",", 1)[1]
         if t.elem.kind == "vector" and _is_string_list(messages, value):
             return (f"pb::read_map_entry({reader}, {target}, "
-                    "[](pb::Reader& e, std::vector<std::string>& v) { pb::read_string_list(e, v); });")
+                    "[](pb::Reader& e, ::kubex::Vector<::kubex::String>& v) { pb::read_string_list(e, v); });")
         if t.elem.kind == "raw":
             if value in SCHEMA_OR:
                 return (f"pb::read_map_entry({reader}, {target}, "
@@ -221,7 +221,7 @@ def _write(p: ProtoField, writer: str, source: str, messages: dict) -> str:
         value = p.type.split(",", 1)[1]
         if t.elem.kind == "vector" and _is_string_list(messages, value):
             return (f"pb::write_map({writer}, {n}, {source}, [](pb::Writer& e, std::uint32_t k, "
-                    "const std::vector<std::string>& v) { pb::write_string_list(e, k, v); });")
+                    "const ::kubex::Vector<::kubex::String>& v) { pb::write_string_list(e, k, v); });")
         if t.elem.kind == "raw" and value in SCHEMA_OR:
             return (f"pb::write_map({writer}, {n}, {source}, [](pb::Writer& e, std::uint32_t k, "
                     f"const ::kubex::RawJson& v) {{ write_{SCHEMA_OR[value]}(e, k, v); }});")
@@ -281,7 +281,8 @@ def source(banner: str, header: str, ns: str, structs, messages: dict) -> str:
     lines = [banner, f"#include <{header}>\n\n"]
     if schema_or:
         lines.append("#include <kubex/core/json.hpp>\n#include <kubex/core/json_types.hpp>\n")
-    lines += ["#include <kubex/core/protobuf_read.hpp>\n#include <kubex/core/protobuf_write.hpp>\n\n",
+    lines += ["#include <kubex/core/protobuf_containers.hpp>\n#include <kubex/core/protobuf_read.hpp>\n"
+              "#include <kubex/core/protobuf_write.hpp>\n\n",
               f"namespace {ns} {{\n\n"]
     if schema_or:
         lines.append("namespace json = ::kubex::json;\n")

@@ -9,6 +9,10 @@ import tarfile
 from dataclasses import dataclass, field
 from typing import Optional
 
+# The models' string: 16 bytes with 15 characters inline, its decoded memory in the decode's
+# arena (core/string.hpp). Lists and maps are kubex::Vector and kubex::Map (emit.py).
+STRING = "::kubex::String"
+
 # Definitions with a hand-written C++ counterpart in kubex::core.
 VALUE_TYPES = {
     "io.k8s.apimachinery.pkg.api.resource.Quantity": "::kubex::Quantity",
@@ -238,7 +242,7 @@ class Model:
             if fmt == "date-time":
                 return TypeRef("value", "::kubex::Time")
             if fmt != "int-or-string":
-                return TypeRef("scalar", "std::string")
+                return TypeRef("scalar", STRING)
         if fmt == "int-or-string":
             return TypeRef("value", "::kubex::IntOrString")
         if t == "integer":

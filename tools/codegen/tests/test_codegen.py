@@ -165,8 +165,10 @@ class CodegenTest(unittest.TestCase):
         self.assertIn("std::optional<double> ratio{};", h)
         self.assertIn("std::optional<::kubex::Bytes> data{};", h)
         self.assertIn("::kubex::RawJson any{};", h)
-        self.assertIn("std::vector<::kubex::k8s::v1_99::demo::v1::WidgetSpec> children{};", h)
+        self.assertIn("::kubex::Vector<::kubex::k8s::v1_99::demo::v1::WidgetSpec> children{};", h)
         self.assertIn("::kubex::Box<::kubex::k8s::v1_99::demo::v1::WidgetSpec> parent{};", h)  # recursion
+        # Boxed objects come from the decode's arena, like the strings and lists (box_memory.hpp).
+        self.assertIn("{ return ::kubex::box_new<WidgetSpec>(); }", self.source)
         self.assertIn("::kubex::k8s::v1_99::meta::v1::ObjectMeta metadata{};", h)  # metadata inline
         self.assertIn("::kubex::k8s::v1_99::demo::v1::WidgetSpec spec{};", h)  # required struct inline
         self.assertIn("::kubex::Box<::kubex::k8s::v1_99::demo::v1::WidgetStatus> status{};", h)
@@ -176,8 +178,8 @@ class CodegenTest(unittest.TestCase):
         self.assertIn('  json::write_required(w, "\\"builtAt\\":", o.built_at);', writer)
 
     def test_gvk_defaults_and_field_order(self):
-        self.assertIn('std::string api_version{"demo.k8s.io/v1"};', self.header)
-        self.assertIn('std::string kind{"Widget"};', self.header)
+        self.assertIn('::kubex::String api_version{"demo.k8s.io/v1"};', self.header)
+        self.assertIn('::kubex::String kind{"Widget"};', self.header)
         writer = self.source[self.source.index("kubex_write(json::Writer& w, const Widget& o)"):]
         order = [writer.index(f'\\"{k}\\"') for k in ("apiVersion", "kind", "metadata", "status", "spec")]
         self.assertEqual(order, sorted(order))
@@ -190,7 +192,7 @@ class CodegenTest(unittest.TestCase):
         self.assertIn('static constexpr std::string_view default_{"default"};', h)
         self.assertIn('static constexpr std::string_view v9lives{"9lives"};', h)
         self.assertIn("std::optional<WidgetStatusPhase> phase{};", h)
-        self.assertIn("std::vector<WidgetStatusModesItem> modes{};", h)
+        self.assertIn("::kubex::Vector<WidgetStatusModesItem> modes{};", h)
 
     def test_struct_order_allows_by_value_members(self):
         self.assertLess(self.header.index("struct WidgetSpec {"), self.header.index("struct Widget {"))

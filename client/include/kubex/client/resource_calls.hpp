@@ -119,14 +119,20 @@ auto decode_object_or_status() {
     if (r.status / 100 != 2) {
       return std::nullopt;
     }
+    // Built in place: GCC 12 takes a variant moved into the optional for one whose Status
+    // may be uninitialized (-Wmaybe-uninitialized).
+    std::optional<std::variant<O, Status>> out;
     if (protobuf::is_media_type(r.content_type)) {
       if (auto status = protobuf::status_of_body(r.body)) {
-        return std::variant<O, Status>(std::in_place_index<1>, std::move(*status));
+        out.emplace(std::in_place_index<1>, std::move(*status));
+        return out;
       }
     } else if (is_status_body(r.body)) {
-      return std::variant<O, Status>(std::in_place_index<1>, decode_body<Status>(r.body));
+      out.emplace(std::in_place_index<1>, decode_body<Status>(r.body));
+      return out;
     }
-    return std::variant<O, Status>(std::in_place_index<0>, decode_response<O>(r));
+    out.emplace(std::in_place_index<0>, decode_response<O>(r));
+    return out;
   };
 }
 

@@ -38,7 +38,7 @@ class Box {
   /// An absent value.
   constexpr Box() noexcept = default;
   /// A present value.
-  Box(T value) : ptr_(new T(std::move(value))) {}  // NOLINT(google-explicit-constructor)
+  Box(T value) : ptr_(adopt(std::move(value))) {}  // NOLINT(google-explicit-constructor)
   /// Deep copy.
   Box(const Box& other) : ptr_(other.ptr_ ? clone(*other.ptr_) : nullptr) {}
   /// Takes over other's value; other becomes absent.
@@ -62,7 +62,7 @@ class Box {
     if (ptr_ != nullptr) {
       *ptr_ = std::move(value);
     } else {
-      ptr_ = new T(std::move(value));
+      ptr_ = adopt(std::move(value));
     }
     return *this;
   }
@@ -98,7 +98,7 @@ class Box {
   template <class... Args>
   T& emplace(Args&&... args) {
     reset();
-    ptr_ = new T(std::forward<Args>(args)...);
+    ptr_ = adopt(T(std::forward<Args>(args)...));
     return *ptr_;
   }
   /// Makes the Box absent.
@@ -115,6 +115,18 @@ class Box {
   }
 
  private:
+  // A value made by make(), so that the type's own hooks (which may use tagged or arena
+  // memory, box_memory.hpp) are the only ones that allocate what destroy() frees.
+  static T* adopt(T&& value) {
+    T* p = make();
+    try {
+      *p = std::move(value);
+    } catch (...) {
+      destroy(p);
+      throw;
+    }
+    return p;
+  }
   static T* make() {
     if constexpr (box_detail::out_of_line<T>) {
       return kubex_box_new(std::type_identity<T>{});

@@ -7,7 +7,10 @@
 
 #include <kubex/core/box.hpp>
 #include <kubex/core/error.hpp>
+#include <kubex/core/map.hpp>
 #include <kubex/core/raw_json.hpp>
+#include <kubex/core/string.hpp>
+#include <kubex/core/vector.hpp>
 
 #include <charconv>
 #include <concepts>
@@ -396,6 +399,98 @@ struct Codec<std::map<std::string, T>> {
     w.begin_object();
     for (const auto& [key, e] : v) {
       w.key(key);
+      Codec<T>::write(w, e);
+    }
+    w.end_object();
+  }
+};
+
+// kubex's compact containers, which the generated models hold. A decoded list or map is
+// gathered in a scratch std::vector that the thread reuses, then moved into storage of its
+// exact size in the decode's Arena: nothing a growing vector outgrew is left behind.
+namespace detail {
+
+// A scratch vector of T for one decode; taken from the thread's spare and given back after,
+// unless it grew past 64 KiB (a list of hundreds of items keeps no memory for later).
+template <class T>
+class Scratch {
+ public:
+  Scratch() : items_(std::move(spare())) { items_.clear(); }
+  ~Scratch() {
+    items_.clear();
+    if (items_.capacity() * sizeof(T) <= (std::size_t{64} << 10)) {
+      spare() = std::move(items_);
+    }
+  }
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
+  std::vector<T>& items() noexcept { return items_; }
+
+ private:
+  static std::vector<T>& spare() {
+    thread_local std::vector<T> s;
+    return s;
+  }
+  std::vector<T> items_;
+};
+
+}  // namespace detail
+
+template <>
+struct Codec<String> {
+  static void read(Reader& r, String& v) { v.assign(r.get_string()); }
+  static void write(Writer& w, const String& v) { w.string(v.view()); }
+};
+
+template <class T>
+struct Codec<Vector<T>> {
+  static void read(Reader& r, Vector<T>& v) {
+    if (r.is_null()) {
+      v.clear();
+      return;
+    }
+    detail::Scratch<T> scratch;
+    auto& items = scratch.items();
+    if constexpr (std::is_same_v<T, bool>) {
+      // std::vector<bool> has no bool& to read into (as in Codec<std::vector<bool>>).
+      r.for_each_element([&items](Reader& e) {
+        bool element = false;
+        Codec<bool>::read(e, element);
+        items.push_back(element);
+      });
+    } else {
+      r.for_each_element([&items](Reader& e) { Codec<T>::read(e, items.emplace_back()); });
+    }
+    v.assign_moved(items);
+  }
+  static void write(Writer& w, const Vector<T>& v) {
+    w.begin_array();
+    for (const auto& e : v) {
+      Codec<T>::write(w, e);
+    }
+    w.end_array();
+  }
+};
+
+template <class T>
+struct Codec<Map<String, T>> {
+  static void read(Reader& r, Map<String, T>& v) {
+    if (r.is_null()) {
+      v.clear();
+      return;
+    }
+    detail::Scratch<std::pair<String, T>> scratch;
+    auto& entries = scratch.items();
+    r.for_each_field([&entries](std::string_view key, Reader& e) {
+      auto& entry = entries.emplace_back(String(key), T{});
+      Codec<T>::read(e, entry.second);
+    });
+    v.assign_moved(entries);
+  }
+  static void write(Writer& w, const Map<String, T>& v) {
+    w.begin_object();
+    for (const auto& [key, e] : v) {
+      w.key(key.view());
       Codec<T>::write(w, e);
     }
     w.end_object();

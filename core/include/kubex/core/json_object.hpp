@@ -86,6 +86,10 @@ template <class M>
 struct null_aware<std::vector<M>> : std::true_type {};
 template <class M>
 struct null_aware<std::map<std::string, M>> : std::true_type {};
+template <class M>
+struct null_aware<Vector<M>> : std::true_type {};
+template <class M>
+struct null_aware<Map<String, M>> : std::true_type {};
 template <>
 struct null_aware<RawJson> : std::true_type {};
 

@@ -40,15 +40,6 @@ concept kind_object = requires(T& o) {
                       };
 }  // namespace detail
 
-/// A boxed embedded message, made by the Box's own hooks (box_memory.hpp: in the arena). It
-/// takes precedence over protobuf_read.hpp's, which makes the value on the heap and moves it
-/// in; models whose Box hooks allocate tagged memory need this one.
-template <class T>
-  requires box_detail::out_of_line<T>
-void read(Reader& r, Box<T>& out) {
-  read(r, out.ensure());
-}
-
 /// A `string` field.
 inline void read(Reader& r, String& out) {
   out.assign(r.string());

@@ -99,13 +99,10 @@ void read_omit_zero(Reader& r, std::optional<T>& out) {
   }
 }
 
-/// A boxed embedded message.
+/// A boxed embedded message, made by the Box's own hooks (in the decode's arena for models).
 template <class T>
 void read(Reader& r, Box<T>& out) {
-  if (!out) {
-    out = T{};
-  }
-  read(r, *out);
+  read(r, out.ensure());
 }
 
 /// One occurrence of a repeated field: one element, or a packed run of scalars.

@@ -206,7 +206,10 @@ class Vector {
   friend bool operator==(const Vector& a, const Vector& b) {
     return std::equal(a.begin(), a.end(), b.begin(), b.end());
   }
-  friend bool operator==(const Vector& a, const std::vector<T>& b) {
+  /// Element-wise, against a std::vector of anything T compares with (std::string for a
+  /// Vector<String>).
+  template <class U, class A>
+  friend bool operator==(const Vector& a, const std::vector<U, A>& b) {
     return std::equal(a.begin(), a.end(), b.begin(), b.end());
   }
   friend auto operator<=>(const Vector& a, const Vector& b)

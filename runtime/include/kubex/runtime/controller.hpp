@@ -133,7 +133,7 @@ template <resource Owner, class K>
     if (ref.kind == resource_traits<Owner>::kind &&
         api_group(ref.api_version) == resource_traits<Owner>::group) {
       out.push_back({ref.name, resource_traits<Owner>::scope == Scope::namespaced
-                                   ? meta.namespace_.value_or("")
+                                   ? std::string(meta.namespace_.value_or(""))
                                    : std::string{}});
     }
   }

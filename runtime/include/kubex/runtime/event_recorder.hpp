@@ -116,8 +116,9 @@ class EventRecorder {
 
   boost::asio::awaitable<void> record(Reference regarding, EventType type, std::string reason,
                                       std::string action, std::string note) {
-    const std::string ns =
-        regarding.namespace_.value_or("").empty() ? std::string("default") : *regarding.namespace_;
+    const std::string ns = regarding.namespace_.value_or("").empty()
+                               ? std::string("default")
+                               : std::string(*regarding.namespace_);
     const Key key{ns,
                   regarding.kind.value_or(""),
                   regarding.name.value_or(""),

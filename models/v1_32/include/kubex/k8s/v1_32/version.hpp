@@ -3,17 +3,17 @@
 
 #include <array>
 #include <cstdint>
-#include <map>
 #include <optional>
-#include <string>
 #include <string_view>
 #include <type_traits>
-#include <vector>
 
 #include <kubex/core/box.hpp>
+#include <kubex/core/map.hpp>
 #include <kubex/core/raw_json.hpp>
 #include <kubex/core/resource.hpp>
+#include <kubex/core/string.hpp>
 #include <kubex/core/string_enum.hpp>
+#include <kubex/core/vector.hpp>
 
 namespace kubex::json {
 class Reader;
@@ -35,15 +35,15 @@ void kubex_box_delete(Info* p) noexcept;
 
 /// Info contains versioning information.
 struct Info {
-  std::string build_date{};
-  std::string compiler{};
-  std::string git_commit{};
-  std::string git_tree_state{};
-  std::string git_version{};
-  std::string go_version{};
-  std::string major_{};
-  std::string minor_{};
-  std::string platform{};
+  ::kubex::String build_date{};
+  ::kubex::String compiler{};
+  ::kubex::String git_commit{};
+  ::kubex::String git_tree_state{};
+  ::kubex::String git_version{};
+  ::kubex::String go_version{};
+  ::kubex::String major_{};
+  ::kubex::String minor_{};
+  ::kubex::String platform{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 

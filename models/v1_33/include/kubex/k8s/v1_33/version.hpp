@@ -3,17 +3,17 @@
 
 #include <array>
 #include <cstdint>
-#include <map>
 #include <optional>
-#include <string>
 #include <string_view>
 #include <type_traits>
-#include <vector>
 
 #include <kubex/core/box.hpp>
+#include <kubex/core/map.hpp>
 #include <kubex/core/raw_json.hpp>
 #include <kubex/core/resource.hpp>
+#include <kubex/core/string.hpp>
 #include <kubex/core/string_enum.hpp>
+#include <kubex/core/vector.hpp>
 
 namespace kubex::json {
 class Reader;
@@ -35,25 +35,25 @@ void kubex_box_delete(Info* p) noexcept;
 
 /// Info contains versioning information.
 struct Info {
-  std::string build_date{};
-  std::string compiler{};
+  ::kubex::String build_date{};
+  ::kubex::String compiler{};
   /// EmulationMajor is the major version of the emulation version
-  std::optional<std::string> emulation_major{};
+  std::optional<::kubex::String> emulation_major{};
   /// EmulationMinor is the minor version of the emulation version
-  std::optional<std::string> emulation_minor{};
-  std::string git_commit{};
-  std::string git_tree_state{};
-  std::string git_version{};
-  std::string go_version{};
+  std::optional<::kubex::String> emulation_minor{};
+  ::kubex::String git_commit{};
+  ::kubex::String git_tree_state{};
+  ::kubex::String git_version{};
+  ::kubex::String go_version{};
   /// Major is the major version of the binary version
-  std::string major_{};
+  ::kubex::String major_{};
   /// MinCompatibilityMajor is the major version of the minimum compatibility version
-  std::optional<std::string> min_compatibility_major{};
+  std::optional<::kubex::String> min_compatibility_major{};
   /// MinCompatibilityMinor is the minor version of the minimum compatibility version
-  std::optional<std::string> min_compatibility_minor{};
+  std::optional<::kubex::String> min_compatibility_minor{};
   /// Minor is the minor version of the binary version
-  std::string minor_{};
-  std::string platform{};
+  ::kubex::String minor_{};
+  ::kubex::String platform{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 

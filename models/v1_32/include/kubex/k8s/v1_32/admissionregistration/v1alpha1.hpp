@@ -3,17 +3,17 @@
 
 #include <array>
 #include <cstdint>
-#include <map>
 #include <optional>
-#include <string>
 #include <string_view>
 #include <type_traits>
-#include <vector>
 
 #include <kubex/core/box.hpp>
+#include <kubex/core/map.hpp>
 #include <kubex/core/raw_json.hpp>
 #include <kubex/core/resource.hpp>
+#include <kubex/core/string.hpp>
 #include <kubex/core/string_enum.hpp>
+#include <kubex/core/vector.hpp>
 #include <kubex/k8s/v1_32/meta/v1.hpp>
 
 namespace kubex::json {
@@ -167,7 +167,7 @@ struct ParamRefParameterNotFoundAction : ::kubex::StringEnum<ParamRefParameterNo
 /// ApplyConfiguration defines the desired configuration values of an object.
 struct ApplyConfiguration {
   /// expression will be evaluated by CEL to create an apply configuration.
-  std::optional<std::string> expression{};
+  std::optional<::kubex::String> expression{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -178,7 +178,7 @@ struct ApplyConfiguration {
 /// JSONPatch defines a JSON Patch.
 struct JSONPatch {
   /// expression will be evaluated by CEL to create a [JSON patch](https://jsonpatch.com/).
-  std::optional<std::string> expression{};
+  std::optional<::kubex::String> expression{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -189,10 +189,10 @@ struct JSONPatch {
 /// MatchCondition.
 struct MatchCondition {
   /// Expression represents the expression which will be evaluated by CEL.
-  std::string expression{};
+  ::kubex::String expression{};
   /// Name is an identifier for this match condition, used for strategic merging of
   /// MatchConditions, as well as providing an identifier for logging purposes.
-  std::string name{};
+  ::kubex::String name{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -203,19 +203,19 @@ struct MatchCondition {
 /// NamedRuleWithOperations is a tuple of Operations and Resources with ResourceNames.
 struct NamedRuleWithOperations {
   /// APIGroups is the API groups the resources belong to.
-  std::vector<std::string> api_groups{};
+  ::kubex::Vector<::kubex::String> api_groups{};
   /// APIVersions is the API versions the resources belong to.
-  std::vector<std::string> api_versions{};
+  ::kubex::Vector<::kubex::String> api_versions{};
   /// Operations is the operations the admission hook cares about - CREATE, UPDATE, DELETE,
   /// CONNECT or * for all of those operations and any future admission operations that are
   /// added.
-  std::vector<NamedRuleWithOperationsOperationsItem> operations{};
+  ::kubex::Vector<NamedRuleWithOperationsOperationsItem> operations{};
   /// ResourceNames is an optional white list of names that the rule applies to.
-  std::vector<std::string> resource_names{};
+  ::kubex::Vector<::kubex::String> resource_names{};
   /// Resources is a list of resources this rule applies to.
-  std::vector<std::string> resources{};
+  ::kubex::Vector<::kubex::String> resources{};
   /// scope specifies the scope of this rule.
-  std::optional<std::string> scope{};
+  std::optional<::kubex::String> scope{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -228,7 +228,7 @@ struct NamedRuleWithOperations {
 struct MatchResources {
   /// ExcludeResourceRules describes what operations on what resources/subresources the
   /// ValidatingAdmissionPolicy should not care about.
-  std::vector<::kubex::k8s::v1_32::admissionregistration::v1alpha1::NamedRuleWithOperations> exclude_resource_rules{};
+  ::kubex::Vector<::kubex::k8s::v1_32::admissionregistration::v1alpha1::NamedRuleWithOperations> exclude_resource_rules{};
   /// matchPolicy defines how the "MatchResources" list is used to match incoming requests.
   std::optional<MatchResourcesMatchPolicy> match_policy{};
   /// NamespaceSelector decides whether to run the admission control policy on an object based
@@ -239,7 +239,7 @@ struct MatchResources {
   ::kubex::Box<::kubex::k8s::v1_32::meta::v1::LabelSelector> object_selector{};
   /// ResourceRules describes what operations on what resources/subresources the
   /// ValidatingAdmissionPolicy matches.
-  std::vector<::kubex::k8s::v1_32::admissionregistration::v1alpha1::NamedRuleWithOperations> resource_rules{};
+  ::kubex::Vector<::kubex::k8s::v1_32::admissionregistration::v1alpha1::NamedRuleWithOperations> resource_rules{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -251,9 +251,9 @@ struct MatchResources {
 /// mutates the object coming into admission chain.
 struct MutatingAdmissionPolicy {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"admissionregistration.k8s.io/v1alpha1"};
+  ::kubex::String api_version{"admissionregistration.k8s.io/v1alpha1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"MutatingAdmissionPolicy"};
+  ::kubex::String kind{"MutatingAdmissionPolicy"};
   /// Standard object metadata; More info: https://git.k8s.io/community/contributors/devel/sig-
   /// architecture/api-conventions.md#metadata.
   ::kubex::k8s::v1_32::meta::v1::ObjectMeta metadata{};
@@ -270,9 +270,9 @@ struct MutatingAdmissionPolicy {
 /// resources.
 struct MutatingAdmissionPolicyBinding {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"admissionregistration.k8s.io/v1alpha1"};
+  ::kubex::String api_version{"admissionregistration.k8s.io/v1alpha1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"MutatingAdmissionPolicyBinding"};
+  ::kubex::String kind{"MutatingAdmissionPolicyBinding"};
   /// Standard object metadata; More info: https://git.k8s.io/community/contributors/devel/sig-
   /// architecture/api-conventions.md#metadata.
   ::kubex::k8s::v1_32::meta::v1::ObjectMeta metadata{};
@@ -288,13 +288,13 @@ struct MutatingAdmissionPolicyBinding {
 /// MutatingAdmissionPolicyBindingList is a list of MutatingAdmissionPolicyBinding.
 struct MutatingAdmissionPolicyBindingList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"admissionregistration.k8s.io/v1alpha1"};
+  ::kubex::String api_version{"admissionregistration.k8s.io/v1alpha1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"MutatingAdmissionPolicyBindingList"};
+  ::kubex::String kind{"MutatingAdmissionPolicyBindingList"};
   /// Standard list metadata.
   ::kubex::k8s::v1_32::meta::v1::ListMeta metadata{};
   /// List of PolicyBinding.
-  std::vector<::kubex::k8s::v1_32::admissionregistration::v1alpha1::MutatingAdmissionPolicyBinding> items{};
+  ::kubex::Vector<::kubex::k8s::v1_32::admissionregistration::v1alpha1::MutatingAdmissionPolicyBinding> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -311,7 +311,7 @@ struct MutatingAdmissionPolicyBindingSpec {
   ::kubex::Box<::kubex::k8s::v1_32::admissionregistration::v1alpha1::ParamRef> param_ref{};
   /// policyName references a MutatingAdmissionPolicy name which the
   /// MutatingAdmissionPolicyBinding binds to.
-  std::optional<std::string> policy_name{};
+  std::optional<::kubex::String> policy_name{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -322,13 +322,13 @@ struct MutatingAdmissionPolicyBindingSpec {
 /// MutatingAdmissionPolicyList is a list of MutatingAdmissionPolicy.
 struct MutatingAdmissionPolicyList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"admissionregistration.k8s.io/v1alpha1"};
+  ::kubex::String api_version{"admissionregistration.k8s.io/v1alpha1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"MutatingAdmissionPolicyList"};
+  ::kubex::String kind{"MutatingAdmissionPolicyList"};
   /// Standard list metadata.
   ::kubex::k8s::v1_32::meta::v1::ListMeta metadata{};
   /// List of ValidatingAdmissionPolicy.
-  std::vector<::kubex::k8s::v1_32::admissionregistration::v1alpha1::MutatingAdmissionPolicy> items{};
+  ::kubex::Vector<::kubex::k8s::v1_32::admissionregistration::v1alpha1::MutatingAdmissionPolicy> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -355,9 +355,9 @@ struct Mutation {
 /// Variable is the definition of a variable that is used for composition.
 struct Variable {
   /// Expression is the expression that will be evaluated as the value of the variable.
-  std::string expression{};
+  ::kubex::String expression{};
   /// Name is the name of the variable.
-  std::string name{};
+  ::kubex::String name{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -371,11 +371,11 @@ struct MutatingAdmissionPolicySpec {
   /// failurePolicy defines how to handle failures for the admission policy.
   std::optional<MutatingAdmissionPolicySpecFailurePolicy> failure_policy{};
   /// matchConditions is a list of conditions that must be met for a request to be validated.
-  std::vector<::kubex::k8s::v1_32::admissionregistration::v1alpha1::MatchCondition> match_conditions{};
+  ::kubex::Vector<::kubex::k8s::v1_32::admissionregistration::v1alpha1::MatchCondition> match_conditions{};
   /// matchConstraints specifies what resources this policy is designed to validate.
   ::kubex::Box<::kubex::k8s::v1_32::admissionregistration::v1alpha1::MatchResources> match_constraints{};
   /// mutations contain operations to perform on matching objects.
-  std::vector<::kubex::k8s::v1_32::admissionregistration::v1alpha1::Mutation> mutations{};
+  ::kubex::Vector<::kubex::k8s::v1_32::admissionregistration::v1alpha1::Mutation> mutations{};
   /// paramKind specifies the kind of resources used to parameterize this policy.
   ::kubex::Box<::kubex::k8s::v1_32::admissionregistration::v1alpha1::ParamKind> param_kind{};
   /// reinvocationPolicy indicates whether mutations may be called multiple times per
@@ -383,7 +383,7 @@ struct MutatingAdmissionPolicySpec {
   std::optional<MutatingAdmissionPolicySpecReinvocationPolicy> reinvocation_policy{};
   /// variables contain definitions of variables that can be used in composition of other
   /// expressions.
-  std::vector<::kubex::k8s::v1_32::admissionregistration::v1alpha1::Variable> variables{};
+  ::kubex::Vector<::kubex::k8s::v1_32::admissionregistration::v1alpha1::Variable> variables{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -394,9 +394,9 @@ struct MutatingAdmissionPolicySpec {
 /// ParamKind is a tuple of Group Kind and Version.
 struct ParamKind {
   /// APIVersion is the API group version the resources belong to.
-  std::optional<std::string> api_version{};
+  std::optional<::kubex::String> api_version{};
   /// Kind is the API kind the resources belong to.
-  std::optional<std::string> kind{};
+  std::optional<::kubex::String> kind{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -408,9 +408,9 @@ struct ParamKind {
 /// applied by a policy binding.
 struct ParamRef {
   /// `name` is the name of the resource being referenced.
-  std::optional<std::string> name{};
+  std::optional<::kubex::String> name{};
   /// namespace is the namespace of the referenced resource.
-  std::optional<std::string> namespace_{};
+  std::optional<::kubex::String> namespace_{};
   /// `parameterNotFoundAction` controls the behavior of the binding when the resource exists,
   /// and name or selector is valid, but there are no parameters matched by the binding.
   std::optional<ParamRefParameterNotFoundAction> parameter_not_found_action{};

@@ -3,17 +3,17 @@
 
 #include <array>
 #include <cstdint>
-#include <map>
 #include <optional>
-#include <string>
 #include <string_view>
 #include <type_traits>
-#include <vector>
 
 #include <kubex/core/box.hpp>
+#include <kubex/core/map.hpp>
 #include <kubex/core/raw_json.hpp>
 #include <kubex/core/resource.hpp>
+#include <kubex/core/string.hpp>
 #include <kubex/core/string_enum.hpp>
+#include <kubex/core/vector.hpp>
 #include <kubex/core/int_or_string.hpp>
 #include <kubex/core/time.hpp>
 #include <kubex/k8s/v1_32/core/v1.hpp>
@@ -201,9 +201,9 @@ struct StatefulSetUpdateStrategyType : ::kubex::StringEnum<StatefulSetUpdateStra
 /// ControllerRevision implements an immutable snapshot of state data.
 struct ControllerRevision {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"apps/v1"};
+  ::kubex::String api_version{"apps/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"ControllerRevision"};
+  ::kubex::String kind{"ControllerRevision"};
   /// Standard object's metadata.
   ::kubex::k8s::v1_32::meta::v1::ObjectMeta metadata{};
   /// Data is the serialized representation of the state.
@@ -220,14 +220,14 @@ struct ControllerRevision {
 /// ControllerRevisionList is a resource containing a list of ControllerRevision objects.
 struct ControllerRevisionList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"apps/v1"};
+  ::kubex::String api_version{"apps/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"ControllerRevisionList"};
+  ::kubex::String kind{"ControllerRevisionList"};
   /// More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-
   /// conventions.md#metadata
   ::kubex::k8s::v1_32::meta::v1::ListMeta metadata{};
   /// Items is the list of ControllerRevisions
-  std::vector<::kubex::k8s::v1_32::apps::v1::ControllerRevision> items{};
+  ::kubex::Vector<::kubex::k8s::v1_32::apps::v1::ControllerRevision> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -238,9 +238,9 @@ struct ControllerRevisionList {
 /// DaemonSet represents the configuration of a daemon set.
 struct DaemonSet {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"apps/v1"};
+  ::kubex::String api_version{"apps/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"DaemonSet"};
+  ::kubex::String kind{"DaemonSet"};
   /// Standard object's metadata.
   ::kubex::k8s::v1_32::meta::v1::ObjectMeta metadata{};
   /// The desired behavior of this daemon set.
@@ -259,13 +259,13 @@ struct DaemonSetCondition {
   /// Last time the condition transitioned from one status to another.
   std::optional<::kubex::Time> last_transition_time{};
   /// A human readable message indicating details about the transition.
-  std::optional<std::string> message{};
+  std::optional<::kubex::String> message{};
   /// The reason for the condition's last transition.
-  std::optional<std::string> reason{};
+  std::optional<::kubex::String> reason{};
   /// Status of the condition, one of True, False, Unknown.
-  std::string status{};
+  ::kubex::String status{};
   /// Type of DaemonSet condition.
-  std::string type{};
+  ::kubex::String type{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -276,13 +276,13 @@ struct DaemonSetCondition {
 /// DaemonSetList is a collection of daemon sets.
 struct DaemonSetList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"apps/v1"};
+  ::kubex::String api_version{"apps/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"DaemonSetList"};
+  ::kubex::String kind{"DaemonSetList"};
   /// Standard list metadata.
   ::kubex::k8s::v1_32::meta::v1::ListMeta metadata{};
   /// A list of daemon sets.
-  std::vector<::kubex::k8s::v1_32::apps::v1::DaemonSet> items{};
+  ::kubex::Vector<::kubex::k8s::v1_32::apps::v1::DaemonSet> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -315,7 +315,7 @@ struct DaemonSetStatus {
   /// Count of hash collisions for the DaemonSet.
   std::optional<std::int32_t> collision_count{};
   /// Represents the latest available observations of a DaemonSet's current state.
-  std::vector<::kubex::k8s::v1_32::apps::v1::DaemonSetCondition> conditions{};
+  ::kubex::Vector<::kubex::k8s::v1_32::apps::v1::DaemonSetCondition> conditions{};
   /// The number of nodes that are running at least 1 daemon pod and are supposed to run the
   /// daemon pod.
   std::int32_t current_number_scheduled{};
@@ -361,9 +361,9 @@ struct DaemonSetUpdateStrategy {
 /// Deployment enables declarative updates for Pods and ReplicaSets.
 struct Deployment {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"apps/v1"};
+  ::kubex::String api_version{"apps/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"Deployment"};
+  ::kubex::String kind{"Deployment"};
   /// Standard object's metadata.
   ::kubex::k8s::v1_32::meta::v1::ObjectMeta metadata{};
   /// Specification of the desired behavior of the Deployment.
@@ -384,13 +384,13 @@ struct DeploymentCondition {
   /// The last time this condition was updated.
   std::optional<::kubex::Time> last_update_time{};
   /// A human readable message indicating details about the transition.
-  std::optional<std::string> message{};
+  std::optional<::kubex::String> message{};
   /// The reason for the condition's last transition.
-  std::optional<std::string> reason{};
+  std::optional<::kubex::String> reason{};
   /// Status of the condition, one of True, False, Unknown.
-  std::string status{};
+  ::kubex::String status{};
   /// Type of deployment condition.
-  std::string type{};
+  ::kubex::String type{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -401,13 +401,13 @@ struct DeploymentCondition {
 /// DeploymentList is a list of Deployments.
 struct DeploymentList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"apps/v1"};
+  ::kubex::String api_version{"apps/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"DeploymentList"};
+  ::kubex::String kind{"DeploymentList"};
   /// Standard list metadata.
   ::kubex::k8s::v1_32::meta::v1::ListMeta metadata{};
   /// Items is the list of Deployments.
-  std::vector<::kubex::k8s::v1_32::apps::v1::Deployment> items{};
+  ::kubex::Vector<::kubex::k8s::v1_32::apps::v1::Deployment> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -450,7 +450,7 @@ struct DeploymentStatus {
   /// Count of hash collisions for the Deployment.
   std::optional<std::int32_t> collision_count{};
   /// Represents the latest available observations of a deployment's current state.
-  std::vector<::kubex::k8s::v1_32::apps::v1::DeploymentCondition> conditions{};
+  ::kubex::Vector<::kubex::k8s::v1_32::apps::v1::DeploymentCondition> conditions{};
   /// The generation observed by the deployment controller.
   std::optional<std::int64_t> observed_generation{};
   /// readyReplicas is the number of pods targeted by this Deployment with a Ready Condition.
@@ -486,9 +486,9 @@ struct DeploymentStrategy {
 /// ReplicaSet ensures that a specified number of pod replicas are running at any given time.
 struct ReplicaSet {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"apps/v1"};
+  ::kubex::String api_version{"apps/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"ReplicaSet"};
+  ::kubex::String kind{"ReplicaSet"};
   /// If the Labels of a ReplicaSet are empty, they are defaulted to be the same as the Pod(s)
   /// that the ReplicaSet manages.
   ::kubex::k8s::v1_32::meta::v1::ObjectMeta metadata{};
@@ -508,13 +508,13 @@ struct ReplicaSetCondition {
   /// The last time the condition transitioned from one status to another.
   std::optional<::kubex::Time> last_transition_time{};
   /// A human readable message indicating details about the transition.
-  std::optional<std::string> message{};
+  std::optional<::kubex::String> message{};
   /// The reason for the condition's last transition.
-  std::optional<std::string> reason{};
+  std::optional<::kubex::String> reason{};
   /// Status of the condition, one of True, False, Unknown.
-  std::string status{};
+  ::kubex::String status{};
   /// Type of replica set condition.
-  std::string type{};
+  ::kubex::String type{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -525,13 +525,13 @@ struct ReplicaSetCondition {
 /// ReplicaSetList is a collection of ReplicaSets.
 struct ReplicaSetList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"apps/v1"};
+  ::kubex::String api_version{"apps/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"ReplicaSetList"};
+  ::kubex::String kind{"ReplicaSetList"};
   /// Standard list metadata.
   ::kubex::k8s::v1_32::meta::v1::ListMeta metadata{};
   /// List of ReplicaSets.
-  std::vector<::kubex::k8s::v1_32::apps::v1::ReplicaSet> items{};
+  ::kubex::Vector<::kubex::k8s::v1_32::apps::v1::ReplicaSet> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -564,7 +564,7 @@ struct ReplicaSetStatus {
   /// set.
   std::optional<std::int32_t> available_replicas{};
   /// Represents the latest available observations of a replica set's current state.
-  std::vector<::kubex::k8s::v1_32::apps::v1::ReplicaSetCondition> conditions{};
+  ::kubex::Vector<::kubex::k8s::v1_32::apps::v1::ReplicaSetCondition> conditions{};
   /// The number of pods that have labels matching the labels of the pod template of the
   /// replicaset.
   std::optional<std::int32_t> fully_labeled_replicas{};
@@ -626,9 +626,9 @@ struct RollingUpdateStatefulSetStrategy {
 /// StatefulSet represents a set of pods with consistent identities.
 struct StatefulSet {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"apps/v1"};
+  ::kubex::String api_version{"apps/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"StatefulSet"};
+  ::kubex::String kind{"StatefulSet"};
   /// Standard object's metadata.
   ::kubex::k8s::v1_32::meta::v1::ObjectMeta metadata{};
   /// Spec defines the desired identities of pods in this set.
@@ -647,13 +647,13 @@ struct StatefulSetCondition {
   /// Last time the condition transitioned from one status to another.
   std::optional<::kubex::Time> last_transition_time{};
   /// A human readable message indicating details about the transition.
-  std::optional<std::string> message{};
+  std::optional<::kubex::String> message{};
   /// The reason for the condition's last transition.
-  std::optional<std::string> reason{};
+  std::optional<::kubex::String> reason{};
   /// Status of the condition, one of True, False, Unknown.
-  std::string status{};
+  ::kubex::String status{};
   /// Type of statefulset condition.
-  std::string type{};
+  ::kubex::String type{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -664,13 +664,13 @@ struct StatefulSetCondition {
 /// StatefulSetList is a collection of StatefulSets.
 struct StatefulSetList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"apps/v1"};
+  ::kubex::String api_version{"apps/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"StatefulSetList"};
+  ::kubex::String kind{"StatefulSetList"};
   /// Standard list's metadata.
   ::kubex::k8s::v1_32::meta::v1::ListMeta metadata{};
   /// Items is the list of stateful sets.
-  std::vector<::kubex::k8s::v1_32::apps::v1::StatefulSet> items{};
+  ::kubex::Vector<::kubex::k8s::v1_32::apps::v1::StatefulSet> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -695,10 +695,10 @@ struct StatefulSetOrdinals {
 struct StatefulSetPersistentVolumeClaimRetentionPolicy {
   /// WhenDeleted specifies what happens to PVCs created from StatefulSet VolumeClaimTemplates
   /// when the StatefulSet is deleted.
-  std::optional<std::string> when_deleted{};
+  std::optional<::kubex::String> when_deleted{};
   /// WhenScaled specifies what happens to PVCs created from StatefulSet VolumeClaimTemplates
   /// when the StatefulSet is scaled down.
-  std::optional<std::string> when_scaled{};
+  std::optional<::kubex::String> when_scaled{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -727,7 +727,7 @@ struct StatefulSetSpec {
   /// selector is a label query over pods that should match the replica count.
   ::kubex::k8s::v1_32::meta::v1::LabelSelector selector{};
   /// serviceName is the name of the service that governs this StatefulSet.
-  std::string service_name{};
+  ::kubex::String service_name{};
   /// template is the object that describes the pod that will be created if insufficient
   /// replicas are detected.
   ::kubex::k8s::v1_32::core::v1::PodTemplateSpec template_{};
@@ -735,7 +735,7 @@ struct StatefulSetSpec {
   /// Pods in the StatefulSet when a revision is made to Template.
   ::kubex::Box<::kubex::k8s::v1_32::apps::v1::StatefulSetUpdateStrategy> update_strategy{};
   /// volumeClaimTemplates is a list of claims that pods are allowed to reference.
-  std::vector<::kubex::k8s::v1_32::core::v1::PersistentVolumeClaim> volume_claim_templates{};
+  ::kubex::Vector<::kubex::k8s::v1_32::core::v1::PersistentVolumeClaim> volume_claim_templates{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -751,13 +751,13 @@ struct StatefulSetStatus {
   /// collisionCount is the count of hash collisions for the StatefulSet.
   std::optional<std::int32_t> collision_count{};
   /// Represents the latest available observations of a statefulset's current state.
-  std::vector<::kubex::k8s::v1_32::apps::v1::StatefulSetCondition> conditions{};
+  ::kubex::Vector<::kubex::k8s::v1_32::apps::v1::StatefulSetCondition> conditions{};
   /// currentReplicas is the number of Pods created by the StatefulSet controller from the
   /// StatefulSet version indicated by currentRevision.
   std::optional<std::int32_t> current_replicas{};
   /// currentRevision, if not empty, indicates the version of the StatefulSet used to generate
   /// Pods in the sequence [0,currentReplicas).
-  std::optional<std::string> current_revision{};
+  std::optional<::kubex::String> current_revision{};
   /// observedGeneration is the most recent generation observed for this StatefulSet.
   std::optional<std::int64_t> observed_generation{};
   /// readyReplicas is the number of pods created for this StatefulSet with a Ready Condition.
@@ -766,7 +766,7 @@ struct StatefulSetStatus {
   std::int32_t replicas{};
   /// updateRevision, if not empty, indicates the version of the StatefulSet used to generate
   /// Pods in the sequence [replicas-updatedReplicas,replicas)
-  std::optional<std::string> update_revision{};
+  std::optional<::kubex::String> update_revision{};
   /// updatedReplicas is the number of Pods created by the StatefulSet controller from the
   /// StatefulSet version indicated by updateRevision.
   std::optional<std::int32_t> updated_replicas{};

@@ -3,17 +3,17 @@
 
 #include <array>
 #include <cstdint>
-#include <map>
 #include <optional>
-#include <string>
 #include <string_view>
 #include <type_traits>
-#include <vector>
 
 #include <kubex/core/box.hpp>
+#include <kubex/core/map.hpp>
 #include <kubex/core/raw_json.hpp>
 #include <kubex/core/resource.hpp>
+#include <kubex/core/string.hpp>
 #include <kubex/core/string_enum.hpp>
+#include <kubex/core/vector.hpp>
 #include <kubex/k8s/v1_32/authentication/v1.hpp>
 #include <kubex/k8s/v1_32/meta/v1.hpp>
 
@@ -43,9 +43,9 @@ void kubex_box_delete(SelfSubjectReviewStatus* p) noexcept;
 /// making this request.
 struct SelfSubjectReview {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"authentication.k8s.io/v1beta1"};
+  ::kubex::String api_version{"authentication.k8s.io/v1beta1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"SelfSubjectReview"};
+  ::kubex::String kind{"SelfSubjectReview"};
   /// Standard object's metadata.
   ::kubex::k8s::v1_32::meta::v1::ObjectMeta metadata{};
   /// Status is filled in by the server with the user attributes.

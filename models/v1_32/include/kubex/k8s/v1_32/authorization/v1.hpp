@@ -3,17 +3,17 @@
 
 #include <array>
 #include <cstdint>
-#include <map>
 #include <optional>
-#include <string>
 #include <string_view>
 #include <type_traits>
-#include <vector>
 
 #include <kubex/core/box.hpp>
+#include <kubex/core/map.hpp>
 #include <kubex/core/raw_json.hpp>
 #include <kubex/core/resource.hpp>
+#include <kubex/core/string.hpp>
 #include <kubex/core/string_enum.hpp>
+#include <kubex/core/vector.hpp>
 #include <kubex/k8s/v1_32/meta/v1.hpp>
 
 namespace kubex::json {
@@ -94,9 +94,9 @@ void kubex_box_delete(SubjectRulesReviewStatus* p) noexcept;
 struct FieldSelectorAttributes {
   /// rawSelector is the serialization of a field selector that would be included in a query
   /// parameter.
-  std::optional<std::string> raw_selector{};
+  std::optional<::kubex::String> raw_selector{};
   /// requirements is the parsed interpretation of a field selector.
-  std::vector<::kubex::k8s::v1_32::meta::v1::FieldSelectorRequirement> requirements{};
+  ::kubex::Vector<::kubex::k8s::v1_32::meta::v1::FieldSelectorRequirement> requirements{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -108,9 +108,9 @@ struct FieldSelectorAttributes {
 struct LabelSelectorAttributes {
   /// rawSelector is the serialization of a field selector that would be included in a query
   /// parameter.
-  std::optional<std::string> raw_selector{};
+  std::optional<::kubex::String> raw_selector{};
   /// requirements is the parsed interpretation of a label selector.
-  std::vector<::kubex::k8s::v1_32::meta::v1::LabelSelectorRequirement> requirements{};
+  ::kubex::Vector<::kubex::k8s::v1_32::meta::v1::LabelSelectorRequirement> requirements{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -121,17 +121,17 @@ struct LabelSelectorAttributes {
 /// SubjectAccessReviewSpec is a description of the access request.
 struct SubjectAccessReviewSpec {
   /// Extra corresponds to the user.Info.GetExtra() method from the authenticator.
-  std::map<std::string, std::vector<std::string>> extra{};
+  ::kubex::Map<::kubex::String, ::kubex::Vector<::kubex::String>> extra{};
   /// Groups is the groups you're testing for.
-  std::vector<std::string> groups{};
+  ::kubex::Vector<::kubex::String> groups{};
   /// NonResourceAttributes describes information for a non-resource access request
   ::kubex::Box<::kubex::k8s::v1_32::authorization::v1::NonResourceAttributes> non_resource_attributes{};
   /// ResourceAuthorizationAttributes describes information for a resource access request
   ::kubex::Box<::kubex::k8s::v1_32::authorization::v1::ResourceAttributes> resource_attributes{};
   /// UID information about the requesting user.
-  std::optional<std::string> uid{};
+  std::optional<::kubex::String> uid{};
   /// User is the user you're testing for.
-  std::optional<std::string> user{};
+  std::optional<::kubex::String> user{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -143,9 +143,9 @@ struct SubjectAccessReviewSpec {
 /// given namespace.
 struct LocalSubjectAccessReview {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"authorization.k8s.io/v1"};
+  ::kubex::String api_version{"authorization.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"LocalSubjectAccessReview"};
+  ::kubex::String kind{"LocalSubjectAccessReview"};
   /// Standard list metadata.
   ::kubex::k8s::v1_32::meta::v1::ObjectMeta metadata{};
   /// Spec holds information about the request being evaluated.
@@ -163,9 +163,9 @@ struct LocalSubjectAccessReview {
 /// requests to the Authorizer interface
 struct NonResourceAttributes {
   /// Path is the URL path of the request
-  std::optional<std::string> path{};
+  std::optional<::kubex::String> path{};
   /// Verb is the standard HTTP verb
-  std::optional<std::string> verb{};
+  std::optional<::kubex::String> verb{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -176,10 +176,10 @@ struct NonResourceAttributes {
 /// NonResourceRule holds information that describes a rule for the non-resource
 struct NonResourceRule {
   /// NonResourceURLs is a set of partial urls that a user should have access to.
-  std::vector<std::string> non_resource_urls{};
+  ::kubex::Vector<::kubex::String> non_resource_urls{};
   /// Verb is a list of kubernetes non-resource API verbs, like: get, post, put, delete, patch,
   /// head, options.
-  std::vector<std::string> verbs{};
+  ::kubex::Vector<::kubex::String> verbs{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -193,22 +193,22 @@ struct ResourceAttributes {
   /// fieldSelector describes the limitation on access based on field.
   ::kubex::Box<::kubex::k8s::v1_32::authorization::v1::FieldSelectorAttributes> field_selector{};
   /// Group is the API Group of the Resource.
-  std::optional<std::string> group{};
+  std::optional<::kubex::String> group{};
   /// labelSelector describes the limitation on access based on labels.
   ::kubex::Box<::kubex::k8s::v1_32::authorization::v1::LabelSelectorAttributes> label_selector{};
   /// Name is the name of the resource being requested for a "get" or deleted for a "delete".
-  std::optional<std::string> name{};
+  std::optional<::kubex::String> name{};
   /// Namespace is the namespace of the action being requested.
-  std::optional<std::string> namespace_{};
+  std::optional<::kubex::String> namespace_{};
   /// Resource is one of the existing resource types.
-  std::optional<std::string> resource{};
+  std::optional<::kubex::String> resource{};
   /// Subresource is one of the existing resource types.
-  std::optional<std::string> subresource{};
+  std::optional<::kubex::String> subresource{};
   /// Verb is a kubernetes resource API verb, like: get, list, watch, create, update, delete,
   /// proxy.
-  std::optional<std::string> verb{};
+  std::optional<::kubex::String> verb{};
   /// Version is the API Version of the Resource.
-  std::optional<std::string> version{};
+  std::optional<::kubex::String> version{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -219,14 +219,14 @@ struct ResourceAttributes {
 /// ResourceRule is the list of actions the subject is allowed to perform on resources.
 struct ResourceRule {
   /// APIGroups is the name of the APIGroup that contains the resources.
-  std::vector<std::string> api_groups{};
+  ::kubex::Vector<::kubex::String> api_groups{};
   /// ResourceNames is an optional white list of names that the rule applies to.
-  std::vector<std::string> resource_names{};
+  ::kubex::Vector<::kubex::String> resource_names{};
   /// Resources is a list of resources this rule applies to.
-  std::vector<std::string> resources{};
+  ::kubex::Vector<::kubex::String> resources{};
   /// Verb is a list of kubernetes resource API verbs, like: get, list, watch, create, update,
   /// delete, proxy.
-  std::vector<std::string> verbs{};
+  ::kubex::Vector<::kubex::String> verbs{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -250,9 +250,9 @@ struct SelfSubjectAccessReviewSpec {
 /// SelfSubjectAccessReview checks whether or the current user can perform an action.
 struct SelfSubjectAccessReview {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"authorization.k8s.io/v1"};
+  ::kubex::String api_version{"authorization.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"SelfSubjectAccessReview"};
+  ::kubex::String kind{"SelfSubjectAccessReview"};
   /// Standard list metadata.
   ::kubex::k8s::v1_32::meta::v1::ObjectMeta metadata{};
   /// Spec holds information about the request being evaluated.
@@ -269,7 +269,7 @@ struct SelfSubjectAccessReview {
 /// SelfSubjectRulesReviewSpec defines the specification for SelfSubjectRulesReview.
 struct SelfSubjectRulesReviewSpec {
   /// Namespace to evaluate rules for.
-  std::optional<std::string> namespace_{};
+  std::optional<::kubex::String> namespace_{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -281,9 +281,9 @@ struct SelfSubjectRulesReviewSpec {
 /// namespace.
 struct SelfSubjectRulesReview {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"authorization.k8s.io/v1"};
+  ::kubex::String api_version{"authorization.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"SelfSubjectRulesReview"};
+  ::kubex::String kind{"SelfSubjectRulesReview"};
   /// Standard list metadata.
   ::kubex::k8s::v1_32::meta::v1::ObjectMeta metadata{};
   /// Spec holds information about the request being evaluated.
@@ -300,9 +300,9 @@ struct SelfSubjectRulesReview {
 /// SubjectAccessReview checks whether or not a user or group can perform an action.
 struct SubjectAccessReview {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"authorization.k8s.io/v1"};
+  ::kubex::String api_version{"authorization.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"SubjectAccessReview"};
+  ::kubex::String kind{"SubjectAccessReview"};
   /// Standard list metadata.
   ::kubex::k8s::v1_32::meta::v1::ObjectMeta metadata{};
   /// Spec holds information about the request being evaluated
@@ -323,9 +323,9 @@ struct SubjectAccessReviewStatus {
   /// Denied is optional.
   std::optional<bool> denied{};
   /// EvaluationError is an indication that some error occurred during the authorization check.
-  std::optional<std::string> evaluation_error{};
+  std::optional<::kubex::String> evaluation_error{};
   /// Reason is optional.
-  std::optional<std::string> reason{};
+  std::optional<::kubex::String> reason{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -336,14 +336,14 @@ struct SubjectAccessReviewStatus {
 /// SubjectRulesReviewStatus contains the result of a rules check.
 struct SubjectRulesReviewStatus {
   /// EvaluationError can appear in combination with Rules.
-  std::optional<std::string> evaluation_error{};
+  std::optional<::kubex::String> evaluation_error{};
   /// Incomplete is true when the rules returned by this call are incomplete.
   bool incomplete{};
   /// NonResourceRules is the list of actions the subject is allowed to perform on non-
   /// resources.
-  std::vector<::kubex::k8s::v1_32::authorization::v1::NonResourceRule> non_resource_rules{};
+  ::kubex::Vector<::kubex::k8s::v1_32::authorization::v1::NonResourceRule> non_resource_rules{};
   /// ResourceRules is the list of actions the subject is allowed to perform on resources.
-  std::vector<::kubex::k8s::v1_32::authorization::v1::ResourceRule> resource_rules{};
+  ::kubex::Vector<::kubex::k8s::v1_32::authorization::v1::ResourceRule> resource_rules{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 

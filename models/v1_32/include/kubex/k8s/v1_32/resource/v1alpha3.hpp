@@ -3,17 +3,17 @@
 
 #include <array>
 #include <cstdint>
-#include <map>
 #include <optional>
-#include <string>
 #include <string_view>
 #include <type_traits>
-#include <vector>
 
 #include <kubex/core/box.hpp>
+#include <kubex/core/map.hpp>
 #include <kubex/core/raw_json.hpp>
 #include <kubex/core/resource.hpp>
+#include <kubex/core/string.hpp>
 #include <kubex/core/string_enum.hpp>
+#include <kubex/core/vector.hpp>
 #include <kubex/core/quantity.hpp>
 #include <kubex/k8s/v1_32/core/v1.hpp>
 #include <kubex/k8s/v1_32/meta/v1.hpp>
@@ -164,19 +164,19 @@ void kubex_box_delete(ResourceSliceSpec* p) noexcept;
 /// report it.
 struct AllocatedDeviceStatus {
   /// Conditions contains the latest observation of the device's state.
-  std::vector<::kubex::k8s::v1_32::meta::v1::Condition> conditions{};
+  ::kubex::Vector<::kubex::k8s::v1_32::meta::v1::Condition> conditions{};
   /// Data contains arbitrary driver-specific data.
   ::kubex::RawJson data{};
   /// Device references one device instance via its name in the driver's resource pool.
-  std::string device{};
+  ::kubex::String device{};
   /// Driver specifies the name of the DRA driver whose kubelet plugin should be invoked to
   /// process the allocation once the claim is needed on a node.
-  std::string driver{};
+  ::kubex::String driver{};
   /// NetworkData contains network-related information specific to the device.
   ::kubex::Box<::kubex::k8s::v1_32::resource::v1alpha3::NetworkDeviceData> network_data{};
   /// This name together with the driver name and the device name field identify which device
   /// was allocated (`<driver name>/<pool name>/<device name>`).
-  std::string pool{};
+  ::kubex::String pool{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -204,9 +204,9 @@ struct DeviceAttribute {
   /// IntValue is a number.
   std::optional<std::int64_t> int_{};
   /// StringValue is a string.
-  std::optional<std::string> string{};
+  std::optional<::kubex::String> string{};
   /// VersionValue is a semantic version according to semver.org spec 2.0.0.
-  std::optional<std::string> version{};
+  std::optional<::kubex::String> version{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -217,9 +217,9 @@ struct DeviceAttribute {
 /// BasicDevice defines one device instance.
 struct BasicDevice {
   /// Attributes defines the set of attributes for this device.
-  std::map<std::string, ::kubex::k8s::v1_32::resource::v1alpha3::DeviceAttribute> attributes{};
+  ::kubex::Map<::kubex::String, ::kubex::k8s::v1_32::resource::v1alpha3::DeviceAttribute> attributes{};
   /// Capacity defines the set of capacities for this device.
-  std::map<std::string, ::kubex::Quantity> capacity{};
+  ::kubex::Map<::kubex::String, ::kubex::Quantity> capacity{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -230,7 +230,7 @@ struct BasicDevice {
 /// CELDeviceSelector contains a CEL expression for selecting a device.
 struct CELDeviceSelector {
   /// Expression is a CEL expression which evaluates a single device.
-  std::string expression{};
+  ::kubex::String expression{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -244,7 +244,7 @@ struct Device {
   /// Basic defines one device instance.
   ::kubex::Box<::kubex::k8s::v1_32::resource::v1alpha3::BasicDevice> basic{};
   /// Name is unique identifier among all devices managed by the driver in the pool.
-  std::string name{};
+  ::kubex::String name{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -257,10 +257,10 @@ struct DeviceAllocationConfiguration {
   /// Opaque provides driver-specific configuration parameters.
   ::kubex::Box<::kubex::k8s::v1_32::resource::v1alpha3::OpaqueDeviceConfiguration> opaque{};
   /// Requests lists the names of requests where the configuration applies.
-  std::vector<std::string> requests{};
+  ::kubex::Vector<::kubex::String> requests{};
   /// Source records whether the configuration comes from a class and thus is not something that
   /// a normal user would have been able to set or from a claim.
-  std::string source{};
+  ::kubex::String source{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -273,15 +273,15 @@ struct DeviceRequestAllocationResult {
   /// AdminAccess indicates that this device was allocated for administrative access.
   std::optional<bool> admin_access{};
   /// Device references one device instance via its name in the driver's resource pool.
-  std::string device{};
+  ::kubex::String device{};
   /// Driver specifies the name of the DRA driver whose kubelet plugin should be invoked to
   /// process the allocation once the claim is needed on a node.
-  std::string driver{};
+  ::kubex::String driver{};
   /// This name together with the driver name and the device name field identify which device
   /// was allocated (`<driver name>/<pool name>/<device name>`).
-  std::string pool{};
+  ::kubex::String pool{};
   /// Request is the name of the request in the claim which caused this device to be allocated.
-  std::string request{};
+  ::kubex::String request{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -292,9 +292,9 @@ struct DeviceRequestAllocationResult {
 /// DeviceAllocationResult is the result of allocating devices.
 struct DeviceAllocationResult {
   /// This field is a combination of all the claim and class configuration parameters.
-  std::vector<::kubex::k8s::v1_32::resource::v1alpha3::DeviceAllocationConfiguration> config{};
+  ::kubex::Vector<::kubex::k8s::v1_32::resource::v1alpha3::DeviceAllocationConfiguration> config{};
   /// Results lists all allocated devices.
-  std::vector<::kubex::k8s::v1_32::resource::v1alpha3::DeviceRequestAllocationResult> results{};
+  ::kubex::Vector<::kubex::k8s::v1_32::resource::v1alpha3::DeviceRequestAllocationResult> results{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -307,7 +307,7 @@ struct DeviceClaimConfiguration {
   /// Opaque provides driver-specific configuration parameters.
   ::kubex::Box<::kubex::k8s::v1_32::resource::v1alpha3::OpaqueDeviceConfiguration> opaque{};
   /// Requests lists the names of requests where the configuration applies.
-  std::vector<std::string> requests{};
+  ::kubex::Vector<::kubex::String> requests{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -319,10 +319,10 @@ struct DeviceClaimConfiguration {
 struct DeviceConstraint {
   /// MatchAttribute requires that all devices in question have this attribute and that its type
   /// and value are the same across those devices.
-  std::optional<std::string> match_attribute{};
+  std::optional<::kubex::String> match_attribute{};
   /// Requests is a list of the one or more requests in this claim which must co-satisfy this
   /// constraint.
-  std::vector<std::string> requests{};
+  ::kubex::Vector<::kubex::String> requests{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -347,18 +347,18 @@ struct DeviceRequest {
   std::optional<bool> admin_access{};
   /// AllocationMode and its related fields define how devices are allocated to satisfy this
   /// request.
-  std::optional<std::string> allocation_mode{};
+  std::optional<::kubex::String> allocation_mode{};
   /// Count is used only when the count mode is "ExactCount".
   std::optional<std::int64_t> count{};
   /// DeviceClassName references a specific DeviceClass, which can define additional
   /// configuration and selectors to be inherited by this request.
-  std::string device_class_name{};
+  ::kubex::String device_class_name{};
   /// Name can be used to reference this request in a pod.spec.containers[].resources.claims
   /// entry and in a constraint of the claim.
-  std::string name{};
+  ::kubex::String name{};
   /// Selectors define criteria which must be satisfied by a specific device in order for that
   /// device to be considered for this request.
-  std::vector<::kubex::k8s::v1_32::resource::v1alpha3::DeviceSelector> selectors{};
+  ::kubex::Vector<::kubex::k8s::v1_32::resource::v1alpha3::DeviceSelector> selectors{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -370,12 +370,12 @@ struct DeviceRequest {
 struct DeviceClaim {
   /// This field holds configuration for multiple potential drivers which could satisfy requests
   /// in this claim.
-  std::vector<::kubex::k8s::v1_32::resource::v1alpha3::DeviceClaimConfiguration> config{};
+  ::kubex::Vector<::kubex::k8s::v1_32::resource::v1alpha3::DeviceClaimConfiguration> config{};
   /// These constraints must be satisfied by the set of devices that get allocated for the
   /// claim.
-  std::vector<::kubex::k8s::v1_32::resource::v1alpha3::DeviceConstraint> constraints{};
+  ::kubex::Vector<::kubex::k8s::v1_32::resource::v1alpha3::DeviceConstraint> constraints{};
   /// Requests represent individual requests for distinct devices which must all be satisfied.
-  std::vector<::kubex::k8s::v1_32::resource::v1alpha3::DeviceRequest> requests{};
+  ::kubex::Vector<::kubex::k8s::v1_32::resource::v1alpha3::DeviceRequest> requests{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -399,9 +399,9 @@ struct DeviceClassConfiguration {
 struct DeviceClassSpec {
   /// Config defines configuration parameters that apply to each device that is claimed via this
   /// class.
-  std::vector<::kubex::k8s::v1_32::resource::v1alpha3::DeviceClassConfiguration> config{};
+  ::kubex::Vector<::kubex::k8s::v1_32::resource::v1alpha3::DeviceClassConfiguration> config{};
   /// Each selector must be satisfied by a device which is claimed via this class.
-  std::vector<::kubex::k8s::v1_32::resource::v1alpha3::DeviceSelector> selectors{};
+  ::kubex::Vector<::kubex::k8s::v1_32::resource::v1alpha3::DeviceSelector> selectors{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -413,9 +413,9 @@ struct DeviceClassSpec {
 /// selectors.
 struct DeviceClass {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"resource.k8s.io/v1alpha3"};
+  ::kubex::String api_version{"resource.k8s.io/v1alpha3"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"DeviceClass"};
+  ::kubex::String kind{"DeviceClass"};
   /// Standard object metadata
   ::kubex::k8s::v1_32::meta::v1::ObjectMeta metadata{};
   /// Spec defines what can be allocated and how to configure it.
@@ -430,13 +430,13 @@ struct DeviceClass {
 /// DeviceClassList is a collection of classes.
 struct DeviceClassList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"resource.k8s.io/v1alpha3"};
+  ::kubex::String api_version{"resource.k8s.io/v1alpha3"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"DeviceClassList"};
+  ::kubex::String kind{"DeviceClassList"};
   /// Standard list metadata
   ::kubex::k8s::v1_32::meta::v1::ListMeta metadata{};
   /// Items is the list of resource classes.
-  std::vector<::kubex::k8s::v1_32::resource::v1alpha3::DeviceClass> items{};
+  ::kubex::Vector<::kubex::k8s::v1_32::resource::v1alpha3::DeviceClass> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -447,12 +447,12 @@ struct DeviceClassList {
 /// NetworkDeviceData provides network-related details for the allocated device.
 struct NetworkDeviceData {
   /// HardwareAddress represents the hardware address (e.g.
-  std::optional<std::string> hardware_address{};
+  std::optional<::kubex::String> hardware_address{};
   /// InterfaceName specifies the name of the network interface associated with the allocated
   /// device.
-  std::optional<std::string> interface_name{};
+  std::optional<::kubex::String> interface_name{};
   /// IPs lists the network addresses assigned to the device's network interface.
-  std::vector<std::string> ips{};
+  ::kubex::Vector<::kubex::String> ips{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -465,7 +465,7 @@ struct NetworkDeviceData {
 struct OpaqueDeviceConfiguration {
   /// Driver is used to determine which kubelet plugin needs to be passed these configuration
   /// parameters.
-  std::string driver{};
+  ::kubex::String driver{};
   /// Parameters can contain arbitrary data.
   ::kubex::RawJson parameters{};
   /// Fields the server sent that this version does not know; written back on encode.
@@ -491,9 +491,9 @@ struct ResourceClaimSpec {
 /// workloads.
 struct ResourceClaim {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"resource.k8s.io/v1alpha3"};
+  ::kubex::String api_version{"resource.k8s.io/v1alpha3"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"ResourceClaim"};
+  ::kubex::String kind{"ResourceClaim"};
   /// Standard object metadata
   ::kubex::k8s::v1_32::meta::v1::ObjectMeta metadata{};
   /// Spec describes what is being requested and how to configure it.
@@ -511,13 +511,13 @@ struct ResourceClaim {
 /// a ResourceClaim.
 struct ResourceClaimConsumerReference {
   /// APIGroup is the group for the resource being referenced.
-  std::optional<std::string> api_group{};
+  std::optional<::kubex::String> api_group{};
   /// Name is the name of resource being referenced.
-  std::string name{};
+  ::kubex::String name{};
   /// Resource is the type of resource being referenced, for example "pods".
-  std::string resource{};
+  ::kubex::String resource{};
   /// UID identifies exactly one incarnation of the resource.
-  std::string uid{};
+  ::kubex::String uid{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -528,13 +528,13 @@ struct ResourceClaimConsumerReference {
 /// ResourceClaimList is a collection of claims.
 struct ResourceClaimList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"resource.k8s.io/v1alpha3"};
+  ::kubex::String api_version{"resource.k8s.io/v1alpha3"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"ResourceClaimList"};
+  ::kubex::String kind{"ResourceClaimList"};
   /// Standard list metadata
   ::kubex::k8s::v1_32::meta::v1::ListMeta metadata{};
   /// Items is the list of resource claims.
-  std::vector<::kubex::k8s::v1_32::resource::v1alpha3::ResourceClaim> items{};
+  ::kubex::Vector<::kubex::k8s::v1_32::resource::v1alpha3::ResourceClaim> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -549,9 +549,9 @@ struct ResourceClaimStatus {
   ::kubex::Box<::kubex::k8s::v1_32::resource::v1alpha3::AllocationResult> allocation{};
   /// Devices contains the status of each device allocated for this claim, as reported by the
   /// driver.
-  std::vector<::kubex::k8s::v1_32::resource::v1alpha3::AllocatedDeviceStatus> devices{};
+  ::kubex::Vector<::kubex::k8s::v1_32::resource::v1alpha3::AllocatedDeviceStatus> devices{};
   /// ReservedFor indicates which entities are currently allowed to use the claim.
-  std::vector<::kubex::k8s::v1_32::resource::v1alpha3::ResourceClaimConsumerReference> reserved_for{};
+  ::kubex::Vector<::kubex::k8s::v1_32::resource::v1alpha3::ResourceClaimConsumerReference> reserved_for{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -576,9 +576,9 @@ struct ResourceClaimTemplateSpec {
 /// ResourceClaimTemplate is used to produce ResourceClaim objects.
 struct ResourceClaimTemplate {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"resource.k8s.io/v1alpha3"};
+  ::kubex::String api_version{"resource.k8s.io/v1alpha3"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"ResourceClaimTemplate"};
+  ::kubex::String kind{"ResourceClaimTemplate"};
   /// Standard object metadata
   ::kubex::k8s::v1_32::meta::v1::ObjectMeta metadata{};
   /// Describes the ResourceClaim that is to be generated.
@@ -593,13 +593,13 @@ struct ResourceClaimTemplate {
 /// ResourceClaimTemplateList is a collection of claim templates.
 struct ResourceClaimTemplateList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"resource.k8s.io/v1alpha3"};
+  ::kubex::String api_version{"resource.k8s.io/v1alpha3"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"ResourceClaimTemplateList"};
+  ::kubex::String kind{"ResourceClaimTemplateList"};
   /// Standard list metadata
   ::kubex::k8s::v1_32::meta::v1::ListMeta metadata{};
   /// Items is the list of resource claim templates.
-  std::vector<::kubex::k8s::v1_32::resource::v1alpha3::ResourceClaimTemplate> items{};
+  ::kubex::Vector<::kubex::k8s::v1_32::resource::v1alpha3::ResourceClaimTemplate> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -612,7 +612,7 @@ struct ResourcePool {
   /// Generation tracks the change in a pool over time.
   std::int64_t generation{};
   /// Name is used to identify the pool.
-  std::string name{};
+  ::kubex::String name{};
   /// ResourceSliceCount is the total number of ResourceSlices in the pool at this generation
   /// number.
   std::int64_t resource_slice_count{};
@@ -628,11 +628,11 @@ struct ResourceSliceSpec {
   /// AllNodes indicates that all nodes have access to the resources in the pool.
   std::optional<bool> all_nodes{};
   /// Devices lists some or all of the devices in this pool.
-  std::vector<::kubex::k8s::v1_32::resource::v1alpha3::Device> devices{};
+  ::kubex::Vector<::kubex::k8s::v1_32::resource::v1alpha3::Device> devices{};
   /// Driver identifies the DRA driver providing the capacity information.
-  std::string driver{};
+  ::kubex::String driver{};
   /// NodeName identifies the node which provides the resources in this pool.
-  std::optional<std::string> node_name{};
+  std::optional<::kubex::String> node_name{};
   /// NodeSelector defines which nodes have access to the resources in the pool, when that pool
   /// is not limited to a single node.
   ::kubex::Box<::kubex::k8s::v1_32::core::v1::NodeSelector> node_selector{};
@@ -649,9 +649,9 @@ struct ResourceSliceSpec {
 /// common driver.
 struct ResourceSlice {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"resource.k8s.io/v1alpha3"};
+  ::kubex::String api_version{"resource.k8s.io/v1alpha3"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"ResourceSlice"};
+  ::kubex::String kind{"ResourceSlice"};
   /// Standard object metadata
   ::kubex::k8s::v1_32::meta::v1::ObjectMeta metadata{};
   /// Contains the information published by the driver.
@@ -666,13 +666,13 @@ struct ResourceSlice {
 /// ResourceSliceList is a collection of ResourceSlices.
 struct ResourceSliceList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"resource.k8s.io/v1alpha3"};
+  ::kubex::String api_version{"resource.k8s.io/v1alpha3"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"ResourceSliceList"};
+  ::kubex::String kind{"ResourceSliceList"};
   /// Standard list metadata
   ::kubex::k8s::v1_32::meta::v1::ListMeta metadata{};
   /// Items is the list of resource ResourceSlices.
-  std::vector<::kubex::k8s::v1_32::resource::v1alpha3::ResourceSlice> items{};
+  ::kubex::Vector<::kubex::k8s::v1_32::resource::v1alpha3::ResourceSlice> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 

@@ -3,17 +3,17 @@
 
 #include <array>
 #include <cstdint>
-#include <map>
 #include <optional>
-#include <string>
 #include <string_view>
 #include <type_traits>
-#include <vector>
 
 #include <kubex/core/box.hpp>
+#include <kubex/core/map.hpp>
 #include <kubex/core/raw_json.hpp>
 #include <kubex/core/resource.hpp>
+#include <kubex/core/string.hpp>
 #include <kubex/core/string_enum.hpp>
+#include <kubex/core/vector.hpp>
 #include <kubex/core/bytes.hpp>
 #include <kubex/core/time.hpp>
 #include <kubex/k8s/v1_33/meta/v1.hpp>
@@ -127,17 +127,17 @@ struct ValidationRuleReason : ::kubex::StringEnum<ValidationRuleReason> {
 /// CustomResourceColumnDefinition specifies a column for server side printing.
 struct CustomResourceColumnDefinition {
   /// description is a human readable description of this column.
-  std::optional<std::string> description{};
+  std::optional<::kubex::String> description{};
   /// format is an optional OpenAPI type definition for this column.
-  std::optional<std::string> format{};
+  std::optional<::kubex::String> format{};
   /// jsonPath is a simple JSON path (i.e.
-  std::string json_path{};
+  ::kubex::String json_path{};
   /// name is a human readable name for the column.
-  std::string name{};
+  ::kubex::String name{};
   /// priority is an integer defining the relative importance of this column compared to others.
   std::optional<std::int32_t> priority{};
   /// type is an OpenAPI type definition for this column.
-  std::string type{};
+  ::kubex::String type{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -148,7 +148,7 @@ struct CustomResourceColumnDefinition {
 /// CustomResourceConversion describes how to convert different versions of a CR.
 struct CustomResourceConversion {
   /// strategy specifies how custom resources are converted between versions.
-  std::string strategy{};
+  ::kubex::String strategy{};
   /// webhook describes how to call the conversion webhook.
   ::kubex::Box<::kubex::k8s::v1_33::apiextensions::v1::WebhookConversion> webhook{};
   /// Fields the server sent that this version does not know; written back on encode.
@@ -161,18 +161,18 @@ struct CustomResourceConversion {
 /// CustomResourceDefinitionNames indicates the names to serve this CustomResourceDefinition
 struct CustomResourceDefinitionNames {
   /// kind is the serialized kind of the resource.
-  std::string kind{};
+  ::kubex::String kind{};
   /// categories is a list of grouped resources this custom resource belongs to (e.g.
-  std::vector<std::string> categories{};
+  ::kubex::Vector<::kubex::String> categories{};
   /// listKind is the serialized kind of the list for this resource.
-  std::optional<std::string> list_kind{};
+  std::optional<::kubex::String> list_kind{};
   /// plural is the plural name of the resource to serve.
-  std::string plural{};
+  ::kubex::String plural{};
   /// shortNames are short names for the resource, exposed in API discovery documents, and used
   /// by clients to support invocations like `kubectl get <shortname>`.
-  std::vector<std::string> short_names{};
+  ::kubex::Vector<::kubex::String> short_names{};
   /// singular is the singular name of the resource.
-  std::optional<std::string> singular{};
+  std::optional<::kubex::String> singular{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -184,7 +184,7 @@ struct CustomResourceDefinitionNames {
 struct SelectableField {
   /// jsonPath is a simple JSON path which is evaluated against each custom resource to produce
   /// a field selector value.
-  std::string json_path{};
+  ::kubex::String json_path{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -195,18 +195,18 @@ struct SelectableField {
 /// CustomResourceDefinitionVersion describes a version for CRD.
 struct CustomResourceDefinitionVersion {
   /// additionalPrinterColumns specifies additional columns returned in Table output.
-  std::vector<::kubex::k8s::v1_33::apiextensions::v1::CustomResourceColumnDefinition> additional_printer_columns{};
+  ::kubex::Vector<::kubex::k8s::v1_33::apiextensions::v1::CustomResourceColumnDefinition> additional_printer_columns{};
   /// deprecated indicates this version of the custom resource API is deprecated.
   std::optional<bool> deprecated{};
   /// deprecationWarning overrides the default warning returned to API clients.
-  std::optional<std::string> deprecation_warning{};
+  std::optional<::kubex::String> deprecation_warning{};
   /// name is the version name, e.g.
-  std::string name{};
+  ::kubex::String name{};
   /// schema describes the schema used for validation, pruning, and defaulting of this version
   /// of the custom resource.
   ::kubex::Box<::kubex::k8s::v1_33::apiextensions::v1::CustomResourceValidation> schema{};
   /// selectableFields specifies paths to fields that may be used as field selectors.
-  std::vector<::kubex::k8s::v1_33::apiextensions::v1::SelectableField> selectable_fields{};
+  ::kubex::Vector<::kubex::k8s::v1_33::apiextensions::v1::SelectableField> selectable_fields{};
   /// served is a flag enabling/disabling this version from being served via REST APIs
   bool served{};
   /// storage indicates this version should be used when persisting custom resources to storage.
@@ -225,16 +225,16 @@ struct CustomResourceDefinitionSpec {
   /// conversion defines conversion settings for the CRD.
   ::kubex::Box<::kubex::k8s::v1_33::apiextensions::v1::CustomResourceConversion> conversion{};
   /// group is the API group of the defined custom resource.
-  std::string group{};
+  ::kubex::String group{};
   /// names specify the resource and kind names for the custom resource.
   ::kubex::k8s::v1_33::apiextensions::v1::CustomResourceDefinitionNames names{};
   /// preserveUnknownFields indicates that object fields which are not specified in the OpenAPI
   /// schema should be preserved when persisting to storage.
   std::optional<bool> preserve_unknown_fields{};
   /// scope indicates whether the defined custom resource is cluster- or namespace-scoped.
-  std::string scope{};
+  ::kubex::String scope{};
   /// versions is the list of all API versions of the defined custom resource.
-  std::vector<::kubex::k8s::v1_33::apiextensions::v1::CustomResourceDefinitionVersion> versions{};
+  ::kubex::Vector<::kubex::k8s::v1_33::apiextensions::v1::CustomResourceDefinitionVersion> versions{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -245,9 +245,9 @@ struct CustomResourceDefinitionSpec {
 /// CustomResourceDefinition represents a resource that should be exposed on the API server.
 struct CustomResourceDefinition {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"apiextensions.k8s.io/v1"};
+  ::kubex::String api_version{"apiextensions.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"CustomResourceDefinition"};
+  ::kubex::String kind{"CustomResourceDefinition"};
   /// Standard object's metadata More info: https://git.k8s.io/community/contributors/devel/sig-
   /// architecture/api-conventions.md#metadata
   ::kubex::k8s::v1_33::meta::v1::ObjectMeta metadata{};
@@ -267,13 +267,13 @@ struct CustomResourceDefinitionCondition {
   /// lastTransitionTime last time the condition transitioned from one status to another.
   std::optional<::kubex::Time> last_transition_time{};
   /// message is a human-readable message indicating details about last transition.
-  std::optional<std::string> message{};
+  std::optional<::kubex::String> message{};
   /// reason is a unique, one-word, CamelCase reason for the condition's last transition.
-  std::optional<std::string> reason{};
+  std::optional<::kubex::String> reason{};
   /// status is the status of the condition.
-  std::string status{};
+  ::kubex::String status{};
   /// type is the type of the condition.
-  std::string type{};
+  ::kubex::String type{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -284,14 +284,14 @@ struct CustomResourceDefinitionCondition {
 /// CustomResourceDefinitionList is a list of CustomResourceDefinition objects.
 struct CustomResourceDefinitionList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"apiextensions.k8s.io/v1"};
+  ::kubex::String api_version{"apiextensions.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"CustomResourceDefinitionList"};
+  ::kubex::String kind{"CustomResourceDefinitionList"};
   /// Standard object's metadata More info: https://git.k8s.io/community/contributors/devel/sig-
   /// architecture/api-conventions.md#metadata
   ::kubex::k8s::v1_33::meta::v1::ListMeta metadata{};
   /// items list individual CustomResourceDefinition objects
-  std::vector<::kubex::k8s::v1_33::apiextensions::v1::CustomResourceDefinition> items{};
+  ::kubex::Vector<::kubex::k8s::v1_33::apiextensions::v1::CustomResourceDefinition> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -304,9 +304,9 @@ struct CustomResourceDefinitionStatus {
   /// acceptedNames are the names that are actually being used to serve discovery.
   ::kubex::Box<::kubex::k8s::v1_33::apiextensions::v1::CustomResourceDefinitionNames> accepted_names{};
   /// conditions indicate state for particular aspects of a CustomResourceDefinition
-  std::vector<::kubex::k8s::v1_33::apiextensions::v1::CustomResourceDefinitionCondition> conditions{};
+  ::kubex::Vector<::kubex::k8s::v1_33::apiextensions::v1::CustomResourceDefinitionCondition> conditions{};
   /// storedVersions lists all versions of CustomResources that were ever persisted.
-  std::vector<std::string> stored_versions{};
+  ::kubex::Vector<::kubex::String> stored_versions{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -319,13 +319,13 @@ struct CustomResourceDefinitionStatus {
 struct CustomResourceSubresourceScale {
   /// labelSelectorPath defines the JSON path inside of a custom resource that corresponds to
   /// Scale `status.selector`.
-  std::optional<std::string> label_selector_path{};
+  std::optional<::kubex::String> label_selector_path{};
   /// specReplicasPath defines the JSON path inside of a custom resource that corresponds to
   /// Scale `spec.replicas`.
-  std::string spec_replicas_path{};
+  ::kubex::String spec_replicas_path{};
   /// statusReplicasPath defines the JSON path inside of a custom resource that corresponds to
   /// Scale `status.replicas`.
-  std::string status_replicas_path{};
+  ::kubex::String status_replicas_path{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -360,8 +360,8 @@ struct CustomResourceValidation {
 
 /// ExternalDocumentation allows referencing an external resource for extended documentation.
 struct ExternalDocumentation {
-  std::optional<std::string> description{};
-  std::optional<std::string> url{};
+  std::optional<::kubex::String> description{};
+  std::optional<::kubex::String> url{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -372,12 +372,12 @@ struct ExternalDocumentation {
 /// ValidationRule describes a validation rule written in the CEL expression language.
 struct ValidationRule {
   /// fieldPath represents the field path returned when the validation fails.
-  std::optional<std::string> field_path{};
+  std::optional<::kubex::String> field_path{};
   /// Message represents the message displayed when validation fails.
-  std::optional<std::string> message{};
+  std::optional<::kubex::String> message{};
   /// MessageExpression declares a CEL expression that evaluates to the validation failure
   /// message that is returned when this rule fails.
-  std::optional<std::string> message_expression{};
+  std::optional<::kubex::String> message_expression{};
   /// optionalOldSelf is used to opt a transition rule into evaluation even when the object is
   /// first created, or if the old object is missing the value.
   std::optional<bool> optional_old_self{};
@@ -385,7 +385,7 @@ struct ValidationRule {
   /// caller when a request fails this validation rule.
   std::optional<ValidationRuleReason> reason{};
   /// Rule represents the expression which will be evaluated by CEL.
-  std::string rule{};
+  ::kubex::String rule{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -395,25 +395,25 @@ struct ValidationRule {
 
 /// JSONSchemaProps is a JSON-Schema following Specification Draft 4 (http://json-schema.org/).
 struct JSONSchemaProps {
-  std::optional<std::string> ref{};
-  std::optional<std::string> schema{};
+  std::optional<::kubex::String> ref{};
+  std::optional<::kubex::String> schema{};
   ::kubex::RawJson additional_items{};
   ::kubex::RawJson additional_properties{};
-  std::vector<::kubex::k8s::v1_33::apiextensions::v1::JSONSchemaProps> all_of{};
-  std::vector<::kubex::k8s::v1_33::apiextensions::v1::JSONSchemaProps> any_of{};
+  ::kubex::Vector<::kubex::k8s::v1_33::apiextensions::v1::JSONSchemaProps> all_of{};
+  ::kubex::Vector<::kubex::k8s::v1_33::apiextensions::v1::JSONSchemaProps> any_of{};
   /// default is a default value for undefined object fields.
   ::kubex::RawJson default_{};
-  std::map<std::string, ::kubex::k8s::v1_33::apiextensions::v1::JSONSchemaProps> definitions{};
-  std::map<std::string, ::kubex::RawJson> dependencies{};
-  std::optional<std::string> description{};
-  std::vector<::kubex::RawJson> enum_{};
+  ::kubex::Map<::kubex::String, ::kubex::k8s::v1_33::apiextensions::v1::JSONSchemaProps> definitions{};
+  ::kubex::Map<::kubex::String, ::kubex::RawJson> dependencies{};
+  std::optional<::kubex::String> description{};
+  ::kubex::Vector<::kubex::RawJson> enum_{};
   ::kubex::RawJson example{};
   std::optional<bool> exclusive_maximum{};
   std::optional<bool> exclusive_minimum{};
   ::kubex::Box<::kubex::k8s::v1_33::apiextensions::v1::ExternalDocumentation> external_docs{};
   /// format is an OpenAPI v3 format string.
-  std::optional<std::string> format{};
-  std::optional<std::string> id{};
+  std::optional<::kubex::String> format{};
+  std::optional<::kubex::String> id{};
   ::kubex::RawJson items{};
   std::optional<std::int64_t> max_items{};
   std::optional<std::int64_t> max_length{};
@@ -426,13 +426,13 @@ struct JSONSchemaProps {
   std::optional<double> multiple_of{};
   ::kubex::Box<::kubex::k8s::v1_33::apiextensions::v1::JSONSchemaProps> not_{};
   std::optional<bool> nullable{};
-  std::vector<::kubex::k8s::v1_33::apiextensions::v1::JSONSchemaProps> one_of{};
-  std::optional<std::string> pattern{};
-  std::map<std::string, ::kubex::k8s::v1_33::apiextensions::v1::JSONSchemaProps> pattern_properties{};
-  std::map<std::string, ::kubex::k8s::v1_33::apiextensions::v1::JSONSchemaProps> properties{};
-  std::vector<std::string> required{};
-  std::optional<std::string> title{};
-  std::optional<std::string> type{};
+  ::kubex::Vector<::kubex::k8s::v1_33::apiextensions::v1::JSONSchemaProps> one_of{};
+  std::optional<::kubex::String> pattern{};
+  ::kubex::Map<::kubex::String, ::kubex::k8s::v1_33::apiextensions::v1::JSONSchemaProps> pattern_properties{};
+  ::kubex::Map<::kubex::String, ::kubex::k8s::v1_33::apiextensions::v1::JSONSchemaProps> properties{};
+  ::kubex::Vector<::kubex::String> required{};
+  std::optional<::kubex::String> title{};
+  std::optional<::kubex::String> type{};
   std::optional<bool> unique_items{};
   /// x-kubernetes-embedded-resource defines that the value is an embedded Kubernetes
   /// runtime.Object, with TypeMeta and ObjectMeta.
@@ -441,17 +441,17 @@ struct JSONSchemaProps {
   std::optional<bool> x_kubernetes_int_or_string{};
   /// x-kubernetes-list-map-keys annotates an array with the x-kubernetes-list-type `map` by
   /// specifying the keys used as the index of the map.
-  std::vector<std::string> x_kubernetes_list_map_keys{};
+  ::kubex::Vector<::kubex::String> x_kubernetes_list_map_keys{};
   /// x-kubernetes-list-type annotates an array to further describe its topology.
-  std::optional<std::string> x_kubernetes_list_type{};
+  std::optional<::kubex::String> x_kubernetes_list_type{};
   /// x-kubernetes-map-type annotates an object to further describe its topology.
-  std::optional<std::string> x_kubernetes_map_type{};
+  std::optional<::kubex::String> x_kubernetes_map_type{};
   /// x-kubernetes-preserve-unknown-fields stops the API server decoding step from pruning
   /// fields which are not specified in the validation schema.
   std::optional<bool> x_kubernetes_preserve_unknown_fields{};
   /// x-kubernetes-validations describes a list of validation rules written in the CEL
   /// expression language.
-  std::vector<::kubex::k8s::v1_33::apiextensions::v1::ValidationRule> x_kubernetes_validations{};
+  ::kubex::Vector<::kubex::k8s::v1_33::apiextensions::v1::ValidationRule> x_kubernetes_validations{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -462,11 +462,11 @@ struct JSONSchemaProps {
 /// ServiceReference holds a reference to Service.legacy.k8s.io
 struct ServiceReference {
   /// name is the name of the service.
-  std::string name{};
+  ::kubex::String name{};
   /// namespace is the namespace of the service.
-  std::string namespace_{};
+  ::kubex::String namespace_{};
   /// path is an optional URL path at which the webhook will be contacted.
-  std::optional<std::string> path{};
+  std::optional<::kubex::String> path{};
   /// port is an optional service port at which the webhook will be contacted.
   std::optional<std::int32_t> port{};
   /// Fields the server sent that this version does not know; written back on encode.
@@ -484,7 +484,7 @@ struct WebhookClientConfig {
   /// service is a reference to the service for this webhook.
   ::kubex::Box<::kubex::k8s::v1_33::apiextensions::v1::ServiceReference> service{};
   /// url gives the location of the webhook, in standard URL form (`scheme://host:port/path`).
-  std::optional<std::string> url{};
+  std::optional<::kubex::String> url{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -498,7 +498,7 @@ struct WebhookConversion {
   ::kubex::Box<::kubex::k8s::v1_33::apiextensions::v1::WebhookClientConfig> client_config{};
   /// conversionReviewVersions is an ordered list of preferred `ConversionReview` versions the
   /// Webhook expects.
-  std::vector<std::string> conversion_review_versions{};
+  ::kubex::Vector<::kubex::String> conversion_review_versions{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 

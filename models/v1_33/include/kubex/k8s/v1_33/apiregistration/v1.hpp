@@ -3,17 +3,17 @@
 
 #include <array>
 #include <cstdint>
-#include <map>
 #include <optional>
-#include <string>
 #include <string_view>
 #include <type_traits>
-#include <vector>
 
 #include <kubex/core/box.hpp>
+#include <kubex/core/map.hpp>
 #include <kubex/core/raw_json.hpp>
 #include <kubex/core/resource.hpp>
+#include <kubex/core/string.hpp>
 #include <kubex/core/string_enum.hpp>
+#include <kubex/core/vector.hpp>
 #include <kubex/core/bytes.hpp>
 #include <kubex/core/time.hpp>
 #include <kubex/k8s/v1_33/meta/v1.hpp>
@@ -59,9 +59,9 @@ void kubex_box_delete(ServiceReference* p) noexcept;
 /// APIService represents a server for a particular GroupVersion.
 struct APIService {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"apiregistration.k8s.io/v1"};
+  ::kubex::String api_version{"apiregistration.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"APIService"};
+  ::kubex::String kind{"APIService"};
   /// Standard object's metadata.
   ::kubex::k8s::v1_33::meta::v1::ObjectMeta metadata{};
   /// Spec contains information for locating and communicating with a server
@@ -80,13 +80,13 @@ struct APIServiceCondition {
   /// Last time the condition transitioned from one status to another.
   std::optional<::kubex::Time> last_transition_time{};
   /// Human-readable message indicating details about last transition.
-  std::optional<std::string> message{};
+  std::optional<::kubex::String> message{};
   /// Unique, one-word, CamelCase reason for the condition's last transition.
-  std::optional<std::string> reason{};
+  std::optional<::kubex::String> reason{};
   /// Status is the status of the condition.
-  std::string status{};
+  ::kubex::String status{};
   /// Type is the type of the condition.
-  std::string type{};
+  ::kubex::String type{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -97,14 +97,14 @@ struct APIServiceCondition {
 /// APIServiceList is a list of APIService objects.
 struct APIServiceList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"apiregistration.k8s.io/v1"};
+  ::kubex::String api_version{"apiregistration.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"APIServiceList"};
+  ::kubex::String kind{"APIServiceList"};
   /// Standard list metadata More info: https://git.k8s.io/community/contributors/devel/sig-
   /// architecture/api-conventions.md#metadata
   ::kubex::k8s::v1_33::meta::v1::ListMeta metadata{};
   /// Items is the list of APIService
-  std::vector<::kubex::k8s::v1_33::apiregistration::v1::APIService> items{};
+  ::kubex::Vector<::kubex::k8s::v1_33::apiregistration::v1::APIService> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -118,7 +118,7 @@ struct APIServiceSpec {
   /// certificate.
   std::optional<::kubex::Bytes> ca_bundle{};
   /// Group is the API group name this server hosts
-  std::optional<std::string> group{};
+  std::optional<::kubex::String> group{};
   /// GroupPriorityMinimum is the priority this group should have at least.
   std::int32_t group_priority_minimum{};
   /// InsecureSkipTLSVerify disables TLS certificate verification when communicating with this
@@ -127,7 +127,7 @@ struct APIServiceSpec {
   /// Service is a reference to the service for this API server.
   ::kubex::Box<::kubex::k8s::v1_33::apiregistration::v1::ServiceReference> service{};
   /// Version is the API version this server hosts.
-  std::optional<std::string> version{};
+  std::optional<::kubex::String> version{};
   /// VersionPriority controls the ordering of this API version inside of its group.
   std::int32_t version_priority{};
   /// Fields the server sent that this version does not know; written back on encode.
@@ -140,7 +140,7 @@ struct APIServiceSpec {
 /// APIServiceStatus contains derived information about an API server
 struct APIServiceStatus {
   /// Current service state of apiService.
-  std::vector<::kubex::k8s::v1_33::apiregistration::v1::APIServiceCondition> conditions{};
+  ::kubex::Vector<::kubex::k8s::v1_33::apiregistration::v1::APIServiceCondition> conditions{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -151,9 +151,9 @@ struct APIServiceStatus {
 /// ServiceReference holds a reference to Service.legacy.k8s.io
 struct ServiceReference {
   /// Name is the name of the service
-  std::optional<std::string> name{};
+  std::optional<::kubex::String> name{};
   /// Namespace is the namespace of the service
-  std::optional<std::string> namespace_{};
+  std::optional<::kubex::String> namespace_{};
   /// If specified, the port on the service that hosting webhook.
   std::optional<std::int32_t> port{};
   /// Fields the server sent that this version does not know; written back on encode.

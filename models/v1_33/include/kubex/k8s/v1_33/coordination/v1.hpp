@@ -3,17 +3,17 @@
 
 #include <array>
 #include <cstdint>
-#include <map>
 #include <optional>
-#include <string>
 #include <string_view>
 #include <type_traits>
-#include <vector>
 
 #include <kubex/core/box.hpp>
+#include <kubex/core/map.hpp>
 #include <kubex/core/raw_json.hpp>
 #include <kubex/core/resource.hpp>
+#include <kubex/core/string.hpp>
 #include <kubex/core/string_enum.hpp>
+#include <kubex/core/vector.hpp>
 #include <kubex/core/time.hpp>
 #include <kubex/k8s/v1_33/meta/v1.hpp>
 
@@ -46,9 +46,9 @@ void kubex_box_delete(LeaseSpec* p) noexcept;
 /// Lease defines a lease concept.
 struct Lease {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"coordination.k8s.io/v1"};
+  ::kubex::String api_version{"coordination.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"Lease"};
+  ::kubex::String kind{"Lease"};
   /// More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-
   /// conventions.md#metadata
   ::kubex::k8s::v1_33::meta::v1::ObjectMeta metadata{};
@@ -64,13 +64,13 @@ struct Lease {
 /// LeaseList is a list of Lease objects.
 struct LeaseList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"coordination.k8s.io/v1"};
+  ::kubex::String api_version{"coordination.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"LeaseList"};
+  ::kubex::String kind{"LeaseList"};
   /// Standard list metadata.
   ::kubex::k8s::v1_33::meta::v1::ListMeta metadata{};
   /// items is a list of schema objects.
-  std::vector<::kubex::k8s::v1_33::coordination::v1::Lease> items{};
+  ::kubex::Vector<::kubex::k8s::v1_33::coordination::v1::Lease> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -83,7 +83,7 @@ struct LeaseSpec {
   /// acquireTime is a time when the current lease was acquired.
   std::optional<::kubex::MicroTime> acquire_time{};
   /// holderIdentity contains the identity of the holder of a current lease.
-  std::optional<std::string> holder_identity{};
+  std::optional<::kubex::String> holder_identity{};
   /// leaseDurationSeconds is a duration that candidates for a lease need to wait to force
   /// acquire it.
   std::optional<std::int32_t> lease_duration_seconds{};
@@ -91,11 +91,11 @@ struct LeaseSpec {
   std::optional<std::int32_t> lease_transitions{};
   /// PreferredHolder signals to a lease holder that the lease has a more optimal holder and
   /// should be given up.
-  std::optional<std::string> preferred_holder{};
+  std::optional<::kubex::String> preferred_holder{};
   /// renewTime is a time when the current holder of a lease has last updated the lease.
   std::optional<::kubex::MicroTime> renew_time{};
   /// Strategy indicates the strategy for picking the leader for coordinated leader election.
-  std::optional<std::string> strategy{};
+  std::optional<::kubex::String> strategy{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 

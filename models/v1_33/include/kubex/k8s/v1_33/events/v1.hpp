@@ -3,17 +3,17 @@
 
 #include <array>
 #include <cstdint>
-#include <map>
 #include <optional>
-#include <string>
 #include <string_view>
 #include <type_traits>
-#include <vector>
 
 #include <kubex/core/box.hpp>
+#include <kubex/core/map.hpp>
 #include <kubex/core/raw_json.hpp>
 #include <kubex/core/resource.hpp>
+#include <kubex/core/string.hpp>
 #include <kubex/core/string_enum.hpp>
+#include <kubex/core/vector.hpp>
 #include <kubex/core/time.hpp>
 #include <kubex/k8s/v1_33/core/v1.hpp>
 #include <kubex/k8s/v1_33/meta/v1.hpp>
@@ -47,13 +47,13 @@ void kubex_box_delete(EventSeries* p) noexcept;
 /// Event is a report of an event somewhere in the cluster.
 struct Event {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"events.k8s.io/v1"};
+  ::kubex::String api_version{"events.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"Event"};
+  ::kubex::String kind{"Event"};
   /// Standard object's metadata.
   ::kubex::k8s::v1_33::meta::v1::ObjectMeta metadata{};
   /// action is what action was taken/failed regarding to the regarding object.
-  std::optional<std::string> action{};
+  std::optional<::kubex::String> action{};
   /// deprecatedCount is the deprecated field assuring backward compatibility with core.v1 Event
   /// type.
   std::optional<std::int32_t> deprecated_count{};
@@ -69,22 +69,22 @@ struct Event {
   /// eventTime is the time when this Event was first observed.
   std::optional<::kubex::MicroTime> event_time{};
   /// note is a human-readable description of the status of this operation.
-  std::optional<std::string> note{};
+  std::optional<::kubex::String> note{};
   /// reason is why the action was taken.
-  std::optional<std::string> reason{};
+  std::optional<::kubex::String> reason{};
   /// regarding contains the object this Event is about.
   ::kubex::Box<::kubex::k8s::v1_33::core::v1::ObjectReference> regarding{};
   /// related is the optional secondary object for more complex actions.
   ::kubex::Box<::kubex::k8s::v1_33::core::v1::ObjectReference> related{};
   /// reportingController is the name of the controller that emitted this Event, e.g.
-  std::optional<std::string> reporting_controller{};
+  std::optional<::kubex::String> reporting_controller{};
   /// reportingInstance is the ID of the controller instance, e.g.
-  std::optional<std::string> reporting_instance{};
+  std::optional<::kubex::String> reporting_instance{};
   /// series is data about the Event series this event represents or nil if it's a singleton
   /// Event.
   ::kubex::Box<::kubex::k8s::v1_33::events::v1::EventSeries> series{};
   /// type is the type of this event (Normal, Warning), new types could be added in the future.
-  std::optional<std::string> type{};
+  std::optional<::kubex::String> type{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -95,13 +95,13 @@ struct Event {
 /// EventList is a list of Event objects.
 struct EventList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"events.k8s.io/v1"};
+  ::kubex::String api_version{"events.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"EventList"};
+  ::kubex::String kind{"EventList"};
   /// Standard list metadata.
   ::kubex::k8s::v1_33::meta::v1::ListMeta metadata{};
   /// items is a list of schema objects.
-  std::vector<::kubex::k8s::v1_33::events::v1::Event> items{};
+  ::kubex::Vector<::kubex::k8s::v1_33::events::v1::Event> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 

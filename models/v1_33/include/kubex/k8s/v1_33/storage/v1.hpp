@@ -3,17 +3,17 @@
 
 #include <array>
 #include <cstdint>
-#include <map>
 #include <optional>
-#include <string>
 #include <string_view>
 #include <type_traits>
-#include <vector>
 
 #include <kubex/core/box.hpp>
+#include <kubex/core/map.hpp>
 #include <kubex/core/raw_json.hpp>
 #include <kubex/core/resource.hpp>
+#include <kubex/core/string.hpp>
 #include <kubex/core/string_enum.hpp>
+#include <kubex/core/vector.hpp>
 #include <kubex/core/quantity.hpp>
 #include <kubex/core/time.hpp>
 #include <kubex/k8s/v1_33/core/v1.hpp>
@@ -137,7 +137,7 @@ struct StorageClassVolumeBindingMode : ::kubex::StringEnum<StorageClassVolumeBin
 /// TokenRequest contains parameters of a service account token.
 struct TokenRequest {
   /// audience is the intended audience of the token in "TokenRequestSpec".
-  std::string audience{};
+  ::kubex::String audience{};
   /// expirationSeconds is the duration of validity of the token in "TokenRequestSpec".
   std::optional<std::int64_t> expiration_seconds{};
   /// Fields the server sent that this version does not know; written back on encode.
@@ -156,7 +156,7 @@ struct CSIDriverSpec {
   std::optional<bool> attach_required{};
   /// fsGroupPolicy defines if the underlying volume supports changing ownership and permission
   /// of the volume before being mounted.
-  std::optional<std::string> fs_group_policy{};
+  std::optional<::kubex::String> fs_group_policy{};
   /// nodeAllocatableUpdatePeriodSeconds specifies the interval between periodic updates of the
   /// CSINode allocatable capacity for this driver.
   std::optional<std::int64_t> node_allocatable_update_period_seconds{};
@@ -174,9 +174,9 @@ struct CSIDriverSpec {
   std::optional<bool> storage_capacity{};
   /// tokenRequests indicates the CSI driver needs pods' service account tokens it is mounting
   /// volume for to do necessary authentication.
-  std::vector<::kubex::k8s::v1_33::storage::v1::TokenRequest> token_requests{};
+  ::kubex::Vector<::kubex::k8s::v1_33::storage::v1::TokenRequest> token_requests{};
   /// volumeLifecycleModes defines what kind of volumes this CSI volume driver supports.
-  std::vector<std::string> volume_lifecycle_modes{};
+  ::kubex::Vector<::kubex::String> volume_lifecycle_modes{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -188,9 +188,9 @@ struct CSIDriverSpec {
 /// deployed on the cluster.
 struct CSIDriver {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"storage.k8s.io/v1"};
+  ::kubex::String api_version{"storage.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"CSIDriver"};
+  ::kubex::String kind{"CSIDriver"};
   /// Standard object metadata.
   ::kubex::k8s::v1_33::meta::v1::ObjectMeta metadata{};
   /// spec represents the specification of the CSI Driver.
@@ -205,14 +205,14 @@ struct CSIDriver {
 /// CSIDriverList is a collection of CSIDriver objects.
 struct CSIDriverList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"storage.k8s.io/v1"};
+  ::kubex::String api_version{"storage.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"CSIDriverList"};
+  ::kubex::String kind{"CSIDriverList"};
   /// Standard list metadata More info: https://git.k8s.io/community/contributors/devel/sig-
   /// architecture/api-conventions.md#metadata
   ::kubex::k8s::v1_33::meta::v1::ListMeta metadata{};
   /// items is the list of CSIDriver
-  std::vector<::kubex::k8s::v1_33::storage::v1::CSIDriver> items{};
+  ::kubex::Vector<::kubex::k8s::v1_33::storage::v1::CSIDriver> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -226,11 +226,11 @@ struct CSINodeDriver {
   /// allocatable represents the volume resources of a node that are available for scheduling.
   ::kubex::Box<::kubex::k8s::v1_33::storage::v1::VolumeNodeResources> allocatable{};
   /// name represents the name of the CSI driver that this object refers to.
-  std::string name{};
+  ::kubex::String name{};
   /// nodeID of the node from the driver point of view.
-  std::string node_id{};
+  ::kubex::String node_id{};
   /// topologyKeys is the list of keys supported by the driver.
-  std::vector<std::string> topology_keys{};
+  ::kubex::Vector<::kubex::String> topology_keys{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -241,7 +241,7 @@ struct CSINodeDriver {
 /// CSINodeSpec holds information about the specification of all CSI drivers installed on a node
 struct CSINodeSpec {
   /// drivers is a list of information of all CSI Drivers existing on a node.
-  std::vector<::kubex::k8s::v1_33::storage::v1::CSINodeDriver> drivers{};
+  ::kubex::Vector<::kubex::k8s::v1_33::storage::v1::CSINodeDriver> drivers{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -252,9 +252,9 @@ struct CSINodeSpec {
 /// CSINode holds information about all CSI drivers installed on a node.
 struct CSINode {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"storage.k8s.io/v1"};
+  ::kubex::String api_version{"storage.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"CSINode"};
+  ::kubex::String kind{"CSINode"};
   /// Standard object's metadata.
   ::kubex::k8s::v1_33::meta::v1::ObjectMeta metadata{};
   /// spec is the specification of CSINode
@@ -269,14 +269,14 @@ struct CSINode {
 /// CSINodeList is a collection of CSINode objects.
 struct CSINodeList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"storage.k8s.io/v1"};
+  ::kubex::String api_version{"storage.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"CSINodeList"};
+  ::kubex::String kind{"CSINodeList"};
   /// Standard list metadata More info: https://git.k8s.io/community/contributors/devel/sig-
   /// architecture/api-conventions.md#metadata
   ::kubex::k8s::v1_33::meta::v1::ListMeta metadata{};
   /// items is the list of CSINode
-  std::vector<::kubex::k8s::v1_33::storage::v1::CSINode> items{};
+  ::kubex::Vector<::kubex::k8s::v1_33::storage::v1::CSINode> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -287,9 +287,9 @@ struct CSINodeList {
 /// CSIStorageCapacity stores the result of one CSI GetCapacity call.
 struct CSIStorageCapacity {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"storage.k8s.io/v1"};
+  ::kubex::String api_version{"storage.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"CSIStorageCapacity"};
+  ::kubex::String kind{"CSIStorageCapacity"};
   /// Standard object's metadata.
   ::kubex::k8s::v1_33::meta::v1::ObjectMeta metadata{};
   /// capacity is the value reported by the CSI driver in its GetCapacityResponse for a
@@ -303,7 +303,7 @@ struct CSIStorageCapacity {
   ::kubex::Box<::kubex::k8s::v1_33::meta::v1::LabelSelector> node_topology{};
   /// storageClassName represents the name of the StorageClass that the reported capacity
   /// applies to.
-  std::string storage_class_name{};
+  ::kubex::String storage_class_name{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -314,14 +314,14 @@ struct CSIStorageCapacity {
 /// CSIStorageCapacityList is a collection of CSIStorageCapacity objects.
 struct CSIStorageCapacityList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"storage.k8s.io/v1"};
+  ::kubex::String api_version{"storage.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"CSIStorageCapacityList"};
+  ::kubex::String kind{"CSIStorageCapacityList"};
   /// Standard list metadata More info: https://git.k8s.io/community/contributors/devel/sig-
   /// architecture/api-conventions.md#metadata
   ::kubex::k8s::v1_33::meta::v1::ListMeta metadata{};
   /// items is the list of CSIStorageCapacity objects.
-  std::vector<::kubex::k8s::v1_33::storage::v1::CSIStorageCapacity> items{};
+  ::kubex::Vector<::kubex::k8s::v1_33::storage::v1::CSIStorageCapacity> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -333,24 +333,24 @@ struct CSIStorageCapacityList {
 /// be dynamically provisioned.
 struct StorageClass {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"storage.k8s.io/v1"};
+  ::kubex::String api_version{"storage.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"StorageClass"};
+  ::kubex::String kind{"StorageClass"};
   /// Standard object's metadata.
   ::kubex::k8s::v1_33::meta::v1::ObjectMeta metadata{};
   /// allowVolumeExpansion shows whether the storage class allow volume expand.
   std::optional<bool> allow_volume_expansion{};
   /// allowedTopologies restrict the node topologies where volumes can be dynamically
   /// provisioned.
-  std::vector<::kubex::k8s::v1_33::core::v1::TopologySelectorTerm> allowed_topologies{};
+  ::kubex::Vector<::kubex::k8s::v1_33::core::v1::TopologySelectorTerm> allowed_topologies{};
   /// mountOptions controls the mountOptions for dynamically provisioned PersistentVolumes of
   /// this storage class.
-  std::vector<std::string> mount_options{};
+  ::kubex::Vector<::kubex::String> mount_options{};
   /// parameters holds the parameters for the provisioner that should create volumes of this
   /// storage class.
-  std::map<std::string, std::string> parameters{};
+  ::kubex::Map<::kubex::String, ::kubex::String> parameters{};
   /// provisioner indicates the type of the provisioner.
-  std::string provisioner{};
+  ::kubex::String provisioner{};
   /// reclaimPolicy controls the reclaimPolicy for dynamically provisioned PersistentVolumes of
   /// this storage class.
   std::optional<StorageClassReclaimPolicy> reclaim_policy{};
@@ -366,14 +366,14 @@ struct StorageClass {
 /// StorageClassList is a collection of storage classes.
 struct StorageClassList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"storage.k8s.io/v1"};
+  ::kubex::String api_version{"storage.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"StorageClassList"};
+  ::kubex::String kind{"StorageClassList"};
   /// Standard list metadata More info: https://git.k8s.io/community/contributors/devel/sig-
   /// architecture/api-conventions.md#metadata
   ::kubex::k8s::v1_33::meta::v1::ListMeta metadata{};
   /// items is the list of StorageClasses
-  std::vector<::kubex::k8s::v1_33::storage::v1::StorageClass> items{};
+  ::kubex::Vector<::kubex::k8s::v1_33::storage::v1::StorageClass> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -387,7 +387,7 @@ struct VolumeAttachmentSource {
   /// defined by a pod's inline VolumeSource.
   ::kubex::Box<::kubex::k8s::v1_33::core::v1::PersistentVolumeSpec> inline_volume_spec{};
   /// persistentVolumeName represents the name of the persistent volume to attach.
-  std::optional<std::string> persistent_volume_name{};
+  std::optional<::kubex::String> persistent_volume_name{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -398,9 +398,9 @@ struct VolumeAttachmentSource {
 /// VolumeAttachmentSpec is the specification of a VolumeAttachment request.
 struct VolumeAttachmentSpec {
   /// attacher indicates the name of the volume driver that MUST handle this request.
-  std::string attacher{};
+  ::kubex::String attacher{};
   /// nodeName represents the node that the volume should be attached to.
-  std::string node_name{};
+  ::kubex::String node_name{};
   /// source represents the volume that should be attached.
   ::kubex::k8s::v1_33::storage::v1::VolumeAttachmentSource source{};
   /// Fields the server sent that this version does not know; written back on encode.
@@ -414,9 +414,9 @@ struct VolumeAttachmentSpec {
 /// specified node.
 struct VolumeAttachment {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"storage.k8s.io/v1"};
+  ::kubex::String api_version{"storage.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"VolumeAttachment"};
+  ::kubex::String kind{"VolumeAttachment"};
   /// Standard object metadata.
   ::kubex::k8s::v1_33::meta::v1::ObjectMeta metadata{};
   /// spec represents specification of the desired attach/detach volume behavior.
@@ -433,14 +433,14 @@ struct VolumeAttachment {
 /// VolumeAttachmentList is a collection of VolumeAttachment objects.
 struct VolumeAttachmentList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"storage.k8s.io/v1"};
+  ::kubex::String api_version{"storage.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"VolumeAttachmentList"};
+  ::kubex::String kind{"VolumeAttachmentList"};
   /// Standard list metadata More info: https://git.k8s.io/community/contributors/devel/sig-
   /// architecture/api-conventions.md#metadata
   ::kubex::k8s::v1_33::meta::v1::ListMeta metadata{};
   /// items is the list of VolumeAttachments
-  std::vector<::kubex::k8s::v1_33::storage::v1::VolumeAttachment> items{};
+  ::kubex::Vector<::kubex::k8s::v1_33::storage::v1::VolumeAttachment> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -456,7 +456,7 @@ struct VolumeAttachmentStatus {
   bool attached{};
   /// attachmentMetadata is populated with any information returned by the attach operation,
   /// upon successful attach, that must be passed into subsequent WaitForAttach or Mount calls.
-  std::map<std::string, std::string> attachment_metadata{};
+  ::kubex::Map<::kubex::String, ::kubex::String> attachment_metadata{};
   /// detachError represents the last error encountered during detach operation, if any.
   ::kubex::Box<::kubex::k8s::v1_33::storage::v1::VolumeError> detach_error{};
   /// Fields the server sent that this version does not know; written back on encode.
@@ -472,7 +472,7 @@ struct VolumeError {
   /// Detach operations.
   std::optional<std::int32_t> error_code{};
   /// message represents the error encountered during Attach or Detach operation.
-  std::optional<std::string> message{};
+  std::optional<::kubex::String> message{};
   /// time represents the time the error was encountered.
   std::optional<::kubex::Time> time{};
   /// Fields the server sent that this version does not know; written back on encode.

@@ -3,17 +3,17 @@
 
 #include <array>
 #include <cstdint>
-#include <map>
 #include <optional>
-#include <string>
 #include <string_view>
 #include <type_traits>
-#include <vector>
 
 #include <kubex/core/box.hpp>
+#include <kubex/core/map.hpp>
 #include <kubex/core/raw_json.hpp>
 #include <kubex/core/resource.hpp>
+#include <kubex/core/string.hpp>
 #include <kubex/core/string_enum.hpp>
+#include <kubex/core/vector.hpp>
 #include <kubex/core/time.hpp>
 #include <kubex/k8s/v1_33/meta/v1.hpp>
 
@@ -58,11 +58,11 @@ void kubex_box_delete(StorageVersionMigrationStatus* p) noexcept;
 /// The names of the group, the version, and the resource.
 struct GroupVersionResource {
   /// The name of the group.
-  std::optional<std::string> group{};
+  std::optional<::kubex::String> group{};
   /// The name of the resource.
-  std::optional<std::string> resource{};
+  std::optional<::kubex::String> resource{};
   /// The name of the version.
-  std::optional<std::string> version{};
+  std::optional<::kubex::String> version{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -75,13 +75,13 @@ struct MigrationCondition {
   /// The last time this condition was updated.
   std::optional<::kubex::Time> last_update_time{};
   /// A human readable message indicating details about the transition.
-  std::optional<std::string> message{};
+  std::optional<::kubex::String> message{};
   /// The reason for the condition's last transition.
-  std::optional<std::string> reason{};
+  std::optional<::kubex::String> reason{};
   /// Status of the condition, one of True, False, Unknown.
-  std::string status{};
+  ::kubex::String status{};
   /// Type of the condition.
-  std::string type{};
+  ::kubex::String type{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -92,9 +92,9 @@ struct MigrationCondition {
 /// StorageVersionMigration represents a migration of stored data to the latest storage version.
 struct StorageVersionMigration {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"storagemigration.k8s.io/v1alpha1"};
+  ::kubex::String api_version{"storagemigration.k8s.io/v1alpha1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"StorageVersionMigration"};
+  ::kubex::String kind{"StorageVersionMigration"};
   /// Standard object metadata.
   ::kubex::k8s::v1_33::meta::v1::ObjectMeta metadata{};
   /// Specification of the migration.
@@ -111,14 +111,14 @@ struct StorageVersionMigration {
 /// StorageVersionMigrationList is a collection of storage version migrations.
 struct StorageVersionMigrationList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"storagemigration.k8s.io/v1alpha1"};
+  ::kubex::String api_version{"storagemigration.k8s.io/v1alpha1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"StorageVersionMigrationList"};
+  ::kubex::String kind{"StorageVersionMigrationList"};
   /// Standard list metadata More info: https://git.k8s.io/community/contributors/devel/sig-
   /// architecture/api-conventions.md#metadata
   ::kubex::k8s::v1_33::meta::v1::ListMeta metadata{};
   /// Items is the list of StorageVersionMigration
-  std::vector<::kubex::k8s::v1_33::storagemigration::v1alpha1::StorageVersionMigration> items{};
+  ::kubex::Vector<::kubex::k8s::v1_33::storagemigration::v1alpha1::StorageVersionMigration> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -129,7 +129,7 @@ struct StorageVersionMigrationList {
 /// Spec of the storage version migration.
 struct StorageVersionMigrationSpec {
   /// The token used in the list options to get the next chunk of objects to migrate.
-  std::optional<std::string> continue_token{};
+  std::optional<::kubex::String> continue_token{};
   /// The resource that is being migrated.
   ::kubex::k8s::v1_33::storagemigration::v1alpha1::GroupVersionResource resource{};
   /// Fields the server sent that this version does not know; written back on encode.
@@ -142,9 +142,9 @@ struct StorageVersionMigrationSpec {
 /// Status of the storage version migration.
 struct StorageVersionMigrationStatus {
   /// The latest available observations of the migration's current state.
-  std::vector<::kubex::k8s::v1_33::storagemigration::v1alpha1::MigrationCondition> conditions{};
+  ::kubex::Vector<::kubex::k8s::v1_33::storagemigration::v1alpha1::MigrationCondition> conditions{};
   /// ResourceVersion to compare with the GC cache for performing the migration.
-  std::optional<std::string> resource_version{};
+  std::optional<::kubex::String> resource_version{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 

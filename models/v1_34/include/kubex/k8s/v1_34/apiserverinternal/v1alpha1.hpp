@@ -3,17 +3,17 @@
 
 #include <array>
 #include <cstdint>
-#include <map>
 #include <optional>
-#include <string>
 #include <string_view>
 #include <type_traits>
-#include <vector>
 
 #include <kubex/core/box.hpp>
+#include <kubex/core/map.hpp>
 #include <kubex/core/raw_json.hpp>
 #include <kubex/core/resource.hpp>
+#include <kubex/core/string.hpp>
 #include <kubex/core/string_enum.hpp>
+#include <kubex/core/vector.hpp>
 #include <kubex/core/time.hpp>
 #include <kubex/k8s/v1_34/meta/v1.hpp>
 
@@ -55,14 +55,14 @@ void kubex_box_delete(StorageVersionStatus* p) noexcept;
 /// to when persisting objects in the backend.
 struct ServerStorageVersion {
   /// The ID of the reporting API server.
-  std::optional<std::string> api_server_id{};
+  std::optional<::kubex::String> api_server_id{};
   /// The API server can decode objects encoded in these versions.
-  std::vector<std::string> decodable_versions{};
+  ::kubex::Vector<::kubex::String> decodable_versions{};
   /// The API server encodes the object to this version when persisting it in the backend (e.g.,
   /// etcd).
-  std::optional<std::string> encoding_version{};
+  std::optional<::kubex::String> encoding_version{};
   /// The API server can serve these versions.
-  std::vector<std::string> served_versions{};
+  ::kubex::Vector<::kubex::String> served_versions{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -75,15 +75,15 @@ struct StorageVersionCondition {
   /// Last time the condition transitioned from one status to another.
   std::optional<::kubex::Time> last_transition_time{};
   /// A human readable message indicating details about the transition.
-  std::string message{};
+  ::kubex::String message{};
   /// If set, this represents the .metadata.generation that the condition was set based upon.
   std::optional<std::int64_t> observed_generation{};
   /// The reason for the condition's last transition.
-  std::string reason{};
+  ::kubex::String reason{};
   /// Status of the condition, one of True, False, Unknown.
-  std::string status{};
+  ::kubex::String status{};
   /// Type of the condition.
-  std::string type{};
+  ::kubex::String type{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -96,11 +96,11 @@ struct StorageVersionCondition {
 struct StorageVersionStatus {
   /// If all API server instances agree on the same encoding storage version, then this field is
   /// set to that version.
-  std::optional<std::string> common_encoding_version{};
+  std::optional<::kubex::String> common_encoding_version{};
   /// The latest available observations of the storageVersion's state.
-  std::vector<::kubex::k8s::v1_34::apiserverinternal::v1alpha1::StorageVersionCondition> conditions{};
+  ::kubex::Vector<::kubex::k8s::v1_34::apiserverinternal::v1alpha1::StorageVersionCondition> conditions{};
   /// The reported versions per API server instance.
-  std::vector<::kubex::k8s::v1_34::apiserverinternal::v1alpha1::ServerStorageVersion> storage_versions{};
+  ::kubex::Vector<::kubex::k8s::v1_34::apiserverinternal::v1alpha1::ServerStorageVersion> storage_versions{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -111,9 +111,9 @@ struct StorageVersionStatus {
 /// Storage version of a specific resource.
 struct StorageVersion {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"internal.apiserver.k8s.io/v1alpha1"};
+  ::kubex::String api_version{"internal.apiserver.k8s.io/v1alpha1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"StorageVersion"};
+  ::kubex::String kind{"StorageVersion"};
   /// The name is <group>.<resource>.
   ::kubex::k8s::v1_34::meta::v1::ObjectMeta metadata{};
   /// Spec is an empty spec.
@@ -131,13 +131,13 @@ struct StorageVersion {
 /// A list of StorageVersions.
 struct StorageVersionList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"internal.apiserver.k8s.io/v1alpha1"};
+  ::kubex::String api_version{"internal.apiserver.k8s.io/v1alpha1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"StorageVersionList"};
+  ::kubex::String kind{"StorageVersionList"};
   /// Standard list metadata.
   ::kubex::k8s::v1_34::meta::v1::ListMeta metadata{};
   /// Items holds a list of StorageVersion
-  std::vector<::kubex::k8s::v1_34::apiserverinternal::v1alpha1::StorageVersion> items{};
+  ::kubex::Vector<::kubex::k8s::v1_34::apiserverinternal::v1alpha1::StorageVersion> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 

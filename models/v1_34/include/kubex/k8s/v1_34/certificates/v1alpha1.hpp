@@ -3,17 +3,17 @@
 
 #include <array>
 #include <cstdint>
-#include <map>
 #include <optional>
-#include <string>
 #include <string_view>
 #include <type_traits>
-#include <vector>
 
 #include <kubex/core/box.hpp>
+#include <kubex/core/map.hpp>
 #include <kubex/core/raw_json.hpp>
 #include <kubex/core/resource.hpp>
+#include <kubex/core/string.hpp>
 #include <kubex/core/string_enum.hpp>
+#include <kubex/core/vector.hpp>
 #include <kubex/core/bytes.hpp>
 #include <kubex/core/time.hpp>
 #include <kubex/k8s/v1_34/meta/v1.hpp>
@@ -63,10 +63,10 @@ void kubex_box_delete(PodCertificateRequestStatus* p) noexcept;
 /// ClusterTrustBundleSpec contains the signer and trust anchors.
 struct ClusterTrustBundleSpec {
   /// signerName indicates the associated signer, if any.
-  std::optional<std::string> signer_name{};
+  std::optional<::kubex::String> signer_name{};
   /// trustBundle contains the individual X.509 trust anchors for this bundle, as PEM bundle of
   /// PEM-wrapped, DER-formatted X.509 certificates.
-  std::string trust_bundle{};
+  ::kubex::String trust_bundle{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -78,9 +78,9 @@ struct ClusterTrustBundleSpec {
 /// certificates).
 struct ClusterTrustBundle {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"certificates.k8s.io/v1alpha1"};
+  ::kubex::String api_version{"certificates.k8s.io/v1alpha1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"ClusterTrustBundle"};
+  ::kubex::String kind{"ClusterTrustBundle"};
   /// metadata contains the object metadata.
   ::kubex::k8s::v1_34::meta::v1::ObjectMeta metadata{};
   /// spec contains the signer (if any) and trust anchors.
@@ -95,13 +95,13 @@ struct ClusterTrustBundle {
 /// ClusterTrustBundleList is a collection of ClusterTrustBundle objects
 struct ClusterTrustBundleList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"certificates.k8s.io/v1alpha1"};
+  ::kubex::String api_version{"certificates.k8s.io/v1alpha1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"ClusterTrustBundleList"};
+  ::kubex::String kind{"ClusterTrustBundleList"};
   /// metadata contains the list metadata.
   ::kubex::k8s::v1_34::meta::v1::ListMeta metadata{};
   /// items is a collection of ClusterTrustBundle objects
-  std::vector<::kubex::k8s::v1_34::certificates::v1alpha1::ClusterTrustBundle> items{};
+  ::kubex::Vector<::kubex::k8s::v1_34::certificates::v1alpha1::ClusterTrustBundle> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -114,24 +114,24 @@ struct PodCertificateRequestSpec {
   /// maxExpirationSeconds is the maximum lifetime permitted for the certificate.
   std::optional<std::int32_t> max_expiration_seconds{};
   /// nodeName is the name of the node the pod is assigned to.
-  std::string node_name{};
+  ::kubex::String node_name{};
   /// nodeUID is the UID of the node the pod is assigned to.
-  std::string node_uid{};
+  ::kubex::String node_uid{};
   /// pkixPublicKey is the PKIX-serialized public key the signer will issue the certificate to.
   ::kubex::Bytes pkix_public_key{};
   /// podName is the name of the pod into which the certificate will be mounted.
-  std::string pod_name{};
+  ::kubex::String pod_name{};
   /// podUID is the UID of the pod into which the certificate will be mounted.
-  std::string pod_uid{};
+  ::kubex::String pod_uid{};
   /// proofOfPossession proves that the requesting kubelet holds the private key corresponding
   /// to pkixPublicKey.
   ::kubex::Bytes proof_of_possession{};
   /// serviceAccountName is the name of the service account the pod is running as.
-  std::string service_account_name{};
+  ::kubex::String service_account_name{};
   /// serviceAccountUID is the UID of the service account the pod is running as.
-  std::string service_account_uid{};
+  ::kubex::String service_account_uid{};
   /// signerName indicates the requested signer.
-  std::string signer_name{};
+  ::kubex::String signer_name{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -142,9 +142,9 @@ struct PodCertificateRequestSpec {
 /// PodCertificateRequest encodes a pod requesting a certificate from a given signer.
 struct PodCertificateRequest {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"certificates.k8s.io/v1alpha1"};
+  ::kubex::String api_version{"certificates.k8s.io/v1alpha1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"PodCertificateRequest"};
+  ::kubex::String kind{"PodCertificateRequest"};
   /// metadata contains the object metadata.
   ::kubex::k8s::v1_34::meta::v1::ObjectMeta metadata{};
   /// spec contains the details about the certificate being requested.
@@ -161,13 +161,13 @@ struct PodCertificateRequest {
 /// PodCertificateRequestList is a collection of PodCertificateRequest objects
 struct PodCertificateRequestList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"certificates.k8s.io/v1alpha1"};
+  ::kubex::String api_version{"certificates.k8s.io/v1alpha1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"PodCertificateRequestList"};
+  ::kubex::String kind{"PodCertificateRequestList"};
   /// metadata contains the list metadata.
   ::kubex::k8s::v1_34::meta::v1::ListMeta metadata{};
   /// items is a collection of PodCertificateRequest objects
-  std::vector<::kubex::k8s::v1_34::certificates::v1alpha1::PodCertificateRequest> items{};
+  ::kubex::Vector<::kubex::k8s::v1_34::certificates::v1alpha1::PodCertificateRequest> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -182,9 +182,9 @@ struct PodCertificateRequestStatus {
   /// certificate.
   std::optional<::kubex::Time> begin_refresh_at{};
   /// certificateChain is populated with an issued certificate by the signer.
-  std::optional<std::string> certificate_chain{};
+  std::optional<::kubex::String> certificate_chain{};
   /// conditions applied to the request.
-  std::vector<::kubex::k8s::v1_34::meta::v1::Condition> conditions{};
+  ::kubex::Vector<::kubex::k8s::v1_34::meta::v1::Condition> conditions{};
   /// notAfter is the time at which the certificate expires.
   std::optional<::kubex::Time> not_after{};
   /// notBefore is the time at which the certificate becomes valid.

@@ -3,17 +3,17 @@
 
 #include <array>
 #include <cstdint>
-#include <map>
 #include <optional>
-#include <string>
 #include <string_view>
 #include <type_traits>
-#include <vector>
 
 #include <kubex/core/box.hpp>
+#include <kubex/core/map.hpp>
 #include <kubex/core/raw_json.hpp>
 #include <kubex/core/resource.hpp>
+#include <kubex/core/string.hpp>
 #include <kubex/core/string_enum.hpp>
+#include <kubex/core/vector.hpp>
 #include <kubex/k8s/v1_34/meta/v1.hpp>
 
 namespace kubex::json {
@@ -45,10 +45,10 @@ void kubex_box_delete(ClusterTrustBundleSpec* p) noexcept;
 /// ClusterTrustBundleSpec contains the signer and trust anchors.
 struct ClusterTrustBundleSpec {
   /// signerName indicates the associated signer, if any.
-  std::optional<std::string> signer_name{};
+  std::optional<::kubex::String> signer_name{};
   /// trustBundle contains the individual X.509 trust anchors for this bundle, as PEM bundle of
   /// PEM-wrapped, DER-formatted X.509 certificates.
-  std::string trust_bundle{};
+  ::kubex::String trust_bundle{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -60,9 +60,9 @@ struct ClusterTrustBundleSpec {
 /// certificates).
 struct ClusterTrustBundle {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"certificates.k8s.io/v1beta1"};
+  ::kubex::String api_version{"certificates.k8s.io/v1beta1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"ClusterTrustBundle"};
+  ::kubex::String kind{"ClusterTrustBundle"};
   /// metadata contains the object metadata.
   ::kubex::k8s::v1_34::meta::v1::ObjectMeta metadata{};
   /// spec contains the signer (if any) and trust anchors.
@@ -77,13 +77,13 @@ struct ClusterTrustBundle {
 /// ClusterTrustBundleList is a collection of ClusterTrustBundle objects
 struct ClusterTrustBundleList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"certificates.k8s.io/v1beta1"};
+  ::kubex::String api_version{"certificates.k8s.io/v1beta1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"ClusterTrustBundleList"};
+  ::kubex::String kind{"ClusterTrustBundleList"};
   /// metadata contains the list metadata.
   ::kubex::k8s::v1_34::meta::v1::ListMeta metadata{};
   /// items is a collection of ClusterTrustBundle objects
-  std::vector<::kubex::k8s::v1_34::certificates::v1beta1::ClusterTrustBundle> items{};
+  ::kubex::Vector<::kubex::k8s::v1_34::certificates::v1beta1::ClusterTrustBundle> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 

@@ -3,17 +3,17 @@
 
 #include <array>
 #include <cstdint>
-#include <map>
 #include <optional>
-#include <string>
 #include <string_view>
 #include <type_traits>
-#include <vector>
 
 #include <kubex/core/box.hpp>
+#include <kubex/core/map.hpp>
 #include <kubex/core/raw_json.hpp>
 #include <kubex/core/resource.hpp>
+#include <kubex/core/string.hpp>
 #include <kubex/core/string_enum.hpp>
+#include <kubex/core/vector.hpp>
 #include <kubex/core/bytes.hpp>
 #include <kubex/core/int_or_string.hpp>
 #include <kubex/core/quantity.hpp>
@@ -1896,13 +1896,13 @@ struct VolumeMountMountPropagation : ::kubex::StringEnum<VolumeMountMountPropaga
 /// Represents a Persistent Disk resource in AWS.
 struct AWSElasticBlockStoreVolumeSource {
   /// fsType is the filesystem type of the volume that you want to mount.
-  std::optional<std::string> fs_type{};
+  std::optional<::kubex::String> fs_type{};
   /// partition is the partition in the volume that you want to mount.
   std::optional<std::int32_t> partition{};
   /// readOnly value true will force the readOnly setting in VolumeMounts.
   std::optional<bool> read_only{};
   /// volumeID is unique ID of the persistent disk resource in AWS (Amazon EBS volume).
-  std::string volume_id{};
+  ::kubex::String volume_id{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -1928,7 +1928,7 @@ struct Affinity {
 /// AppArmorProfile defines a pod or container's AppArmor settings.
 struct AppArmorProfile {
   /// localhostProfile indicates a profile loaded on the node that should be used.
-  std::optional<std::string> localhost_profile{};
+  std::optional<::kubex::String> localhost_profile{};
   /// type indicates which kind of AppArmor profile will be applied.
   AppArmorProfileType type{};
   /// Fields the server sent that this version does not know; written back on encode.
@@ -1941,9 +1941,9 @@ struct AppArmorProfile {
 /// AttachedVolume describes a volume attached to a node
 struct AttachedVolume {
   /// DevicePath represents the device path where the volume should be available
-  std::string device_path{};
+  ::kubex::String device_path{};
   /// Name of the attached volume
-  std::string name{};
+  ::kubex::String name{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -1960,11 +1960,11 @@ struct AzureDiskVolumeSource {
   /// cachingMode is the Host Caching mode: None, Read Only, Read Write.
   std::optional<AzureDiskVolumeSourceCachingMode> caching_mode{};
   /// diskName is the Name of the data disk in the blob storage
-  std::string disk_name{};
+  ::kubex::String disk_name{};
   /// diskURI is the URI of data disk in the blob storage
-  std::string disk_uri{};
+  ::kubex::String disk_uri{};
   /// fsType is Filesystem type to mount.
-  std::optional<std::string> fs_type{};
+  std::optional<::kubex::String> fs_type{};
   /// readOnly Defaults to false (read/write).
   std::optional<bool> read_only{};
   /// Fields the server sent that this version does not know; written back on encode.
@@ -1979,12 +1979,12 @@ struct AzureFilePersistentVolumeSource {
   /// readOnly defaults to false (read/write).
   std::optional<bool> read_only{};
   /// secretName is the name of secret that contains Azure Storage Account Name and Key
-  std::string secret_name{};
+  ::kubex::String secret_name{};
   /// secretNamespace is the namespace of the secret that contains Azure Storage Account Name
   /// and Key default is the same as the Pod
-  std::optional<std::string> secret_namespace{};
+  std::optional<::kubex::String> secret_namespace{};
   /// shareName is the azure Share Name
-  std::string share_name{};
+  ::kubex::String share_name{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -1997,9 +1997,9 @@ struct AzureFileVolumeSource {
   /// readOnly defaults to false (read/write).
   std::optional<bool> read_only{};
   /// secretName is the name of secret that contains Azure Storage Account Name and Key
-  std::string secret_name{};
+  ::kubex::String secret_name{};
   /// shareName is the azure share Name
-  std::string share_name{};
+  ::kubex::String share_name{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -2011,21 +2011,21 @@ struct AzureFileVolumeSource {
 /// object.
 struct ObjectReference {
   /// API version of the referent.
-  std::optional<std::string> api_version{};
+  std::optional<::kubex::String> api_version{};
   /// Kind of the referent.
-  std::optional<std::string> kind{};
+  std::optional<::kubex::String> kind{};
   /// If referring to a piece of an object instead of an entire object, this string should
   /// contain a valid JSON/Go field access statement, such as
   /// desiredState.manifest.containers[2].
-  std::optional<std::string> field_path{};
+  std::optional<::kubex::String> field_path{};
   /// Name of the referent.
-  std::optional<std::string> name{};
+  std::optional<::kubex::String> name{};
   /// Namespace of the referent.
-  std::optional<std::string> namespace_{};
+  std::optional<::kubex::String> namespace_{};
   /// Specific resourceVersion to which this reference is made, if any.
-  std::optional<std::string> resource_version{};
+  std::optional<::kubex::String> resource_version{};
   /// UID of the referent.
-  std::optional<std::string> uid{};
+  std::optional<::kubex::String> uid{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -2036,9 +2036,9 @@ struct ObjectReference {
 /// Binding ties one object to another; for example, a pod is bound to a node by a scheduler.
 struct Binding {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"v1"};
+  ::kubex::String api_version{"v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"Binding"};
+  ::kubex::String kind{"Binding"};
   /// Standard object's metadata.
   ::kubex::k8s::v1_34::meta::v1::ObjectMeta metadata{};
   /// The target object that you want to bind to the standard object.
@@ -2060,9 +2060,9 @@ struct CSIPersistentVolumeSource {
   /// ControllerUnpublishVolume calls.
   ::kubex::Box<::kubex::k8s::v1_34::core::v1::SecretReference> controller_publish_secret_ref{};
   /// driver is the name of the driver to use for this volume.
-  std::string driver{};
+  ::kubex::String driver{};
   /// fsType to mount.
-  std::optional<std::string> fs_type{};
+  std::optional<::kubex::String> fs_type{};
   /// nodeExpandSecretRef is a reference to the secret object containing sensitive information
   /// to pass to the CSI driver to complete the CSI NodeExpandVolume call.
   ::kubex::Box<::kubex::k8s::v1_34::core::v1::SecretReference> node_expand_secret_ref{};
@@ -2077,10 +2077,10 @@ struct CSIPersistentVolumeSource {
   /// readOnly value to pass to ControllerPublishVolumeRequest.
   std::optional<bool> read_only{};
   /// volumeAttributes of the volume to publish.
-  std::map<std::string, std::string> volume_attributes{};
+  ::kubex::Map<::kubex::String, ::kubex::String> volume_attributes{};
   /// volumeHandle is the unique volume name returned by the CSI volume plugin’s CreateVolume to
   /// refer to the volume on all subsequent calls.
-  std::string volume_handle{};
+  ::kubex::String volume_handle{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -2091,9 +2091,9 @@ struct CSIPersistentVolumeSource {
 /// Represents a source location of a volume to mount, managed by an external CSI driver
 struct CSIVolumeSource {
   /// driver is the name of the CSI driver that handles this volume.
-  std::string driver{};
+  ::kubex::String driver{};
   /// fsType to mount.
-  std::optional<std::string> fs_type{};
+  std::optional<::kubex::String> fs_type{};
   /// nodePublishSecretRef is a reference to the secret object containing sensitive information
   /// to pass to the CSI driver to complete the CSI NodePublishVolume and NodeUnpublishVolume
   /// calls.
@@ -2101,7 +2101,7 @@ struct CSIVolumeSource {
   /// readOnly specifies a read-only configuration for the volume.
   std::optional<bool> read_only{};
   /// volumeAttributes stores driver-specific properties that are passed to the CSI driver.
-  std::map<std::string, std::string> volume_attributes{};
+  ::kubex::Map<::kubex::String, ::kubex::String> volume_attributes{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -2112,9 +2112,9 @@ struct CSIVolumeSource {
 /// Adds and removes POSIX capabilities from running containers.
 struct Capabilities {
   /// Added capabilities
-  std::vector<std::string> add{};
+  ::kubex::Vector<::kubex::String> add{};
   /// Removed capabilities
-  std::vector<std::string> drop{};
+  ::kubex::Vector<::kubex::String> drop{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -2127,21 +2127,21 @@ struct Capabilities {
 struct CephFSPersistentVolumeSource {
   /// monitors is Required: Monitors is a collection of Ceph monitors More info:
   /// https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it
-  std::vector<std::string> monitors{};
+  ::kubex::Vector<::kubex::String> monitors{};
   /// path is Optional: Used as the mounted root, rather than the full Ceph tree, default is /
-  std::optional<std::string> path{};
+  std::optional<::kubex::String> path{};
   /// readOnly is Optional: Defaults to false (read/write).
   std::optional<bool> read_only{};
   /// secretFile is Optional: SecretFile is the path to key ring for User, default is
   /// /etc/ceph/user.secret More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-
   /// use-it
-  std::optional<std::string> secret_file{};
+  std::optional<::kubex::String> secret_file{};
   /// secretRef is Optional: SecretRef is reference to the authentication secret for User,
   /// default is empty.
   ::kubex::Box<::kubex::k8s::v1_34::core::v1::SecretReference> secret_ref{};
   /// user is Optional: User is the rados user name, default is admin More info:
   /// https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it
-  std::optional<std::string> user{};
+  std::optional<::kubex::String> user{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -2154,21 +2154,21 @@ struct CephFSPersistentVolumeSource {
 struct CephFSVolumeSource {
   /// monitors is Required: Monitors is a collection of Ceph monitors More info:
   /// https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it
-  std::vector<std::string> monitors{};
+  ::kubex::Vector<::kubex::String> monitors{};
   /// path is Optional: Used as the mounted root, rather than the full Ceph tree, default is /
-  std::optional<std::string> path{};
+  std::optional<::kubex::String> path{};
   /// readOnly is Optional: Defaults to false (read/write).
   std::optional<bool> read_only{};
   /// secretFile is Optional: SecretFile is the path to key ring for User, default is
   /// /etc/ceph/user.secret More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-
   /// use-it
-  std::optional<std::string> secret_file{};
+  std::optional<::kubex::String> secret_file{};
   /// secretRef is Optional: SecretRef is reference to the authentication secret for User,
   /// default is empty.
   ::kubex::Box<::kubex::k8s::v1_34::core::v1::LocalObjectReference> secret_ref{};
   /// user is optional: User is the rados user name, default is admin More info:
   /// https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it
-  std::optional<std::string> user{};
+  std::optional<::kubex::String> user{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -2179,14 +2179,14 @@ struct CephFSVolumeSource {
 /// Represents a cinder volume resource in Openstack.
 struct CinderPersistentVolumeSource {
   /// fsType Filesystem type to mount.
-  std::optional<std::string> fs_type{};
+  std::optional<::kubex::String> fs_type{};
   /// readOnly is Optional: Defaults to false (read/write).
   std::optional<bool> read_only{};
   /// secretRef is Optional: points to a secret object containing parameters used to connect to
   /// OpenStack.
   ::kubex::Box<::kubex::k8s::v1_34::core::v1::SecretReference> secret_ref{};
   /// volumeID used to identify the volume in cinder.
-  std::string volume_id{};
+  ::kubex::String volume_id{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -2197,14 +2197,14 @@ struct CinderPersistentVolumeSource {
 /// Represents a cinder volume resource in Openstack.
 struct CinderVolumeSource {
   /// fsType is the filesystem type to mount.
-  std::optional<std::string> fs_type{};
+  std::optional<::kubex::String> fs_type{};
   /// readOnly defaults to false (read/write).
   std::optional<bool> read_only{};
   /// secretRef is optional: points to a secret object containing parameters used to connect to
   /// OpenStack.
   ::kubex::Box<::kubex::k8s::v1_34::core::v1::LocalObjectReference> secret_ref{};
   /// volumeID used to identify the volume in cinder.
-  std::string volume_id{};
+  ::kubex::String volume_id{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -2229,13 +2229,13 @@ struct ClusterTrustBundleProjection {
   /// Select all ClusterTrustBundles that match this label selector.
   ::kubex::Box<::kubex::k8s::v1_34::meta::v1::LabelSelector> label_selector{};
   /// Select a single ClusterTrustBundle by object name.
-  std::optional<std::string> name{};
+  std::optional<::kubex::String> name{};
   /// If true, don't block pod startup if the referenced ClusterTrustBundle(s) aren't available.
   std::optional<bool> optional{};
   /// Relative path from the volume root to write the bundle.
-  std::string path{};
+  ::kubex::String path{};
   /// Select all ClusterTrustBundles that match this signer name.
-  std::optional<std::string> signer_name{};
+  std::optional<::kubex::String> signer_name{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -2246,13 +2246,13 @@ struct ClusterTrustBundleProjection {
 /// Information about the condition of a component.
 struct ComponentCondition {
   /// Condition error code for a component.
-  std::optional<std::string> error{};
+  std::optional<::kubex::String> error{};
   /// Message about the condition for a component.
-  std::optional<std::string> message{};
+  std::optional<::kubex::String> message{};
   /// Status of the condition for a component.
-  std::string status{};
+  ::kubex::String status{};
   /// Type of condition for a component.
-  std::string type{};
+  ::kubex::String type{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -2263,13 +2263,13 @@ struct ComponentCondition {
 /// ComponentStatus (and ComponentStatusList) holds the cluster validation info.
 struct ComponentStatus {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"v1"};
+  ::kubex::String api_version{"v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"ComponentStatus"};
+  ::kubex::String kind{"ComponentStatus"};
   /// Standard object's metadata.
   ::kubex::k8s::v1_34::meta::v1::ObjectMeta metadata{};
   /// List of component conditions observed
-  std::vector<::kubex::k8s::v1_34::core::v1::ComponentCondition> conditions{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::ComponentCondition> conditions{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -2280,13 +2280,13 @@ struct ComponentStatus {
 /// Status of all the conditions for the component as a list of ComponentStatus objects.
 struct ComponentStatusList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"v1"};
+  ::kubex::String api_version{"v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"ComponentStatusList"};
+  ::kubex::String kind{"ComponentStatusList"};
   /// Standard list metadata.
   ::kubex::k8s::v1_34::meta::v1::ListMeta metadata{};
   /// List of ComponentStatus objects.
-  std::vector<::kubex::k8s::v1_34::core::v1::ComponentStatus> items{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::ComponentStatus> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -2297,15 +2297,15 @@ struct ComponentStatusList {
 /// ConfigMap holds configuration data for pods to consume.
 struct ConfigMap {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"v1"};
+  ::kubex::String api_version{"v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"ConfigMap"};
+  ::kubex::String kind{"ConfigMap"};
   /// Standard object's metadata.
   ::kubex::k8s::v1_34::meta::v1::ObjectMeta metadata{};
   /// BinaryData contains the binary data.
-  std::map<std::string, ::kubex::Bytes> binary_data{};
+  ::kubex::Map<::kubex::String, ::kubex::Bytes> binary_data{};
   /// Data contains the configuration data.
-  std::map<std::string, std::string> data{};
+  ::kubex::Map<::kubex::String, ::kubex::String> data{};
   /// Immutable, if set to true, ensures that data stored in the ConfigMap cannot be updated
   /// (only object metadata can be modified).
   std::optional<bool> immutable{};
@@ -2319,7 +2319,7 @@ struct ConfigMap {
 /// ConfigMapEnvSource selects a ConfigMap to populate the environment variables with.
 struct ConfigMapEnvSource {
   /// Name of the referent.
-  std::optional<std::string> name{};
+  std::optional<::kubex::String> name{};
   /// Specify whether the ConfigMap must be defined
   std::optional<bool> optional{};
   /// Fields the server sent that this version does not know; written back on encode.
@@ -2332,9 +2332,9 @@ struct ConfigMapEnvSource {
 /// Selects a key from a ConfigMap.
 struct ConfigMapKeySelector {
   /// The key to select.
-  std::string key{};
+  ::kubex::String key{};
   /// Name of the referent.
-  std::optional<std::string> name{};
+  std::optional<::kubex::String> name{};
   /// Specify whether the ConfigMap or its key must be defined
   std::optional<bool> optional{};
   /// Fields the server sent that this version does not know; written back on encode.
@@ -2347,14 +2347,14 @@ struct ConfigMapKeySelector {
 /// ConfigMapList is a resource containing a list of ConfigMap objects.
 struct ConfigMapList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"v1"};
+  ::kubex::String api_version{"v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"ConfigMapList"};
+  ::kubex::String kind{"ConfigMapList"};
   /// More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-
   /// conventions.md#metadata
   ::kubex::k8s::v1_34::meta::v1::ListMeta metadata{};
   /// Items is the list of ConfigMaps.
-  std::vector<::kubex::k8s::v1_34::core::v1::ConfigMap> items{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::ConfigMap> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -2367,15 +2367,15 @@ struct ConfigMapList {
 struct ConfigMapNodeConfigSource {
   /// KubeletConfigKey declares which key of the referenced ConfigMap corresponds to the
   /// KubeletConfiguration structure This field is required in all cases.
-  std::string kubelet_config_key{};
+  ::kubex::String kubelet_config_key{};
   /// Name is the metadata.name of the referenced ConfigMap.
-  std::string name{};
+  ::kubex::String name{};
   /// Namespace is the metadata.namespace of the referenced ConfigMap.
-  std::string namespace_{};
+  ::kubex::String namespace_{};
   /// ResourceVersion is the metadata.ResourceVersion of the referenced ConfigMap.
-  std::optional<std::string> resource_version{};
+  std::optional<::kubex::String> resource_version{};
   /// UID is the metadata.UID of the referenced ConfigMap.
-  std::optional<std::string> uid{};
+  std::optional<::kubex::String> uid{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -2386,11 +2386,11 @@ struct ConfigMapNodeConfigSource {
 /// Maps a string key to a path within a volume.
 struct KeyToPath {
   /// key is the key to project.
-  std::string key{};
+  ::kubex::String key{};
   /// mode is Optional: mode bits used to set permissions on this file.
   std::optional<std::int32_t> mode{};
   /// path is the relative path of the file to map the key to.
-  std::string path{};
+  ::kubex::String path{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -2403,9 +2403,9 @@ struct ConfigMapProjection {
   /// items if unspecified, each key-value pair in the Data field of the referenced ConfigMap
   /// will be projected into the volume as a file whose name is the key and content is the
   /// value.
-  std::vector<::kubex::k8s::v1_34::core::v1::KeyToPath> items{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::KeyToPath> items{};
   /// Name of the referent.
-  std::optional<std::string> name{};
+  std::optional<::kubex::String> name{};
   /// optional specify whether the ConfigMap or its keys must be defined
   std::optional<bool> optional{};
   /// Fields the server sent that this version does not know; written back on encode.
@@ -2422,9 +2422,9 @@ struct ConfigMapVolumeSource {
   /// items if unspecified, each key-value pair in the Data field of the referenced ConfigMap
   /// will be projected into the volume as a file whose name is the key and content is the
   /// value.
-  std::vector<::kubex::k8s::v1_34::core::v1::KeyToPath> items{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::KeyToPath> items{};
   /// Name of the referent.
-  std::optional<std::string> name{};
+  std::optional<::kubex::String> name{};
   /// optional specify whether the ConfigMap or its keys must be defined
   std::optional<bool> optional{};
   /// Fields the server sent that this version does not know; written back on encode.
@@ -2439,11 +2439,11 @@ struct ContainerPort {
   /// Number of port to expose on the pod's IP address.
   std::int32_t container_port{};
   /// What host IP to bind the external port to.
-  std::optional<std::string> host_ip{};
+  std::optional<::kubex::String> host_ip{};
   /// Number of port to expose on the host.
   std::optional<std::int32_t> host_port{};
   /// If specified, this must be an IANA_SVC_NAME and unique within the pod.
-  std::optional<std::string> name{};
+  std::optional<::kubex::String> name{};
   /// Protocol for port.
   std::optional<ContainerPortProtocol> protocol{};
   /// Fields the server sent that this version does not know; written back on encode.
@@ -2456,9 +2456,9 @@ struct ContainerPort {
 /// ContainerResizePolicy represents resource resize policy for the container.
 struct ContainerResizePolicy {
   /// Name of the resource to which this resource resize policy applies.
-  std::string resource_name{};
+  ::kubex::String resource_name{};
   /// Restart policy to apply when specified resource is resized.
-  std::string restart_policy{};
+  ::kubex::String restart_policy{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -2469,7 +2469,7 @@ struct ContainerResizePolicy {
 /// ContainerRestartRule describes how a container exit is handled.
 struct ContainerRestartRule {
   /// Specifies the action taken on a container exit if the requirements are satisfied.
-  std::string action{};
+  ::kubex::String action{};
   /// Represents the exit codes to check on container exits.
   ::kubex::Box<::kubex::k8s::v1_34::core::v1::ContainerRestartRuleOnExitCodes> exit_codes{};
   /// Fields the server sent that this version does not know; written back on encode.
@@ -2484,7 +2484,7 @@ struct EnvFromSource {
   /// The ConfigMap to select from
   ::kubex::Box<::kubex::k8s::v1_34::core::v1::ConfigMapEnvSource> config_map_ref{};
   /// Optional text to prepend to the name of each environment variable.
-  std::optional<std::string> prefix{};
+  std::optional<::kubex::String> prefix{};
   /// The Secret to select from
   ::kubex::Box<::kubex::k8s::v1_34::core::v1::SecretEnvSource> secret_ref{};
   /// Fields the server sent that this version does not know; written back on encode.
@@ -2497,10 +2497,10 @@ struct EnvFromSource {
 /// EnvVar represents an environment variable present in a Container.
 struct EnvVar {
   /// Name of the environment variable.
-  std::string name{};
+  ::kubex::String name{};
   /// Variable references $(VAR_NAME) are expanded using the previously defined environment
   /// variables in the container and any service environment variables.
-  std::optional<std::string> value{};
+  std::optional<::kubex::String> value{};
   /// Source for the environment variable's value.
   ::kubex::Box<::kubex::k8s::v1_34::core::v1::EnvVarSource> value_from{};
   /// Fields the server sent that this version does not know; written back on encode.
@@ -2513,9 +2513,9 @@ struct EnvVar {
 /// volumeDevice describes a mapping of a raw block device within a container.
 struct VolumeDevice {
   /// devicePath is the path inside of the container that the device will be mapped to.
-  std::string device_path{};
+  ::kubex::String device_path{};
   /// name must match the name of a persistentVolumeClaim in the pod
-  std::string name{};
+  ::kubex::String name{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -2526,20 +2526,20 @@ struct VolumeDevice {
 /// VolumeMount describes a mounting of a Volume within a container.
 struct VolumeMount {
   /// Path within the container at which the volume should be mounted.
-  std::string mount_path{};
+  ::kubex::String mount_path{};
   /// mountPropagation determines how mounts are propagated from the host to container and the
   /// other way around.
   std::optional<VolumeMountMountPropagation> mount_propagation{};
   /// This must match the Name of a Volume.
-  std::string name{};
+  ::kubex::String name{};
   /// Mounted read-only if true, read-write otherwise (false or unspecified).
   std::optional<bool> read_only{};
   /// RecursiveReadOnly specifies whether read-only mounts should be handled recursively.
-  std::optional<std::string> recursive_read_only{};
+  std::optional<::kubex::String> recursive_read_only{};
   /// Path within the volume from which the container's volume should be mounted.
-  std::optional<std::string> sub_path{};
+  std::optional<::kubex::String> sub_path{};
   /// Expanded path within the volume from which the container's volume should be mounted.
-  std::optional<std::string> sub_path_expr{};
+  std::optional<::kubex::String> sub_path_expr{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -2550,15 +2550,15 @@ struct VolumeMount {
 /// A single application container that you want to run within a pod.
 struct Container {
   /// Arguments to the entrypoint.
-  std::vector<std::string> args{};
+  ::kubex::Vector<::kubex::String> args{};
   /// Entrypoint array.
-  std::vector<std::string> command{};
+  ::kubex::Vector<::kubex::String> command{};
   /// List of environment variables to set in the container.
-  std::vector<::kubex::k8s::v1_34::core::v1::EnvVar> env{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::EnvVar> env{};
   /// List of sources to populate environment variables in the container.
-  std::vector<::kubex::k8s::v1_34::core::v1::EnvFromSource> env_from{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::EnvFromSource> env_from{};
   /// Container image name.
-  std::optional<std::string> image{};
+  std::optional<::kubex::String> image{};
   /// Image pull policy.
   std::optional<ContainerImagePullPolicy> image_pull_policy{};
   /// Actions that the management system should take in response to container lifecycle events.
@@ -2566,20 +2566,20 @@ struct Container {
   /// Periodic probe of container liveness.
   ::kubex::Box<::kubex::k8s::v1_34::core::v1::Probe> liveness_probe{};
   /// Name of the container specified as a DNS_LABEL.
-  std::string name{};
+  ::kubex::String name{};
   /// List of ports to expose from the container.
-  std::vector<::kubex::k8s::v1_34::core::v1::ContainerPort> ports{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::ContainerPort> ports{};
   /// Periodic probe of container service readiness.
   ::kubex::Box<::kubex::k8s::v1_34::core::v1::Probe> readiness_probe{};
   /// Resources resize policy for the container.
-  std::vector<::kubex::k8s::v1_34::core::v1::ContainerResizePolicy> resize_policy{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::ContainerResizePolicy> resize_policy{};
   /// Compute Resources required by this container.
   ::kubex::Box<::kubex::k8s::v1_34::core::v1::ResourceRequirements> resources{};
   /// RestartPolicy defines the restart behavior of individual containers in a pod.
-  std::optional<std::string> restart_policy{};
+  std::optional<::kubex::String> restart_policy{};
   /// Represents a list of rules to be checked to determine if the container should be restarted
   /// on exit.
-  std::vector<::kubex::k8s::v1_34::core::v1::ContainerRestartRule> restart_policy_rules{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::ContainerRestartRule> restart_policy_rules{};
   /// SecurityContext defines the security options the container should be run with.
   ::kubex::Box<::kubex::k8s::v1_34::core::v1::SecurityContext> security_context{};
   /// StartupProbe indicates that the Pod has successfully initialized.
@@ -2591,17 +2591,17 @@ struct Container {
   std::optional<bool> stdin_once{};
   /// Optional: Path at which the file to which the container's termination message will be
   /// written is mounted into the container's filesystem.
-  std::optional<std::string> termination_message_path{};
+  std::optional<::kubex::String> termination_message_path{};
   /// Indicate how the termination message should be populated.
   std::optional<ContainerTerminationMessagePolicy> termination_message_policy{};
   /// Whether this container should allocate a TTY for itself, also requires 'stdin' to be true.
   std::optional<bool> tty{};
   /// volumeDevices is the list of block devices to be used by the container.
-  std::vector<::kubex::k8s::v1_34::core::v1::VolumeDevice> volume_devices{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::VolumeDevice> volume_devices{};
   /// Pod volumes to mount into the container's filesystem.
-  std::vector<::kubex::k8s::v1_34::core::v1::VolumeMount> volume_mounts{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::VolumeMount> volume_mounts{};
   /// Container's working directory.
-  std::optional<std::string> working_dir{};
+  std::optional<::kubex::String> working_dir{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -2613,12 +2613,12 @@ struct Container {
 /// to the device request name.
 struct ContainerExtendedResourceRequest {
   /// The name of the container requesting resources.
-  std::string container_name{};
+  ::kubex::String container_name{};
   /// The name of the request in the special ResourceClaim which corresponds to the extended
   /// resource.
-  std::string request_name{};
+  ::kubex::String request_name{};
   /// The name of the extended resource in that container which gets backed by DRA.
-  std::string resource_name{};
+  ::kubex::String resource_name{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -2629,7 +2629,7 @@ struct ContainerExtendedResourceRequest {
 /// Describe a container image
 struct ContainerImage {
   /// Names by which this image is known.
-  std::vector<std::string> names{};
+  ::kubex::Vector<::kubex::String> names{};
   /// The size of the image in bytes.
   std::optional<std::int64_t> size_bytes{};
   /// Fields the server sent that this version does not know; written back on encode.
@@ -2643,9 +2643,9 @@ struct ContainerImage {
 /// based on its exit codes.
 struct ContainerRestartRuleOnExitCodes {
   /// Represents the relationship between the container exit code(s) and the specified values.
-  std::string operator_{};
+  ::kubex::String operator_{};
   /// Specifies the set of values to check for container exit codes.
-  std::vector<std::int32_t> values{};
+  ::kubex::Vector<std::int32_t> values{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -2682,15 +2682,15 @@ struct ContainerStateRunning {
 /// ContainerStateTerminated is a terminated state of a container.
 struct ContainerStateTerminated {
   /// Container's ID in the format '<type>://<container_id>'
-  std::optional<std::string> container_id{};
+  std::optional<::kubex::String> container_id{};
   /// Exit status from the last termination of the container
   std::int32_t exit_code{};
   /// Time at which the container last terminated
   std::optional<::kubex::Time> finished_at{};
   /// Message regarding the last termination of the container
-  std::optional<std::string> message{};
+  std::optional<::kubex::String> message{};
   /// (brief) reason from the last termination of the container
-  std::optional<std::string> reason{};
+  std::optional<::kubex::String> reason{};
   /// Signal from the last termination of the container
   std::optional<std::int32_t> signal{};
   /// Time at which previous execution of the container started
@@ -2705,9 +2705,9 @@ struct ContainerStateTerminated {
 /// ContainerStateWaiting is a waiting state of a container.
 struct ContainerStateWaiting {
   /// Message regarding why the container is not yet running.
-  std::optional<std::string> message{};
+  std::optional<::kubex::String> message{};
   /// (brief) reason the container is not yet running.
-  std::optional<std::string> reason{};
+  std::optional<::kubex::String> reason{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -2718,9 +2718,9 @@ struct ContainerStateWaiting {
 /// ResourceHealth represents the health of a resource.
 struct ResourceHealth {
   /// Health of the resource.
-  std::optional<std::string> health{};
+  std::optional<::kubex::String> health{};
   /// ResourceID is the unique identifier of the resource.
-  std::string resource_id{};
+  ::kubex::String resource_id{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -2731,9 +2731,9 @@ struct ResourceHealth {
 /// ResourceStatus represents the status of a single resource allocated to a Pod.
 struct ResourceStatus {
   /// Name of the resource.
-  std::string name{};
+  ::kubex::String name{};
   /// List of unique resources health.
-  std::vector<::kubex::k8s::v1_34::core::v1::ResourceHealth> resources{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::ResourceHealth> resources{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -2744,14 +2744,14 @@ struct ResourceStatus {
 /// VolumeMountStatus shows status of volume mounts.
 struct VolumeMountStatus {
   /// MountPath corresponds to the original VolumeMount.
-  std::string mount_path{};
+  ::kubex::String mount_path{};
   /// Name corresponds to the name of the original VolumeMount.
-  std::string name{};
+  ::kubex::String name{};
   /// ReadOnly corresponds to the original VolumeMount.
   std::optional<bool> read_only{};
   /// RecursiveReadOnly must be set to Disabled, Enabled, or unspecified (for non-readonly
   /// mounts).
-  std::optional<std::string> recursive_read_only{};
+  std::optional<::kubex::String> recursive_read_only{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -2763,21 +2763,21 @@ struct VolumeMountStatus {
 struct ContainerStatus {
   /// AllocatedResources represents the compute resources allocated for this container by the
   /// node.
-  std::map<std::string, ::kubex::Quantity> allocated_resources{};
+  ::kubex::Map<::kubex::String, ::kubex::Quantity> allocated_resources{};
   /// AllocatedResourcesStatus represents the status of various resources allocated for this
   /// Pod.
-  std::vector<::kubex::k8s::v1_34::core::v1::ResourceStatus> allocated_resources_status{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::ResourceStatus> allocated_resources_status{};
   /// ContainerID is the ID of the container in the format '<type>://<container_id>'.
-  std::optional<std::string> container_id{};
+  std::optional<::kubex::String> container_id{};
   /// Image is the name of container image that the container is running.
-  std::string image{};
+  ::kubex::String image{};
   /// ImageID is the image ID of the container's image.
-  std::string image_id{};
+  ::kubex::String image_id{};
   /// LastTerminationState holds the last termination state of the container to help debug
   /// container crashes and restarts.
   ::kubex::Box<::kubex::k8s::v1_34::core::v1::ContainerState> last_state{};
   /// Name is a DNS_LABEL representing the unique name of the container.
-  std::string name{};
+  ::kubex::String name{};
   /// Ready specifies whether the container is currently passing its readiness check.
   bool ready{};
   /// Resources represents the compute resource requests and limits that have been successfully
@@ -2797,7 +2797,7 @@ struct ContainerStatus {
   /// container
   ::kubex::Box<::kubex::k8s::v1_34::core::v1::ContainerUser> user{};
   /// Status of volume mounts.
-  std::vector<::kubex::k8s::v1_34::core::v1::VolumeMountStatus> volume_mounts{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::VolumeMountStatus> volume_mounts{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -2837,7 +2837,7 @@ struct DownwardAPIVolumeFile {
   /// 0000 and 0777 or a decimal value between 0 and 511.
   std::optional<std::int32_t> mode{};
   /// Required: Path is the relative path name of the file to be created.
-  std::string path{};
+  ::kubex::String path{};
   /// Selects a resource of the container: only resources limits and requests (limits.cpu,
   /// limits.memory, requests.cpu and requests.memory) are currently supported.
   ::kubex::Box<::kubex::k8s::v1_34::core::v1::ResourceFieldSelector> resource_field_ref{};
@@ -2851,7 +2851,7 @@ struct DownwardAPIVolumeFile {
 /// Represents downward API info for projecting into a projected volume.
 struct DownwardAPIProjection {
   /// Items is a list of DownwardAPIVolume file
-  std::vector<::kubex::k8s::v1_34::core::v1::DownwardAPIVolumeFile> items{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::DownwardAPIVolumeFile> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -2864,7 +2864,7 @@ struct DownwardAPIVolumeSource {
   /// Optional: mode bits to use on created files by default.
   std::optional<std::int32_t> default_mode{};
   /// Items is a list of downward API volume file
-  std::vector<::kubex::k8s::v1_34::core::v1::DownwardAPIVolumeFile> items{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::DownwardAPIVolumeFile> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -2875,7 +2875,7 @@ struct DownwardAPIVolumeSource {
 /// Represents an empty directory for a pod.
 struct EmptyDirVolumeSource {
   /// medium represents what type of storage medium should back this directory.
-  std::optional<std::string> medium{};
+  std::optional<::kubex::String> medium{};
   /// sizeLimit is the total amount of local storage required for this EmptyDir volume.
   std::optional<::kubex::Quantity> size_limit{};
   /// Fields the server sent that this version does not know; written back on encode.
@@ -2888,11 +2888,11 @@ struct EmptyDirVolumeSource {
 /// EndpointAddress is a tuple that describes single IP address.
 struct EndpointAddress {
   /// The Hostname of this endpoint
-  std::optional<std::string> hostname{};
+  std::optional<::kubex::String> hostname{};
   /// The IP of this endpoint.
-  std::string ip{};
+  ::kubex::String ip{};
   /// Optional: Node hosting this endpoint.
-  std::optional<std::string> node_name{};
+  std::optional<::kubex::String> node_name{};
   /// Reference to object providing the endpoint.
   ::kubex::Box<::kubex::k8s::v1_34::core::v1::ObjectReference> target_ref{};
   /// Fields the server sent that this version does not know; written back on encode.
@@ -2905,9 +2905,9 @@ struct EndpointAddress {
 /// EndpointPort is a tuple that describes a single port.
 struct EndpointPort {
   /// The application protocol for this port.
-  std::optional<std::string> app_protocol{};
+  std::optional<::kubex::String> app_protocol{};
   /// The name of this port.
-  std::optional<std::string> name{};
+  std::optional<::kubex::String> name{};
   /// The port number of the endpoint.
   std::int32_t port{};
   /// The IP protocol for this port.
@@ -2922,13 +2922,13 @@ struct EndpointPort {
 /// EndpointSubset is a group of addresses with a common set of ports.
 struct EndpointSubset {
   /// IP addresses which offer the related ports that are marked as ready.
-  std::vector<::kubex::k8s::v1_34::core::v1::EndpointAddress> addresses{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::EndpointAddress> addresses{};
   /// IP addresses which offer the related ports but are not currently marked as ready because
   /// they have not yet finished starting, have recently failed a readiness check, or have
   /// recently failed a liveness check.
-  std::vector<::kubex::k8s::v1_34::core::v1::EndpointAddress> not_ready_addresses{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::EndpointAddress> not_ready_addresses{};
   /// Port numbers available on the related IP addresses.
-  std::vector<::kubex::k8s::v1_34::core::v1::EndpointPort> ports{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::EndpointPort> ports{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -2939,13 +2939,13 @@ struct EndpointSubset {
 /// Endpoints is a collection of endpoints that implement the actual service.
 struct Endpoints {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"v1"};
+  ::kubex::String api_version{"v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"Endpoints"};
+  ::kubex::String kind{"Endpoints"};
   /// Standard object's metadata.
   ::kubex::k8s::v1_34::meta::v1::ObjectMeta metadata{};
   /// The set of all endpoints is the union of all subsets.
-  std::vector<::kubex::k8s::v1_34::core::v1::EndpointSubset> subsets{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::EndpointSubset> subsets{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -2956,13 +2956,13 @@ struct Endpoints {
 /// EndpointsList is a list of endpoints.
 struct EndpointsList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"v1"};
+  ::kubex::String api_version{"v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"EndpointsList"};
+  ::kubex::String kind{"EndpointsList"};
   /// Standard list metadata.
   ::kubex::k8s::v1_34::meta::v1::ListMeta metadata{};
   /// List of endpoints.
-  std::vector<::kubex::k8s::v1_34::core::v1::Endpoints> items{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::Endpoints> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -2997,15 +2997,15 @@ struct EnvVarSource {
 /// initiated activities such as debugging.
 struct EphemeralContainer {
   /// Arguments to the entrypoint.
-  std::vector<std::string> args{};
+  ::kubex::Vector<::kubex::String> args{};
   /// Entrypoint array.
-  std::vector<std::string> command{};
+  ::kubex::Vector<::kubex::String> command{};
   /// List of environment variables to set in the container.
-  std::vector<::kubex::k8s::v1_34::core::v1::EnvVar> env{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::EnvVar> env{};
   /// List of sources to populate environment variables in the container.
-  std::vector<::kubex::k8s::v1_34::core::v1::EnvFromSource> env_from{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::EnvFromSource> env_from{};
   /// Container image name.
-  std::optional<std::string> image{};
+  std::optional<::kubex::String> image{};
   /// Image pull policy.
   std::optional<EphemeralContainerImagePullPolicy> image_pull_policy{};
   /// Lifecycle is not allowed for ephemeral containers.
@@ -3013,21 +3013,21 @@ struct EphemeralContainer {
   /// Probes are not allowed for ephemeral containers.
   ::kubex::Box<::kubex::k8s::v1_34::core::v1::Probe> liveness_probe{};
   /// Name of the ephemeral container specified as a DNS_LABEL.
-  std::string name{};
+  ::kubex::String name{};
   /// Ports are not allowed for ephemeral containers.
-  std::vector<::kubex::k8s::v1_34::core::v1::ContainerPort> ports{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::ContainerPort> ports{};
   /// Probes are not allowed for ephemeral containers.
   ::kubex::Box<::kubex::k8s::v1_34::core::v1::Probe> readiness_probe{};
   /// Resources resize policy for the container.
-  std::vector<::kubex::k8s::v1_34::core::v1::ContainerResizePolicy> resize_policy{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::ContainerResizePolicy> resize_policy{};
   /// Resources are not allowed for ephemeral containers.
   ::kubex::Box<::kubex::k8s::v1_34::core::v1::ResourceRequirements> resources{};
   /// Restart policy for the container to manage the restart behavior of each container within a
   /// pod.
-  std::optional<std::string> restart_policy{};
+  std::optional<::kubex::String> restart_policy{};
   /// Represents a list of rules to be checked to determine if the container should be restarted
   /// on exit.
-  std::vector<::kubex::k8s::v1_34::core::v1::ContainerRestartRule> restart_policy_rules{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::ContainerRestartRule> restart_policy_rules{};
   /// Optional: SecurityContext defines the security options the ephemeral container should be
   /// run with.
   ::kubex::Box<::kubex::k8s::v1_34::core::v1::SecurityContext> security_context{};
@@ -3039,20 +3039,20 @@ struct EphemeralContainer {
   /// single attach.
   std::optional<bool> stdin_once{};
   /// If set, the name of the container from PodSpec that this ephemeral container targets.
-  std::optional<std::string> target_container_name{};
+  std::optional<::kubex::String> target_container_name{};
   /// Optional: Path at which the file to which the container's termination message will be
   /// written is mounted into the container's filesystem.
-  std::optional<std::string> termination_message_path{};
+  std::optional<::kubex::String> termination_message_path{};
   /// Indicate how the termination message should be populated.
   std::optional<EphemeralContainerTerminationMessagePolicy> termination_message_policy{};
   /// Whether this container should allocate a TTY for itself, also requires 'stdin' to be true.
   std::optional<bool> tty{};
   /// volumeDevices is the list of block devices to be used by the container.
-  std::vector<::kubex::k8s::v1_34::core::v1::VolumeDevice> volume_devices{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::VolumeDevice> volume_devices{};
   /// Pod volumes to mount into the container's filesystem.
-  std::vector<::kubex::k8s::v1_34::core::v1::VolumeMount> volume_mounts{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::VolumeMount> volume_mounts{};
   /// Container's working directory.
-  std::optional<std::string> working_dir{};
+  std::optional<::kubex::String> working_dir{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -3074,13 +3074,13 @@ struct EphemeralVolumeSource {
 /// Event is a report of an event somewhere in the cluster.
 struct Event {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"v1"};
+  ::kubex::String api_version{"v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"Event"};
+  ::kubex::String kind{"Event"};
   /// Standard object's metadata.
   ::kubex::k8s::v1_34::meta::v1::ObjectMeta metadata{};
   /// What action was taken/failed regarding to the Regarding object.
-  std::optional<std::string> action{};
+  std::optional<::kubex::String> action{};
   /// The number of times this event has occurred.
   std::optional<std::int32_t> count{};
   /// Time when this Event was first observed.
@@ -3092,22 +3092,22 @@ struct Event {
   /// The time at which the most recent occurrence of this event was recorded.
   std::optional<::kubex::Time> last_timestamp{};
   /// A human-readable description of the status of this operation.
-  std::optional<std::string> message{};
+  std::optional<::kubex::String> message{};
   /// This should be a short, machine understandable string that gives the reason for the
   /// transition into the object's current status.
-  std::optional<std::string> reason{};
+  std::optional<::kubex::String> reason{};
   /// Optional secondary object for more complex actions.
   ::kubex::Box<::kubex::k8s::v1_34::core::v1::ObjectReference> related{};
   /// Name of the controller that emitted this Event, e.g.
-  std::optional<std::string> reporting_component{};
+  std::optional<::kubex::String> reporting_component{};
   /// ID of the controller instance, e.g.
-  std::optional<std::string> reporting_instance{};
+  std::optional<::kubex::String> reporting_instance{};
   /// Data about the Event series this event represents or nil if it's a singleton Event.
   ::kubex::Box<::kubex::k8s::v1_34::core::v1::EventSeries> series{};
   /// The component reporting this event.
   ::kubex::Box<::kubex::k8s::v1_34::core::v1::EventSource> source{};
   /// Type of this event (Normal, Warning), new types could be added in the future
-  std::optional<std::string> type{};
+  std::optional<::kubex::String> type{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -3118,13 +3118,13 @@ struct Event {
 /// EventList is a list of events.
 struct EventList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"v1"};
+  ::kubex::String api_version{"v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"EventList"};
+  ::kubex::String kind{"EventList"};
   /// Standard list metadata.
   ::kubex::k8s::v1_34::meta::v1::ListMeta metadata{};
   /// List of events
-  std::vector<::kubex::k8s::v1_34::core::v1::Event> items{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::Event> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -3148,9 +3148,9 @@ struct EventSeries {
 /// EventSource contains information for an event.
 struct EventSource {
   /// Component from which the event is generated.
-  std::optional<std::string> component{};
+  std::optional<::kubex::String> component{};
   /// Node name on which the event is generated.
-  std::optional<std::string> host{};
+  std::optional<::kubex::String> host{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -3162,7 +3162,7 @@ struct EventSource {
 struct ExecAction {
   /// Command is the command line to execute inside the container, the working directory for the
   /// command is root ('/') in the container's filesystem.
-  std::vector<std::string> command{};
+  ::kubex::Vector<::kubex::String> command{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -3173,16 +3173,16 @@ struct ExecAction {
 /// Represents a Fibre Channel volume.
 struct FCVolumeSource {
   /// fsType is the filesystem type to mount.
-  std::optional<std::string> fs_type{};
+  std::optional<::kubex::String> fs_type{};
   /// lun is Optional: FC target lun number
   std::optional<std::int32_t> lun{};
   /// readOnly is Optional: Defaults to false (read/write).
   std::optional<bool> read_only{};
   /// targetWWNs is Optional: FC target worldwide names (WWNs)
-  std::vector<std::string> target_wwns{};
+  ::kubex::Vector<::kubex::String> target_wwns{};
   /// wwids Optional: FC volume world wide identifiers (wwids) Either wwids or combination of
   /// targetWWNs and lun must be set, but not both simultaneously.
-  std::vector<std::string> wwids{};
+  ::kubex::Vector<::kubex::String> wwids{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -3193,13 +3193,13 @@ struct FCVolumeSource {
 /// FileKeySelector selects a key of the env file.
 struct FileKeySelector {
   /// The key within the env file.
-  std::string key{};
+  ::kubex::String key{};
   /// Specify whether the file or its key must be defined.
   std::optional<bool> optional{};
   /// The path within the volume from which to select the file.
-  std::string path{};
+  ::kubex::String path{};
   /// The name of the volume mount containing the env file.
-  std::string volume_name{};
+  ::kubex::String volume_name{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -3211,11 +3211,11 @@ struct FileKeySelector {
 /// provisioned/attached using an exec based plugin.
 struct FlexPersistentVolumeSource {
   /// driver is the name of the driver to use for this volume.
-  std::string driver{};
+  ::kubex::String driver{};
   /// fsType is the Filesystem type to mount.
-  std::optional<std::string> fs_type{};
+  std::optional<::kubex::String> fs_type{};
   /// options is Optional: this field holds extra command options if any.
-  std::map<std::string, std::string> options{};
+  ::kubex::Map<::kubex::String, ::kubex::String> options{};
   /// readOnly is Optional: defaults to false (read/write).
   std::optional<bool> read_only{};
   /// secretRef is Optional: SecretRef is reference to the secret object containing sensitive
@@ -3232,11 +3232,11 @@ struct FlexPersistentVolumeSource {
 /// based plugin.
 struct FlexVolumeSource {
   /// driver is the name of the driver to use for this volume.
-  std::string driver{};
+  ::kubex::String driver{};
   /// fsType is the filesystem type to mount.
-  std::optional<std::string> fs_type{};
+  std::optional<::kubex::String> fs_type{};
   /// options is Optional: this field holds extra command options if any.
-  std::map<std::string, std::string> options{};
+  ::kubex::Map<::kubex::String, ::kubex::String> options{};
   /// readOnly is Optional: defaults to false (read/write).
   std::optional<bool> read_only{};
   /// secretRef is Optional: secretRef is reference to the secret object containing sensitive
@@ -3253,9 +3253,9 @@ struct FlexVolumeSource {
 struct FlockerVolumeSource {
   /// datasetName is Name of the dataset stored as metadata -> name on the dataset for Flocker
   /// should be considered as deprecated
-  std::optional<std::string> dataset_name{};
+  std::optional<::kubex::String> dataset_name{};
   /// datasetUUID is the UUID of the dataset.
-  std::optional<std::string> dataset_uuid{};
+  std::optional<::kubex::String> dataset_uuid{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -3266,11 +3266,11 @@ struct FlockerVolumeSource {
 /// Represents a Persistent Disk resource in Google Compute Engine.
 struct GCEPersistentDiskVolumeSource {
   /// fsType is filesystem type of the volume that you want to mount.
-  std::optional<std::string> fs_type{};
+  std::optional<::kubex::String> fs_type{};
   /// partition is the partition in the volume that you want to mount.
   std::optional<std::int32_t> partition{};
   /// pdName is unique name of the PD resource in GCE.
-  std::string pd_name{};
+  ::kubex::String pd_name{};
   /// readOnly here will force the ReadOnly setting in VolumeMounts.
   std::optional<bool> read_only{};
   /// Fields the server sent that this version does not know; written back on encode.
@@ -3286,7 +3286,7 @@ struct GRPCAction {
   std::int32_t port{};
   /// Service is the name of the service to place in the gRPC HealthCheckRequest (see
   /// https://github.com/grpc/grpc/blob/master/doc/health-checking.md).
-  std::optional<std::string> service{};
+  std::optional<::kubex::String> service{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -3297,11 +3297,11 @@ struct GRPCAction {
 /// Represents a volume that is populated with the contents of a git repository.
 struct GitRepoVolumeSource {
   /// directory is the target directory name.
-  std::optional<std::string> directory{};
+  std::optional<::kubex::String> directory{};
   /// repository is the URL
-  std::string repository{};
+  ::kubex::String repository{};
   /// revision is the commit hash for the specified revision.
-  std::optional<std::string> revision{};
+  std::optional<::kubex::String> revision{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -3312,11 +3312,11 @@ struct GitRepoVolumeSource {
 /// Represents a Glusterfs mount that lasts the lifetime of a pod.
 struct GlusterfsPersistentVolumeSource {
   /// endpoints is the endpoint name that details Glusterfs topology.
-  std::string endpoints{};
+  ::kubex::String endpoints{};
   /// endpointsNamespace is the namespace that contains Glusterfs endpoint.
-  std::optional<std::string> endpoints_namespace{};
+  std::optional<::kubex::String> endpoints_namespace{};
   /// path is the Glusterfs volume path.
-  std::string path{};
+  ::kubex::String path{};
   /// readOnly here will force the Glusterfs volume to be mounted with read-only permissions.
   std::optional<bool> read_only{};
   /// Fields the server sent that this version does not know; written back on encode.
@@ -3329,9 +3329,9 @@ struct GlusterfsPersistentVolumeSource {
 /// Represents a Glusterfs mount that lasts the lifetime of a pod.
 struct GlusterfsVolumeSource {
   /// endpoints is the endpoint name that details Glusterfs topology.
-  std::string endpoints{};
+  ::kubex::String endpoints{};
   /// path is the Glusterfs volume path.
-  std::string path{};
+  ::kubex::String path{};
   /// readOnly here will force the Glusterfs volume to be mounted with read-only permissions.
   std::optional<bool> read_only{};
   /// Fields the server sent that this version does not know; written back on encode.
@@ -3344,9 +3344,9 @@ struct GlusterfsVolumeSource {
 /// HTTPHeader describes a custom header to be used in HTTP probes
 struct HTTPHeader {
   /// The header field name.
-  std::string name{};
+  ::kubex::String name{};
   /// The header field value
-  std::string value{};
+  ::kubex::String value{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -3357,11 +3357,11 @@ struct HTTPHeader {
 /// HTTPGetAction describes an action based on HTTP Get requests.
 struct HTTPGetAction {
   /// Host name to connect to, defaults to the pod IP.
-  std::optional<std::string> host{};
+  std::optional<::kubex::String> host{};
   /// Custom headers to set in the request.
-  std::vector<::kubex::k8s::v1_34::core::v1::HTTPHeader> http_headers{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::HTTPHeader> http_headers{};
   /// Path to access on the HTTP server.
-  std::optional<std::string> path{};
+  std::optional<::kubex::String> path{};
   /// Name or number of the port to access on the container.
   ::kubex::IntOrString port{};
   /// Scheme to use for connecting to the host.
@@ -3377,9 +3377,9 @@ struct HTTPGetAction {
 /// the pod's hosts file.
 struct HostAlias {
   /// Hostnames for the above IP address.
-  std::vector<std::string> hostnames{};
+  ::kubex::Vector<::kubex::String> hostnames{};
   /// IP address of the host file entry.
-  std::string ip{};
+  ::kubex::String ip{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -3390,7 +3390,7 @@ struct HostAlias {
 /// HostIP represents a single IP address allocated to the host.
 struct HostIP {
   /// IP is the IP address assigned to the host
-  std::string ip{};
+  ::kubex::String ip{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -3401,7 +3401,7 @@ struct HostIP {
 /// Represents a host path mapped into a pod.
 struct HostPathVolumeSource {
   /// path of the directory on the host.
-  std::string path{};
+  ::kubex::String path{};
   /// type for HostPath Volume Defaults to "" More info:
   /// https://kubernetes.io/docs/concepts/storage/volumes#hostpath
   std::optional<HostPathVolumeSourceType> type{};
@@ -3419,23 +3419,23 @@ struct ISCSIPersistentVolumeSource {
   /// chapAuthSession defines whether support iSCSI Session CHAP authentication
   std::optional<bool> chap_auth_session{};
   /// fsType is the filesystem type of the volume that you want to mount.
-  std::optional<std::string> fs_type{};
+  std::optional<::kubex::String> fs_type{};
   /// initiatorName is the custom iSCSI Initiator Name.
-  std::optional<std::string> initiator_name{};
+  std::optional<::kubex::String> initiator_name{};
   /// iqn is Target iSCSI Qualified Name.
-  std::string iqn{};
+  ::kubex::String iqn{};
   /// iscsiInterface is the interface Name that uses an iSCSI transport.
-  std::optional<std::string> iscsi_interface{};
+  std::optional<::kubex::String> iscsi_interface{};
   /// lun is iSCSI Target Lun number.
   std::int32_t lun{};
   /// portals is the iSCSI Target Portal List.
-  std::vector<std::string> portals{};
+  ::kubex::Vector<::kubex::String> portals{};
   /// readOnly here will force the ReadOnly setting in VolumeMounts.
   std::optional<bool> read_only{};
   /// secretRef is the CHAP Secret for iSCSI target and initiator authentication
   ::kubex::Box<::kubex::k8s::v1_34::core::v1::SecretReference> secret_ref{};
   /// targetPortal is iSCSI Target Portal.
-  std::string target_portal{};
+  ::kubex::String target_portal{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -3450,23 +3450,23 @@ struct ISCSIVolumeSource {
   /// chapAuthSession defines whether support iSCSI Session CHAP authentication
   std::optional<bool> chap_auth_session{};
   /// fsType is the filesystem type of the volume that you want to mount.
-  std::optional<std::string> fs_type{};
+  std::optional<::kubex::String> fs_type{};
   /// initiatorName is the custom iSCSI Initiator Name.
-  std::optional<std::string> initiator_name{};
+  std::optional<::kubex::String> initiator_name{};
   /// iqn is the target iSCSI Qualified Name.
-  std::string iqn{};
+  ::kubex::String iqn{};
   /// iscsiInterface is the interface Name that uses an iSCSI transport.
-  std::optional<std::string> iscsi_interface{};
+  std::optional<::kubex::String> iscsi_interface{};
   /// lun represents iSCSI Target Lun number.
   std::int32_t lun{};
   /// portals is the iSCSI Target Portal List.
-  std::vector<std::string> portals{};
+  ::kubex::Vector<::kubex::String> portals{};
   /// readOnly here will force the ReadOnly setting in VolumeMounts.
   std::optional<bool> read_only{};
   /// secretRef is the CHAP Secret for iSCSI target and initiator authentication
   ::kubex::Box<::kubex::k8s::v1_34::core::v1::LocalObjectReference> secret_ref{};
   /// targetPortal is iSCSI Target Portal.
-  std::string target_portal{};
+  ::kubex::String target_portal{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -3479,7 +3479,7 @@ struct ImageVolumeSource {
   /// Policy for pulling OCI objects.
   std::optional<ImageVolumeSourcePullPolicy> pull_policy{};
   /// Required: Image or artifact reference to be used.
-  std::optional<std::string> reference{};
+  std::optional<::kubex::String> reference{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -3525,9 +3525,9 @@ struct LifecycleHandler {
 /// LimitRange sets resource usage limits for each kind of resource in a Namespace.
 struct LimitRange {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"v1"};
+  ::kubex::String api_version{"v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"LimitRange"};
+  ::kubex::String kind{"LimitRange"};
   /// Standard object's metadata.
   ::kubex::k8s::v1_34::meta::v1::ObjectMeta metadata{};
   /// Spec defines the limits enforced.
@@ -3542,20 +3542,20 @@ struct LimitRange {
 /// LimitRangeItem defines a min/max usage limit for any resource that matches on kind.
 struct LimitRangeItem {
   /// Default resource requirement limit value by resource name if resource limit is omitted.
-  std::map<std::string, ::kubex::Quantity> default_{};
+  ::kubex::Map<::kubex::String, ::kubex::Quantity> default_{};
   /// DefaultRequest is the default resource requirement request value by resource name if
   /// resource request is omitted.
-  std::map<std::string, ::kubex::Quantity> default_request{};
+  ::kubex::Map<::kubex::String, ::kubex::Quantity> default_request{};
   /// Max usage constraints on this kind by resource name.
-  std::map<std::string, ::kubex::Quantity> max{};
+  ::kubex::Map<::kubex::String, ::kubex::Quantity> max{};
   /// MaxLimitRequestRatio if specified, the named resource must have a request and limit that
   /// are both non-zero where limit divided by request is less than or equal to the enumerated
   /// value; this represents the max burst for the named resource.
-  std::map<std::string, ::kubex::Quantity> max_limit_request_ratio{};
+  ::kubex::Map<::kubex::String, ::kubex::Quantity> max_limit_request_ratio{};
   /// Min usage constraints on this kind by resource name.
-  std::map<std::string, ::kubex::Quantity> min{};
+  ::kubex::Map<::kubex::String, ::kubex::Quantity> min{};
   /// Type of resource that this limit applies to.
-  std::string type{};
+  ::kubex::String type{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -3566,13 +3566,13 @@ struct LimitRangeItem {
 /// LimitRangeList is a list of LimitRange items.
 struct LimitRangeList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"v1"};
+  ::kubex::String api_version{"v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"LimitRangeList"};
+  ::kubex::String kind{"LimitRangeList"};
   /// Standard list metadata.
   ::kubex::k8s::v1_34::meta::v1::ListMeta metadata{};
   /// Items is a list of LimitRange objects.
-  std::vector<::kubex::k8s::v1_34::core::v1::LimitRange> items{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::LimitRange> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -3583,7 +3583,7 @@ struct LimitRangeList {
 /// LimitRangeSpec defines a min/max usage limit for resources that match on kind.
 struct LimitRangeSpec {
   /// Limits is the list of LimitRangeItem objects that are enforced.
-  std::vector<::kubex::k8s::v1_34::core::v1::LimitRangeItem> limits{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::LimitRangeItem> limits{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -3597,7 +3597,7 @@ struct LinuxContainerUser {
   std::int64_t gid{};
   /// SupplementalGroups are the supplemental groups initially attached to the first process in
   /// the container
-  std::vector<std::int64_t> supplemental_groups{};
+  ::kubex::Vector<std::int64_t> supplemental_groups{};
   /// UID is the primary uid initially attached to the first process in the container
   std::int64_t uid{};
   /// Fields the server sent that this version does not know; written back on encode.
@@ -3613,7 +3613,7 @@ struct PortStatus {
   /// with the following rules: - built-in error values shall be specified in this file and
   /// those shall use CamelCase names - cloud provider specific error values must have names
   /// that comply with the format...
-  std::optional<std::string> error{};
+  std::optional<::kubex::String> error{};
   /// Port is the port number of the service port of which status is recorded here
   std::int32_t port{};
   /// Protocol is the protocol of the service port of which status is recorded here The
@@ -3631,16 +3631,16 @@ struct PortStatus {
 struct LoadBalancerIngress {
   /// Hostname is set for load-balancer ingress points that are DNS based (typically AWS load-
   /// balancers)
-  std::optional<std::string> hostname{};
+  std::optional<::kubex::String> hostname{};
   /// IP is set for load-balancer ingress points that are IP based (typically GCE or OpenStack
   /// load-balancers)
-  std::optional<std::string> ip{};
+  std::optional<::kubex::String> ip{};
   /// IPMode specifies how the load-balancer IP behaves, and may only be specified when the ip
   /// field is specified.
-  std::optional<std::string> ip_mode{};
+  std::optional<::kubex::String> ip_mode{};
   /// Ports is a list of records of service ports If used, every port defined in the service
   /// should have an entry in it
-  std::vector<::kubex::k8s::v1_34::core::v1::PortStatus> ports{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::PortStatus> ports{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -3651,7 +3651,7 @@ struct LoadBalancerIngress {
 /// LoadBalancerStatus represents the status of a load-balancer.
 struct LoadBalancerStatus {
   /// Ingress is a list containing ingress points for the load-balancer.
-  std::vector<::kubex::k8s::v1_34::core::v1::LoadBalancerIngress> ingress{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::LoadBalancerIngress> ingress{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -3663,7 +3663,7 @@ struct LoadBalancerStatus {
 /// inside the same namespace.
 struct LocalObjectReference {
   /// Name of the referent.
-  std::optional<std::string> name{};
+  std::optional<::kubex::String> name{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -3674,9 +3674,9 @@ struct LocalObjectReference {
 /// Local represents directly-attached storage with node affinity
 struct LocalVolumeSource {
   /// fsType is the filesystem type to mount.
-  std::optional<std::string> fs_type{};
+  std::optional<::kubex::String> fs_type{};
   /// path of the full path to the volume on the node.
-  std::string path{};
+  ::kubex::String path{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -3690,7 +3690,7 @@ struct ModifyVolumeStatus {
   ModifyVolumeStatusStatus status{};
   /// targetVolumeAttributesClassName is the name of the VolumeAttributesClass the PVC currently
   /// being reconciled
-  std::optional<std::string> target_volume_attributes_class_name{};
+  std::optional<::kubex::String> target_volume_attributes_class_name{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -3701,11 +3701,11 @@ struct ModifyVolumeStatus {
 /// Represents an NFS mount that lasts the lifetime of a pod.
 struct NFSVolumeSource {
   /// path that is exported by the NFS server.
-  std::string path{};
+  ::kubex::String path{};
   /// readOnly here will force the NFS export to be mounted with read-only permissions.
   std::optional<bool> read_only{};
   /// server is the hostname or IP address of the NFS server.
-  std::string server{};
+  ::kubex::String server{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -3716,9 +3716,9 @@ struct NFSVolumeSource {
 /// Namespace provides a scope for Names.
 struct Namespace {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"v1"};
+  ::kubex::String api_version{"v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"Namespace"};
+  ::kubex::String kind{"Namespace"};
   /// Standard object's metadata.
   ::kubex::k8s::v1_34::meta::v1::ObjectMeta metadata{};
   /// Spec defines the behavior of the Namespace.
@@ -3737,13 +3737,13 @@ struct NamespaceCondition {
   /// Last time the condition transitioned from one status to another.
   std::optional<::kubex::Time> last_transition_time{};
   /// Human-readable message indicating details about last transition.
-  std::optional<std::string> message{};
+  std::optional<::kubex::String> message{};
   /// Unique, one-word, CamelCase reason for the condition's last transition.
-  std::optional<std::string> reason{};
+  std::optional<::kubex::String> reason{};
   /// Status of the condition, one of True, False, Unknown.
-  std::string status{};
+  ::kubex::String status{};
   /// Type of namespace controller condition.
-  std::string type{};
+  ::kubex::String type{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -3754,13 +3754,13 @@ struct NamespaceCondition {
 /// NamespaceList is a list of Namespaces.
 struct NamespaceList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"v1"};
+  ::kubex::String api_version{"v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"NamespaceList"};
+  ::kubex::String kind{"NamespaceList"};
   /// Standard list metadata.
   ::kubex::k8s::v1_34::meta::v1::ListMeta metadata{};
   /// Items is the list of Namespace objects in the list.
-  std::vector<::kubex::k8s::v1_34::core::v1::Namespace> items{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::Namespace> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -3772,7 +3772,7 @@ struct NamespaceList {
 struct NamespaceSpec {
   /// Finalizers is an opaque list of values that must be empty to permanently remove object
   /// from storage.
-  std::vector<std::string> finalizers{};
+  ::kubex::Vector<::kubex::String> finalizers{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -3783,7 +3783,7 @@ struct NamespaceSpec {
 /// NamespaceStatus is information about the current status of a Namespace.
 struct NamespaceStatus {
   /// Represents the latest available observations of a namespace's current state.
-  std::vector<::kubex::k8s::v1_34::core::v1::NamespaceCondition> conditions{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::NamespaceCondition> conditions{};
   /// Phase is the current lifecycle phase of the namespace.
   std::optional<NamespaceStatusPhase> phase{};
   /// Fields the server sent that this version does not know; written back on encode.
@@ -3796,9 +3796,9 @@ struct NamespaceStatus {
 /// Node is a worker node in Kubernetes.
 struct Node {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"v1"};
+  ::kubex::String api_version{"v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"Node"};
+  ::kubex::String kind{"Node"};
   /// Standard object's metadata.
   ::kubex::k8s::v1_34::meta::v1::ObjectMeta metadata{};
   /// Spec defines the behavior of a node.
@@ -3815,9 +3815,9 @@ struct Node {
 /// NodeAddress contains information for the node's address.
 struct NodeAddress {
   /// The node address.
-  std::string address{};
+  ::kubex::String address{};
   /// Node address type, one of Hostname, ExternalIP or InternalIP.
-  std::string type{};
+  ::kubex::String type{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -3829,11 +3829,11 @@ struct NodeAddress {
 /// relates the key and values.
 struct NodeSelectorRequirement {
   /// The label key that the selector applies to.
-  std::string key{};
+  ::kubex::String key{};
   /// Represents a key's relationship to a set of values.
   NodeSelectorRequirementOperator operator_{};
   /// An array of string values.
-  std::vector<std::string> values{};
+  ::kubex::Vector<::kubex::String> values{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -3844,9 +3844,9 @@ struct NodeSelectorRequirement {
 /// A null or empty node selector term matches no objects.
 struct NodeSelectorTerm {
   /// A list of node selector requirements by node's labels.
-  std::vector<::kubex::k8s::v1_34::core::v1::NodeSelectorRequirement> match_expressions{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::NodeSelectorRequirement> match_expressions{};
   /// A list of node selector requirements by node's fields.
-  std::vector<::kubex::k8s::v1_34::core::v1::NodeSelectorRequirement> match_fields{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::NodeSelectorRequirement> match_fields{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -3872,7 +3872,7 @@ struct NodeAffinity {
   /// The scheduler will prefer to schedule pods to nodes that satisfy the affinity expressions
   /// specified by this field, but it may choose a node that violates one or more of the
   /// expressions.
-  std::vector<::kubex::k8s::v1_34::core::v1::PreferredSchedulingTerm> preferred_during_scheduling_ignored_during_execution{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::PreferredSchedulingTerm> preferred_during_scheduling_ignored_during_execution{};
   /// If the affinity requirements specified by this field are not met at scheduling time, the
   /// pod will not be scheduled onto the node.
   ::kubex::Box<::kubex::k8s::v1_34::core::v1::NodeSelector> required_during_scheduling_ignored_during_execution{};
@@ -3890,13 +3890,13 @@ struct NodeCondition {
   /// Last time the condition transit from one status to another.
   std::optional<::kubex::Time> last_transition_time{};
   /// Human readable message indicating details about last transition.
-  std::optional<std::string> message{};
+  std::optional<::kubex::String> message{};
   /// (brief) reason for the condition's last transition.
-  std::optional<std::string> reason{};
+  std::optional<::kubex::String> reason{};
   /// Status of the condition, one of True, False, Unknown.
-  std::string status{};
+  ::kubex::String status{};
   /// Type of node condition.
-  std::string type{};
+  ::kubex::String type{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -3922,7 +3922,7 @@ struct NodeConfigStatus {
   /// Assigned reports the checkpointed config the node will try to use.
   ::kubex::Box<::kubex::k8s::v1_34::core::v1::NodeConfigSource> assigned{};
   /// Error describes any problems reconciling the Spec.ConfigSource to the Active config.
-  std::optional<std::string> error{};
+  std::optional<::kubex::String> error{};
   /// LastKnownGood reports the checkpointed config the node will fall back to when it
   /// encounters an error attempting to use the Assigned config.
   ::kubex::Box<::kubex::k8s::v1_34::core::v1::NodeConfigSource> last_known_good{};
@@ -3959,13 +3959,13 @@ struct NodeFeatures {
 /// NodeList is the whole list of all Nodes which have been registered with master.
 struct NodeList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"v1"};
+  ::kubex::String api_version{"v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"NodeList"};
+  ::kubex::String kind{"NodeList"};
   /// Standard list metadata.
   ::kubex::k8s::v1_34::meta::v1::ListMeta metadata{};
   /// List of nodes
-  std::vector<::kubex::k8s::v1_34::core::v1::Node> items{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::Node> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -3978,7 +3978,7 @@ struct NodeRuntimeHandler {
   /// Supported features.
   ::kubex::Box<::kubex::k8s::v1_34::core::v1::NodeRuntimeHandlerFeatures> features{};
   /// Runtime handler name.
-  std::optional<std::string> name{};
+  std::optional<::kubex::String> name{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -4006,7 +4006,7 @@ struct NodeRuntimeHandlerFeatures {
 /// terms.
 struct NodeSelector {
   /// Required.
-  std::vector<::kubex::k8s::v1_34::core::v1::NodeSelectorTerm> node_selector_terms{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::NodeSelectorTerm> node_selector_terms{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -4020,11 +4020,11 @@ struct Taint {
   /// Required.
   TaintEffect effect{};
   /// Required.
-  std::string key{};
+  ::kubex::String key{};
   /// TimeAdded represents the time at which the taint was added.
   std::optional<::kubex::Time> time_added{};
   /// The taint value corresponding to the taint key.
-  std::optional<std::string> value{};
+  std::optional<::kubex::String> value{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -4038,16 +4038,16 @@ struct NodeSpec {
   /// DynamicKubeletConfig feature.
   ::kubex::Box<::kubex::k8s::v1_34::core::v1::NodeConfigSource> config_source{};
   /// Deprecated.
-  std::optional<std::string> external_id{};
+  std::optional<::kubex::String> external_id{};
   /// PodCIDR represents the pod IP range assigned to the node.
-  std::optional<std::string> pod_cidr{};
+  std::optional<::kubex::String> pod_cidr{};
   /// podCIDRs represents the IP ranges assigned to the node for usage by Pods on that node.
-  std::vector<std::string> pod_cidrs{};
+  ::kubex::Vector<::kubex::String> pod_cidrs{};
   /// ID of the node assigned by the cloud provider in the format:
   /// <ProviderName>://<ProviderSpecificNodeID>
-  std::optional<std::string> provider_id{};
+  std::optional<::kubex::String> provider_id{};
   /// If specified, the node's taints.
-  std::vector<::kubex::k8s::v1_34::core::v1::Taint> taints{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::Taint> taints{};
   /// Unschedulable controls node schedulability of new pods.
   std::optional<bool> unschedulable{};
   /// Fields the server sent that this version does not know; written back on encode.
@@ -4060,13 +4060,13 @@ struct NodeSpec {
 /// NodeStatus is information about the current status of a node.
 struct NodeStatus {
   /// List of addresses reachable to the node.
-  std::vector<::kubex::k8s::v1_34::core::v1::NodeAddress> addresses{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::NodeAddress> addresses{};
   /// Allocatable represents the resources of a node that are available for scheduling.
-  std::map<std::string, ::kubex::Quantity> allocatable{};
+  ::kubex::Map<::kubex::String, ::kubex::Quantity> allocatable{};
   /// Capacity represents the total resources of a node.
-  std::map<std::string, ::kubex::Quantity> capacity{};
+  ::kubex::Map<::kubex::String, ::kubex::Quantity> capacity{};
   /// Conditions is an array of current observed node conditions.
-  std::vector<::kubex::k8s::v1_34::core::v1::NodeCondition> conditions{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::NodeCondition> conditions{};
   /// Status of the config assigned to the node via the dynamic Kubelet config feature.
   ::kubex::Box<::kubex::k8s::v1_34::core::v1::NodeConfigStatus> config{};
   /// Endpoints of daemons running on the Node.
@@ -4074,17 +4074,17 @@ struct NodeStatus {
   /// Features describes the set of features implemented by the CRI implementation.
   ::kubex::Box<::kubex::k8s::v1_34::core::v1::NodeFeatures> features{};
   /// List of container images on this node
-  std::vector<::kubex::k8s::v1_34::core::v1::ContainerImage> images{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::ContainerImage> images{};
   /// Set of ids/uuids to uniquely identify the node.
   ::kubex::Box<::kubex::k8s::v1_34::core::v1::NodeSystemInfo> node_info{};
   /// NodePhase is the recently observed lifecycle phase of the node.
   std::optional<NodeStatusPhase> phase{};
   /// The available runtime handlers.
-  std::vector<::kubex::k8s::v1_34::core::v1::NodeRuntimeHandler> runtime_handlers{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::NodeRuntimeHandler> runtime_handlers{};
   /// List of volumes that are attached to the node.
-  std::vector<::kubex::k8s::v1_34::core::v1::AttachedVolume> volumes_attached{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::AttachedVolume> volumes_attached{};
   /// List of attachable volumes in use (mounted) by the node.
-  std::vector<std::string> volumes_in_use{};
+  ::kubex::Vector<::kubex::String> volumes_in_use{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -4106,27 +4106,27 @@ struct NodeSwapStatus {
 /// NodeSystemInfo is a set of ids/uuids to uniquely identify the node.
 struct NodeSystemInfo {
   /// The Architecture reported by the node
-  std::string architecture{};
+  ::kubex::String architecture{};
   /// Boot ID reported by the node.
-  std::string boot_id{};
+  ::kubex::String boot_id{};
   /// ContainerRuntime Version reported by the node through runtime remote API (e.g.
-  std::string container_runtime_version{};
+  ::kubex::String container_runtime_version{};
   /// Kernel Version reported by the node from 'uname -r' (e.g.
-  std::string kernel_version{};
+  ::kubex::String kernel_version{};
   /// Deprecated: KubeProxy Version reported by the node.
-  std::string kube_proxy_version{};
+  ::kubex::String kube_proxy_version{};
   /// Kubelet Version reported by the node.
-  std::string kubelet_version{};
+  ::kubex::String kubelet_version{};
   /// MachineID reported by the node.
-  std::string machine_id{};
+  ::kubex::String machine_id{};
   /// The Operating System reported by the node
-  std::string operating_system{};
+  ::kubex::String operating_system{};
   /// OS Image reported by the node from /etc/os-release (e.g.
-  std::string os_image{};
+  ::kubex::String os_image{};
   /// Swap Info reported by the node.
   ::kubex::Box<::kubex::k8s::v1_34::core::v1::NodeSwapStatus> swap{};
   /// SystemUUID reported by the node.
-  std::string system_uuid{};
+  ::kubex::String system_uuid{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -4137,9 +4137,9 @@ struct NodeSystemInfo {
 /// ObjectFieldSelector selects an APIVersioned field of an object.
 struct ObjectFieldSelector {
   /// Version of the schema the FieldPath is written in terms of, defaults to "v1".
-  std::optional<std::string> api_version{};
+  std::optional<::kubex::String> api_version{};
   /// Path of the field to select in the specified API version.
-  std::string field_path{};
+  ::kubex::String field_path{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -4150,9 +4150,9 @@ struct ObjectFieldSelector {
 /// PersistentVolume (PV) is a storage resource provisioned by an administrator.
 struct PersistentVolume {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"v1"};
+  ::kubex::String api_version{"v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"PersistentVolume"};
+  ::kubex::String kind{"PersistentVolume"};
   /// Standard object's metadata.
   ::kubex::k8s::v1_34::meta::v1::ObjectMeta metadata{};
   /// spec defines a specification of a persistent volume owned by the cluster.
@@ -4169,9 +4169,9 @@ struct PersistentVolume {
 /// PersistentVolumeClaim is a user's request for and claim to a persistent volume
 struct PersistentVolumeClaim {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"v1"};
+  ::kubex::String api_version{"v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"PersistentVolumeClaim"};
+  ::kubex::String kind{"PersistentVolumeClaim"};
   /// Standard object's metadata.
   ::kubex::k8s::v1_34::meta::v1::ObjectMeta metadata{};
   /// spec defines the desired characteristics of a volume requested by a pod author.
@@ -4192,14 +4192,14 @@ struct PersistentVolumeClaimCondition {
   /// lastTransitionTime is the time the condition transitioned from one status to another.
   std::optional<::kubex::Time> last_transition_time{};
   /// message is the human-readable message indicating details about last transition.
-  std::optional<std::string> message{};
+  std::optional<::kubex::String> message{};
   /// reason is a unique, this should be a short, machine understandable string that gives the
   /// reason for condition's last transition.
-  std::optional<std::string> reason{};
+  std::optional<::kubex::String> reason{};
   /// Status is the status of the condition.
-  std::string status{};
+  ::kubex::String status{};
   /// Type is the type of the condition.
-  std::string type{};
+  ::kubex::String type{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -4210,13 +4210,13 @@ struct PersistentVolumeClaimCondition {
 /// PersistentVolumeClaimList is a list of PersistentVolumeClaim items.
 struct PersistentVolumeClaimList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"v1"};
+  ::kubex::String api_version{"v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"PersistentVolumeClaimList"};
+  ::kubex::String kind{"PersistentVolumeClaimList"};
   /// Standard list metadata.
   ::kubex::k8s::v1_34::meta::v1::ListMeta metadata{};
   /// items is a list of persistent volume claims.
-  std::vector<::kubex::k8s::v1_34::core::v1::PersistentVolumeClaim> items{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::PersistentVolumeClaim> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -4228,7 +4228,7 @@ struct PersistentVolumeClaimList {
 /// Source for provider-specific attributes
 struct PersistentVolumeClaimSpec {
   /// accessModes contains the desired access modes the volume should have.
-  std::vector<PersistentVolumeClaimSpecAccessModesItem> access_modes{};
+  ::kubex::Vector<PersistentVolumeClaimSpecAccessModesItem> access_modes{};
   /// dataSource field can be used to specify either: * An existing VolumeSnapshot object
   /// (snapshot.storage.k8s.io/VolumeSnapshot) * An existing PVC (PersistentVolumeClaim) If the
   /// provisioner or an external controller can support the specified data source, it will
@@ -4242,13 +4242,13 @@ struct PersistentVolumeClaimSpec {
   /// selector is a label query over volumes to consider for binding.
   ::kubex::Box<::kubex::k8s::v1_34::meta::v1::LabelSelector> selector{};
   /// storageClassName is the name of the StorageClass required by the claim.
-  std::optional<std::string> storage_class_name{};
+  std::optional<::kubex::String> storage_class_name{};
   /// volumeAttributesClassName may be used to set the VolumeAttributesClass used by this claim.
-  std::optional<std::string> volume_attributes_class_name{};
+  std::optional<::kubex::String> volume_attributes_class_name{};
   /// volumeMode defines what type of volume is required by the claim.
   std::optional<PersistentVolumeClaimSpecVolumeMode> volume_mode{};
   /// volumeName is the binding reference to the PersistentVolume backing this claim.
-  std::optional<std::string> volume_name{};
+  std::optional<::kubex::String> volume_name{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -4259,18 +4259,18 @@ struct PersistentVolumeClaimSpec {
 /// PersistentVolumeClaimStatus is the current status of a persistent volume claim.
 struct PersistentVolumeClaimStatus {
   /// accessModes contains the actual access modes the volume backing the PVC has.
-  std::vector<PersistentVolumeClaimStatusAccessModesItem> access_modes{};
+  ::kubex::Vector<PersistentVolumeClaimStatusAccessModesItem> access_modes{};
   /// allocatedResourceStatuses stores status of resource being resized for the given PVC.
-  std::map<std::string, PersistentVolumeClaimStatusAllocatedResourceStatusesValue> allocated_resource_statuses{};
+  ::kubex::Map<::kubex::String, PersistentVolumeClaimStatusAllocatedResourceStatusesValue> allocated_resource_statuses{};
   /// allocatedResources tracks the resources allocated to a PVC including its capacity.
-  std::map<std::string, ::kubex::Quantity> allocated_resources{};
+  ::kubex::Map<::kubex::String, ::kubex::Quantity> allocated_resources{};
   /// capacity represents the actual resources of the underlying volume.
-  std::map<std::string, ::kubex::Quantity> capacity{};
+  ::kubex::Map<::kubex::String, ::kubex::Quantity> capacity{};
   /// conditions is the current Condition of persistent volume claim.
-  std::vector<::kubex::k8s::v1_34::core::v1::PersistentVolumeClaimCondition> conditions{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::PersistentVolumeClaimCondition> conditions{};
   /// currentVolumeAttributesClassName is the current name of the VolumeAttributesClass the PVC
   /// is using.
-  std::optional<std::string> current_volume_attributes_class_name{};
+  std::optional<::kubex::String> current_volume_attributes_class_name{};
   /// ModifyVolumeStatus represents the status object of ControllerModifyVolume operation.
   ::kubex::Box<::kubex::k8s::v1_34::core::v1::ModifyVolumeStatus> modify_volume_status{};
   /// phase represents the current phase of PersistentVolumeClaim.
@@ -4300,7 +4300,7 @@ struct PersistentVolumeClaimTemplate {
 struct PersistentVolumeClaimVolumeSource {
   /// claimName is the name of a PersistentVolumeClaim in the same namespace as the pod using
   /// this volume.
-  std::string claim_name{};
+  ::kubex::String claim_name{};
   /// readOnly Will force the ReadOnly setting in VolumeMounts.
   std::optional<bool> read_only{};
   /// Fields the server sent that this version does not know; written back on encode.
@@ -4313,13 +4313,13 @@ struct PersistentVolumeClaimVolumeSource {
 /// PersistentVolumeList is a list of PersistentVolume items.
 struct PersistentVolumeList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"v1"};
+  ::kubex::String api_version{"v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"PersistentVolumeList"};
+  ::kubex::String kind{"PersistentVolumeList"};
   /// Standard list metadata.
   ::kubex::k8s::v1_34::meta::v1::ListMeta metadata{};
   /// items is a list of persistent volumes.
-  std::vector<::kubex::k8s::v1_34::core::v1::PersistentVolume> items{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::PersistentVolume> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -4330,7 +4330,7 @@ struct PersistentVolumeList {
 /// PersistentVolumeSpec is the specification of a persistent volume.
 struct PersistentVolumeSpec {
   /// accessModes contains all ways the volume can be mounted.
-  std::vector<PersistentVolumeSpecAccessModesItem> access_modes{};
+  ::kubex::Vector<PersistentVolumeSpecAccessModesItem> access_modes{};
   /// awsElasticBlockStore represents an AWS Disk resource that is attached to a kubelet's host
   /// machine and then exposed to the pod.
   ::kubex::Box<::kubex::k8s::v1_34::core::v1::AWSElasticBlockStoreVolumeSource> aws_elastic_block_store{};
@@ -4339,7 +4339,7 @@ struct PersistentVolumeSpec {
   /// azureFile represents an Azure File Service mount on the host and bind mount to the pod.
   ::kubex::Box<::kubex::k8s::v1_34::core::v1::AzureFilePersistentVolumeSource> azure_file{};
   /// capacity is the description of the persistent volume's resources and capacity.
-  std::map<std::string, ::kubex::Quantity> capacity{};
+  ::kubex::Map<::kubex::String, ::kubex::Quantity> capacity{};
   /// cephFS represents a Ceph FS mount on the host that shares a pod's lifetime.
   ::kubex::Box<::kubex::k8s::v1_34::core::v1::CephFSPersistentVolumeSource> cephfs{};
   /// cinder represents a cinder volume attached and mounted on kubelets host machine.
@@ -4371,7 +4371,7 @@ struct PersistentVolumeSpec {
   /// local represents directly-attached storage with node affinity
   ::kubex::Box<::kubex::k8s::v1_34::core::v1::LocalVolumeSource> local{};
   /// mountOptions is the list of mount options, e.g.
-  std::vector<std::string> mount_options{};
+  ::kubex::Vector<::kubex::String> mount_options{};
   /// nfs represents an NFS mount on the host.
   ::kubex::Box<::kubex::k8s::v1_34::core::v1::NFSVolumeSource> nfs{};
   /// nodeAffinity defines constraints that limit what nodes this volume can be accessed from.
@@ -4391,12 +4391,12 @@ struct PersistentVolumeSpec {
   /// scaleIO represents a ScaleIO persistent volume attached and mounted on Kubernetes nodes.
   ::kubex::Box<::kubex::k8s::v1_34::core::v1::ScaleIOPersistentVolumeSource> scale_io{};
   /// storageClassName is the name of StorageClass to which this persistent volume belongs.
-  std::optional<std::string> storage_class_name{};
+  std::optional<::kubex::String> storage_class_name{};
   /// storageOS represents a StorageOS volume that is attached to the kubelet's host machine and
   /// mounted into the pod.
   ::kubex::Box<::kubex::k8s::v1_34::core::v1::StorageOSPersistentVolumeSource> storageos{};
   /// Name of VolumeAttributesClass to which this persistent volume belongs.
-  std::optional<std::string> volume_attributes_class_name{};
+  std::optional<::kubex::String> volume_attributes_class_name{};
   /// volumeMode defines if a volume is intended to be used with a formatted filesystem or to
   /// remain in raw block state.
   std::optional<PersistentVolumeSpecVolumeMode> volume_mode{};
@@ -4416,12 +4416,12 @@ struct PersistentVolumeStatus {
   std::optional<::kubex::Time> last_phase_transition_time{};
   /// message is a human-readable message indicating details about why the volume is in this
   /// state.
-  std::optional<std::string> message{};
+  std::optional<::kubex::String> message{};
   /// phase indicates if a volume is available, bound to a claim, or released by a claim.
   std::optional<PersistentVolumeStatusPhase> phase{};
   /// reason is a brief CamelCase string that describes any failure and is meant for machine
   /// parsing and tidy display in the CLI.
-  std::optional<std::string> reason{};
+  std::optional<::kubex::String> reason{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -4432,9 +4432,9 @@ struct PersistentVolumeStatus {
 /// Represents a Photon Controller persistent disk resource.
 struct PhotonPersistentDiskVolumeSource {
   /// fsType is the filesystem type to mount.
-  std::optional<std::string> fs_type{};
+  std::optional<::kubex::String> fs_type{};
   /// pdID is the ID that identifies Photon Controller persistent disk
-  std::string pd_id{};
+  ::kubex::String pd_id{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -4445,9 +4445,9 @@ struct PhotonPersistentDiskVolumeSource {
 /// Pod is a collection of containers that can run on a host.
 struct Pod {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"v1"};
+  ::kubex::String api_version{"v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"Pod"};
+  ::kubex::String kind{"Pod"};
   /// Standard object's metadata.
   ::kubex::k8s::v1_34::meta::v1::ObjectMeta metadata{};
   /// Specification of the desired behavior of the pod.
@@ -4470,19 +4470,19 @@ struct PodAffinityTerm {
   ::kubex::Box<::kubex::k8s::v1_34::meta::v1::LabelSelector> label_selector{};
   /// MatchLabelKeys is a set of pod label keys to select which pods will be taken into
   /// consideration.
-  std::vector<std::string> match_label_keys{};
+  ::kubex::Vector<::kubex::String> match_label_keys{};
   /// MismatchLabelKeys is a set of pod label keys to select which pods will be taken into
   /// consideration.
-  std::vector<std::string> mismatch_label_keys{};
+  ::kubex::Vector<::kubex::String> mismatch_label_keys{};
   /// A label query over the set of namespaces that the term applies to.
   ::kubex::Box<::kubex::k8s::v1_34::meta::v1::LabelSelector> namespace_selector{};
   /// namespaces specifies a static list of namespace names that the term applies to.
-  std::vector<std::string> namespaces{};
+  ::kubex::Vector<::kubex::String> namespaces{};
   /// This pod should be co-located (affinity) or not co-located (anti-affinity) with the pods
   /// matching the labelSelector in the specified namespaces, where co-located is defined as
   /// running on a node whose value of the label with key topologyKey matches that of any node
   /// on which any of the selected...
-  std::string topology_key{};
+  ::kubex::String topology_key{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -4509,10 +4509,10 @@ struct PodAffinity {
   /// The scheduler will prefer to schedule pods to nodes that satisfy the affinity expressions
   /// specified by this field, but it may choose a node that violates one or more of the
   /// expressions.
-  std::vector<::kubex::k8s::v1_34::core::v1::WeightedPodAffinityTerm> preferred_during_scheduling_ignored_during_execution{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::WeightedPodAffinityTerm> preferred_during_scheduling_ignored_during_execution{};
   /// If the affinity requirements specified by this field are not met at scheduling time, the
   /// pod will not be scheduled onto the node.
-  std::vector<::kubex::k8s::v1_34::core::v1::PodAffinityTerm> required_during_scheduling_ignored_during_execution{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::PodAffinityTerm> required_during_scheduling_ignored_during_execution{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -4525,10 +4525,10 @@ struct PodAntiAffinity {
   /// The scheduler will prefer to schedule pods to nodes that satisfy the anti-affinity
   /// expressions specified by this field, but it may choose a node that violates one or more of
   /// the expressions.
-  std::vector<::kubex::k8s::v1_34::core::v1::WeightedPodAffinityTerm> preferred_during_scheduling_ignored_during_execution{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::WeightedPodAffinityTerm> preferred_during_scheduling_ignored_during_execution{};
   /// If the anti-affinity requirements specified by this field are not met at scheduling time,
   /// the pod will not be scheduled onto the node.
-  std::vector<::kubex::k8s::v1_34::core::v1::PodAffinityTerm> required_during_scheduling_ignored_during_execution{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::PodAffinityTerm> required_during_scheduling_ignored_during_execution{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -4539,17 +4539,17 @@ struct PodAntiAffinity {
 /// PodCertificateProjection provides a private key and X.509 certificate in the pod filesystem.
 struct PodCertificateProjection {
   /// Write the certificate chain at this path in the projected volume.
-  std::optional<std::string> certificate_chain_path{};
+  std::optional<::kubex::String> certificate_chain_path{};
   /// Write the credential bundle at this path in the projected volume.
-  std::optional<std::string> credential_bundle_path{};
+  std::optional<::kubex::String> credential_bundle_path{};
   /// Write the key at this path in the projected volume.
-  std::optional<std::string> key_path{};
+  std::optional<::kubex::String> key_path{};
   /// The type of keypair Kubelet will generate for the pod.
-  std::string key_type{};
+  ::kubex::String key_type{};
   /// maxExpirationSeconds is the maximum lifetime permitted for the certificate.
   std::optional<std::int32_t> max_expiration_seconds{};
   /// Kubelet's generated CSRs will be addressed to this signer.
-  std::string signer_name{};
+  ::kubex::String signer_name{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -4564,16 +4564,16 @@ struct PodCondition {
   /// Last time the condition transitioned from one status to another.
   std::optional<::kubex::Time> last_transition_time{};
   /// Human-readable message indicating details about last transition.
-  std::optional<std::string> message{};
+  std::optional<::kubex::String> message{};
   /// If set, this represents the .metadata.generation that the pod condition was set based
   /// upon.
   std::optional<std::int64_t> observed_generation{};
   /// Unique, one-word, CamelCase reason for the condition's last transition.
-  std::optional<std::string> reason{};
+  std::optional<::kubex::String> reason{};
   /// Status is the status of the condition.
-  std::string status{};
+  ::kubex::String status{};
   /// Type is the type of the condition.
-  std::string type{};
+  ::kubex::String type{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -4584,9 +4584,9 @@ struct PodCondition {
 /// PodDNSConfigOption defines DNS resolver options of a pod.
 struct PodDNSConfigOption {
   /// Name is this DNS resolver option's name.
-  std::optional<std::string> name{};
+  std::optional<::kubex::String> name{};
   /// Value is this DNS resolver option's value.
-  std::optional<std::string> value{};
+  std::optional<::kubex::String> value{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -4598,11 +4598,11 @@ struct PodDNSConfigOption {
 /// DNSPolicy.
 struct PodDNSConfig {
   /// A list of DNS name server IP addresses.
-  std::vector<std::string> nameservers{};
+  ::kubex::Vector<::kubex::String> nameservers{};
   /// A list of DNS resolver options.
-  std::vector<::kubex::k8s::v1_34::core::v1::PodDNSConfigOption> options{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::PodDNSConfigOption> options{};
   /// A list of DNS search domains for host-name lookup.
-  std::vector<std::string> searches{};
+  ::kubex::Vector<::kubex::String> searches{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -4615,10 +4615,10 @@ struct PodDNSConfig {
 struct PodExtendedResourceClaimStatus {
   /// RequestMappings identifies the mapping of <container, extended resource backed by DRA> to
   /// device request in the generated ResourceClaim.
-  std::vector<::kubex::k8s::v1_34::core::v1::ContainerExtendedResourceRequest> request_mappings{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::ContainerExtendedResourceRequest> request_mappings{};
   /// ResourceClaimName is the name of the ResourceClaim that was generated for the Pod in the
   /// namespace of the Pod.
-  std::string resource_claim_name{};
+  ::kubex::String resource_claim_name{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -4629,7 +4629,7 @@ struct PodExtendedResourceClaimStatus {
 /// PodIP represents a single IP address allocated to the pod.
 struct PodIP {
   /// IP is the IP address assigned to the pod
-  std::string ip{};
+  ::kubex::String ip{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -4640,13 +4640,13 @@ struct PodIP {
 /// PodList is a list of Pods.
 struct PodList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"v1"};
+  ::kubex::String api_version{"v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"PodList"};
+  ::kubex::String kind{"PodList"};
   /// Standard list metadata.
   ::kubex::k8s::v1_34::meta::v1::ListMeta metadata{};
   /// List of pods.
-  std::vector<::kubex::k8s::v1_34::core::v1::Pod> items{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::Pod> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -4657,7 +4657,7 @@ struct PodList {
 /// PodOS defines the OS parameters of a pod.
 struct PodOS {
   /// Name is the name of the operating system.
-  std::string name{};
+  ::kubex::String name{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -4668,7 +4668,7 @@ struct PodOS {
 /// PodReadinessGate contains the reference to a pod condition
 struct PodReadinessGate {
   /// ConditionType refers to a condition in the pod's condition list with matching type.
-  std::string condition_type{};
+  ::kubex::String condition_type{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -4680,12 +4680,12 @@ struct PodReadinessGate {
 /// ResourceClaimTemplate which is then turned into a ResourceClaim for the pod.
 struct PodResourceClaim {
   /// Name uniquely identifies this resource claim inside the pod.
-  std::string name{};
+  ::kubex::String name{};
   /// ResourceClaimName is the name of a ResourceClaim object in the same namespace as this pod.
-  std::optional<std::string> resource_claim_name{};
+  std::optional<::kubex::String> resource_claim_name{};
   /// ResourceClaimTemplateName is the name of a ResourceClaimTemplate object in the same
   /// namespace as this pod.
-  std::optional<std::string> resource_claim_template_name{};
+  std::optional<::kubex::String> resource_claim_template_name{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -4697,10 +4697,10 @@ struct PodResourceClaim {
 /// a ResourceClaimTemplate.
 struct PodResourceClaimStatus {
   /// Name uniquely identifies this resource claim inside the pod.
-  std::string name{};
+  ::kubex::String name{};
   /// ResourceClaimName is the name of the ResourceClaim that was generated for the Pod in the
   /// namespace of the Pod.
-  std::optional<std::string> resource_claim_name{};
+  std::optional<::kubex::String> resource_claim_name{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -4711,7 +4711,7 @@ struct PodResourceClaimStatus {
 /// PodSchedulingGate is associated to a Pod to guard its scheduling.
 struct PodSchedulingGate {
   /// Name of the scheduling gate.
-  std::string name{};
+  ::kubex::String name{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -4722,9 +4722,9 @@ struct PodSchedulingGate {
 /// Sysctl defines a kernel parameter to be set
 struct Sysctl {
   /// Name of a property to set
-  std::string name{};
+  ::kubex::String name{};
   /// Value of a property to set
-  std::string value{};
+  ::kubex::String value{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -4749,18 +4749,18 @@ struct PodSecurityContext {
   std::optional<std::int64_t> run_as_user{};
   /// seLinuxChangePolicy defines how the container's SELinux label is applied to all volumes
   /// used by the Pod.
-  std::optional<std::string> se_linux_change_policy{};
+  std::optional<::kubex::String> se_linux_change_policy{};
   /// The SELinux context to be applied to all containers.
   ::kubex::Box<::kubex::k8s::v1_34::core::v1::SELinuxOptions> se_linux_options{};
   /// The seccomp options to use by the containers in this pod.
   ::kubex::Box<::kubex::k8s::v1_34::core::v1::SeccompProfile> seccomp_profile{};
   /// A list of groups applied to the first process run in each container, in addition to the
   /// container's primary GID and fsGroup (if specified).
-  std::vector<std::int64_t> supplemental_groups{};
+  ::kubex::Vector<std::int64_t> supplemental_groups{};
   /// Defines how supplemental groups of the first container processes are calculated.
   std::optional<PodSecurityContextSupplementalGroupsPolicy> supplemental_groups_policy{};
   /// Sysctls hold a list of namespaced sysctls used for the pod.
-  std::vector<::kubex::k8s::v1_34::core::v1::Sysctl> sysctls{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::Sysctl> sysctls{};
   /// The Windows specific settings applied to all containers.
   ::kubex::Box<::kubex::k8s::v1_34::core::v1::WindowsSecurityContextOptions> windows_options{};
   /// Fields the server sent that this version does not know; written back on encode.
@@ -4776,14 +4776,14 @@ struct Toleration {
   /// Effect indicates the taint effect to match.
   std::optional<TolerationEffect> effect{};
   /// Key is the taint key that the toleration applies to.
-  std::optional<std::string> key{};
+  std::optional<::kubex::String> key{};
   /// Operator represents a key's relationship to the value.
   std::optional<TolerationOperator> operator_{};
   /// TolerationSeconds represents the period of time the toleration (which must be of effect
   /// NoExecute, otherwise this field is ignored) tolerates the taint.
   std::optional<std::int64_t> toleration_seconds{};
   /// Value is the taint value the toleration matches to.
-  std::optional<std::string> value{};
+  std::optional<::kubex::String> value{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -4797,7 +4797,7 @@ struct TopologySpreadConstraint {
   ::kubex::Box<::kubex::k8s::v1_34::meta::v1::LabelSelector> label_selector{};
   /// MatchLabelKeys is a set of pod label keys to select the pods over which spreading will be
   /// calculated.
-  std::vector<std::string> match_label_keys{};
+  ::kubex::Vector<::kubex::String> match_label_keys{};
   /// MaxSkew describes the degree to which pods may be unevenly distributed.
   std::int32_t max_skew{};
   /// MinDomains indicates a minimum number of eligible domains.
@@ -4809,7 +4809,7 @@ struct TopologySpreadConstraint {
   /// spread skew.
   std::optional<TopologySpreadConstraintNodeTaintsPolicy> node_taints_policy{};
   /// TopologyKey is the key of node labels.
-  std::string topology_key{};
+  ::kubex::String topology_key{};
   /// WhenUnsatisfiable indicates how to deal with a pod if it doesn't satisfy the spread
   /// constraint.
   TopologySpreadConstraintWhenUnsatisfiable when_unsatisfiable{};
@@ -4869,7 +4869,7 @@ struct Volume {
   /// then exposed to the pod.
   ::kubex::Box<::kubex::k8s::v1_34::core::v1::ISCSIVolumeSource> iscsi{};
   /// name of the volume.
-  std::string name{};
+  ::kubex::String name{};
   /// nfs represents an NFS mount on the host that shares a pod's lifetime More info:
   /// https://kubernetes.io/docs/concepts/storage/volumes#nfs
   ::kubex::Box<::kubex::k8s::v1_34::core::v1::NFSVolumeSource> nfs{};
@@ -4913,7 +4913,7 @@ struct PodSpec {
   /// automatically mounted.
   std::optional<bool> automount_service_account_token{};
   /// List of containers belonging to the pod.
-  std::vector<::kubex::k8s::v1_34::core::v1::Container> containers{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::Container> containers{};
   /// Specifies the DNS parameters of a pod.
   ::kubex::Box<::kubex::k8s::v1_34::core::v1::PodDNSConfig> dns_config{};
   /// Set DNS policy for the pod.
@@ -4922,10 +4922,10 @@ struct PodSpec {
   /// pod's environment variables, matching the syntax of Docker links.
   std::optional<bool> enable_service_links{};
   /// List of ephemeral containers run in this pod.
-  std::vector<::kubex::k8s::v1_34::core::v1::EphemeralContainer> ephemeral_containers{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::EphemeralContainer> ephemeral_containers{};
   /// HostAliases is an optional list of hosts and IPs that will be injected into the pod's
   /// hosts file if specified.
-  std::vector<::kubex::k8s::v1_34::core::v1::HostAlias> host_aliases{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::HostAlias> host_aliases{};
   /// Use the host's ipc namespace.
   std::optional<bool> host_ipc{};
   /// Host networking requested for this pod.
@@ -4936,35 +4936,35 @@ struct PodSpec {
   std::optional<bool> host_users{};
   /// Specifies the hostname of the Pod If not specified, the pod's hostname will be set to a
   /// system-defined value.
-  std::optional<std::string> hostname{};
+  std::optional<::kubex::String> hostname{};
   /// HostnameOverride specifies an explicit override for the pod's hostname as perceived by the
   /// pod.
-  std::optional<std::string> hostname_override{};
+  std::optional<::kubex::String> hostname_override{};
   /// ImagePullSecrets is an optional list of references to secrets in the same namespace to use
   /// for pulling any of the images used by this PodSpec.
-  std::vector<::kubex::k8s::v1_34::core::v1::LocalObjectReference> image_pull_secrets{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::LocalObjectReference> image_pull_secrets{};
   /// List of initialization containers belonging to the pod.
-  std::vector<::kubex::k8s::v1_34::core::v1::Container> init_containers{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::Container> init_containers{};
   /// NodeName indicates in which node this pod is scheduled.
-  std::optional<std::string> node_name{};
+  std::optional<::kubex::String> node_name{};
   /// NodeSelector is a selector which must be true for the pod to fit on a node.
-  std::map<std::string, std::string> node_selector{};
+  ::kubex::Map<::kubex::String, ::kubex::String> node_selector{};
   /// Specifies the OS of the containers in the pod.
   ::kubex::Box<::kubex::k8s::v1_34::core::v1::PodOS> os{};
   /// Overhead represents the resource overhead associated with running a pod for a given
   /// RuntimeClass.
-  std::map<std::string, ::kubex::Quantity> overhead{};
+  ::kubex::Map<::kubex::String, ::kubex::Quantity> overhead{};
   /// PreemptionPolicy is the Policy for preempting pods with lower priority.
   std::optional<PodSpecPreemptionPolicy> preemption_policy{};
   /// The priority value.
   std::optional<std::int32_t> priority{};
   /// If specified, indicates the pod's priority.
-  std::optional<std::string> priority_class_name{};
+  std::optional<::kubex::String> priority_class_name{};
   /// If specified, all readiness gates will be evaluated for pod readiness.
-  std::vector<::kubex::k8s::v1_34::core::v1::PodReadinessGate> readiness_gates{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::PodReadinessGate> readiness_gates{};
   /// ResourceClaims defines which ResourceClaims must be allocated and reserved before the Pod
   /// is allowed to start.
-  std::vector<::kubex::k8s::v1_34::core::v1::PodResourceClaim> resource_claims{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::PodResourceClaim> resource_claims{};
   /// Resources is the total amount of CPU and Memory resources required by all containers in
   /// the pod.
   ::kubex::Box<::kubex::k8s::v1_34::core::v1::ResourceRequirements> resources{};
@@ -4972,18 +4972,18 @@ struct PodSpec {
   std::optional<PodSpecRestartPolicy> restart_policy{};
   /// RuntimeClassName refers to a RuntimeClass object in the node.k8s.io group, which should be
   /// used to run this pod.
-  std::optional<std::string> runtime_class_name{};
+  std::optional<::kubex::String> runtime_class_name{};
   /// If specified, the pod will be dispatched by specified scheduler.
-  std::optional<std::string> scheduler_name{};
+  std::optional<::kubex::String> scheduler_name{};
   /// SchedulingGates is an opaque list of values that if specified will block scheduling the
   /// pod.
-  std::vector<::kubex::k8s::v1_34::core::v1::PodSchedulingGate> scheduling_gates{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::PodSchedulingGate> scheduling_gates{};
   /// SecurityContext holds pod-level security attributes and common container settings.
   ::kubex::Box<::kubex::k8s::v1_34::core::v1::PodSecurityContext> security_context{};
   /// DeprecatedServiceAccount is a deprecated alias for ServiceAccountName.
-  std::optional<std::string> service_account{};
+  std::optional<::kubex::String> service_account{};
   /// ServiceAccountName is the name of the ServiceAccount to use to run this pod.
-  std::optional<std::string> service_account_name{};
+  std::optional<::kubex::String> service_account_name{};
   /// If true the pod's hostname will be configured as the pod's FQDN, rather than the leaf name
   /// (the default).
   std::optional<bool> set_hostname_as_fqdn{};
@@ -4991,16 +4991,16 @@ struct PodSpec {
   std::optional<bool> share_process_namespace{};
   /// If specified, the fully qualified Pod hostname will be "<hostname>.<subdomain>.<pod
   /// namespace>.svc.<cluster domain>".
-  std::optional<std::string> subdomain{};
+  std::optional<::kubex::String> subdomain{};
   /// Optional duration in seconds the pod needs to terminate gracefully.
   std::optional<std::int64_t> termination_grace_period_seconds{};
   /// If specified, the pod's tolerations.
-  std::vector<::kubex::k8s::v1_34::core::v1::Toleration> tolerations{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::Toleration> tolerations{};
   /// TopologySpreadConstraints describes how a group of pods ought to spread across topology
   /// domains.
-  std::vector<::kubex::k8s::v1_34::core::v1::TopologySpreadConstraint> topology_spread_constraints{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::TopologySpreadConstraint> topology_spread_constraints{};
   /// List of volumes that can be mounted by containers belonging to the pod.
-  std::vector<::kubex::k8s::v1_34::core::v1::Volume> volumes{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::Volume> volumes{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -5011,42 +5011,42 @@ struct PodSpec {
 /// PodStatus represents information about the status of a pod.
 struct PodStatus {
   /// Current service state of pod.
-  std::vector<::kubex::k8s::v1_34::core::v1::PodCondition> conditions{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::PodCondition> conditions{};
   /// Statuses of containers in this pod.
-  std::vector<::kubex::k8s::v1_34::core::v1::ContainerStatus> container_statuses{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::ContainerStatus> container_statuses{};
   /// Statuses for any ephemeral containers that have run in this pod.
-  std::vector<::kubex::k8s::v1_34::core::v1::ContainerStatus> ephemeral_container_statuses{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::ContainerStatus> ephemeral_container_statuses{};
   /// Status of extended resource claim backed by DRA.
   ::kubex::Box<::kubex::k8s::v1_34::core::v1::PodExtendedResourceClaimStatus> extended_resource_claim_status{};
   /// hostIP holds the IP address of the host to which the pod is assigned.
-  std::optional<std::string> host_ip{};
+  std::optional<::kubex::String> host_ip{};
   /// hostIPs holds the IP addresses allocated to the host.
-  std::vector<::kubex::k8s::v1_34::core::v1::HostIP> host_ips{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::HostIP> host_ips{};
   /// Statuses of init containers in this pod.
-  std::vector<::kubex::k8s::v1_34::core::v1::ContainerStatus> init_container_statuses{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::ContainerStatus> init_container_statuses{};
   /// A human readable message indicating details about why the pod is in this condition.
-  std::optional<std::string> message{};
+  std::optional<::kubex::String> message{};
   /// nominatedNodeName is set only when this pod preempts other pods on the node, but it cannot
   /// be scheduled right away as preemption victims receive their graceful termination periods.
-  std::optional<std::string> nominated_node_name{};
+  std::optional<::kubex::String> nominated_node_name{};
   /// If set, this represents the .metadata.generation that the pod status was set based upon.
   std::optional<std::int64_t> observed_generation{};
   /// The phase of a Pod is a simple, high-level summary of where the Pod is in its lifecycle.
   std::optional<PodStatusPhase> phase{};
   /// podIP address allocated to the pod.
-  std::optional<std::string> pod_ip{};
+  std::optional<::kubex::String> pod_ip{};
   /// podIPs holds the IP addresses allocated to the pod.
-  std::vector<::kubex::k8s::v1_34::core::v1::PodIP> pod_ips{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::PodIP> pod_ips{};
   /// The Quality of Service (QOS) classification assigned to the pod based on resource
   /// requirements See PodQOSClass type for available QOS classes More info:
   /// https://kubernetes.io/docs/concepts/workloads/pods/pod-qos/#quality-of-service-classes
   std::optional<PodStatusQosClass> qos_class{};
   /// A brief CamelCase message indicating details about why the pod is in this state.
-  std::optional<std::string> reason{};
+  std::optional<::kubex::String> reason{};
   /// Status of resources resize desired for pod's containers.
-  std::optional<std::string> resize{};
+  std::optional<::kubex::String> resize{};
   /// Status of resource claims.
-  std::vector<::kubex::k8s::v1_34::core::v1::PodResourceClaimStatus> resource_claim_statuses{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::PodResourceClaimStatus> resource_claim_statuses{};
   /// RFC 3339 date and time at which the object was acknowledged by the Kubelet.
   std::optional<::kubex::Time> start_time{};
   /// Fields the server sent that this version does not know; written back on encode.
@@ -5059,9 +5059,9 @@ struct PodStatus {
 /// PodTemplate describes a template for creating copies of a predefined pod.
 struct PodTemplate {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"v1"};
+  ::kubex::String api_version{"v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"PodTemplate"};
+  ::kubex::String kind{"PodTemplate"};
   /// Standard object's metadata.
   ::kubex::k8s::v1_34::meta::v1::ObjectMeta metadata{};
   /// Template defines the pods that will be created from this pod template.
@@ -5076,13 +5076,13 @@ struct PodTemplate {
 /// PodTemplateList is a list of PodTemplates.
 struct PodTemplateList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"v1"};
+  ::kubex::String api_version{"v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"PodTemplateList"};
+  ::kubex::String kind{"PodTemplateList"};
   /// Standard list metadata.
   ::kubex::k8s::v1_34::meta::v1::ListMeta metadata{};
   /// List of pod templates
-  std::vector<::kubex::k8s::v1_34::core::v1::PodTemplate> items{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::PodTemplate> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -5107,11 +5107,11 @@ struct PodTemplateSpec {
 struct PortworxVolumeSource {
   /// fSType represents the filesystem type to mount Must be a filesystem type supported by the
   /// host operating system.
-  std::optional<std::string> fs_type{};
+  std::optional<::kubex::String> fs_type{};
   /// readOnly defaults to false (read/write).
   std::optional<bool> read_only{};
   /// volumeID uniquely identifies a Portworx volume
-  std::string volume_id{};
+  ::kubex::String volume_id{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -5178,7 +5178,7 @@ struct ProjectedVolumeSource {
   /// defaultMode are the mode bits used to set permissions on created files by default.
   std::optional<std::int32_t> default_mode{};
   /// sources is the list of volume projections.
-  std::vector<::kubex::k8s::v1_34::core::v1::VolumeProjection> sources{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::VolumeProjection> sources{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -5189,20 +5189,20 @@ struct ProjectedVolumeSource {
 /// Represents a Quobyte mount that lasts the lifetime of a pod.
 struct QuobyteVolumeSource {
   /// group to map volume access to Default is no group
-  std::optional<std::string> group{};
+  std::optional<::kubex::String> group{};
   /// readOnly here will force the Quobyte volume to be mounted with read-only permissions.
   std::optional<bool> read_only{};
   /// registry represents a single or multiple Quobyte Registry services specified as a string
   /// as host:port pair (multiple entries are separated with commas) which acts as the central
   /// registry for volumes
-  std::string registry{};
+  ::kubex::String registry{};
   /// tenant owning the given Quobyte volume in the Backend Used with dynamically provisioned
   /// Quobyte volumes, value is set by the plugin
-  std::optional<std::string> tenant{};
+  std::optional<::kubex::String> tenant{};
   /// user to map volume access to Defaults to serivceaccount user
-  std::optional<std::string> user{};
+  std::optional<::kubex::String> user{};
   /// volume is a string that references an already created Quobyte volume by name.
-  std::string volume{};
+  ::kubex::String volume{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -5213,21 +5213,21 @@ struct QuobyteVolumeSource {
 /// Represents a Rados Block Device mount that lasts the lifetime of a pod.
 struct RBDPersistentVolumeSource {
   /// fsType is the filesystem type of the volume that you want to mount.
-  std::optional<std::string> fs_type{};
+  std::optional<::kubex::String> fs_type{};
   /// image is the rados image name.
-  std::string image{};
+  ::kubex::String image{};
   /// keyring is the path to key ring for RBDUser.
-  std::optional<std::string> keyring{};
+  std::optional<::kubex::String> keyring{};
   /// monitors is a collection of Ceph monitors.
-  std::vector<std::string> monitors{};
+  ::kubex::Vector<::kubex::String> monitors{};
   /// pool is the rados pool name.
-  std::optional<std::string> pool{};
+  std::optional<::kubex::String> pool{};
   /// readOnly here will force the ReadOnly setting in VolumeMounts.
   std::optional<bool> read_only{};
   /// secretRef is name of the authentication secret for RBDUser.
   ::kubex::Box<::kubex::k8s::v1_34::core::v1::SecretReference> secret_ref{};
   /// user is the rados user name.
-  std::optional<std::string> user{};
+  std::optional<::kubex::String> user{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -5238,21 +5238,21 @@ struct RBDPersistentVolumeSource {
 /// Represents a Rados Block Device mount that lasts the lifetime of a pod.
 struct RBDVolumeSource {
   /// fsType is the filesystem type of the volume that you want to mount.
-  std::optional<std::string> fs_type{};
+  std::optional<::kubex::String> fs_type{};
   /// image is the rados image name.
-  std::string image{};
+  ::kubex::String image{};
   /// keyring is the path to key ring for RBDUser.
-  std::optional<std::string> keyring{};
+  std::optional<::kubex::String> keyring{};
   /// monitors is a collection of Ceph monitors.
-  std::vector<std::string> monitors{};
+  ::kubex::Vector<::kubex::String> monitors{};
   /// pool is the rados pool name.
-  std::optional<std::string> pool{};
+  std::optional<::kubex::String> pool{};
   /// readOnly here will force the ReadOnly setting in VolumeMounts.
   std::optional<bool> read_only{};
   /// secretRef is name of the authentication secret for RBDUser.
   ::kubex::Box<::kubex::k8s::v1_34::core::v1::LocalObjectReference> secret_ref{};
   /// user is the rados user name.
-  std::optional<std::string> user{};
+  std::optional<::kubex::String> user{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -5263,9 +5263,9 @@ struct RBDVolumeSource {
 /// ReplicationController represents the configuration of a replication controller.
 struct ReplicationController {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"v1"};
+  ::kubex::String api_version{"v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"ReplicationController"};
+  ::kubex::String kind{"ReplicationController"};
   /// If the Labels of a ReplicationController are empty, they are defaulted to be the same as
   /// the Pod(s) that the replication controller manages.
   ::kubex::k8s::v1_34::meta::v1::ObjectMeta metadata{};
@@ -5286,13 +5286,13 @@ struct ReplicationControllerCondition {
   /// The last time the condition transitioned from one status to another.
   std::optional<::kubex::Time> last_transition_time{};
   /// A human readable message indicating details about the transition.
-  std::optional<std::string> message{};
+  std::optional<::kubex::String> message{};
   /// The reason for the condition's last transition.
-  std::optional<std::string> reason{};
+  std::optional<::kubex::String> reason{};
   /// Status of the condition, one of True, False, Unknown.
-  std::string status{};
+  ::kubex::String status{};
   /// Type of replication controller condition.
-  std::string type{};
+  ::kubex::String type{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -5303,13 +5303,13 @@ struct ReplicationControllerCondition {
 /// ReplicationControllerList is a collection of replication controllers.
 struct ReplicationControllerList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"v1"};
+  ::kubex::String api_version{"v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"ReplicationControllerList"};
+  ::kubex::String kind{"ReplicationControllerList"};
   /// Standard list metadata.
   ::kubex::k8s::v1_34::meta::v1::ListMeta metadata{};
   /// List of replication controllers.
-  std::vector<::kubex::k8s::v1_34::core::v1::ReplicationController> items{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::ReplicationController> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -5325,7 +5325,7 @@ struct ReplicationControllerSpec {
   /// Replicas is the number of desired replicas.
   std::optional<std::int32_t> replicas{};
   /// Selector is a label query over pods that should match the Replicas count.
-  std::map<std::string, std::string> selector{};
+  ::kubex::Map<::kubex::String, ::kubex::String> selector{};
   /// Template is the object that describes the pod that will be created if insufficient
   /// replicas are detected.
   ::kubex::Box<::kubex::k8s::v1_34::core::v1::PodTemplateSpec> template_{};
@@ -5342,7 +5342,7 @@ struct ReplicationControllerStatus {
   /// controller.
   std::optional<std::int32_t> available_replicas{};
   /// Represents the latest available observations of a replication controller's current state.
-  std::vector<::kubex::k8s::v1_34::core::v1::ReplicationControllerCondition> conditions{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::ReplicationControllerCondition> conditions{};
   /// The number of pods that have labels matching the labels of the pod template of the
   /// replication controller.
   std::optional<std::int32_t> fully_labeled_replicas{};
@@ -5364,9 +5364,9 @@ struct ReplicationControllerStatus {
 struct ResourceClaim {
   /// Name must match the name of one entry in pod.spec.resourceClaims of the Pod where this
   /// field is used.
-  std::string name{};
+  ::kubex::String name{};
   /// Request is the name chosen for a request in the referenced claim.
-  std::optional<std::string> request{};
+  std::optional<::kubex::String> request{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -5377,11 +5377,11 @@ struct ResourceClaim {
 /// ResourceFieldSelector represents container resources (cpu, memory) and their output format
 struct ResourceFieldSelector {
   /// Container name: required for volumes, optional for env vars
-  std::optional<std::string> container_name{};
+  std::optional<::kubex::String> container_name{};
   /// Specifies the output format of the exposed resources, defaults to "1"
   std::optional<::kubex::Quantity> divisor{};
   /// Required: resource to select
-  std::string resource{};
+  ::kubex::String resource{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -5392,9 +5392,9 @@ struct ResourceFieldSelector {
 /// ResourceQuota sets aggregate quota restrictions enforced per namespace
 struct ResourceQuota {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"v1"};
+  ::kubex::String api_version{"v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"ResourceQuota"};
+  ::kubex::String kind{"ResourceQuota"};
   /// Standard object's metadata.
   ::kubex::k8s::v1_34::meta::v1::ObjectMeta metadata{};
   /// Spec defines the desired quota.
@@ -5411,13 +5411,13 @@ struct ResourceQuota {
 /// ResourceQuotaList is a list of ResourceQuota items.
 struct ResourceQuotaList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"v1"};
+  ::kubex::String api_version{"v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"ResourceQuotaList"};
+  ::kubex::String kind{"ResourceQuotaList"};
   /// Standard list metadata.
   ::kubex::k8s::v1_34::meta::v1::ListMeta metadata{};
   /// Items is a list of ResourceQuota objects.
-  std::vector<::kubex::k8s::v1_34::core::v1::ResourceQuota> items{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::ResourceQuota> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -5428,13 +5428,13 @@ struct ResourceQuotaList {
 /// ResourceQuotaSpec defines the desired hard limits to enforce for Quota.
 struct ResourceQuotaSpec {
   /// hard is the set of desired hard limits for each named resource.
-  std::map<std::string, ::kubex::Quantity> hard{};
+  ::kubex::Map<::kubex::String, ::kubex::Quantity> hard{};
   /// scopeSelector is also a collection of filters like scopes that must match each object
   /// tracked by a quota but expressed using ScopeSelectorOperator in combination with possible
   /// values.
   ::kubex::Box<::kubex::k8s::v1_34::core::v1::ScopeSelector> scope_selector{};
   /// A collection of filters that must match each object tracked by a quota.
-  std::vector<ResourceQuotaSpecScopesItem> scopes{};
+  ::kubex::Vector<ResourceQuotaSpecScopesItem> scopes{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -5445,9 +5445,9 @@ struct ResourceQuotaSpec {
 /// ResourceQuotaStatus defines the enforced hard limits and observed use.
 struct ResourceQuotaStatus {
   /// Hard is the set of enforced hard limits for each named resource.
-  std::map<std::string, ::kubex::Quantity> hard{};
+  ::kubex::Map<::kubex::String, ::kubex::Quantity> hard{};
   /// Used is the current observed total usage of the resource in the namespace.
-  std::map<std::string, ::kubex::Quantity> used{};
+  ::kubex::Map<::kubex::String, ::kubex::Quantity> used{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -5459,11 +5459,11 @@ struct ResourceQuotaStatus {
 struct ResourceRequirements {
   /// Claims lists the names of resources, defined in spec.resourceClaims, that are used by this
   /// container.
-  std::vector<::kubex::k8s::v1_34::core::v1::ResourceClaim> claims{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::ResourceClaim> claims{};
   /// Limits describes the maximum amount of compute resources allowed.
-  std::map<std::string, ::kubex::Quantity> limits{};
+  ::kubex::Map<::kubex::String, ::kubex::Quantity> limits{};
   /// Requests describes the minimum amount of compute resources required.
-  std::map<std::string, ::kubex::Quantity> requests{};
+  ::kubex::Map<::kubex::String, ::kubex::Quantity> requests{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -5474,13 +5474,13 @@ struct ResourceRequirements {
 /// SELinuxOptions are the labels to be applied to the container
 struct SELinuxOptions {
   /// Level is SELinux level label that applies to the container.
-  std::optional<std::string> level{};
+  std::optional<::kubex::String> level{};
   /// Role is a SELinux role label that applies to the container.
-  std::optional<std::string> role{};
+  std::optional<::kubex::String> role{};
   /// Type is a SELinux type label that applies to the container.
-  std::optional<std::string> type{};
+  std::optional<::kubex::String> type{};
   /// User is a SELinux user label that applies to the container.
-  std::optional<std::string> user{};
+  std::optional<::kubex::String> user{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -5491,9 +5491,9 @@ struct SELinuxOptions {
 /// SecretReference represents a Secret Reference.
 struct SecretReference {
   /// name is unique within a namespace to reference a secret resource.
-  std::optional<std::string> name{};
+  std::optional<::kubex::String> name{};
   /// namespace defines the space within which the secret name must be unique.
-  std::optional<std::string> namespace_{};
+  std::optional<::kubex::String> namespace_{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -5504,11 +5504,11 @@ struct SecretReference {
 /// ScaleIOPersistentVolumeSource represents a persistent ScaleIO volume
 struct ScaleIOPersistentVolumeSource {
   /// fsType is the filesystem type to mount.
-  std::optional<std::string> fs_type{};
+  std::optional<::kubex::String> fs_type{};
   /// gateway is the host address of the ScaleIO API Gateway.
-  std::string gateway{};
+  ::kubex::String gateway{};
   /// protectionDomain is the name of the ScaleIO Protection Domain for the configured storage.
-  std::optional<std::string> protection_domain{};
+  std::optional<::kubex::String> protection_domain{};
   /// readOnly defaults to false (read/write).
   std::optional<bool> read_only{};
   /// secretRef references to the secret for ScaleIO user and other sensitive information.
@@ -5517,14 +5517,14 @@ struct ScaleIOPersistentVolumeSource {
   std::optional<bool> ssl_enabled{};
   /// storageMode indicates whether the storage for a volume should be ThickProvisioned or
   /// ThinProvisioned.
-  std::optional<std::string> storage_mode{};
+  std::optional<::kubex::String> storage_mode{};
   /// storagePool is the ScaleIO Storage Pool associated with the protection domain.
-  std::optional<std::string> storage_pool{};
+  std::optional<::kubex::String> storage_pool{};
   /// system is the name of the storage system as configured in ScaleIO.
-  std::string system{};
+  ::kubex::String system{};
   /// volumeName is the name of a volume already created in the ScaleIO system that is
   /// associated with this volume source.
-  std::optional<std::string> volume_name{};
+  std::optional<::kubex::String> volume_name{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -5535,11 +5535,11 @@ struct ScaleIOPersistentVolumeSource {
 /// ScaleIOVolumeSource represents a persistent ScaleIO volume
 struct ScaleIOVolumeSource {
   /// fsType is the filesystem type to mount.
-  std::optional<std::string> fs_type{};
+  std::optional<::kubex::String> fs_type{};
   /// gateway is the host address of the ScaleIO API Gateway.
-  std::string gateway{};
+  ::kubex::String gateway{};
   /// protectionDomain is the name of the ScaleIO Protection Domain for the configured storage.
-  std::optional<std::string> protection_domain{};
+  std::optional<::kubex::String> protection_domain{};
   /// readOnly Defaults to false (read/write).
   std::optional<bool> read_only{};
   /// secretRef references to the secret for ScaleIO user and other sensitive information.
@@ -5548,14 +5548,14 @@ struct ScaleIOVolumeSource {
   std::optional<bool> ssl_enabled{};
   /// storageMode indicates whether the storage for a volume should be ThickProvisioned or
   /// ThinProvisioned.
-  std::optional<std::string> storage_mode{};
+  std::optional<::kubex::String> storage_mode{};
   /// storagePool is the ScaleIO Storage Pool associated with the protection domain.
-  std::optional<std::string> storage_pool{};
+  std::optional<::kubex::String> storage_pool{};
   /// system is the name of the storage system as configured in ScaleIO.
-  std::string system{};
+  ::kubex::String system{};
   /// volumeName is the name of a volume already created in the ScaleIO system that is
   /// associated with this volume source.
-  std::optional<std::string> volume_name{};
+  std::optional<::kubex::String> volume_name{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -5571,7 +5571,7 @@ struct ScopedResourceSelectorRequirement {
   /// The name of the scope that the selector applies to.
   ScopedResourceSelectorRequirementScopeName scope_name{};
   /// An array of string values.
-  std::vector<std::string> values{};
+  ::kubex::Vector<::kubex::String> values{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -5583,7 +5583,7 @@ struct ScopedResourceSelectorRequirement {
 /// selector requirements.
 struct ScopeSelector {
   /// A list of scope selector requirements by scope of the resources.
-  std::vector<::kubex::k8s::v1_34::core::v1::ScopedResourceSelectorRequirement> match_expressions{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::ScopedResourceSelectorRequirement> match_expressions{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -5594,7 +5594,7 @@ struct ScopeSelector {
 /// SeccompProfile defines a pod/container's seccomp profile settings.
 struct SeccompProfile {
   /// localhostProfile indicates a profile defined in a file on the node should be used.
-  std::optional<std::string> localhost_profile{};
+  std::optional<::kubex::String> localhost_profile{};
   /// type indicates which kind of seccomp profile will be applied.
   SeccompProfileType type{};
   /// Fields the server sent that this version does not know; written back on encode.
@@ -5607,20 +5607,20 @@ struct SeccompProfile {
 /// Secret holds secret data of a certain type.
 struct Secret {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"v1"};
+  ::kubex::String api_version{"v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"Secret"};
+  ::kubex::String kind{"Secret"};
   /// Standard object's metadata.
   ::kubex::k8s::v1_34::meta::v1::ObjectMeta metadata{};
   /// Data contains the secret data.
-  std::map<std::string, ::kubex::Bytes> data{};
+  ::kubex::Map<::kubex::String, ::kubex::Bytes> data{};
   /// Immutable, if set to true, ensures that data stored in the Secret cannot be updated (only
   /// object metadata can be modified).
   std::optional<bool> immutable{};
   /// stringData allows specifying non-binary secret data in string form.
-  std::map<std::string, std::string> string_data{};
+  ::kubex::Map<::kubex::String, ::kubex::String> string_data{};
   /// Used to facilitate programmatic handling of secret data.
-  std::optional<std::string> type{};
+  std::optional<::kubex::String> type{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -5631,7 +5631,7 @@ struct Secret {
 /// SecretEnvSource selects a Secret to populate the environment variables with.
 struct SecretEnvSource {
   /// Name of the referent.
-  std::optional<std::string> name{};
+  std::optional<::kubex::String> name{};
   /// Specify whether the Secret must be defined
   std::optional<bool> optional{};
   /// Fields the server sent that this version does not know; written back on encode.
@@ -5644,9 +5644,9 @@ struct SecretEnvSource {
 /// SecretKeySelector selects a key of a Secret.
 struct SecretKeySelector {
   /// The key of the secret to select from.
-  std::string key{};
+  ::kubex::String key{};
   /// Name of the referent.
-  std::optional<std::string> name{};
+  std::optional<::kubex::String> name{};
   /// Specify whether the Secret or its key must be defined
   std::optional<bool> optional{};
   /// Fields the server sent that this version does not know; written back on encode.
@@ -5659,13 +5659,13 @@ struct SecretKeySelector {
 /// SecretList is a list of Secret.
 struct SecretList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"v1"};
+  ::kubex::String api_version{"v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"SecretList"};
+  ::kubex::String kind{"SecretList"};
   /// Standard list metadata.
   ::kubex::k8s::v1_34::meta::v1::ListMeta metadata{};
   /// Items is a list of secret objects.
-  std::vector<::kubex::k8s::v1_34::core::v1::Secret> items{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::Secret> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -5677,9 +5677,9 @@ struct SecretList {
 struct SecretProjection {
   /// items if unspecified, each key-value pair in the Data field of the referenced Secret will
   /// be projected into the volume as a file whose name is the key and content is the value.
-  std::vector<::kubex::k8s::v1_34::core::v1::KeyToPath> items{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::KeyToPath> items{};
   /// Name of the referent.
-  std::optional<std::string> name{};
+  std::optional<::kubex::String> name{};
   /// optional field specify whether the Secret or its key must be defined
   std::optional<bool> optional{};
   /// Fields the server sent that this version does not know; written back on encode.
@@ -5695,11 +5695,11 @@ struct SecretVolumeSource {
   std::optional<std::int32_t> default_mode{};
   /// items If unspecified, each key-value pair in the Data field of the referenced Secret will
   /// be projected into the volume as a file whose name is the key and content is the value.
-  std::vector<::kubex::k8s::v1_34::core::v1::KeyToPath> items{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::KeyToPath> items{};
   /// optional field specify whether the Secret or its keys must be defined
   std::optional<bool> optional{};
   /// secretName is the name of the secret in the pod's namespace to use.
-  std::optional<std::string> secret_name{};
+  std::optional<::kubex::String> secret_name{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -5746,9 +5746,9 @@ struct SecurityContext {
 /// pods will answer requests sent through the proxy.
 struct Service {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"v1"};
+  ::kubex::String api_version{"v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"Service"};
+  ::kubex::String kind{"Service"};
   /// Standard object's metadata.
   ::kubex::k8s::v1_34::meta::v1::ObjectMeta metadata{};
   /// Spec defines the behavior of a service.
@@ -5767,9 +5767,9 @@ struct Service {
 /// secrets
 struct ServiceAccount {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"v1"};
+  ::kubex::String api_version{"v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"ServiceAccount"};
+  ::kubex::String kind{"ServiceAccount"};
   /// Standard object's metadata.
   ::kubex::k8s::v1_34::meta::v1::ObjectMeta metadata{};
   /// AutomountServiceAccountToken indicates whether pods running as this service account should
@@ -5777,10 +5777,10 @@ struct ServiceAccount {
   std::optional<bool> automount_service_account_token{};
   /// ImagePullSecrets is a list of references to secrets in the same namespace to use for
   /// pulling any images in pods that reference this ServiceAccount.
-  std::vector<::kubex::k8s::v1_34::core::v1::LocalObjectReference> image_pull_secrets{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::LocalObjectReference> image_pull_secrets{};
   /// Secrets is a list of the secrets in the same namespace that pods running using this
   /// ServiceAccount are allowed to use.
-  std::vector<::kubex::k8s::v1_34::core::v1::ObjectReference> secrets{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::ObjectReference> secrets{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -5791,13 +5791,13 @@ struct ServiceAccount {
 /// ServiceAccountList is a list of ServiceAccount objects
 struct ServiceAccountList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"v1"};
+  ::kubex::String api_version{"v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"ServiceAccountList"};
+  ::kubex::String kind{"ServiceAccountList"};
   /// Standard list metadata.
   ::kubex::k8s::v1_34::meta::v1::ListMeta metadata{};
   /// List of ServiceAccounts.
-  std::vector<::kubex::k8s::v1_34::core::v1::ServiceAccount> items{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::ServiceAccount> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -5808,11 +5808,11 @@ struct ServiceAccountList {
 /// ServiceAccountTokenProjection represents a projected service account token volume.
 struct ServiceAccountTokenProjection {
   /// audience is the intended audience of the token.
-  std::optional<std::string> audience{};
+  std::optional<::kubex::String> audience{};
   /// expirationSeconds is the requested duration of validity of the service account token.
   std::optional<std::int64_t> expiration_seconds{};
   /// path is the path relative to the mount point of the file to project the token into.
-  std::string path{};
+  ::kubex::String path{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -5823,13 +5823,13 @@ struct ServiceAccountTokenProjection {
 /// ServiceList holds a list of services.
 struct ServiceList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"v1"};
+  ::kubex::String api_version{"v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"ServiceList"};
+  ::kubex::String kind{"ServiceList"};
   /// Standard list metadata.
   ::kubex::k8s::v1_34::meta::v1::ListMeta metadata{};
   /// List of services
-  std::vector<::kubex::k8s::v1_34::core::v1::Service> items{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::Service> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -5840,9 +5840,9 @@ struct ServiceList {
 /// ServicePort contains information on service's port.
 struct ServicePort {
   /// The application protocol for this port.
-  std::optional<std::string> app_protocol{};
+  std::optional<::kubex::String> app_protocol{};
   /// The name of this port within the service.
-  std::optional<std::string> name{};
+  std::optional<::kubex::String> name{};
   /// The port on each node on which this service is exposed when type is NodePort or
   /// LoadBalancer.
   std::optional<std::int32_t> node_port{};
@@ -5865,16 +5865,16 @@ struct ServiceSpec {
   /// services with type LoadBalancer.
   std::optional<bool> allocate_load_balancer_node_ports{};
   /// clusterIP is the IP address of the service and is usually assigned randomly.
-  std::optional<std::string> cluster_ip{};
+  std::optional<::kubex::String> cluster_ip{};
   /// ClusterIPs is a list of IP addresses assigned to this service, and are usually assigned
   /// randomly.
-  std::vector<std::string> cluster_ips{};
+  ::kubex::Vector<::kubex::String> cluster_ips{};
   /// externalIPs is a list of IP addresses for which nodes in the cluster will also accept
   /// traffic for this service.
-  std::vector<std::string> external_ips{};
+  ::kubex::Vector<::kubex::String> external_ips{};
   /// externalName is the external reference that discovery mechanisms will return as an alias
   /// for this service (e.g.
-  std::optional<std::string> external_name{};
+  std::optional<::kubex::String> external_name{};
   /// externalTrafficPolicy describes how nodes distribute service traffic they receive on one
   /// of the Service's "externally-facing" addresses (NodePorts, ExternalIPs, and LoadBalancer
   /// IPs).
@@ -5885,31 +5885,31 @@ struct ServiceSpec {
   /// ClusterIP.
   std::optional<ServiceSpecInternalTrafficPolicy> internal_traffic_policy{};
   /// IPFamilies is a list of IP families (e.g.
-  std::vector<ServiceSpecIpFamiliesItem> ip_families{};
+  ::kubex::Vector<ServiceSpecIpFamiliesItem> ip_families{};
   /// IPFamilyPolicy represents the dual-stack-ness requested or required by this Service.
   std::optional<ServiceSpecIpFamilyPolicy> ip_family_policy{};
   /// loadBalancerClass is the class of the load balancer implementation this Service belongs
   /// to.
-  std::optional<std::string> load_balancer_class{};
+  std::optional<::kubex::String> load_balancer_class{};
   /// Only applies to Service Type: LoadBalancer.
-  std::optional<std::string> load_balancer_ip{};
+  std::optional<::kubex::String> load_balancer_ip{};
   /// If specified and supported by the platform, this will restrict traffic through the cloud-
   /// provider load-balancer will be restricted to the specified client IPs.
-  std::vector<std::string> load_balancer_source_ranges{};
+  ::kubex::Vector<::kubex::String> load_balancer_source_ranges{};
   /// The list of ports that are exposed by this service.
-  std::vector<::kubex::k8s::v1_34::core::v1::ServicePort> ports{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::ServicePort> ports{};
   /// publishNotReadyAddresses indicates that any agent which deals with endpoints for this
   /// Service should disregard any indications of ready/not-ready.
   std::optional<bool> publish_not_ready_addresses{};
   /// Route service traffic to pods with label keys and values matching this selector.
-  std::map<std::string, std::string> selector{};
+  ::kubex::Map<::kubex::String, ::kubex::String> selector{};
   /// Supports "ClientIP" and "None".
   std::optional<ServiceSpecSessionAffinity> session_affinity{};
   /// sessionAffinityConfig contains the configurations of session affinity.
   ::kubex::Box<::kubex::k8s::v1_34::core::v1::SessionAffinityConfig> session_affinity_config{};
   /// TrafficDistribution offers a way to express preferences for how traffic is distributed to
   /// Service endpoints.
-  std::optional<std::string> traffic_distribution{};
+  std::optional<::kubex::String> traffic_distribution{};
   /// type determines how the Service is exposed.
   std::optional<ServiceSpecType> type{};
   /// Fields the server sent that this version does not know; written back on encode.
@@ -5922,7 +5922,7 @@ struct ServiceSpec {
 /// ServiceStatus represents the current status of a service.
 struct ServiceStatus {
   /// Current service state
-  std::vector<::kubex::k8s::v1_34::meta::v1::Condition> conditions{};
+  ::kubex::Vector<::kubex::k8s::v1_34::meta::v1::Condition> conditions{};
   /// LoadBalancer contains the current status of the load-balancer, if one is present.
   ::kubex::Box<::kubex::k8s::v1_34::core::v1::LoadBalancerStatus> load_balancer{};
   /// Fields the server sent that this version does not know; written back on encode.
@@ -5957,15 +5957,15 @@ struct SleepAction {
 /// Represents a StorageOS persistent volume resource.
 struct StorageOSPersistentVolumeSource {
   /// fsType is the filesystem type to mount.
-  std::optional<std::string> fs_type{};
+  std::optional<::kubex::String> fs_type{};
   /// readOnly defaults to false (read/write).
   std::optional<bool> read_only{};
   /// secretRef specifies the secret to use for obtaining the StorageOS API credentials.
   ::kubex::Box<::kubex::k8s::v1_34::core::v1::ObjectReference> secret_ref{};
   /// volumeName is the human-readable name of the StorageOS volume.
-  std::optional<std::string> volume_name{};
+  std::optional<::kubex::String> volume_name{};
   /// volumeNamespace specifies the scope of the volume within StorageOS.
-  std::optional<std::string> volume_namespace{};
+  std::optional<::kubex::String> volume_namespace{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -5976,15 +5976,15 @@ struct StorageOSPersistentVolumeSource {
 /// Represents a StorageOS persistent volume resource.
 struct StorageOSVolumeSource {
   /// fsType is the filesystem type to mount.
-  std::optional<std::string> fs_type{};
+  std::optional<::kubex::String> fs_type{};
   /// readOnly defaults to false (read/write).
   std::optional<bool> read_only{};
   /// secretRef specifies the secret to use for obtaining the StorageOS API credentials.
   ::kubex::Box<::kubex::k8s::v1_34::core::v1::LocalObjectReference> secret_ref{};
   /// volumeName is the human-readable name of the StorageOS volume.
-  std::optional<std::string> volume_name{};
+  std::optional<::kubex::String> volume_name{};
   /// volumeNamespace specifies the scope of the volume within StorageOS.
-  std::optional<std::string> volume_namespace{};
+  std::optional<::kubex::String> volume_namespace{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -5995,7 +5995,7 @@ struct StorageOSVolumeSource {
 /// TCPSocketAction describes an action based on opening a socket
 struct TCPSocketAction {
   /// Optional: Host name to connect to, defaults to the pod IP.
-  std::optional<std::string> host{};
+  std::optional<::kubex::String> host{};
   /// Number or name of the port to access on the container.
   ::kubex::IntOrString port{};
   /// Fields the server sent that this version does not know; written back on encode.
@@ -6008,9 +6008,9 @@ struct TCPSocketAction {
 /// A topology selector requirement is a selector that matches given label.
 struct TopologySelectorLabelRequirement {
   /// The label key that the selector applies to.
-  std::string key{};
+  ::kubex::String key{};
   /// An array of string values.
-  std::vector<std::string> values{};
+  ::kubex::Vector<::kubex::String> values{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -6021,7 +6021,7 @@ struct TopologySelectorLabelRequirement {
 /// A topology selector term represents the result of label queries.
 struct TopologySelectorTerm {
   /// A list of topology selector requirements by labels.
-  std::vector<::kubex::k8s::v1_34::core::v1::TopologySelectorLabelRequirement> match_label_expressions{};
+  ::kubex::Vector<::kubex::k8s::v1_34::core::v1::TopologySelectorLabelRequirement> match_label_expressions{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -6033,11 +6033,11 @@ struct TopologySelectorTerm {
 /// object inside the same namespace.
 struct TypedLocalObjectReference {
   /// Kind is the type of resource being referenced
-  std::string kind{};
+  ::kubex::String kind{};
   /// APIGroup is the group for the resource being referenced.
-  std::optional<std::string> api_group{};
+  std::optional<::kubex::String> api_group{};
   /// Name is the name of resource being referenced
-  std::string name{};
+  ::kubex::String name{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -6049,15 +6049,15 @@ struct TypedLocalObjectReference {
 /// object
 struct TypedObjectReference {
   /// Kind is the type of resource being referenced
-  std::string kind{};
+  ::kubex::String kind{};
   /// APIGroup is the group for the resource being referenced.
-  std::optional<std::string> api_group{};
+  std::optional<::kubex::String> api_group{};
   /// Name is the name of resource being referenced
-  std::string name{};
+  ::kubex::String name{};
   /// Namespace is the namespace of resource being referenced Note that when a namespace is
   /// specified, a gateway.networking.k8s.io/ReferenceGrant object is required in the referent
   /// namespace to allow that namespace's owner to accept the reference.
-  std::optional<std::string> namespace_{};
+  std::optional<::kubex::String> namespace_{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -6080,9 +6080,9 @@ struct VolumeNodeAffinity {
 /// VolumeResourceRequirements describes the storage resource requirements for a volume.
 struct VolumeResourceRequirements {
   /// Limits describes the maximum amount of compute resources allowed.
-  std::map<std::string, ::kubex::Quantity> limits{};
+  ::kubex::Map<::kubex::String, ::kubex::Quantity> limits{};
   /// Requests describes the minimum amount of compute resources required.
-  std::map<std::string, ::kubex::Quantity> requests{};
+  ::kubex::Map<::kubex::String, ::kubex::Quantity> requests{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -6093,14 +6093,14 @@ struct VolumeResourceRequirements {
 /// Represents a vSphere volume resource.
 struct VsphereVirtualDiskVolumeSource {
   /// fsType is filesystem type to mount.
-  std::optional<std::string> fs_type{};
+  std::optional<::kubex::String> fs_type{};
   /// storagePolicyID is the storage Policy Based Management (SPBM) profile ID associated with
   /// the StoragePolicyName.
-  std::optional<std::string> storage_policy_id{};
+  std::optional<::kubex::String> storage_policy_id{};
   /// storagePolicyName is the storage Policy Based Management (SPBM) profile name.
-  std::optional<std::string> storage_policy_name{};
+  std::optional<::kubex::String> storage_policy_name{};
   /// volumePath is the path that identifies vSphere volume vmdk
-  std::string volume_path{};
+  ::kubex::String volume_path{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -6113,13 +6113,13 @@ struct WindowsSecurityContextOptions {
   /// GMSACredentialSpec is where the GMSA admission webhook (https://github.com/kubernetes-
   /// sigs/windows-gmsa) inlines the contents of the GMSA credential spec named by the
   /// GMSACredentialSpecName field.
-  std::optional<std::string> gmsa_credential_spec{};
+  std::optional<::kubex::String> gmsa_credential_spec{};
   /// GMSACredentialSpecName is the name of the GMSA credential spec to use.
-  std::optional<std::string> gmsa_credential_spec_name{};
+  std::optional<::kubex::String> gmsa_credential_spec_name{};
   /// HostProcess determines if a container should be run as a 'Host Process' container.
   std::optional<bool> host_process{};
   /// The UserName in Windows to run the entrypoint of the container process.
-  std::optional<std::string> run_as_user_name{};
+  std::optional<::kubex::String> run_as_user_name{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 

@@ -3,17 +3,17 @@
 
 #include <array>
 #include <cstdint>
-#include <map>
 #include <optional>
-#include <string>
 #include <string_view>
 #include <type_traits>
-#include <vector>
 
 #include <kubex/core/box.hpp>
+#include <kubex/core/map.hpp>
 #include <kubex/core/raw_json.hpp>
 #include <kubex/core/resource.hpp>
+#include <kubex/core/string.hpp>
 #include <kubex/core/string_enum.hpp>
+#include <kubex/core/vector.hpp>
 #include <kubex/k8s/v1_34/core/v1.hpp>
 #include <kubex/k8s/v1_34/meta/v1.hpp>
 
@@ -92,21 +92,21 @@ struct EndpointSliceAddressType : ::kubex::StringEnum<EndpointSliceAddressType> 
 /// Endpoint represents a single logical "backend" implementing a service.
 struct Endpoint {
   /// addresses of this endpoint.
-  std::vector<std::string> addresses{};
+  ::kubex::Vector<::kubex::String> addresses{};
   /// conditions contains information about the current status of the endpoint.
   ::kubex::Box<::kubex::k8s::v1_34::discovery::v1::EndpointConditions> conditions{};
   /// deprecatedTopology contains topology information part of the v1beta1 API.
-  std::map<std::string, std::string> deprecated_topology{};
+  ::kubex::Map<::kubex::String, ::kubex::String> deprecated_topology{};
   /// hints contains information associated with how an endpoint should be consumed.
   ::kubex::Box<::kubex::k8s::v1_34::discovery::v1::EndpointHints> hints{};
   /// hostname of this endpoint.
-  std::optional<std::string> hostname{};
+  std::optional<::kubex::String> hostname{};
   /// nodeName represents the name of the Node hosting this endpoint.
-  std::optional<std::string> node_name{};
+  std::optional<::kubex::String> node_name{};
   /// targetRef is a reference to a Kubernetes object that represents this endpoint.
   ::kubex::Box<::kubex::k8s::v1_34::core::v1::ObjectReference> target_ref{};
   /// zone is the name of the Zone this endpoint exists in.
-  std::optional<std::string> zone{};
+  std::optional<::kubex::String> zone{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -134,7 +134,7 @@ struct EndpointConditions {
 /// ForNode provides information about which nodes should consume this endpoint.
 struct ForNode {
   /// name represents the name of the node.
-  std::string name{};
+  ::kubex::String name{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -145,7 +145,7 @@ struct ForNode {
 /// ForZone provides information about which zones should consume this endpoint.
 struct ForZone {
   /// name represents the name of the zone.
-  std::string name{};
+  ::kubex::String name{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -157,10 +157,10 @@ struct ForZone {
 struct EndpointHints {
   /// forNodes indicates the node(s) this endpoint should be consumed by when using topology
   /// aware routing.
-  std::vector<::kubex::k8s::v1_34::discovery::v1::ForNode> for_nodes{};
+  ::kubex::Vector<::kubex::k8s::v1_34::discovery::v1::ForNode> for_nodes{};
   /// forZones indicates the zone(s) this endpoint should be consumed by when using topology
   /// aware routing.
-  std::vector<::kubex::k8s::v1_34::discovery::v1::ForZone> for_zones{};
+  ::kubex::Vector<::kubex::k8s::v1_34::discovery::v1::ForZone> for_zones{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -171,9 +171,9 @@ struct EndpointHints {
 /// EndpointPort represents a Port used by an EndpointSlice
 struct EndpointPort {
   /// The application protocol for this port.
-  std::optional<std::string> app_protocol{};
+  std::optional<::kubex::String> app_protocol{};
   /// name represents the name of this port.
-  std::optional<std::string> name{};
+  std::optional<::kubex::String> name{};
   /// port represents the port number of the endpoint.
   std::optional<std::int32_t> port{};
   /// protocol represents the IP protocol for this port.
@@ -188,17 +188,17 @@ struct EndpointPort {
 /// EndpointSlice represents a set of service endpoints.
 struct EndpointSlice {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"discovery.k8s.io/v1"};
+  ::kubex::String api_version{"discovery.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"EndpointSlice"};
+  ::kubex::String kind{"EndpointSlice"};
   /// Standard object's metadata.
   ::kubex::k8s::v1_34::meta::v1::ObjectMeta metadata{};
   /// addressType specifies the type of address carried by this EndpointSlice.
   EndpointSliceAddressType address_type{};
   /// endpoints is a list of unique endpoints in this slice.
-  std::vector<::kubex::k8s::v1_34::discovery::v1::Endpoint> endpoints{};
+  ::kubex::Vector<::kubex::k8s::v1_34::discovery::v1::Endpoint> endpoints{};
   /// ports specifies the list of network ports exposed by each endpoint in this slice.
-  std::vector<::kubex::k8s::v1_34::discovery::v1::EndpointPort> ports{};
+  ::kubex::Vector<::kubex::k8s::v1_34::discovery::v1::EndpointPort> ports{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -209,13 +209,13 @@ struct EndpointSlice {
 /// EndpointSliceList represents a list of endpoint slices
 struct EndpointSliceList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"discovery.k8s.io/v1"};
+  ::kubex::String api_version{"discovery.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"EndpointSliceList"};
+  ::kubex::String kind{"EndpointSliceList"};
   /// Standard list metadata.
   ::kubex::k8s::v1_34::meta::v1::ListMeta metadata{};
   /// items is the list of endpoint slices
-  std::vector<::kubex::k8s::v1_34::discovery::v1::EndpointSlice> items{};
+  ::kubex::Vector<::kubex::k8s::v1_34::discovery::v1::EndpointSlice> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 

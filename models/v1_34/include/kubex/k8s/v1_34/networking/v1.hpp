@@ -3,17 +3,17 @@
 
 #include <array>
 #include <cstdint>
-#include <map>
 #include <optional>
-#include <string>
 #include <string_view>
 #include <type_traits>
-#include <vector>
 
 #include <kubex/core/box.hpp>
+#include <kubex/core/map.hpp>
 #include <kubex/core/raw_json.hpp>
 #include <kubex/core/resource.hpp>
+#include <kubex/core/string.hpp>
 #include <kubex/core/string_enum.hpp>
+#include <kubex/core/vector.hpp>
 #include <kubex/core/int_or_string.hpp>
 #include <kubex/k8s/v1_34/core/v1.hpp>
 #include <kubex/k8s/v1_34/meta/v1.hpp>
@@ -237,7 +237,7 @@ struct HTTPIngressPath {
   /// backend defines the referenced service endpoint to which the traffic will be forwarded to.
   ::kubex::k8s::v1_34::networking::v1::IngressBackend backend{};
   /// path is matched against the path of an incoming request.
-  std::optional<std::string> path{};
+  std::optional<::kubex::String> path{};
   /// pathType determines the interpretation of the path matching.
   HTTPIngressPathPathType path_type{};
   /// Fields the server sent that this version does not know; written back on encode.
@@ -250,7 +250,7 @@ struct HTTPIngressPath {
 /// HTTPIngressRuleValue is a list of http selectors pointing to backends.
 struct HTTPIngressRuleValue {
   /// paths is a collection of paths that map requests to backends.
-  std::vector<::kubex::k8s::v1_34::networking::v1::HTTPIngressPath> paths{};
+  ::kubex::Vector<::kubex::k8s::v1_34::networking::v1::HTTPIngressPath> paths{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -261,9 +261,9 @@ struct HTTPIngressRuleValue {
 /// IPAddress represents a single IP of a single IP Family.
 struct IPAddress {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"networking.k8s.io/v1"};
+  ::kubex::String api_version{"networking.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"IPAddress"};
+  ::kubex::String kind{"IPAddress"};
   /// Standard object's metadata.
   ::kubex::k8s::v1_34::meta::v1::ObjectMeta metadata{};
   /// spec is the desired state of the IPAddress.
@@ -278,13 +278,13 @@ struct IPAddress {
 /// IPAddressList contains a list of IPAddress.
 struct IPAddressList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"networking.k8s.io/v1"};
+  ::kubex::String api_version{"networking.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"IPAddressList"};
+  ::kubex::String kind{"IPAddressList"};
   /// Standard object's metadata.
   ::kubex::k8s::v1_34::meta::v1::ListMeta metadata{};
   /// items is the list of IPAddresses.
-  std::vector<::kubex::k8s::v1_34::networking::v1::IPAddress> items{};
+  ::kubex::Vector<::kubex::k8s::v1_34::networking::v1::IPAddress> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -295,13 +295,13 @@ struct IPAddressList {
 /// ParentReference describes a reference to a parent object.
 struct ParentReference {
   /// Group is the group of the object being referenced.
-  std::optional<std::string> group{};
+  std::optional<::kubex::String> group{};
   /// Name is the name of the object being referenced.
-  std::string name{};
+  ::kubex::String name{};
   /// Namespace is the namespace of the object being referenced.
-  std::optional<std::string> namespace_{};
+  std::optional<::kubex::String> namespace_{};
   /// Resource is the resource of the object being referenced.
-  std::string resource{};
+  ::kubex::String resource{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -324,11 +324,11 @@ struct IPAddressSpec {
 struct IPBlock {
   /// cidr is a string representing the IPBlock Valid examples are "192.168.1.0/24" or
   /// "2001:db8::/64"
-  std::string cidr{};
+  ::kubex::String cidr{};
   /// except is a slice of CIDRs that should not be included within an IPBlock Valid examples
   /// are "192.168.1.0/24" or "2001:db8::/64" Except values will be rejected if they are outside
   /// the cidr range
-  std::vector<std::string> except{};
+  ::kubex::Vector<::kubex::String> except{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -340,9 +340,9 @@ struct IPBlock {
 /// defined by a backend.
 struct Ingress {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"networking.k8s.io/v1"};
+  ::kubex::String api_version{"networking.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"Ingress"};
+  ::kubex::String kind{"Ingress"};
   /// Standard object's metadata.
   ::kubex::k8s::v1_34::meta::v1::ObjectMeta metadata{};
   /// spec is the desired state of the Ingress.
@@ -359,9 +359,9 @@ struct Ingress {
 /// IngressClass represents the class of the Ingress, referenced by the Ingress Spec.
 struct IngressClass {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"networking.k8s.io/v1"};
+  ::kubex::String api_version{"networking.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"IngressClass"};
+  ::kubex::String kind{"IngressClass"};
   /// Standard object's metadata.
   ::kubex::k8s::v1_34::meta::v1::ObjectMeta metadata{};
   /// spec is the desired state of the IngressClass.
@@ -376,13 +376,13 @@ struct IngressClass {
 /// IngressClassList is a collection of IngressClasses.
 struct IngressClassList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"networking.k8s.io/v1"};
+  ::kubex::String api_version{"networking.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"IngressClassList"};
+  ::kubex::String kind{"IngressClassList"};
   /// Standard list metadata.
   ::kubex::k8s::v1_34::meta::v1::ListMeta metadata{};
   /// items is the list of IngressClasses.
-  std::vector<::kubex::k8s::v1_34::networking::v1::IngressClass> items{};
+  ::kubex::Vector<::kubex::k8s::v1_34::networking::v1::IngressClass> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -393,15 +393,15 @@ struct IngressClassList {
 /// IngressClassParametersReference identifies an API object.
 struct IngressClassParametersReference {
   /// kind is the type of resource being referenced.
-  std::string kind{};
+  ::kubex::String kind{};
   /// apiGroup is the group for the resource being referenced.
-  std::optional<std::string> api_group{};
+  std::optional<::kubex::String> api_group{};
   /// name is the name of resource being referenced.
-  std::string name{};
+  ::kubex::String name{};
   /// namespace is the namespace of the resource being referenced.
-  std::optional<std::string> namespace_{};
+  std::optional<::kubex::String> namespace_{};
   /// scope represents if this refers to a cluster or namespace scoped resource.
-  std::optional<std::string> scope{};
+  std::optional<::kubex::String> scope{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -412,7 +412,7 @@ struct IngressClassParametersReference {
 /// IngressClassSpec provides information about the class of an Ingress.
 struct IngressClassSpec {
   /// controller refers to the name of the controller that should handle this class.
-  std::optional<std::string> controller{};
+  std::optional<::kubex::String> controller{};
   /// parameters is a link to a custom resource containing additional configuration for the
   /// controller.
   ::kubex::Box<::kubex::k8s::v1_34::networking::v1::IngressClassParametersReference> parameters{};
@@ -426,13 +426,13 @@ struct IngressClassSpec {
 /// IngressList is a collection of Ingress.
 struct IngressList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"networking.k8s.io/v1"};
+  ::kubex::String api_version{"networking.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"IngressList"};
+  ::kubex::String kind{"IngressList"};
   /// Standard object's metadata.
   ::kubex::k8s::v1_34::meta::v1::ListMeta metadata{};
   /// items is the list of Ingress.
-  std::vector<::kubex::k8s::v1_34::networking::v1::Ingress> items{};
+  ::kubex::Vector<::kubex::k8s::v1_34::networking::v1::Ingress> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -446,7 +446,7 @@ struct IngressPortStatus {
   /// with the following rules: - built-in error values shall be specified in this file and
   /// those shall use CamelCase names - cloud provider specific error values must have names
   /// that comply with the format...
-  std::optional<std::string> error{};
+  std::optional<::kubex::String> error{};
   /// port is the port number of the ingress port.
   std::int32_t port{};
   /// protocol is the protocol of the ingress port.
@@ -461,11 +461,11 @@ struct IngressPortStatus {
 /// IngressLoadBalancerIngress represents the status of a load-balancer ingress point.
 struct IngressLoadBalancerIngress {
   /// hostname is set for load-balancer ingress points that are DNS based.
-  std::optional<std::string> hostname{};
+  std::optional<::kubex::String> hostname{};
   /// ip is set for load-balancer ingress points that are IP based.
-  std::optional<std::string> ip{};
+  std::optional<::kubex::String> ip{};
   /// ports provides information about the ports exposed by this LoadBalancer.
-  std::vector<::kubex::k8s::v1_34::networking::v1::IngressPortStatus> ports{};
+  ::kubex::Vector<::kubex::k8s::v1_34::networking::v1::IngressPortStatus> ports{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -476,7 +476,7 @@ struct IngressLoadBalancerIngress {
 /// IngressLoadBalancerStatus represents the status of a load-balancer.
 struct IngressLoadBalancerStatus {
   /// ingress is a list containing ingress points for the load-balancer.
-  std::vector<::kubex::k8s::v1_34::networking::v1::IngressLoadBalancerIngress> ingress{};
+  ::kubex::Vector<::kubex::k8s::v1_34::networking::v1::IngressLoadBalancerIngress> ingress{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -488,7 +488,7 @@ struct IngressLoadBalancerStatus {
 /// backend services.
 struct IngressRule {
   /// host is the fully qualified domain name of a network host, as defined by RFC 3986.
-  std::optional<std::string> host{};
+  std::optional<::kubex::String> host{};
   ::kubex::Box<::kubex::k8s::v1_34::networking::v1::HTTPIngressRuleValue> http{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
@@ -500,7 +500,7 @@ struct IngressRule {
 /// IngressServiceBackend references a Kubernetes Service as a Backend.
 struct IngressServiceBackend {
   /// name is the referenced service.
-  std::string name{};
+  ::kubex::String name{};
   /// port of the referenced service.
   ::kubex::Box<::kubex::k8s::v1_34::networking::v1::ServiceBackendPort> port{};
   /// Fields the server sent that this version does not know; written back on encode.
@@ -513,9 +513,9 @@ struct IngressServiceBackend {
 /// IngressTLS describes the transport layer security associated with an ingress.
 struct IngressTLS {
   /// hosts is a list of hosts included in the TLS certificate.
-  std::vector<std::string> hosts{};
+  ::kubex::Vector<::kubex::String> hosts{};
   /// secretName is the name of the secret used to terminate TLS traffic on port 443.
-  std::optional<std::string> secret_name{};
+  std::optional<::kubex::String> secret_name{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -528,11 +528,11 @@ struct IngressSpec {
   /// defaultBackend is the backend that should handle requests that don't match any rule.
   ::kubex::Box<::kubex::k8s::v1_34::networking::v1::IngressBackend> default_backend{};
   /// ingressClassName is the name of an IngressClass cluster resource.
-  std::optional<std::string> ingress_class_name{};
+  std::optional<::kubex::String> ingress_class_name{};
   /// rules is a list of host rules used to configure the Ingress.
-  std::vector<::kubex::k8s::v1_34::networking::v1::IngressRule> rules{};
+  ::kubex::Vector<::kubex::k8s::v1_34::networking::v1::IngressRule> rules{};
   /// tls represents the TLS configuration.
-  std::vector<::kubex::k8s::v1_34::networking::v1::IngressTLS> tls{};
+  ::kubex::Vector<::kubex::k8s::v1_34::networking::v1::IngressTLS> tls{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -554,9 +554,9 @@ struct IngressStatus {
 /// NetworkPolicy describes what network traffic is allowed for a set of Pods
 struct NetworkPolicy {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"networking.k8s.io/v1"};
+  ::kubex::String api_version{"networking.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"NetworkPolicy"};
+  ::kubex::String kind{"NetworkPolicy"};
   /// Standard object's metadata.
   ::kubex::k8s::v1_34::meta::v1::ObjectMeta metadata{};
   /// spec represents the specification of the desired behavior for this NetworkPolicy.
@@ -603,9 +603,9 @@ struct NetworkPolicyPort {
 /// matched by a NetworkPolicySpec's podSelector.
 struct NetworkPolicyEgressRule {
   /// ports is a list of destination ports for outgoing traffic.
-  std::vector<::kubex::k8s::v1_34::networking::v1::NetworkPolicyPort> ports{};
+  ::kubex::Vector<::kubex::k8s::v1_34::networking::v1::NetworkPolicyPort> ports{};
   /// to is a list of destinations for outgoing traffic of pods selected for this rule.
-  std::vector<::kubex::k8s::v1_34::networking::v1::NetworkPolicyPeer> to{};
+  ::kubex::Vector<::kubex::k8s::v1_34::networking::v1::NetworkPolicyPeer> to{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -617,10 +617,10 @@ struct NetworkPolicyEgressRule {
 /// matched by a NetworkPolicySpec's podSelector.
 struct NetworkPolicyIngressRule {
   /// from is a list of sources which should be able to access the pods selected for this rule.
-  std::vector<::kubex::k8s::v1_34::networking::v1::NetworkPolicyPeer> from{};
+  ::kubex::Vector<::kubex::k8s::v1_34::networking::v1::NetworkPolicyPeer> from{};
   /// ports is a list of ports which should be made accessible on the pods selected for this
   /// rule.
-  std::vector<::kubex::k8s::v1_34::networking::v1::NetworkPolicyPort> ports{};
+  ::kubex::Vector<::kubex::k8s::v1_34::networking::v1::NetworkPolicyPort> ports{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -631,13 +631,13 @@ struct NetworkPolicyIngressRule {
 /// NetworkPolicyList is a list of NetworkPolicy objects.
 struct NetworkPolicyList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"networking.k8s.io/v1"};
+  ::kubex::String api_version{"networking.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"NetworkPolicyList"};
+  ::kubex::String kind{"NetworkPolicyList"};
   /// Standard list metadata.
   ::kubex::k8s::v1_34::meta::v1::ListMeta metadata{};
   /// items is a list of schema objects.
-  std::vector<::kubex::k8s::v1_34::networking::v1::NetworkPolicy> items{};
+  ::kubex::Vector<::kubex::k8s::v1_34::networking::v1::NetworkPolicy> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -648,13 +648,13 @@ struct NetworkPolicyList {
 /// NetworkPolicySpec provides the specification of a NetworkPolicy
 struct NetworkPolicySpec {
   /// egress is a list of egress rules to be applied to the selected pods.
-  std::vector<::kubex::k8s::v1_34::networking::v1::NetworkPolicyEgressRule> egress{};
+  ::kubex::Vector<::kubex::k8s::v1_34::networking::v1::NetworkPolicyEgressRule> egress{};
   /// ingress is a list of ingress rules to be applied to the selected pods.
-  std::vector<::kubex::k8s::v1_34::networking::v1::NetworkPolicyIngressRule> ingress{};
+  ::kubex::Vector<::kubex::k8s::v1_34::networking::v1::NetworkPolicyIngressRule> ingress{};
   /// podSelector selects the pods to which this NetworkPolicy object applies.
   ::kubex::Box<::kubex::k8s::v1_34::meta::v1::LabelSelector> pod_selector{};
   /// policyTypes is a list of rule types that the NetworkPolicy relates to.
-  std::vector<NetworkPolicySpecPolicyTypesItem> policy_types{};
+  ::kubex::Vector<NetworkPolicySpecPolicyTypesItem> policy_types{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -665,7 +665,7 @@ struct NetworkPolicySpec {
 /// ServiceBackendPort is the service port being referenced.
 struct ServiceBackendPort {
   /// name is the name of the port on the Service.
-  std::optional<std::string> name{};
+  std::optional<::kubex::String> name{};
   /// number is the numerical port number (e.g.
   std::optional<std::int32_t> number{};
   /// Fields the server sent that this version does not know; written back on encode.
@@ -678,9 +678,9 @@ struct ServiceBackendPort {
 /// ServiceCIDR defines a range of IP addresses using CIDR format (e.g.
 struct ServiceCIDR {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"networking.k8s.io/v1"};
+  ::kubex::String api_version{"networking.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"ServiceCIDR"};
+  ::kubex::String kind{"ServiceCIDR"};
   /// Standard object's metadata.
   ::kubex::k8s::v1_34::meta::v1::ObjectMeta metadata{};
   /// spec is the desired state of the ServiceCIDR.
@@ -697,13 +697,13 @@ struct ServiceCIDR {
 /// ServiceCIDRList contains a list of ServiceCIDR objects.
 struct ServiceCIDRList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"networking.k8s.io/v1"};
+  ::kubex::String api_version{"networking.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"ServiceCIDRList"};
+  ::kubex::String kind{"ServiceCIDRList"};
   /// Standard object's metadata.
   ::kubex::k8s::v1_34::meta::v1::ListMeta metadata{};
   /// items is the list of ServiceCIDRs.
-  std::vector<::kubex::k8s::v1_34::networking::v1::ServiceCIDR> items{};
+  ::kubex::Vector<::kubex::k8s::v1_34::networking::v1::ServiceCIDR> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -715,7 +715,7 @@ struct ServiceCIDRList {
 /// Services.
 struct ServiceCIDRSpec {
   /// CIDRs defines the IP blocks in CIDR notation (e.g.
-  std::vector<std::string> cidrs{};
+  ::kubex::Vector<::kubex::String> cidrs{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -726,7 +726,7 @@ struct ServiceCIDRSpec {
 /// ServiceCIDRStatus describes the current state of the ServiceCIDR.
 struct ServiceCIDRStatus {
   /// conditions holds an array of metav1.Condition that describe the state of the ServiceCIDR.
-  std::vector<::kubex::k8s::v1_34::meta::v1::Condition> conditions{};
+  ::kubex::Vector<::kubex::k8s::v1_34::meta::v1::Condition> conditions{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 

@@ -3,17 +3,17 @@
 
 #include <array>
 #include <cstdint>
-#include <map>
 #include <optional>
-#include <string>
 #include <string_view>
 #include <type_traits>
-#include <vector>
 
 #include <kubex/core/box.hpp>
+#include <kubex/core/map.hpp>
 #include <kubex/core/raw_json.hpp>
 #include <kubex/core/resource.hpp>
+#include <kubex/core/string.hpp>
 #include <kubex/core/string_enum.hpp>
+#include <kubex/core/vector.hpp>
 #include <kubex/k8s/v1_34/meta/v1.hpp>
 
 namespace kubex::json {
@@ -65,9 +65,9 @@ void kubex_box_delete(ServiceCIDRStatus* p) noexcept;
 /// IPAddress represents a single IP of a single IP Family.
 struct IPAddress {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"networking.k8s.io/v1beta1"};
+  ::kubex::String api_version{"networking.k8s.io/v1beta1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"IPAddress"};
+  ::kubex::String kind{"IPAddress"};
   /// Standard object's metadata.
   ::kubex::k8s::v1_34::meta::v1::ObjectMeta metadata{};
   /// spec is the desired state of the IPAddress.
@@ -82,13 +82,13 @@ struct IPAddress {
 /// IPAddressList contains a list of IPAddress.
 struct IPAddressList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"networking.k8s.io/v1beta1"};
+  ::kubex::String api_version{"networking.k8s.io/v1beta1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"IPAddressList"};
+  ::kubex::String kind{"IPAddressList"};
   /// Standard object's metadata.
   ::kubex::k8s::v1_34::meta::v1::ListMeta metadata{};
   /// items is the list of IPAddresses.
-  std::vector<::kubex::k8s::v1_34::networking::v1beta1::IPAddress> items{};
+  ::kubex::Vector<::kubex::k8s::v1_34::networking::v1beta1::IPAddress> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -99,13 +99,13 @@ struct IPAddressList {
 /// ParentReference describes a reference to a parent object.
 struct ParentReference {
   /// Group is the group of the object being referenced.
-  std::optional<std::string> group{};
+  std::optional<::kubex::String> group{};
   /// Name is the name of the object being referenced.
-  std::string name{};
+  ::kubex::String name{};
   /// Namespace is the namespace of the object being referenced.
-  std::optional<std::string> namespace_{};
+  std::optional<::kubex::String> namespace_{};
   /// Resource is the resource of the object being referenced.
-  std::string resource{};
+  ::kubex::String resource{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -127,9 +127,9 @@ struct IPAddressSpec {
 /// ServiceCIDR defines a range of IP addresses using CIDR format (e.g.
 struct ServiceCIDR {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"networking.k8s.io/v1beta1"};
+  ::kubex::String api_version{"networking.k8s.io/v1beta1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"ServiceCIDR"};
+  ::kubex::String kind{"ServiceCIDR"};
   /// Standard object's metadata.
   ::kubex::k8s::v1_34::meta::v1::ObjectMeta metadata{};
   /// spec is the desired state of the ServiceCIDR.
@@ -146,13 +146,13 @@ struct ServiceCIDR {
 /// ServiceCIDRList contains a list of ServiceCIDR objects.
 struct ServiceCIDRList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"networking.k8s.io/v1beta1"};
+  ::kubex::String api_version{"networking.k8s.io/v1beta1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"ServiceCIDRList"};
+  ::kubex::String kind{"ServiceCIDRList"};
   /// Standard object's metadata.
   ::kubex::k8s::v1_34::meta::v1::ListMeta metadata{};
   /// items is the list of ServiceCIDRs.
-  std::vector<::kubex::k8s::v1_34::networking::v1beta1::ServiceCIDR> items{};
+  ::kubex::Vector<::kubex::k8s::v1_34::networking::v1beta1::ServiceCIDR> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -164,7 +164,7 @@ struct ServiceCIDRList {
 /// Services.
 struct ServiceCIDRSpec {
   /// CIDRs defines the IP blocks in CIDR notation (e.g.
-  std::vector<std::string> cidrs{};
+  ::kubex::Vector<::kubex::String> cidrs{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -175,7 +175,7 @@ struct ServiceCIDRSpec {
 /// ServiceCIDRStatus describes the current state of the ServiceCIDR.
 struct ServiceCIDRStatus {
   /// conditions holds an array of metav1.Condition that describe the state of the ServiceCIDR.
-  std::vector<::kubex::k8s::v1_34::meta::v1::Condition> conditions{};
+  ::kubex::Vector<::kubex::k8s::v1_34::meta::v1::Condition> conditions{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 

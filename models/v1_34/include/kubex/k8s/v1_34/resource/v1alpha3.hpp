@@ -3,17 +3,17 @@
 
 #include <array>
 #include <cstdint>
-#include <map>
 #include <optional>
-#include <string>
 #include <string_view>
 #include <type_traits>
-#include <vector>
 
 #include <kubex/core/box.hpp>
+#include <kubex/core/map.hpp>
 #include <kubex/core/raw_json.hpp>
 #include <kubex/core/resource.hpp>
+#include <kubex/core/string.hpp>
 #include <kubex/core/string_enum.hpp>
+#include <kubex/core/vector.hpp>
 #include <kubex/core/time.hpp>
 #include <kubex/k8s/v1_34/meta/v1.hpp>
 
@@ -74,7 +74,7 @@ struct DeviceTaintEffect : ::kubex::StringEnum<DeviceTaintEffect> {
 /// CELDeviceSelector contains a CEL expression for selecting a device.
 struct CELDeviceSelector {
   /// Expression is a CEL expression which evaluates a single device.
-  std::string expression{};
+  ::kubex::String expression{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -100,11 +100,11 @@ struct DeviceTaint {
   /// on the pods using them.
   DeviceTaintEffect effect{};
   /// The taint key to be applied to a device.
-  std::string key{};
+  ::kubex::String key{};
   /// TimeAdded represents the time at which the taint was added.
   std::optional<::kubex::Time> time_added{};
   /// The taint value corresponding to the taint key.
-  std::optional<std::string> value{};
+  std::optional<::kubex::String> value{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -128,9 +128,9 @@ struct DeviceTaintRuleSpec {
 /// DeviceTaintRule adds one taint to all devices which match the selector.
 struct DeviceTaintRule {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"resource.k8s.io/v1alpha3"};
+  ::kubex::String api_version{"resource.k8s.io/v1alpha3"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"DeviceTaintRule"};
+  ::kubex::String kind{"DeviceTaintRule"};
   /// Standard object metadata
   ::kubex::k8s::v1_34::meta::v1::ObjectMeta metadata{};
   /// Spec specifies the selector and one taint.
@@ -145,13 +145,13 @@ struct DeviceTaintRule {
 /// DeviceTaintRuleList is a collection of DeviceTaintRules.
 struct DeviceTaintRuleList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"resource.k8s.io/v1alpha3"};
+  ::kubex::String api_version{"resource.k8s.io/v1alpha3"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"DeviceTaintRuleList"};
+  ::kubex::String kind{"DeviceTaintRuleList"};
   /// Standard list metadata
   ::kubex::k8s::v1_34::meta::v1::ListMeta metadata{};
   /// Items is the list of DeviceTaintRules.
-  std::vector<::kubex::k8s::v1_34::resource::v1alpha3::DeviceTaintRule> items{};
+  ::kubex::Vector<::kubex::k8s::v1_34::resource::v1alpha3::DeviceTaintRule> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -162,16 +162,16 @@ struct DeviceTaintRuleList {
 /// DeviceTaintSelector defines which device(s) a DeviceTaintRule applies to.
 struct DeviceTaintSelector {
   /// If device is set, only devices with that name are selected.
-  std::optional<std::string> device{};
+  std::optional<::kubex::String> device{};
   /// If DeviceClassName is set, the selectors defined there must be satisfied by a device to be
   /// selected.
-  std::optional<std::string> device_class_name{};
+  std::optional<::kubex::String> device_class_name{};
   /// If driver is set, only devices from that driver are selected.
-  std::optional<std::string> driver{};
+  std::optional<::kubex::String> driver{};
   /// If pool is set, only devices in that pool are selected.
-  std::optional<std::string> pool{};
+  std::optional<::kubex::String> pool{};
   /// Selectors contains the same selection criteria as a ResourceClaim.
-  std::vector<::kubex::k8s::v1_34::resource::v1alpha3::DeviceSelector> selectors{};
+  ::kubex::Vector<::kubex::k8s::v1_34::resource::v1alpha3::DeviceSelector> selectors{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 

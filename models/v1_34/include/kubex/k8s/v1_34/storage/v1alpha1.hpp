@@ -3,17 +3,17 @@
 
 #include <array>
 #include <cstdint>
-#include <map>
 #include <optional>
-#include <string>
 #include <string_view>
 #include <type_traits>
-#include <vector>
 
 #include <kubex/core/box.hpp>
+#include <kubex/core/map.hpp>
 #include <kubex/core/raw_json.hpp>
 #include <kubex/core/resource.hpp>
+#include <kubex/core/string.hpp>
 #include <kubex/core/string_enum.hpp>
+#include <kubex/core/vector.hpp>
 #include <kubex/k8s/v1_34/meta/v1.hpp>
 
 namespace kubex::json {
@@ -42,15 +42,15 @@ void kubex_box_delete(VolumeAttributesClassList* p) noexcept;
 /// CSI driver.
 struct VolumeAttributesClass {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"storage.k8s.io/v1alpha1"};
+  ::kubex::String api_version{"storage.k8s.io/v1alpha1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"VolumeAttributesClass"};
+  ::kubex::String kind{"VolumeAttributesClass"};
   /// Standard object's metadata.
   ::kubex::k8s::v1_34::meta::v1::ObjectMeta metadata{};
   /// Name of the CSI driver This field is immutable.
-  std::string driver_name{};
+  ::kubex::String driver_name{};
   /// parameters hold volume attributes defined by the CSI driver.
-  std::map<std::string, std::string> parameters{};
+  ::kubex::Map<::kubex::String, ::kubex::String> parameters{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -61,14 +61,14 @@ struct VolumeAttributesClass {
 /// VolumeAttributesClassList is a collection of VolumeAttributesClass objects.
 struct VolumeAttributesClassList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"storage.k8s.io/v1alpha1"};
+  ::kubex::String api_version{"storage.k8s.io/v1alpha1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"VolumeAttributesClassList"};
+  ::kubex::String kind{"VolumeAttributesClassList"};
   /// Standard list metadata More info: https://git.k8s.io/community/contributors/devel/sig-
   /// architecture/api-conventions.md#metadata
   ::kubex::k8s::v1_34::meta::v1::ListMeta metadata{};
   /// items is the list of VolumeAttributesClass objects.
-  std::vector<::kubex::k8s::v1_34::storage::v1alpha1::VolumeAttributesClass> items{};
+  ::kubex::Vector<::kubex::k8s::v1_34::storage::v1alpha1::VolumeAttributesClass> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 

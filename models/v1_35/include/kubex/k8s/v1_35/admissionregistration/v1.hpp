@@ -3,17 +3,17 @@
 
 #include <array>
 #include <cstdint>
-#include <map>
 #include <optional>
-#include <string>
 #include <string_view>
 #include <type_traits>
-#include <vector>
 
 #include <kubex/core/box.hpp>
+#include <kubex/core/map.hpp>
 #include <kubex/core/raw_json.hpp>
 #include <kubex/core/resource.hpp>
+#include <kubex/core/string.hpp>
 #include <kubex/core/string_enum.hpp>
+#include <kubex/core/vector.hpp>
 #include <kubex/core/bytes.hpp>
 #include <kubex/k8s/v1_35/meta/v1.hpp>
 
@@ -321,10 +321,10 @@ struct ValidatingWebhookSideEffects : ::kubex::StringEnum<ValidatingWebhookSideE
 /// AuditAnnotation describes how to produce an audit annotation for an API request.
 struct AuditAnnotation {
   /// key specifies the audit annotation key.
-  std::string key{};
+  ::kubex::String key{};
   /// valueExpression represents the expression which is evaluated by CEL to produce an audit
   /// annotation value.
-  std::string value_expression{};
+  ::kubex::String value_expression{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -335,9 +335,9 @@ struct AuditAnnotation {
 /// ExpressionWarning is a warning information that targets a specific expression.
 struct ExpressionWarning {
   /// The path to the field that refers the expression.
-  std::string field_ref{};
+  ::kubex::String field_ref{};
   /// The content of type checking information in a human-readable form.
-  std::string warning{};
+  ::kubex::String warning{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -349,10 +349,10 @@ struct ExpressionWarning {
 /// webhook.
 struct MatchCondition {
   /// Expression represents the expression which will be evaluated by CEL.
-  std::string expression{};
+  ::kubex::String expression{};
   /// Name is an identifier for this match condition, used for strategic merging of
   /// MatchConditions, as well as providing an identifier for logging purposes.
-  std::string name{};
+  ::kubex::String name{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -363,17 +363,17 @@ struct MatchCondition {
 /// NamedRuleWithOperations is a tuple of Operations and Resources with ResourceNames.
 struct NamedRuleWithOperations {
   /// APIGroups is the API groups the resources belong to.
-  std::vector<std::string> api_groups{};
+  ::kubex::Vector<::kubex::String> api_groups{};
   /// APIVersions is the API versions the resources belong to.
-  std::vector<std::string> api_versions{};
+  ::kubex::Vector<::kubex::String> api_versions{};
   /// Operations is the operations the admission hook cares about - CREATE, UPDATE, DELETE,
   /// CONNECT or * for all of those operations and any future admission operations that are
   /// added.
-  std::vector<NamedRuleWithOperationsOperationsItem> operations{};
+  ::kubex::Vector<NamedRuleWithOperationsOperationsItem> operations{};
   /// ResourceNames is an optional white list of names that the rule applies to.
-  std::vector<std::string> resource_names{};
+  ::kubex::Vector<::kubex::String> resource_names{};
   /// Resources is a list of resources this rule applies to.
-  std::vector<std::string> resources{};
+  ::kubex::Vector<::kubex::String> resources{};
   /// scope specifies the scope of this rule.
   std::optional<NamedRuleWithOperationsScope> scope{};
   /// Fields the server sent that this version does not know; written back on encode.
@@ -388,7 +388,7 @@ struct NamedRuleWithOperations {
 struct MatchResources {
   /// ExcludeResourceRules describes what operations on what resources/subresources the
   /// ValidatingAdmissionPolicy should not care about.
-  std::vector<::kubex::k8s::v1_35::admissionregistration::v1::NamedRuleWithOperations> exclude_resource_rules{};
+  ::kubex::Vector<::kubex::k8s::v1_35::admissionregistration::v1::NamedRuleWithOperations> exclude_resource_rules{};
   /// matchPolicy defines how the "MatchResources" list is used to match incoming requests.
   std::optional<MatchResourcesMatchPolicy> match_policy{};
   /// NamespaceSelector decides whether to run the admission control policy on an object based
@@ -399,7 +399,7 @@ struct MatchResources {
   ::kubex::Box<::kubex::k8s::v1_35::meta::v1::LabelSelector> object_selector{};
   /// ResourceRules describes what operations on what resources/subresources the
   /// ValidatingAdmissionPolicy matches.
-  std::vector<::kubex::k8s::v1_35::admissionregistration::v1::NamedRuleWithOperations> resource_rules{};
+  ::kubex::Vector<::kubex::k8s::v1_35::admissionregistration::v1::NamedRuleWithOperations> resource_rules{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -415,7 +415,7 @@ struct WebhookClientConfig {
   /// `service` is a reference to the service for this webhook.
   ::kubex::Box<::kubex::k8s::v1_35::admissionregistration::v1::ServiceReference> service{};
   /// `url` gives the location of the webhook, in standard URL form (`scheme://host:port/path`).
-  std::optional<std::string> url{};
+  std::optional<::kubex::String> url{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -426,15 +426,15 @@ struct WebhookClientConfig {
 /// RuleWithOperations is a tuple of Operations and Resources.
 struct RuleWithOperations {
   /// APIGroups is the API groups the resources belong to.
-  std::vector<std::string> api_groups{};
+  ::kubex::Vector<::kubex::String> api_groups{};
   /// APIVersions is the API versions the resources belong to.
-  std::vector<std::string> api_versions{};
+  ::kubex::Vector<::kubex::String> api_versions{};
   /// Operations is the operations the admission hook cares about - CREATE, UPDATE, DELETE,
   /// CONNECT or * for all of those operations and any future admission operations that are
   /// added.
-  std::vector<RuleWithOperationsOperationsItem> operations{};
+  ::kubex::Vector<RuleWithOperationsOperationsItem> operations{};
   /// Resources is a list of resources this rule applies to.
-  std::vector<std::string> resources{};
+  ::kubex::Vector<::kubex::String> resources{};
   /// scope specifies the scope of this rule.
   std::optional<RuleWithOperationsScope> scope{};
   /// Fields the server sent that this version does not know; written back on encode.
@@ -449,7 +449,7 @@ struct RuleWithOperations {
 struct MutatingWebhook {
   /// AdmissionReviewVersions is an ordered list of preferred `AdmissionReview` versions the
   /// Webhook expects.
-  std::vector<std::string> admission_review_versions{};
+  ::kubex::Vector<::kubex::String> admission_review_versions{};
   /// ClientConfig defines how to communicate with the hook.
   ::kubex::k8s::v1_35::admissionregistration::v1::WebhookClientConfig client_config{};
   /// FailurePolicy defines how unrecognized errors from the admission endpoint are handled -
@@ -457,11 +457,11 @@ struct MutatingWebhook {
   std::optional<MutatingWebhookFailurePolicy> failure_policy{};
   /// MatchConditions is a list of conditions that must be met for a request to be sent to this
   /// webhook.
-  std::vector<::kubex::k8s::v1_35::admissionregistration::v1::MatchCondition> match_conditions{};
+  ::kubex::Vector<::kubex::k8s::v1_35::admissionregistration::v1::MatchCondition> match_conditions{};
   /// matchPolicy defines how the "rules" list is used to match incoming requests.
   std::optional<MutatingWebhookMatchPolicy> match_policy{};
   /// The name of the admission webhook.
-  std::string name{};
+  ::kubex::String name{};
   /// NamespaceSelector decides whether to run the webhook on an object based on whether the
   /// namespace for that object matches the selector.
   ::kubex::Box<::kubex::k8s::v1_35::meta::v1::LabelSelector> namespace_selector{};
@@ -472,7 +472,7 @@ struct MutatingWebhook {
   /// of a single admission evaluation.
   std::optional<MutatingWebhookReinvocationPolicy> reinvocation_policy{};
   /// Rules describes what operations on what resources/subresources the webhook cares about.
-  std::vector<::kubex::k8s::v1_35::admissionregistration::v1::RuleWithOperations> rules{};
+  ::kubex::Vector<::kubex::k8s::v1_35::admissionregistration::v1::RuleWithOperations> rules{};
   /// SideEffects states whether this webhook has side effects.
   MutatingWebhookSideEffects side_effects{};
   /// TimeoutSeconds specifies the timeout for this webhook.
@@ -488,14 +488,14 @@ struct MutatingWebhook {
 /// accept or reject and may change the object.
 struct MutatingWebhookConfiguration {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"admissionregistration.k8s.io/v1"};
+  ::kubex::String api_version{"admissionregistration.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"MutatingWebhookConfiguration"};
+  ::kubex::String kind{"MutatingWebhookConfiguration"};
   /// Standard object metadata; More info: https://git.k8s.io/community/contributors/devel/sig-
   /// architecture/api-conventions.md#metadata.
   ::kubex::k8s::v1_35::meta::v1::ObjectMeta metadata{};
   /// Webhooks is a list of webhooks and the affected resources and operations.
-  std::vector<::kubex::k8s::v1_35::admissionregistration::v1::MutatingWebhook> webhooks{};
+  ::kubex::Vector<::kubex::k8s::v1_35::admissionregistration::v1::MutatingWebhook> webhooks{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -506,13 +506,13 @@ struct MutatingWebhookConfiguration {
 /// MutatingWebhookConfigurationList is a list of MutatingWebhookConfiguration.
 struct MutatingWebhookConfigurationList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"admissionregistration.k8s.io/v1"};
+  ::kubex::String api_version{"admissionregistration.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"MutatingWebhookConfigurationList"};
+  ::kubex::String kind{"MutatingWebhookConfigurationList"};
   /// Standard list metadata.
   ::kubex::k8s::v1_35::meta::v1::ListMeta metadata{};
   /// List of MutatingWebhookConfiguration.
-  std::vector<::kubex::k8s::v1_35::admissionregistration::v1::MutatingWebhookConfiguration> items{};
+  ::kubex::Vector<::kubex::k8s::v1_35::admissionregistration::v1::MutatingWebhookConfiguration> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -523,9 +523,9 @@ struct MutatingWebhookConfigurationList {
 /// ParamKind is a tuple of Group Kind and Version.
 struct ParamKind {
   /// APIVersion is the API group version the resources belong to.
-  std::optional<std::string> api_version{};
+  std::optional<::kubex::String> api_version{};
   /// Kind is the API kind the resources belong to.
-  std::optional<std::string> kind{};
+  std::optional<::kubex::String> kind{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -537,12 +537,12 @@ struct ParamKind {
 /// applied by a policy binding.
 struct ParamRef {
   /// name is the name of the resource being referenced.
-  std::optional<std::string> name{};
+  std::optional<::kubex::String> name{};
   /// namespace is the namespace of the referenced resource.
-  std::optional<std::string> namespace_{};
+  std::optional<::kubex::String> namespace_{};
   /// `parameterNotFoundAction` controls the behavior of the binding when the resource exists,
   /// and name or selector is valid, but there are no parameters matched by the binding.
-  std::optional<std::string> parameter_not_found_action{};
+  std::optional<::kubex::String> parameter_not_found_action{};
   /// selector can be used to match multiple param objects based on their labels.
   ::kubex::Box<::kubex::k8s::v1_35::meta::v1::LabelSelector> selector{};
   /// Fields the server sent that this version does not know; written back on encode.
@@ -555,11 +555,11 @@ struct ParamRef {
 /// ServiceReference holds a reference to Service.legacy.k8s.io
 struct ServiceReference {
   /// `name` is the name of the service.
-  std::string name{};
+  ::kubex::String name{};
   /// `namespace` is the namespace of the service.
-  std::string namespace_{};
+  ::kubex::String namespace_{};
   /// `path` is an optional URL path which will be sent in any request to this service.
-  std::optional<std::string> path{};
+  std::optional<::kubex::String> path{};
   /// If specified, the port on the service that hosting webhook.
   std::optional<std::int32_t> port{};
   /// Fields the server sent that this version does not know; written back on encode.
@@ -573,7 +573,7 @@ struct ServiceReference {
 /// ValidatingAdmissionPolicy
 struct TypeChecking {
   /// The type checking warnings for each expression.
-  std::vector<::kubex::k8s::v1_35::admissionregistration::v1::ExpressionWarning> expression_warnings{};
+  ::kubex::Vector<::kubex::k8s::v1_35::admissionregistration::v1::ExpressionWarning> expression_warnings{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -585,9 +585,9 @@ struct TypeChecking {
 /// accepts or rejects an object without changing it.
 struct ValidatingAdmissionPolicy {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"admissionregistration.k8s.io/v1"};
+  ::kubex::String api_version{"admissionregistration.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"ValidatingAdmissionPolicy"};
+  ::kubex::String kind{"ValidatingAdmissionPolicy"};
   /// Standard object metadata; More info: https://git.k8s.io/community/contributors/devel/sig-
   /// architecture/api-conventions.md#metadata.
   ::kubex::k8s::v1_35::meta::v1::ObjectMeta metadata{};
@@ -607,9 +607,9 @@ struct ValidatingAdmissionPolicy {
 /// resources.
 struct ValidatingAdmissionPolicyBinding {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"admissionregistration.k8s.io/v1"};
+  ::kubex::String api_version{"admissionregistration.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"ValidatingAdmissionPolicyBinding"};
+  ::kubex::String kind{"ValidatingAdmissionPolicyBinding"};
   /// Standard object metadata; More info: https://git.k8s.io/community/contributors/devel/sig-
   /// architecture/api-conventions.md#metadata.
   ::kubex::k8s::v1_35::meta::v1::ObjectMeta metadata{};
@@ -625,13 +625,13 @@ struct ValidatingAdmissionPolicyBinding {
 /// ValidatingAdmissionPolicyBindingList is a list of ValidatingAdmissionPolicyBinding.
 struct ValidatingAdmissionPolicyBindingList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"admissionregistration.k8s.io/v1"};
+  ::kubex::String api_version{"admissionregistration.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"ValidatingAdmissionPolicyBindingList"};
+  ::kubex::String kind{"ValidatingAdmissionPolicyBindingList"};
   /// Standard list metadata.
   ::kubex::k8s::v1_35::meta::v1::ListMeta metadata{};
   /// List of PolicyBinding.
-  std::vector<::kubex::k8s::v1_35::admissionregistration::v1::ValidatingAdmissionPolicyBinding> items{};
+  ::kubex::Vector<::kubex::k8s::v1_35::admissionregistration::v1::ValidatingAdmissionPolicyBinding> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -648,10 +648,10 @@ struct ValidatingAdmissionPolicyBindingSpec {
   ::kubex::Box<::kubex::k8s::v1_35::admissionregistration::v1::ParamRef> param_ref{};
   /// PolicyName references a ValidatingAdmissionPolicy name which the
   /// ValidatingAdmissionPolicyBinding binds to.
-  std::optional<std::string> policy_name{};
+  std::optional<::kubex::String> policy_name{};
   /// validationActions declares how Validations of the referenced ValidatingAdmissionPolicy are
   /// enforced.
-  std::vector<ValidatingAdmissionPolicyBindingSpecValidationActionsItem> validation_actions{};
+  ::kubex::Vector<ValidatingAdmissionPolicyBindingSpecValidationActionsItem> validation_actions{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -662,13 +662,13 @@ struct ValidatingAdmissionPolicyBindingSpec {
 /// ValidatingAdmissionPolicyList is a list of ValidatingAdmissionPolicy.
 struct ValidatingAdmissionPolicyList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"admissionregistration.k8s.io/v1"};
+  ::kubex::String api_version{"admissionregistration.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"ValidatingAdmissionPolicyList"};
+  ::kubex::String kind{"ValidatingAdmissionPolicyList"};
   /// Standard list metadata.
   ::kubex::k8s::v1_35::meta::v1::ListMeta metadata{};
   /// List of ValidatingAdmissionPolicy.
-  std::vector<::kubex::k8s::v1_35::admissionregistration::v1::ValidatingAdmissionPolicy> items{};
+  ::kubex::Vector<::kubex::k8s::v1_35::admissionregistration::v1::ValidatingAdmissionPolicy> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -679,14 +679,14 @@ struct ValidatingAdmissionPolicyList {
 /// Validation specifies the CEL expression which is used to apply the validation.
 struct Validation {
   /// Expression represents the expression which will be evaluated by CEL.
-  std::string expression{};
+  ::kubex::String expression{};
   /// Message represents the message displayed when validation fails.
-  std::optional<std::string> message{};
+  std::optional<::kubex::String> message{};
   /// messageExpression declares a CEL expression that evaluates to the validation failure
   /// message that is returned when this rule fails.
-  std::optional<std::string> message_expression{};
+  std::optional<::kubex::String> message_expression{};
   /// Reason represents a machine-readable description of why this validation failed.
-  std::optional<std::string> reason{};
+  std::optional<::kubex::String> reason{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -697,9 +697,9 @@ struct Validation {
 /// Variable is the definition of a variable that is used for composition.
 struct Variable {
   /// Expression is the expression that will be evaluated as the value of the variable.
-  std::string expression{};
+  ::kubex::String expression{};
   /// Name is the name of the variable.
-  std::string name{};
+  ::kubex::String name{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -712,20 +712,20 @@ struct Variable {
 struct ValidatingAdmissionPolicySpec {
   /// auditAnnotations contains CEL expressions which are used to produce audit annotations for
   /// the audit event of the API request.
-  std::vector<::kubex::k8s::v1_35::admissionregistration::v1::AuditAnnotation> audit_annotations{};
+  ::kubex::Vector<::kubex::k8s::v1_35::admissionregistration::v1::AuditAnnotation> audit_annotations{};
   /// failurePolicy defines how to handle failures for the admission policy.
   std::optional<ValidatingAdmissionPolicySpecFailurePolicy> failure_policy{};
   /// MatchConditions is a list of conditions that must be met for a request to be validated.
-  std::vector<::kubex::k8s::v1_35::admissionregistration::v1::MatchCondition> match_conditions{};
+  ::kubex::Vector<::kubex::k8s::v1_35::admissionregistration::v1::MatchCondition> match_conditions{};
   /// MatchConstraints specifies what resources this policy is designed to validate.
   ::kubex::Box<::kubex::k8s::v1_35::admissionregistration::v1::MatchResources> match_constraints{};
   /// ParamKind specifies the kind of resources used to parameterize this policy.
   ::kubex::Box<::kubex::k8s::v1_35::admissionregistration::v1::ParamKind> param_kind{};
   /// Validations contain CEL expressions which is used to apply the validation.
-  std::vector<::kubex::k8s::v1_35::admissionregistration::v1::Validation> validations{};
+  ::kubex::Vector<::kubex::k8s::v1_35::admissionregistration::v1::Validation> validations{};
   /// Variables contain definitions of variables that can be used in composition of other
   /// expressions.
-  std::vector<::kubex::k8s::v1_35::admissionregistration::v1::Variable> variables{};
+  ::kubex::Vector<::kubex::k8s::v1_35::admissionregistration::v1::Variable> variables{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -736,7 +736,7 @@ struct ValidatingAdmissionPolicySpec {
 /// ValidatingAdmissionPolicyStatus represents the status of an admission validation policy.
 struct ValidatingAdmissionPolicyStatus {
   /// The conditions represent the latest available observations of a policy's current state.
-  std::vector<::kubex::k8s::v1_35::meta::v1::Condition> conditions{};
+  ::kubex::Vector<::kubex::k8s::v1_35::meta::v1::Condition> conditions{};
   /// The generation observed by the controller.
   std::optional<std::int64_t> observed_generation{};
   /// The results of type checking for each expression.
@@ -753,7 +753,7 @@ struct ValidatingAdmissionPolicyStatus {
 struct ValidatingWebhook {
   /// AdmissionReviewVersions is an ordered list of preferred `AdmissionReview` versions the
   /// Webhook expects.
-  std::vector<std::string> admission_review_versions{};
+  ::kubex::Vector<::kubex::String> admission_review_versions{};
   /// ClientConfig defines how to communicate with the hook.
   ::kubex::k8s::v1_35::admissionregistration::v1::WebhookClientConfig client_config{};
   /// FailurePolicy defines how unrecognized errors from the admission endpoint are handled -
@@ -761,11 +761,11 @@ struct ValidatingWebhook {
   std::optional<ValidatingWebhookFailurePolicy> failure_policy{};
   /// MatchConditions is a list of conditions that must be met for a request to be sent to this
   /// webhook.
-  std::vector<::kubex::k8s::v1_35::admissionregistration::v1::MatchCondition> match_conditions{};
+  ::kubex::Vector<::kubex::k8s::v1_35::admissionregistration::v1::MatchCondition> match_conditions{};
   /// matchPolicy defines how the "rules" list is used to match incoming requests.
   std::optional<ValidatingWebhookMatchPolicy> match_policy{};
   /// The name of the admission webhook.
-  std::string name{};
+  ::kubex::String name{};
   /// NamespaceSelector decides whether to run the webhook on an object based on whether the
   /// namespace for that object matches the selector.
   ::kubex::Box<::kubex::k8s::v1_35::meta::v1::LabelSelector> namespace_selector{};
@@ -773,7 +773,7 @@ struct ValidatingWebhook {
   /// labels.
   ::kubex::Box<::kubex::k8s::v1_35::meta::v1::LabelSelector> object_selector{};
   /// Rules describes what operations on what resources/subresources the webhook cares about.
-  std::vector<::kubex::k8s::v1_35::admissionregistration::v1::RuleWithOperations> rules{};
+  ::kubex::Vector<::kubex::k8s::v1_35::admissionregistration::v1::RuleWithOperations> rules{};
   /// SideEffects states whether this webhook has side effects.
   ValidatingWebhookSideEffects side_effects{};
   /// TimeoutSeconds specifies the timeout for this webhook.
@@ -789,14 +789,14 @@ struct ValidatingWebhook {
 /// accept or reject and object without changing it.
 struct ValidatingWebhookConfiguration {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"admissionregistration.k8s.io/v1"};
+  ::kubex::String api_version{"admissionregistration.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"ValidatingWebhookConfiguration"};
+  ::kubex::String kind{"ValidatingWebhookConfiguration"};
   /// Standard object metadata; More info: https://git.k8s.io/community/contributors/devel/sig-
   /// architecture/api-conventions.md#metadata.
   ::kubex::k8s::v1_35::meta::v1::ObjectMeta metadata{};
   /// Webhooks is a list of webhooks and the affected resources and operations.
-  std::vector<::kubex::k8s::v1_35::admissionregistration::v1::ValidatingWebhook> webhooks{};
+  ::kubex::Vector<::kubex::k8s::v1_35::admissionregistration::v1::ValidatingWebhook> webhooks{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -807,13 +807,13 @@ struct ValidatingWebhookConfiguration {
 /// ValidatingWebhookConfigurationList is a list of ValidatingWebhookConfiguration.
 struct ValidatingWebhookConfigurationList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"admissionregistration.k8s.io/v1"};
+  ::kubex::String api_version{"admissionregistration.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"ValidatingWebhookConfigurationList"};
+  ::kubex::String kind{"ValidatingWebhookConfigurationList"};
   /// Standard list metadata.
   ::kubex::k8s::v1_35::meta::v1::ListMeta metadata{};
   /// List of ValidatingWebhookConfiguration.
-  std::vector<::kubex::k8s::v1_35::admissionregistration::v1::ValidatingWebhookConfiguration> items{};
+  ::kubex::Vector<::kubex::k8s::v1_35::admissionregistration::v1::ValidatingWebhookConfiguration> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 

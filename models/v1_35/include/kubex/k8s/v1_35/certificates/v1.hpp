@@ -3,17 +3,17 @@
 
 #include <array>
 #include <cstdint>
-#include <map>
 #include <optional>
-#include <string>
 #include <string_view>
 #include <type_traits>
-#include <vector>
 
 #include <kubex/core/box.hpp>
+#include <kubex/core/map.hpp>
 #include <kubex/core/raw_json.hpp>
 #include <kubex/core/resource.hpp>
+#include <kubex/core/string.hpp>
 #include <kubex/core/string_enum.hpp>
+#include <kubex/core/vector.hpp>
 #include <kubex/core/bytes.hpp>
 #include <kubex/core/time.hpp>
 #include <kubex/k8s/v1_35/meta/v1.hpp>
@@ -110,20 +110,20 @@ struct CertificateSigningRequestSpec {
   /// expirationSeconds is the requested duration of validity of the issued certificate.
   std::optional<std::int32_t> expiration_seconds{};
   /// extra contains extra attributes of the user that created the CertificateSigningRequest.
-  std::map<std::string, std::vector<std::string>> extra{};
+  ::kubex::Map<::kubex::String, ::kubex::Vector<::kubex::String>> extra{};
   /// groups contains group membership of the user that created the CertificateSigningRequest.
-  std::vector<std::string> groups{};
+  ::kubex::Vector<::kubex::String> groups{};
   /// request contains an x509 certificate signing request encoded in a "CERTIFICATE REQUEST"
   /// PEM block.
   ::kubex::Bytes request{};
   /// signerName indicates the requested signer, and is a qualified name.
-  std::string signer_name{};
+  ::kubex::String signer_name{};
   /// uid contains the uid of the user that created the CertificateSigningRequest.
-  std::optional<std::string> uid{};
+  std::optional<::kubex::String> uid{};
   /// usages specifies a set of key usages requested in the issued certificate.
-  std::vector<CertificateSigningRequestSpecUsagesItem> usages{};
+  ::kubex::Vector<CertificateSigningRequestSpecUsagesItem> usages{};
   /// username contains the name of the user that created the CertificateSigningRequest.
-  std::optional<std::string> username{};
+  std::optional<::kubex::String> username{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -135,9 +135,9 @@ struct CertificateSigningRequestSpec {
 /// submitting a certificate signing request, and having it asynchronously approved and issued.
 struct CertificateSigningRequest {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"certificates.k8s.io/v1"};
+  ::kubex::String api_version{"certificates.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"CertificateSigningRequest"};
+  ::kubex::String kind{"CertificateSigningRequest"};
   ::kubex::k8s::v1_35::meta::v1::ObjectMeta metadata{};
   /// spec contains the certificate request, and is immutable after creation.
   ::kubex::k8s::v1_35::certificates::v1::CertificateSigningRequestSpec spec{};
@@ -159,13 +159,13 @@ struct CertificateSigningRequestCondition {
   /// lastUpdateTime is the time of the last update to this condition
   std::optional<::kubex::Time> last_update_time{};
   /// message contains a human readable message with details about the request state
-  std::optional<std::string> message{};
+  std::optional<::kubex::String> message{};
   /// reason indicates a brief reason for the request state
-  std::optional<std::string> reason{};
+  std::optional<::kubex::String> reason{};
   /// status of the condition, one of True, False, Unknown.
-  std::string status{};
+  ::kubex::String status{};
   /// type of the condition.
-  std::string type{};
+  ::kubex::String type{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -176,12 +176,12 @@ struct CertificateSigningRequestCondition {
 /// CertificateSigningRequestList is a collection of CertificateSigningRequest objects
 struct CertificateSigningRequestList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"certificates.k8s.io/v1"};
+  ::kubex::String api_version{"certificates.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"CertificateSigningRequestList"};
+  ::kubex::String kind{"CertificateSigningRequestList"};
   ::kubex::k8s::v1_35::meta::v1::ListMeta metadata{};
   /// items is a collection of CertificateSigningRequest objects
-  std::vector<::kubex::k8s::v1_35::certificates::v1::CertificateSigningRequest> items{};
+  ::kubex::Vector<::kubex::k8s::v1_35::certificates::v1::CertificateSigningRequest> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -196,7 +196,7 @@ struct CertificateSigningRequestStatus {
   /// condition is present.
   std::optional<::kubex::Bytes> certificate{};
   /// conditions applied to the request.
-  std::vector<::kubex::k8s::v1_35::certificates::v1::CertificateSigningRequestCondition> conditions{};
+  ::kubex::Vector<::kubex::k8s::v1_35::certificates::v1::CertificateSigningRequestCondition> conditions{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 

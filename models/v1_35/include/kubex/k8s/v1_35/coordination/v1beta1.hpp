@@ -3,17 +3,17 @@
 
 #include <array>
 #include <cstdint>
-#include <map>
 #include <optional>
-#include <string>
 #include <string_view>
 #include <type_traits>
-#include <vector>
 
 #include <kubex/core/box.hpp>
+#include <kubex/core/map.hpp>
 #include <kubex/core/raw_json.hpp>
 #include <kubex/core/resource.hpp>
+#include <kubex/core/string.hpp>
 #include <kubex/core/string_enum.hpp>
+#include <kubex/core/vector.hpp>
 #include <kubex/core/time.hpp>
 #include <kubex/k8s/v1_35/meta/v1.hpp>
 
@@ -46,9 +46,9 @@ void kubex_box_delete(LeaseCandidateSpec* p) noexcept;
 /// LeaseCandidate defines a candidate for a Lease object.
 struct LeaseCandidate {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"coordination.k8s.io/v1beta1"};
+  ::kubex::String api_version{"coordination.k8s.io/v1beta1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"LeaseCandidate"};
+  ::kubex::String kind{"LeaseCandidate"};
   /// More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-
   /// conventions.md#metadata
   ::kubex::k8s::v1_35::meta::v1::ObjectMeta metadata{};
@@ -64,13 +64,13 @@ struct LeaseCandidate {
 /// LeaseCandidateList is a list of Lease objects.
 struct LeaseCandidateList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"coordination.k8s.io/v1beta1"};
+  ::kubex::String api_version{"coordination.k8s.io/v1beta1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"LeaseCandidateList"};
+  ::kubex::String kind{"LeaseCandidateList"};
   /// Standard list metadata.
   ::kubex::k8s::v1_35::meta::v1::ListMeta metadata{};
   /// items is a list of schema objects.
-  std::vector<::kubex::k8s::v1_35::coordination::v1beta1::LeaseCandidate> items{};
+  ::kubex::Vector<::kubex::k8s::v1_35::coordination::v1beta1::LeaseCandidate> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -81,17 +81,17 @@ struct LeaseCandidateList {
 /// LeaseCandidateSpec is a specification of a Lease.
 struct LeaseCandidateSpec {
   /// BinaryVersion is the binary version.
-  std::string binary_version{};
+  ::kubex::String binary_version{};
   /// EmulationVersion is the emulation version.
-  std::optional<std::string> emulation_version{};
+  std::optional<::kubex::String> emulation_version{};
   /// LeaseName is the name of the lease for which this candidate is contending.
-  std::string lease_name{};
+  ::kubex::String lease_name{};
   /// PingTime is the last time that the server has requested the LeaseCandidate to renew.
   std::optional<::kubex::MicroTime> ping_time{};
   /// RenewTime is the time that the LeaseCandidate was last updated.
   std::optional<::kubex::MicroTime> renew_time{};
   /// Strategy is the strategy that coordinated leader election will use for picking the leader.
-  std::string strategy{};
+  ::kubex::String strategy{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 

@@ -3,17 +3,17 @@
 
 #include <array>
 #include <cstdint>
-#include <map>
 #include <optional>
-#include <string>
 #include <string_view>
 #include <type_traits>
-#include <vector>
 
 #include <kubex/core/box.hpp>
+#include <kubex/core/map.hpp>
 #include <kubex/core/raw_json.hpp>
 #include <kubex/core/resource.hpp>
+#include <kubex/core/string.hpp>
 #include <kubex/core/string_enum.hpp>
+#include <kubex/core/vector.hpp>
 #include <kubex/core/time.hpp>
 
 namespace kubex::json {
@@ -129,9 +129,9 @@ void kubex_box_delete(WatchEvent* p) noexcept;
 /// GroupVersion contains the "group/version" and "version" string of a version.
 struct GroupVersionForDiscovery {
   /// groupVersion specifies the API group and version in the form "group/version"
-  std::string group_version{};
+  ::kubex::String group_version{};
   /// version specifies the version in the form of "version".
-  std::string version{};
+  ::kubex::String version{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -144,9 +144,9 @@ struct GroupVersionForDiscovery {
 struct ServerAddressByClientCIDR {
   /// The CIDR with which clients can match their IP to figure out the server address that they
   /// should use.
-  std::string client_cidr{};
+  ::kubex::String client_cidr{};
   /// Address of this server, suitable for a client that matches the above CIDR.
-  std::string server_address{};
+  ::kubex::String server_address{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -157,18 +157,18 @@ struct ServerAddressByClientCIDR {
 /// APIGroup contains the name, the supported versions, and the preferred version of a group.
 struct APIGroup {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"v1"};
+  ::kubex::String api_version{"v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"APIGroup"};
+  ::kubex::String kind{"APIGroup"};
   /// name is the name of the group.
-  std::string name{};
+  ::kubex::String name{};
   /// preferredVersion is the version preferred by the API server, which probably is the storage
   /// version.
   ::kubex::Box<::kubex::k8s::v1_35::meta::v1::GroupVersionForDiscovery> preferred_version{};
   /// a map of client CIDR to server address that is serving this group.
-  std::vector<::kubex::k8s::v1_35::meta::v1::ServerAddressByClientCIDR> server_address_by_client_cidrs{};
+  ::kubex::Vector<::kubex::k8s::v1_35::meta::v1::ServerAddressByClientCIDR> server_address_by_client_cidrs{};
   /// versions are the versions supported in this group.
-  std::vector<::kubex::k8s::v1_35::meta::v1::GroupVersionForDiscovery> versions{};
+  ::kubex::Vector<::kubex::k8s::v1_35::meta::v1::GroupVersionForDiscovery> versions{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -179,11 +179,11 @@ struct APIGroup {
 /// APIGroupList is a list of APIGroup, to allow clients to discover the API at /apis.
 struct APIGroupList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"v1"};
+  ::kubex::String api_version{"v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"APIGroupList"};
+  ::kubex::String kind{"APIGroupList"};
   /// groups is a list of APIGroup.
-  std::vector<::kubex::k8s::v1_35::meta::v1::APIGroup> groups{};
+  ::kubex::Vector<::kubex::k8s::v1_35::meta::v1::APIGroup> groups{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -194,27 +194,27 @@ struct APIGroupList {
 /// APIResource specifies the name of a resource and whether it is namespaced.
 struct APIResource {
   /// kind is the kind for the resource (e.g.
-  std::string kind{};
+  ::kubex::String kind{};
   /// categories is a list of the grouped resources this resource belongs to (e.g.
-  std::vector<std::string> categories{};
+  ::kubex::Vector<::kubex::String> categories{};
   /// group is the preferred group of the resource.
-  std::optional<std::string> group{};
+  std::optional<::kubex::String> group{};
   /// name is the plural name of the resource.
-  std::string name{};
+  ::kubex::String name{};
   /// namespaced indicates if a resource is namespaced or not.
   bool namespaced{};
   /// shortNames is a list of suggested short names of the resource.
-  std::vector<std::string> short_names{};
+  ::kubex::Vector<::kubex::String> short_names{};
   /// singularName is the singular name of the resource.
-  std::string singular_name{};
+  ::kubex::String singular_name{};
   /// The hash value of the storage version, the version this resource is converted to when
   /// written to the data store.
-  std::optional<std::string> storage_version_hash{};
+  std::optional<::kubex::String> storage_version_hash{};
   /// verbs is a list of supported kube verbs (this includes get, list, watch, create, update,
   /// patch, delete, deletecollection, and proxy)
-  std::vector<std::string> verbs{};
+  ::kubex::Vector<::kubex::String> verbs{};
   /// version is the preferred version of the resource.
-  std::optional<std::string> version{};
+  std::optional<::kubex::String> version{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -226,13 +226,13 @@ struct APIResource {
 /// supported in a specific group and version, and if the resource is namespaced.
 struct APIResourceList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"v1"};
+  ::kubex::String api_version{"v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"APIResourceList"};
+  ::kubex::String kind{"APIResourceList"};
   /// groupVersion is the group and version this APIResourceList is for.
-  std::string group_version{};
+  ::kubex::String group_version{};
   /// resources contains the name of the resources and if they are namespaced.
-  std::vector<::kubex::k8s::v1_35::meta::v1::APIResource> resources{};
+  ::kubex::Vector<::kubex::k8s::v1_35::meta::v1::APIResource> resources{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -244,13 +244,13 @@ struct APIResourceList {
 /// /api, which is the root path of the legacy v1 API.
 struct APIVersions {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"v1"};
+  ::kubex::String api_version{"v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"APIVersions"};
+  ::kubex::String kind{"APIVersions"};
   /// a map of client CIDR to server address that is serving this group.
-  std::vector<::kubex::k8s::v1_35::meta::v1::ServerAddressByClientCIDR> server_address_by_client_cidrs{};
+  ::kubex::Vector<::kubex::k8s::v1_35::meta::v1::ServerAddressByClientCIDR> server_address_by_client_cidrs{};
   /// versions are the api versions that are available.
-  std::vector<std::string> versions{};
+  ::kubex::Vector<::kubex::String> versions{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -263,17 +263,17 @@ struct Condition {
   /// lastTransitionTime is the last time the condition transitioned from one status to another.
   std::optional<::kubex::Time> last_transition_time{};
   /// message is a human readable message indicating details about the transition.
-  std::string message{};
+  ::kubex::String message{};
   /// observedGeneration represents the .metadata.generation that the condition was set based
   /// upon.
   std::optional<std::int64_t> observed_generation{};
   /// reason contains a programmatic identifier indicating the reason for the condition's last
   /// transition.
-  std::string reason{};
+  ::kubex::String reason{};
   /// status of the condition, one of True, False, Unknown.
-  std::string status{};
+  ::kubex::String status{};
   /// type of condition in CamelCase or in foo.example.com/CamelCase.
-  std::string type{};
+  ::kubex::String type{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -284,11 +284,11 @@ struct Condition {
 /// DeleteOptions may be provided when deleting an API object.
 struct DeleteOptions {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::optional<std::string> api_version{};
+  std::optional<::kubex::String> api_version{};
   /// Kind is a string value representing the REST resource this object represents.
-  std::optional<std::string> kind{};
+  std::optional<::kubex::String> kind{};
   /// When present, indicates that modifications should not be persisted.
-  std::vector<std::string> dry_run{};
+  ::kubex::Vector<::kubex::String> dry_run{};
   /// The duration in seconds before the object should be deleted.
   std::optional<std::int64_t> grace_period_seconds{};
   /// if set to true, it will trigger an unsafe deletion of the resource in case the normal
@@ -299,7 +299,7 @@ struct DeleteOptions {
   /// Must be fulfilled before a deletion is carried out.
   ::kubex::Box<::kubex::k8s::v1_35::meta::v1::Preconditions> preconditions{};
   /// Whether and how garbage collection will be performed.
-  std::optional<std::string> propagation_policy{};
+  std::optional<::kubex::String> propagation_policy{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -311,11 +311,11 @@ struct DeleteOptions {
 /// relates the key and values.
 struct FieldSelectorRequirement {
   /// key is the field selector key that the requirement applies to.
-  std::string key{};
+  ::kubex::String key{};
   /// operator represents a key's relationship to a set of values.
-  std::string operator_{};
+  ::kubex::String operator_{};
   /// values is an array of string values.
-  std::vector<std::string> values{};
+  ::kubex::Vector<::kubex::String> values{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -325,8 +325,8 @@ struct FieldSelectorRequirement {
 
 /// GroupResource specifies a Group and a Resource, but does not force a version.
 struct GroupResource {
-  std::string group{};
-  std::string resource{};
+  ::kubex::String group{};
+  ::kubex::String resource{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -338,11 +338,11 @@ struct GroupResource {
 /// relates the key and values.
 struct LabelSelectorRequirement {
   /// key is the label key that the selector applies to.
-  std::string key{};
+  ::kubex::String key{};
   /// operator represents a key's relationship to a set of values.
-  std::string operator_{};
+  ::kubex::String operator_{};
   /// values is an array of string values.
-  std::vector<std::string> values{};
+  ::kubex::Vector<::kubex::String> values{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -353,9 +353,9 @@ struct LabelSelectorRequirement {
 /// A label selector is a label query over a set of resources.
 struct LabelSelector {
   /// matchExpressions is a list of label selector requirements.
-  std::vector<::kubex::k8s::v1_35::meta::v1::LabelSelectorRequirement> match_expressions{};
+  ::kubex::Vector<::kubex::k8s::v1_35::meta::v1::LabelSelectorRequirement> match_expressions{};
   /// matchLabels is a map of {key,value} pairs.
-  std::map<std::string, std::string> match_labels{};
+  ::kubex::Map<::kubex::String, ::kubex::String> match_labels{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -368,16 +368,16 @@ struct LabelSelector {
 struct ListMeta {
   /// continue may be set if the user set a limit on the number of items returned, and indicates
   /// that the server has more data available.
-  std::optional<std::string> continue_{};
+  std::optional<::kubex::String> continue_{};
   /// remainingItemCount is the number of subsequent items in the list which are not included in
   /// this list response.
   std::optional<std::int64_t> remaining_item_count{};
   /// String that identifies the server's internal version of this object that can be used by
   /// clients to determine when objects have changed.
-  std::optional<std::string> resource_version{};
+  std::optional<::kubex::String> resource_version{};
   /// Deprecated: selfLink is a legacy read-only field that is no longer populated by the
   /// system.
-  std::optional<std::string> self_link{};
+  std::optional<::kubex::String> self_link{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -389,18 +389,18 @@ struct ListMeta {
 /// the fieldset applies to.
 struct ManagedFieldsEntry {
   /// APIVersion defines the version of this resource that this field set applies to.
-  std::optional<std::string> api_version{};
+  std::optional<::kubex::String> api_version{};
   /// FieldsType is the discriminator for the different fields format and version.
-  std::optional<std::string> fields_type{};
+  std::optional<::kubex::String> fields_type{};
   /// FieldsV1 holds the first JSON version format as described in the "FieldsV1" type.
   ::kubex::RawJson fields_v1{};
   /// Manager is an identifier of the workflow managing these fields.
-  std::optional<std::string> manager{};
+  std::optional<::kubex::String> manager{};
   /// Operation is the type of operation which lead to this ManagedFieldsEntry being created.
-  std::optional<std::string> operation{};
+  std::optional<::kubex::String> operation{};
   /// Subresource is the name of the subresource used to update that object, or empty string if
   /// the object was updated through the main resource.
-  std::optional<std::string> subresource{};
+  std::optional<::kubex::String> subresource{};
   /// Time is the timestamp of when the ManagedFields entry was added.
   std::optional<::kubex::Time> time{};
   /// Fields the server sent that this version does not know; written back on encode.
@@ -413,18 +413,18 @@ struct ManagedFieldsEntry {
 /// OwnerReference contains enough information to let you identify an owning object.
 struct OwnerReference {
   /// API version of the referent.
-  std::string api_version{};
+  ::kubex::String api_version{};
   /// Kind of the referent.
-  std::string kind{};
+  ::kubex::String kind{};
   /// If true, AND if the owner has the "foregroundDeletion" finalizer, then the owner cannot be
   /// deleted from the key-value store until this reference is removed.
   std::optional<bool> block_owner_deletion{};
   /// If true, this reference points to the managing controller.
   std::optional<bool> controller{};
   /// Name of the referent.
-  std::string name{};
+  ::kubex::String name{};
   /// UID of the referent.
-  std::string uid{};
+  ::kubex::String uid{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -437,7 +437,7 @@ struct OwnerReference {
 struct ObjectMeta {
   /// Annotations is an unstructured key value map stored with a resource that may be set by
   /// external tools to store and retrieve arbitrary metadata.
-  std::map<std::string, std::string> annotations{};
+  ::kubex::Map<::kubex::String, ::kubex::String> annotations{};
   /// CreationTimestamp is a timestamp representing the server time when this object was
   /// created.
   std::optional<::kubex::Time> creation_timestamp{};
@@ -447,32 +447,32 @@ struct ObjectMeta {
   /// DeletionTimestamp is RFC 3339 date and time at which this resource will be deleted.
   std::optional<::kubex::Time> deletion_timestamp{};
   /// Must be empty before the object is deleted from the registry.
-  std::vector<std::string> finalizers{};
+  ::kubex::Vector<::kubex::String> finalizers{};
   /// GenerateName is an optional prefix, used by the server, to generate a unique name ONLY IF
   /// the Name field has not been provided.
-  std::optional<std::string> generate_name{};
+  std::optional<::kubex::String> generate_name{};
   /// A sequence number representing a specific generation of the desired state.
   std::optional<std::int64_t> generation{};
   /// Map of string keys and values that can be used to organize and categorize (scope and
   /// select) objects.
-  std::map<std::string, std::string> labels{};
+  ::kubex::Map<::kubex::String, ::kubex::String> labels{};
   /// ManagedFields maps workflow-id and version to the set of fields that are managed by that
   /// workflow.
-  std::vector<::kubex::k8s::v1_35::meta::v1::ManagedFieldsEntry> managed_fields{};
+  ::kubex::Vector<::kubex::k8s::v1_35::meta::v1::ManagedFieldsEntry> managed_fields{};
   /// Name must be unique within a namespace.
-  std::optional<std::string> name{};
+  std::optional<::kubex::String> name{};
   /// Namespace defines the space within which each name must be unique.
-  std::optional<std::string> namespace_{};
+  std::optional<::kubex::String> namespace_{};
   /// List of objects depended by this object.
-  std::vector<::kubex::k8s::v1_35::meta::v1::OwnerReference> owner_references{};
+  ::kubex::Vector<::kubex::k8s::v1_35::meta::v1::OwnerReference> owner_references{};
   /// An opaque value that represents the internal version of this object that can be used by
   /// clients to determine when objects have changed.
-  std::optional<std::string> resource_version{};
+  std::optional<::kubex::String> resource_version{};
   /// Deprecated: selfLink is a legacy read-only field that is no longer populated by the
   /// system.
-  std::optional<std::string> self_link{};
+  std::optional<::kubex::String> self_link{};
   /// UID is the unique in time and space value for this object.
-  std::optional<std::string> uid{};
+  std::optional<::kubex::String> uid{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -484,9 +484,9 @@ struct ObjectMeta {
 /// and watches return.
 struct PartialObjectMetadata {
   /// APIVersion is meta.k8s.io/v1.
-  std::string api_version{"meta.k8s.io/v1"};
+  ::kubex::String api_version{"meta.k8s.io/v1"};
   /// Kind names the representation.
-  std::string kind{"PartialObjectMetadata"};
+  ::kubex::String kind{"PartialObjectMetadata"};
   /// Standard object metadata.
   ::kubex::k8s::v1_35::meta::v1::ObjectMeta metadata{};
   /// Fields the server sent that this version does not know; written back on encode.
@@ -499,13 +499,13 @@ struct PartialObjectMetadata {
 /// PartialObjectMetadataList is a list of objects with only their metadata.
 struct PartialObjectMetadataList {
   /// APIVersion is meta.k8s.io/v1.
-  std::string api_version{"meta.k8s.io/v1"};
+  ::kubex::String api_version{"meta.k8s.io/v1"};
   /// Kind names the representation.
-  std::string kind{"PartialObjectMetadataList"};
+  ::kubex::String kind{"PartialObjectMetadataList"};
   /// Standard list metadata.
   ::kubex::k8s::v1_35::meta::v1::ListMeta metadata{};
   /// items holds the objects' metadata.
-  std::vector<::kubex::k8s::v1_35::meta::v1::PartialObjectMetadata> items{};
+  ::kubex::Vector<::kubex::k8s::v1_35::meta::v1::PartialObjectMetadata> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -516,9 +516,9 @@ struct PartialObjectMetadataList {
 /// Preconditions must be fulfilled before an operation (update, delete, etc.) is carried out.
 struct Preconditions {
   /// Specifies the target ResourceVersion
-  std::optional<std::string> resource_version{};
+  std::optional<::kubex::String> resource_version{};
   /// Specifies the target UID.
-  std::optional<std::string> uid{};
+  std::optional<::kubex::String> uid{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -529,9 +529,9 @@ struct Preconditions {
 /// Status is a return value for calls that don't return other objects.
 struct Status {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"v1"};
+  ::kubex::String api_version{"v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"Status"};
+  ::kubex::String kind{"Status"};
   /// Standard list metadata.
   ::kubex::k8s::v1_35::meta::v1::ListMeta metadata{};
   /// Suggested HTTP return code for this status, 0 if not set.
@@ -539,11 +539,11 @@ struct Status {
   /// Extended data associated with the reason.
   ::kubex::Box<::kubex::k8s::v1_35::meta::v1::StatusDetails> details{};
   /// A human-readable description of the status of this operation.
-  std::optional<std::string> message{};
+  std::optional<::kubex::String> message{};
   /// A machine-readable description of why this operation is in the "Failure" status.
-  std::optional<std::string> reason{};
+  std::optional<::kubex::String> reason{};
   /// Status of the operation.
-  std::optional<std::string> status{};
+  std::optional<::kubex::String> status{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -555,11 +555,11 @@ struct Status {
 /// multiple errors are encountered.
 struct StatusCause {
   /// The field of the resource that has caused this error, as named by its JSON serialization.
-  std::optional<std::string> field{};
+  std::optional<::kubex::String> field{};
   /// A human-readable description of the cause of the error.
-  std::optional<std::string> message{};
+  std::optional<::kubex::String> message{};
   /// A machine-readable description of the cause of the error.
-  std::optional<std::string> reason{};
+  std::optional<::kubex::String> reason{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -571,18 +571,18 @@ struct StatusCause {
 /// additional information about a response.
 struct StatusDetails {
   /// The kind attribute of the resource associated with the status StatusReason.
-  std::optional<std::string> kind{};
+  std::optional<::kubex::String> kind{};
   /// The Causes array includes more details associated with the StatusReason failure.
-  std::vector<::kubex::k8s::v1_35::meta::v1::StatusCause> causes{};
+  ::kubex::Vector<::kubex::k8s::v1_35::meta::v1::StatusCause> causes{};
   /// The group attribute of the resource associated with the status StatusReason.
-  std::optional<std::string> group{};
+  std::optional<::kubex::String> group{};
   /// The name attribute of the resource associated with the status StatusReason (when there is
   /// a single name which can be described).
-  std::optional<std::string> name{};
+  std::optional<::kubex::String> name{};
   /// If specified, the time in seconds before the operation should be retried.
   std::optional<std::int32_t> retry_after_seconds{};
   /// UID of the resource.
-  std::optional<std::string> uid{};
+  std::optional<::kubex::String> uid{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -594,7 +594,7 @@ struct StatusDetails {
 struct WatchEvent {
   /// Object is: * If Type is Added or Modified: the new state of the object.
   ::kubex::RawJson object{};
-  std::string type{};
+  ::kubex::String type{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 

@@ -3,17 +3,17 @@
 
 #include <array>
 #include <cstdint>
-#include <map>
 #include <optional>
-#include <string>
 #include <string_view>
 #include <type_traits>
-#include <vector>
 
 #include <kubex/core/box.hpp>
+#include <kubex/core/map.hpp>
 #include <kubex/core/raw_json.hpp>
 #include <kubex/core/resource.hpp>
+#include <kubex/core/string.hpp>
 #include <kubex/core/string_enum.hpp>
+#include <kubex/core/vector.hpp>
 #include <kubex/core/quantity.hpp>
 #include <kubex/k8s/v1_35/core/v1.hpp>
 #include <kubex/k8s/v1_35/meta/v1.hpp>
@@ -51,7 +51,7 @@ void kubex_box_delete(Scheduling* p) noexcept;
 /// Overhead structure represents the resource overhead associated with running a pod.
 struct Overhead {
   /// podFixed represents the fixed resource overhead associated with running a pod.
-  std::map<std::string, ::kubex::Quantity> pod_fixed{};
+  ::kubex::Map<::kubex::String, ::kubex::Quantity> pod_fixed{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -62,15 +62,15 @@ struct Overhead {
 /// RuntimeClass defines a class of container runtime supported in the cluster.
 struct RuntimeClass {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"node.k8s.io/v1"};
+  ::kubex::String api_version{"node.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"RuntimeClass"};
+  ::kubex::String kind{"RuntimeClass"};
   /// More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-
   /// conventions.md#metadata
   ::kubex::k8s::v1_35::meta::v1::ObjectMeta metadata{};
   /// handler specifies the underlying runtime and configuration that the CRI implementation
   /// will use to handle pods of this class.
-  std::string handler{};
+  ::kubex::String handler{};
   /// overhead represents the resource overhead associated with running a pod for a given
   /// RuntimeClass.
   ::kubex::Box<::kubex::k8s::v1_35::node::v1::Overhead> overhead{};
@@ -87,13 +87,13 @@ struct RuntimeClass {
 /// RuntimeClassList is a list of RuntimeClass objects.
 struct RuntimeClassList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"node.k8s.io/v1"};
+  ::kubex::String api_version{"node.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"RuntimeClassList"};
+  ::kubex::String kind{"RuntimeClassList"};
   /// Standard list metadata.
   ::kubex::k8s::v1_35::meta::v1::ListMeta metadata{};
   /// items is a list of schema objects.
-  std::vector<::kubex::k8s::v1_35::node::v1::RuntimeClass> items{};
+  ::kubex::Vector<::kubex::k8s::v1_35::node::v1::RuntimeClass> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -104,11 +104,11 @@ struct RuntimeClassList {
 /// Scheduling specifies the scheduling constraints for nodes supporting a RuntimeClass.
 struct Scheduling {
   /// nodeSelector lists labels that must be present on nodes that support this RuntimeClass.
-  std::map<std::string, std::string> node_selector{};
+  ::kubex::Map<::kubex::String, ::kubex::String> node_selector{};
   /// tolerations are appended (excluding duplicates) to pods running with this RuntimeClass
   /// during admission, effectively unioning the set of nodes tolerated by the pod and the
   /// RuntimeClass.
-  std::vector<::kubex::k8s::v1_35::core::v1::Toleration> tolerations{};
+  ::kubex::Vector<::kubex::k8s::v1_35::core::v1::Toleration> tolerations{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 

@@ -3,17 +3,17 @@
 
 #include <array>
 #include <cstdint>
-#include <map>
 #include <optional>
-#include <string>
 #include <string_view>
 #include <type_traits>
-#include <vector>
 
 #include <kubex/core/box.hpp>
+#include <kubex/core/map.hpp>
 #include <kubex/core/raw_json.hpp>
 #include <kubex/core/resource.hpp>
+#include <kubex/core/string.hpp>
 #include <kubex/core/string_enum.hpp>
+#include <kubex/core/vector.hpp>
 #include <kubex/core/int_or_string.hpp>
 #include <kubex/core/time.hpp>
 #include <kubex/k8s/v1_35/meta/v1.hpp>
@@ -67,9 +67,9 @@ struct PodDisruptionBudgetSpecUnhealthyPodEvictionPolicy : ::kubex::StringEnum<P
 /// Eviction evicts a pod from its node subject to certain policies and safety constraints.
 struct Eviction {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"policy/v1"};
+  ::kubex::String api_version{"policy/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"Eviction"};
+  ::kubex::String kind{"Eviction"};
   /// ObjectMeta describes the pod that is being evicted.
   ::kubex::k8s::v1_35::meta::v1::ObjectMeta metadata{};
   /// DeleteOptions may be provided
@@ -85,9 +85,9 @@ struct Eviction {
 /// collection of pods
 struct PodDisruptionBudget {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"policy/v1"};
+  ::kubex::String api_version{"policy/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"PodDisruptionBudget"};
+  ::kubex::String kind{"PodDisruptionBudget"};
   /// Standard object's metadata.
   ::kubex::k8s::v1_35::meta::v1::ObjectMeta metadata{};
   /// Specification of the desired behavior of the PodDisruptionBudget.
@@ -104,13 +104,13 @@ struct PodDisruptionBudget {
 /// PodDisruptionBudgetList is a collection of PodDisruptionBudgets.
 struct PodDisruptionBudgetList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"policy/v1"};
+  ::kubex::String api_version{"policy/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"PodDisruptionBudgetList"};
+  ::kubex::String kind{"PodDisruptionBudgetList"};
   /// Standard object's metadata.
   ::kubex::k8s::v1_35::meta::v1::ListMeta metadata{};
   /// Items is a list of PodDisruptionBudgets
-  std::vector<::kubex::k8s::v1_35::policy::v1::PodDisruptionBudget> items{};
+  ::kubex::Vector<::kubex::k8s::v1_35::policy::v1::PodDisruptionBudget> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -141,7 +141,7 @@ struct PodDisruptionBudgetSpec {
 /// PodDisruptionBudgetStatus represents information about the status of a PodDisruptionBudget.
 struct PodDisruptionBudgetStatus {
   /// Conditions contain conditions for PDB.
-  std::vector<::kubex::k8s::v1_35::meta::v1::Condition> conditions{};
+  ::kubex::Vector<::kubex::k8s::v1_35::meta::v1::Condition> conditions{};
   /// current number of healthy pods
   std::int32_t current_healthy{};
   /// minimum desired number of healthy pods
@@ -149,7 +149,7 @@ struct PodDisruptionBudgetStatus {
   /// DisruptedPods contains information about pods whose eviction was processed by the API
   /// server eviction subresource handler but has not yet been observed by the
   /// PodDisruptionBudget controller.
-  std::map<std::string, ::kubex::Time> disrupted_pods{};
+  ::kubex::Map<::kubex::String, ::kubex::Time> disrupted_pods{};
   /// Number of pod disruptions that are currently allowed.
   std::int32_t disruptions_allowed{};
   /// total number of pods counted by this disruption budget

@@ -3,17 +3,17 @@
 
 #include <array>
 #include <cstdint>
-#include <map>
 #include <optional>
-#include <string>
 #include <string_view>
 #include <type_traits>
-#include <vector>
 
 #include <kubex/core/box.hpp>
+#include <kubex/core/map.hpp>
 #include <kubex/core/raw_json.hpp>
 #include <kubex/core/resource.hpp>
+#include <kubex/core/string.hpp>
 #include <kubex/core/string_enum.hpp>
+#include <kubex/core/vector.hpp>
 #include <kubex/k8s/v1_35/meta/v1.hpp>
 
 namespace kubex::json {
@@ -82,7 +82,7 @@ void kubex_box_delete(Subject* p) noexcept;
 struct AggregationRule {
   /// ClusterRoleSelectors holds a list of selectors which will be used to find ClusterRoles and
   /// create the rules.
-  std::vector<::kubex::k8s::v1_35::meta::v1::LabelSelector> cluster_role_selectors{};
+  ::kubex::Vector<::kubex::k8s::v1_35::meta::v1::LabelSelector> cluster_role_selectors{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -94,15 +94,15 @@ struct AggregationRule {
 /// about who the rule applies to or which namespace the rule applies to.
 struct PolicyRule {
   /// APIGroups is the name of the APIGroup that contains the resources.
-  std::vector<std::string> api_groups{};
+  ::kubex::Vector<::kubex::String> api_groups{};
   /// NonResourceURLs is a set of partial urls that a user should have access to.
-  std::vector<std::string> non_resource_urls{};
+  ::kubex::Vector<::kubex::String> non_resource_urls{};
   /// ResourceNames is an optional white list of names that the rule applies to.
-  std::vector<std::string> resource_names{};
+  ::kubex::Vector<::kubex::String> resource_names{};
   /// Resources is a list of resources this rule applies to.
-  std::vector<std::string> resources{};
+  ::kubex::Vector<::kubex::String> resources{};
   /// Verbs is a list of Verbs that apply to ALL the ResourceKinds contained in this rule.
-  std::vector<std::string> verbs{};
+  ::kubex::Vector<::kubex::String> verbs{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -114,16 +114,16 @@ struct PolicyRule {
 /// unit by a RoleBinding or ClusterRoleBinding.
 struct ClusterRole {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"rbac.authorization.k8s.io/v1"};
+  ::kubex::String api_version{"rbac.authorization.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"ClusterRole"};
+  ::kubex::String kind{"ClusterRole"};
   /// Standard object's metadata.
   ::kubex::k8s::v1_35::meta::v1::ObjectMeta metadata{};
   /// AggregationRule is an optional field that describes how to build the Rules for this
   /// ClusterRole.
   ::kubex::Box<::kubex::k8s::v1_35::rbac::v1::AggregationRule> aggregation_rule{};
   /// Rules holds all the PolicyRules for this ClusterRole
-  std::vector<::kubex::k8s::v1_35::rbac::v1::PolicyRule> rules{};
+  ::kubex::Vector<::kubex::k8s::v1_35::rbac::v1::PolicyRule> rules{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -134,11 +134,11 @@ struct ClusterRole {
 /// RoleRef contains information that points to the role being used
 struct RoleRef {
   /// Kind is the type of resource being referenced
-  std::string kind{};
+  ::kubex::String kind{};
   /// APIGroup is the group for the resource being referenced
-  std::string api_group{};
+  ::kubex::String api_group{};
   /// Name is the name of resource being referenced
-  std::string name{};
+  ::kubex::String name{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -149,13 +149,13 @@ struct RoleRef {
 /// Subject contains a reference to the object or user identities a role binding applies to.
 struct Subject {
   /// Kind of object being referenced.
-  std::string kind{};
+  ::kubex::String kind{};
   /// APIGroup holds the API group of the referenced subject.
-  std::optional<std::string> api_group{};
+  std::optional<::kubex::String> api_group{};
   /// Name of the object being referenced.
-  std::string name{};
+  ::kubex::String name{};
   /// Namespace of the referenced object.
-  std::optional<std::string> namespace_{};
+  std::optional<::kubex::String> namespace_{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -166,15 +166,15 @@ struct Subject {
 /// ClusterRoleBinding references a ClusterRole, but not contain it.
 struct ClusterRoleBinding {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"rbac.authorization.k8s.io/v1"};
+  ::kubex::String api_version{"rbac.authorization.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"ClusterRoleBinding"};
+  ::kubex::String kind{"ClusterRoleBinding"};
   /// Standard object's metadata.
   ::kubex::k8s::v1_35::meta::v1::ObjectMeta metadata{};
   /// RoleRef can only reference a ClusterRole in the global namespace.
   ::kubex::k8s::v1_35::rbac::v1::RoleRef role_ref{};
   /// Subjects holds references to the objects the role applies to.
-  std::vector<::kubex::k8s::v1_35::rbac::v1::Subject> subjects{};
+  ::kubex::Vector<::kubex::k8s::v1_35::rbac::v1::Subject> subjects{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -185,13 +185,13 @@ struct ClusterRoleBinding {
 /// ClusterRoleBindingList is a collection of ClusterRoleBindings
 struct ClusterRoleBindingList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"rbac.authorization.k8s.io/v1"};
+  ::kubex::String api_version{"rbac.authorization.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"ClusterRoleBindingList"};
+  ::kubex::String kind{"ClusterRoleBindingList"};
   /// Standard object's metadata.
   ::kubex::k8s::v1_35::meta::v1::ListMeta metadata{};
   /// Items is a list of ClusterRoleBindings
-  std::vector<::kubex::k8s::v1_35::rbac::v1::ClusterRoleBinding> items{};
+  ::kubex::Vector<::kubex::k8s::v1_35::rbac::v1::ClusterRoleBinding> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -202,13 +202,13 @@ struct ClusterRoleBindingList {
 /// ClusterRoleList is a collection of ClusterRoles
 struct ClusterRoleList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"rbac.authorization.k8s.io/v1"};
+  ::kubex::String api_version{"rbac.authorization.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"ClusterRoleList"};
+  ::kubex::String kind{"ClusterRoleList"};
   /// Standard object's metadata.
   ::kubex::k8s::v1_35::meta::v1::ListMeta metadata{};
   /// Items is a list of ClusterRoles
-  std::vector<::kubex::k8s::v1_35::rbac::v1::ClusterRole> items{};
+  ::kubex::Vector<::kubex::k8s::v1_35::rbac::v1::ClusterRole> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -220,13 +220,13 @@ struct ClusterRoleList {
 /// RoleBinding.
 struct Role {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"rbac.authorization.k8s.io/v1"};
+  ::kubex::String api_version{"rbac.authorization.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"Role"};
+  ::kubex::String kind{"Role"};
   /// Standard object's metadata.
   ::kubex::k8s::v1_35::meta::v1::ObjectMeta metadata{};
   /// Rules holds all the PolicyRules for this Role
-  std::vector<::kubex::k8s::v1_35::rbac::v1::PolicyRule> rules{};
+  ::kubex::Vector<::kubex::k8s::v1_35::rbac::v1::PolicyRule> rules{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -237,16 +237,16 @@ struct Role {
 /// RoleBinding references a role, but does not contain it.
 struct RoleBinding {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"rbac.authorization.k8s.io/v1"};
+  ::kubex::String api_version{"rbac.authorization.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"RoleBinding"};
+  ::kubex::String kind{"RoleBinding"};
   /// Standard object's metadata.
   ::kubex::k8s::v1_35::meta::v1::ObjectMeta metadata{};
   /// RoleRef can reference a Role in the current namespace or a ClusterRole in the global
   /// namespace.
   ::kubex::k8s::v1_35::rbac::v1::RoleRef role_ref{};
   /// Subjects holds references to the objects the role applies to.
-  std::vector<::kubex::k8s::v1_35::rbac::v1::Subject> subjects{};
+  ::kubex::Vector<::kubex::k8s::v1_35::rbac::v1::Subject> subjects{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -257,13 +257,13 @@ struct RoleBinding {
 /// RoleBindingList is a collection of RoleBindings
 struct RoleBindingList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"rbac.authorization.k8s.io/v1"};
+  ::kubex::String api_version{"rbac.authorization.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"RoleBindingList"};
+  ::kubex::String kind{"RoleBindingList"};
   /// Standard object's metadata.
   ::kubex::k8s::v1_35::meta::v1::ListMeta metadata{};
   /// Items is a list of RoleBindings
-  std::vector<::kubex::k8s::v1_35::rbac::v1::RoleBinding> items{};
+  ::kubex::Vector<::kubex::k8s::v1_35::rbac::v1::RoleBinding> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -274,13 +274,13 @@ struct RoleBindingList {
 /// RoleList is a collection of Roles
 struct RoleList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"rbac.authorization.k8s.io/v1"};
+  ::kubex::String api_version{"rbac.authorization.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"RoleList"};
+  ::kubex::String kind{"RoleList"};
   /// Standard object's metadata.
   ::kubex::k8s::v1_35::meta::v1::ListMeta metadata{};
   /// Items is a list of Roles
-  std::vector<::kubex::k8s::v1_35::rbac::v1::Role> items{};
+  ::kubex::Vector<::kubex::k8s::v1_35::rbac::v1::Role> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 

@@ -3,17 +3,17 @@
 
 #include <array>
 #include <cstdint>
-#include <map>
 #include <optional>
-#include <string>
 #include <string_view>
 #include <type_traits>
-#include <vector>
 
 #include <kubex/core/box.hpp>
+#include <kubex/core/map.hpp>
 #include <kubex/core/raw_json.hpp>
 #include <kubex/core/resource.hpp>
+#include <kubex/core/string.hpp>
 #include <kubex/core/string_enum.hpp>
+#include <kubex/core/vector.hpp>
 #include <kubex/core/time.hpp>
 #include <kubex/k8s/v1_35/meta/v1.hpp>
 
@@ -76,11 +76,11 @@ struct DeviceTaint {
   /// on the pods using them.
   DeviceTaintEffect effect{};
   /// The taint key to be applied to a device.
-  std::string key{};
+  ::kubex::String key{};
   /// TimeAdded represents the time at which the taint was added.
   std::optional<::kubex::Time> time_added{};
   /// The taint value corresponding to the taint key.
-  std::optional<std::string> value{};
+  std::optional<::kubex::String> value{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -104,9 +104,9 @@ struct DeviceTaintRuleSpec {
 /// DeviceTaintRule adds one taint to all devices which match the selector.
 struct DeviceTaintRule {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"resource.k8s.io/v1alpha3"};
+  ::kubex::String api_version{"resource.k8s.io/v1alpha3"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"DeviceTaintRule"};
+  ::kubex::String kind{"DeviceTaintRule"};
   /// Standard object metadata
   ::kubex::k8s::v1_35::meta::v1::ObjectMeta metadata{};
   /// Spec specifies the selector and one taint.
@@ -123,13 +123,13 @@ struct DeviceTaintRule {
 /// DeviceTaintRuleList is a collection of DeviceTaintRules.
 struct DeviceTaintRuleList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"resource.k8s.io/v1alpha3"};
+  ::kubex::String api_version{"resource.k8s.io/v1alpha3"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"DeviceTaintRuleList"};
+  ::kubex::String kind{"DeviceTaintRuleList"};
   /// Standard list metadata
   ::kubex::k8s::v1_35::meta::v1::ListMeta metadata{};
   /// Items is the list of DeviceTaintRules.
-  std::vector<::kubex::k8s::v1_35::resource::v1alpha3::DeviceTaintRule> items{};
+  ::kubex::Vector<::kubex::k8s::v1_35::resource::v1alpha3::DeviceTaintRule> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -141,7 +141,7 @@ struct DeviceTaintRuleList {
 struct DeviceTaintRuleStatus {
   /// Conditions provide information about the state of the DeviceTaintRule and the cluster at
   /// some point in time, in a machine-readable and human-readable format.
-  std::vector<::kubex::k8s::v1_35::meta::v1::Condition> conditions{};
+  ::kubex::Vector<::kubex::k8s::v1_35::meta::v1::Condition> conditions{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -152,11 +152,11 @@ struct DeviceTaintRuleStatus {
 /// DeviceTaintSelector defines which device(s) a DeviceTaintRule applies to.
 struct DeviceTaintSelector {
   /// If device is set, only devices with that name are selected.
-  std::optional<std::string> device{};
+  std::optional<::kubex::String> device{};
   /// If driver is set, only devices from that driver are selected.
-  std::optional<std::string> driver{};
+  std::optional<::kubex::String> driver{};
   /// If pool is set, only devices in that pool are selected.
-  std::optional<std::string> pool{};
+  std::optional<::kubex::String> pool{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 

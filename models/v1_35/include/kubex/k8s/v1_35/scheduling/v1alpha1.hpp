@@ -3,17 +3,17 @@
 
 #include <array>
 #include <cstdint>
-#include <map>
 #include <optional>
-#include <string>
 #include <string_view>
 #include <type_traits>
-#include <vector>
 
 #include <kubex/core/box.hpp>
+#include <kubex/core/map.hpp>
 #include <kubex/core/raw_json.hpp>
 #include <kubex/core/resource.hpp>
+#include <kubex/core/string.hpp>
 #include <kubex/core/string_enum.hpp>
+#include <kubex/core/vector.hpp>
 #include <kubex/k8s/v1_35/meta/v1.hpp>
 
 namespace kubex::json {
@@ -88,7 +88,7 @@ struct PodGroupPolicy {
 /// PodGroup represents a set of pods with a common scheduling policy.
 struct PodGroup {
   /// Name is a unique identifier for the PodGroup within the Workload.
-  std::string name{};
+  ::kubex::String name{};
   /// Policy defines the scheduling policy for this PodGroup.
   ::kubex::k8s::v1_35::scheduling::v1alpha1::PodGroupPolicy policy{};
   /// Fields the server sent that this version does not know; written back on encode.
@@ -101,11 +101,11 @@ struct PodGroup {
 /// TypedLocalObjectReference allows to reference typed object inside the same namespace.
 struct TypedLocalObjectReference {
   /// Kind is the type of resource being referenced.
-  std::string kind{};
+  ::kubex::String kind{};
   /// APIGroup is the group for the resource being referenced.
-  std::optional<std::string> api_group{};
+  std::optional<::kubex::String> api_group{};
   /// Name is the name of resource being referenced.
-  std::string name{};
+  ::kubex::String name{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -119,7 +119,7 @@ struct WorkloadSpec {
   /// Job.
   ::kubex::Box<::kubex::k8s::v1_35::scheduling::v1alpha1::TypedLocalObjectReference> controller_ref{};
   /// PodGroups is the list of pod groups that make up the Workload.
-  std::vector<::kubex::k8s::v1_35::scheduling::v1alpha1::PodGroup> pod_groups{};
+  ::kubex::Vector<::kubex::k8s::v1_35::scheduling::v1alpha1::PodGroup> pod_groups{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -132,9 +132,9 @@ struct WorkloadSpec {
 /// eviction and other phases.
 struct Workload {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"scheduling.k8s.io/v1alpha1"};
+  ::kubex::String api_version{"scheduling.k8s.io/v1alpha1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"Workload"};
+  ::kubex::String kind{"Workload"};
   /// Standard object's metadata.
   ::kubex::k8s::v1_35::meta::v1::ObjectMeta metadata{};
   /// Spec defines the desired behavior of a Workload.
@@ -149,13 +149,13 @@ struct Workload {
 /// WorkloadList contains a list of Workload resources.
 struct WorkloadList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"scheduling.k8s.io/v1alpha1"};
+  ::kubex::String api_version{"scheduling.k8s.io/v1alpha1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"WorkloadList"};
+  ::kubex::String kind{"WorkloadList"};
   /// Standard list metadata.
   ::kubex::k8s::v1_35::meta::v1::ListMeta metadata{};
   /// Items is the list of Workloads.
-  std::vector<::kubex::k8s::v1_35::scheduling::v1alpha1::Workload> items{};
+  ::kubex::Vector<::kubex::k8s::v1_35::scheduling::v1alpha1::Workload> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 

@@ -3,17 +3,17 @@
 
 #include <array>
 #include <cstdint>
-#include <map>
 #include <optional>
-#include <string>
 #include <string_view>
 #include <type_traits>
-#include <vector>
 
 #include <kubex/core/box.hpp>
+#include <kubex/core/map.hpp>
 #include <kubex/core/raw_json.hpp>
 #include <kubex/core/resource.hpp>
+#include <kubex/core/string.hpp>
 #include <kubex/core/string_enum.hpp>
+#include <kubex/core/vector.hpp>
 #include <kubex/core/time.hpp>
 #include <kubex/k8s/v1_36/meta/v1.hpp>
 
@@ -55,14 +55,14 @@ void kubex_box_delete(StorageVersionStatus* p) noexcept;
 /// to when persisting objects in the backend.
 struct ServerStorageVersion {
   /// apiServerID is the ID of the reporting API server.
-  std::string api_server_id{};
+  ::kubex::String api_server_id{};
   /// decodableVersions are the encoding versions the API server can handle to decode.
-  std::vector<std::string> decodable_versions{};
+  ::kubex::Vector<::kubex::String> decodable_versions{};
   /// encodingVersion the API server encodes the object to when persisting it in the backend
   /// (e.g., etcd).
-  std::string encoding_version{};
+  ::kubex::String encoding_version{};
   /// servedVersions lists all versions the API server can serve.
-  std::vector<std::string> served_versions{};
+  ::kubex::Vector<::kubex::String> served_versions{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -73,9 +73,9 @@ struct ServerStorageVersion {
 /// Storage version of a specific resource.
 struct StorageVersion {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"internal.apiserver.k8s.io/v1alpha1"};
+  ::kubex::String api_version{"internal.apiserver.k8s.io/v1alpha1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"StorageVersion"};
+  ::kubex::String kind{"StorageVersion"};
   /// metadata is the standard object metadata.
   ::kubex::k8s::v1_36::meta::v1::ObjectMeta metadata{};
   /// spec is an empty spec.
@@ -95,16 +95,16 @@ struct StorageVersionCondition {
   /// lastTransitionTime is the last time the condition transitioned from one status to another.
   std::optional<::kubex::Time> last_transition_time{};
   /// message is a human readable string indicating details about the transition.
-  std::string message{};
+  ::kubex::String message{};
   /// observedGeneration represents the .metadata.generation that the condition was set based
   /// upon, if field is set.
   std::optional<std::int64_t> observed_generation{};
   /// reason for the condition's last transition.
-  std::string reason{};
+  ::kubex::String reason{};
   /// status of the condition, one of True, False, Unknown.
-  std::string status{};
+  ::kubex::String status{};
   /// type of the condition.
-  std::string type{};
+  ::kubex::String type{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -115,13 +115,13 @@ struct StorageVersionCondition {
 /// A list of StorageVersions.
 struct StorageVersionList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"internal.apiserver.k8s.io/v1alpha1"};
+  ::kubex::String api_version{"internal.apiserver.k8s.io/v1alpha1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"StorageVersionList"};
+  ::kubex::String kind{"StorageVersionList"};
   /// Standard list metadata.
   ::kubex::k8s::v1_36::meta::v1::ListMeta metadata{};
   /// Items holds a list of StorageVersion
-  std::vector<::kubex::k8s::v1_36::apiserverinternal::v1alpha1::StorageVersion> items{};
+  ::kubex::Vector<::kubex::k8s::v1_36::apiserverinternal::v1alpha1::StorageVersion> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -134,11 +134,11 @@ struct StorageVersionList {
 struct StorageVersionStatus {
   /// commonEncodingVersion is set to an encoding storage version if all API server instances
   /// share that same version.
-  std::optional<std::string> common_encoding_version{};
+  std::optional<::kubex::String> common_encoding_version{};
   /// conditions lists the latest available observations of the storageVersion's state.
-  std::vector<::kubex::k8s::v1_36::apiserverinternal::v1alpha1::StorageVersionCondition> conditions{};
+  ::kubex::Vector<::kubex::k8s::v1_36::apiserverinternal::v1alpha1::StorageVersionCondition> conditions{};
   /// storageVersions lists the reported versions per API server instance.
-  std::vector<::kubex::k8s::v1_36::apiserverinternal::v1alpha1::ServerStorageVersion> storage_versions{};
+  ::kubex::Vector<::kubex::k8s::v1_36::apiserverinternal::v1alpha1::ServerStorageVersion> storage_versions{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 

@@ -3,17 +3,17 @@
 
 #include <array>
 #include <cstdint>
-#include <map>
 #include <optional>
-#include <string>
 #include <string_view>
 #include <type_traits>
-#include <vector>
 
 #include <kubex/core/box.hpp>
+#include <kubex/core/map.hpp>
 #include <kubex/core/raw_json.hpp>
 #include <kubex/core/resource.hpp>
+#include <kubex/core/string.hpp>
 #include <kubex/core/string_enum.hpp>
+#include <kubex/core/vector.hpp>
 #include <kubex/core/time.hpp>
 #include <kubex/k8s/v1_36/meta/v1.hpp>
 
@@ -67,14 +67,14 @@ void kubex_box_delete(ScaleStatus* p) noexcept;
 /// resource.
 struct CrossVersionObjectReference {
   /// apiVersion is the API version of the referent
-  std::optional<std::string> api_version{};
+  std::optional<::kubex::String> api_version{};
   /// kind is the kind of the referent; More info:
   /// https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-
   /// kinds
-  std::string kind{};
+  ::kubex::String kind{};
   /// name is the name of the referent; More info:
   /// https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names
-  std::string name{};
+  ::kubex::String name{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -107,9 +107,9 @@ struct HorizontalPodAutoscalerSpec {
 /// configuration of a horizontal pod autoscaler.
 struct HorizontalPodAutoscaler {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"autoscaling/v1"};
+  ::kubex::String api_version{"autoscaling/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"HorizontalPodAutoscaler"};
+  ::kubex::String kind{"HorizontalPodAutoscaler"};
   /// Standard object metadata.
   ::kubex::k8s::v1_36::meta::v1::ObjectMeta metadata{};
   /// spec defines the behaviour of autoscaler.
@@ -126,13 +126,13 @@ struct HorizontalPodAutoscaler {
 /// list of horizontal pod autoscaler objects.
 struct HorizontalPodAutoscalerList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"autoscaling/v1"};
+  ::kubex::String api_version{"autoscaling/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"HorizontalPodAutoscalerList"};
+  ::kubex::String kind{"HorizontalPodAutoscalerList"};
   /// Standard list metadata.
   ::kubex::k8s::v1_36::meta::v1::ListMeta metadata{};
   /// items is the list of horizontal pod autoscaler objects.
-  std::vector<::kubex::k8s::v1_36::autoscaling::v1::HorizontalPodAutoscaler> items{};
+  ::kubex::Vector<::kubex::k8s::v1_36::autoscaling::v1::HorizontalPodAutoscaler> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -164,9 +164,9 @@ struct HorizontalPodAutoscalerStatus {
 /// Scale represents a scaling request for a resource.
 struct Scale {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"autoscaling/v1"};
+  ::kubex::String api_version{"autoscaling/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"Scale"};
+  ::kubex::String kind{"Scale"};
   /// Standard object metadata; More info: https://git.k8s.io/community/contributors/devel/sig-
   /// architecture/api-conventions.md#metadata.
   ::kubex::k8s::v1_36::meta::v1::ObjectMeta metadata{};
@@ -197,7 +197,7 @@ struct ScaleStatus {
   /// replicas is the actual number of observed instances of the scaled object.
   std::int32_t replicas{};
   /// selector is the label query over pods that should match the replicas count.
-  std::optional<std::string> selector{};
+  std::optional<::kubex::String> selector{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 

@@ -3,17 +3,17 @@
 
 #include <array>
 #include <cstdint>
-#include <map>
 #include <optional>
-#include <string>
 #include <string_view>
 #include <type_traits>
-#include <vector>
 
 #include <kubex/core/box.hpp>
+#include <kubex/core/map.hpp>
 #include <kubex/core/raw_json.hpp>
 #include <kubex/core/resource.hpp>
+#include <kubex/core/string.hpp>
 #include <kubex/core/string_enum.hpp>
+#include <kubex/core/vector.hpp>
 #include <kubex/core/time.hpp>
 #include <kubex/k8s/v1_36/meta/v1.hpp>
 
@@ -143,7 +143,7 @@ struct ExemptPriorityLevelConfiguration {
 struct FlowDistinguisherMethod {
   /// `type` is the type of flow distinguisher method The supported types are "ByUser" and
   /// "ByNamespace".
-  std::string type{};
+  ::kubex::String type{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -154,9 +154,9 @@ struct FlowDistinguisherMethod {
 /// FlowSchema defines the schema of a group of flows.
 struct FlowSchema {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"flowcontrol.apiserver.k8s.io/v1"};
+  ::kubex::String api_version{"flowcontrol.apiserver.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"FlowSchema"};
+  ::kubex::String kind{"FlowSchema"};
   /// `metadata` is the standard object's metadata.
   ::kubex::k8s::v1_36::meta::v1::ObjectMeta metadata{};
   /// `spec` is the specification of the desired behavior of a FlowSchema.
@@ -176,13 +176,13 @@ struct FlowSchemaCondition {
   /// another.
   std::optional<::kubex::Time> last_transition_time{};
   /// `message` is a human-readable message indicating details about last transition.
-  std::optional<std::string> message{};
+  std::optional<::kubex::String> message{};
   /// `reason` is a unique, one-word, CamelCase reason for the condition's last transition.
-  std::optional<std::string> reason{};
+  std::optional<::kubex::String> reason{};
   /// `status` is the status of the condition.
-  std::optional<std::string> status{};
+  std::optional<::kubex::String> status{};
   /// `type` is the type of the condition.
-  std::optional<std::string> type{};
+  std::optional<::kubex::String> type{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -193,13 +193,13 @@ struct FlowSchemaCondition {
 /// FlowSchemaList is a list of FlowSchema objects.
 struct FlowSchemaList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"flowcontrol.apiserver.k8s.io/v1"};
+  ::kubex::String api_version{"flowcontrol.apiserver.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"FlowSchemaList"};
+  ::kubex::String kind{"FlowSchemaList"};
   /// `metadata` is the standard list metadata.
   ::kubex::k8s::v1_36::meta::v1::ListMeta metadata{};
   /// `items` is a list of FlowSchemas.
-  std::vector<::kubex::k8s::v1_36::flowcontrol::v1::FlowSchema> items{};
+  ::kubex::Vector<::kubex::k8s::v1_36::flowcontrol::v1::FlowSchema> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -211,7 +211,7 @@ struct FlowSchemaList {
 /// priority" being used.
 struct PriorityLevelConfigurationReference {
   /// `name` is the name of the priority level configuration being referenced Required.
-  std::string name{};
+  ::kubex::String name{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -224,9 +224,9 @@ struct PriorityLevelConfigurationReference {
 struct NonResourcePolicyRule {
   /// `nonResourceURLs` is a set of url prefixes that a user should have access to and may not
   /// be empty.
-  std::vector<std::string> non_resource_urls{};
+  ::kubex::Vector<::kubex::String> non_resource_urls{};
   /// `verbs` is a list of matching verbs and may not be empty.
-  std::vector<std::string> verbs{};
+  ::kubex::Vector<::kubex::String> verbs{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -238,18 +238,18 @@ struct NonResourcePolicyRule {
 /// verb and the target resource.
 struct ResourcePolicyRule {
   /// `apiGroups` is a list of matching API groups and may not be empty.
-  std::vector<std::string> api_groups{};
+  ::kubex::Vector<::kubex::String> api_groups{};
   /// `clusterScope` indicates whether to match requests that do not specify a namespace (which
   /// happens either because the resource is not namespaced or the request targets all
   /// namespaces).
   std::optional<bool> cluster_scope{};
   /// `namespaces` is a list of target namespaces that restricts matches.
-  std::vector<std::string> namespaces{};
+  ::kubex::Vector<::kubex::String> namespaces{};
   /// `resources` is a list of matching resources (i.e., lowercase and plural) with, if desired,
   /// subresource.
-  std::vector<std::string> resources{};
+  ::kubex::Vector<::kubex::String> resources{};
   /// `verbs` is a list of matching verbs and may not be empty.
-  std::vector<std::string> verbs{};
+  ::kubex::Vector<::kubex::String> verbs{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -261,7 +261,7 @@ struct ResourcePolicyRule {
 /// system.
 struct Subject {
   /// `kind` indicates which one of the other fields is non-empty.
-  std::string kind{};
+  ::kubex::String kind{};
   /// `group` matches based on user group name.
   ::kubex::Box<::kubex::k8s::v1_36::flowcontrol::v1::GroupSubject> group{};
   /// `serviceAccount` matches ServiceAccounts.
@@ -279,12 +279,12 @@ struct Subject {
 struct PolicyRulesWithSubjects {
   /// `nonResourceRules` is a list of NonResourcePolicyRules that identify matching requests
   /// according to their verb and the target non-resource URL.
-  std::vector<::kubex::k8s::v1_36::flowcontrol::v1::NonResourcePolicyRule> non_resource_rules{};
+  ::kubex::Vector<::kubex::k8s::v1_36::flowcontrol::v1::NonResourcePolicyRule> non_resource_rules{};
   /// `resourceRules` is a slice of ResourcePolicyRules that identify matching requests
   /// according to their verb and the target resource.
-  std::vector<::kubex::k8s::v1_36::flowcontrol::v1::ResourcePolicyRule> resource_rules{};
+  ::kubex::Vector<::kubex::k8s::v1_36::flowcontrol::v1::ResourcePolicyRule> resource_rules{};
   /// subjects is the list of normal user, serviceaccount, or group that this rule cares about.
-  std::vector<::kubex::k8s::v1_36::flowcontrol::v1::Subject> subjects{};
+  ::kubex::Vector<::kubex::k8s::v1_36::flowcontrol::v1::Subject> subjects{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -302,7 +302,7 @@ struct FlowSchemaSpec {
   /// `priorityLevelConfiguration` should reference a PriorityLevelConfiguration in the cluster.
   ::kubex::k8s::v1_36::flowcontrol::v1::PriorityLevelConfigurationReference priority_level_configuration{};
   /// `rules` describes which requests will match this flow schema.
-  std::vector<::kubex::k8s::v1_36::flowcontrol::v1::PolicyRulesWithSubjects> rules{};
+  ::kubex::Vector<::kubex::k8s::v1_36::flowcontrol::v1::PolicyRulesWithSubjects> rules{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -313,7 +313,7 @@ struct FlowSchemaSpec {
 /// FlowSchemaStatus represents the current state of a FlowSchema.
 struct FlowSchemaStatus {
   /// `conditions` is a list of the current states of FlowSchema.
-  std::vector<::kubex::k8s::v1_36::flowcontrol::v1::FlowSchemaCondition> conditions{};
+  ::kubex::Vector<::kubex::k8s::v1_36::flowcontrol::v1::FlowSchemaCondition> conditions{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -324,7 +324,7 @@ struct FlowSchemaStatus {
 /// GroupSubject holds detailed information for group-kind subject.
 struct GroupSubject {
   /// name is the user group that matches, or "*" to match all user groups.
-  std::string name{};
+  ::kubex::String name{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -337,7 +337,7 @@ struct LimitResponse {
   /// `queuing` holds the configuration parameters for queuing.
   ::kubex::Box<::kubex::k8s::v1_36::flowcontrol::v1::QueuingConfiguration> queuing{};
   /// `type` is "Queue" or "Reject".
-  std::string type{};
+  ::kubex::String type{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -369,9 +369,9 @@ struct LimitedPriorityLevelConfiguration {
 /// PriorityLevelConfiguration represents the configuration of a priority level.
 struct PriorityLevelConfiguration {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"flowcontrol.apiserver.k8s.io/v1"};
+  ::kubex::String api_version{"flowcontrol.apiserver.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"PriorityLevelConfiguration"};
+  ::kubex::String kind{"PriorityLevelConfiguration"};
   /// `metadata` is the standard object's metadata.
   ::kubex::k8s::v1_36::meta::v1::ObjectMeta metadata{};
   /// `spec` is the specification of the desired behavior of a "request-priority".
@@ -391,13 +391,13 @@ struct PriorityLevelConfigurationCondition {
   /// another.
   std::optional<::kubex::Time> last_transition_time{};
   /// `message` is a human-readable message indicating details about last transition.
-  std::optional<std::string> message{};
+  std::optional<::kubex::String> message{};
   /// `reason` is a unique, one-word, CamelCase reason for the condition's last transition.
-  std::optional<std::string> reason{};
+  std::optional<::kubex::String> reason{};
   /// `status` is the status of the condition.
-  std::optional<std::string> status{};
+  std::optional<::kubex::String> status{};
   /// `type` is the type of the condition.
-  std::optional<std::string> type{};
+  std::optional<::kubex::String> type{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -408,13 +408,13 @@ struct PriorityLevelConfigurationCondition {
 /// PriorityLevelConfigurationList is a list of PriorityLevelConfiguration objects.
 struct PriorityLevelConfigurationList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"flowcontrol.apiserver.k8s.io/v1"};
+  ::kubex::String api_version{"flowcontrol.apiserver.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"PriorityLevelConfigurationList"};
+  ::kubex::String kind{"PriorityLevelConfigurationList"};
   /// `metadata` is the standard object's metadata.
   ::kubex::k8s::v1_36::meta::v1::ListMeta metadata{};
   /// `items` is a list of request-priorities.
-  std::vector<::kubex::k8s::v1_36::flowcontrol::v1::PriorityLevelConfiguration> items{};
+  ::kubex::Vector<::kubex::k8s::v1_36::flowcontrol::v1::PriorityLevelConfiguration> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -430,7 +430,7 @@ struct PriorityLevelConfigurationSpec {
   ::kubex::Box<::kubex::k8s::v1_36::flowcontrol::v1::LimitedPriorityLevelConfiguration> limited{};
   /// `type` indicates whether this priority level is subject to limitation on request
   /// execution.
-  std::string type{};
+  ::kubex::String type{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -441,7 +441,7 @@ struct PriorityLevelConfigurationSpec {
 /// PriorityLevelConfigurationStatus represents the current state of a "request-priority".
 struct PriorityLevelConfigurationStatus {
   /// `conditions` is the current state of "request-priority".
-  std::vector<::kubex::k8s::v1_36::flowcontrol::v1::PriorityLevelConfigurationCondition> conditions{};
+  ::kubex::Vector<::kubex::k8s::v1_36::flowcontrol::v1::PriorityLevelConfigurationCondition> conditions{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -469,9 +469,9 @@ struct QueuingConfiguration {
 /// ServiceAccountSubject holds detailed information for service-account-kind subject.
 struct ServiceAccountSubject {
   /// `name` is the name of matching ServiceAccount objects, or "*" to match regardless of name.
-  std::string name{};
+  ::kubex::String name{};
   /// `namespace` is the namespace of matching ServiceAccount objects.
-  std::string namespace_{};
+  ::kubex::String namespace_{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -482,7 +482,7 @@ struct ServiceAccountSubject {
 /// UserSubject holds detailed information for user-kind subject.
 struct UserSubject {
   /// `name` is the username that matches, or "*" to match all usernames.
-  std::string name{};
+  ::kubex::String name{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 

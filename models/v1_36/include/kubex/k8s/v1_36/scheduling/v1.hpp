@@ -3,17 +3,17 @@
 
 #include <array>
 #include <cstdint>
-#include <map>
 #include <optional>
-#include <string>
 #include <string_view>
 #include <type_traits>
-#include <vector>
 
 #include <kubex/core/box.hpp>
+#include <kubex/core/map.hpp>
 #include <kubex/core/raw_json.hpp>
 #include <kubex/core/resource.hpp>
+#include <kubex/core/string.hpp>
 #include <kubex/core/string_enum.hpp>
+#include <kubex/core/vector.hpp>
 #include <kubex/k8s/v1_36/meta/v1.hpp>
 
 namespace kubex::json {
@@ -52,14 +52,14 @@ struct PriorityClassPreemptionPolicy : ::kubex::StringEnum<PriorityClassPreempti
 /// PriorityClass defines mapping from a priority class name to the priority integer value.
 struct PriorityClass {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"scheduling.k8s.io/v1"};
+  ::kubex::String api_version{"scheduling.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"PriorityClass"};
+  ::kubex::String kind{"PriorityClass"};
   /// Standard object's metadata.
   ::kubex::k8s::v1_36::meta::v1::ObjectMeta metadata{};
   /// description is an arbitrary string that usually provides guidelines on when this priority
   /// class should be used.
-  std::optional<std::string> description{};
+  std::optional<::kubex::String> description{};
   /// globalDefault specifies whether this PriorityClass should be considered as the default
   /// priority for pods that do not have any priority class.
   std::optional<bool> global_default{};
@@ -77,14 +77,14 @@ struct PriorityClass {
 /// PriorityClassList is a collection of priority classes.
 struct PriorityClassList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"scheduling.k8s.io/v1"};
+  ::kubex::String api_version{"scheduling.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"PriorityClassList"};
+  ::kubex::String kind{"PriorityClassList"};
   /// Standard list metadata More info: https://git.k8s.io/community/contributors/devel/sig-
   /// architecture/api-conventions.md#metadata
   ::kubex::k8s::v1_36::meta::v1::ListMeta metadata{};
   /// items is the list of PriorityClasses
-  std::vector<::kubex::k8s::v1_36::scheduling::v1::PriorityClass> items{};
+  ::kubex::Vector<::kubex::k8s::v1_36::scheduling::v1::PriorityClass> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 

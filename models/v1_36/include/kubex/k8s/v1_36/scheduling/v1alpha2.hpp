@@ -3,17 +3,17 @@
 
 #include <array>
 #include <cstdint>
-#include <map>
 #include <optional>
-#include <string>
 #include <string_view>
 #include <type_traits>
-#include <vector>
 
 #include <kubex/core/box.hpp>
+#include <kubex/core/map.hpp>
 #include <kubex/core/raw_json.hpp>
 #include <kubex/core/resource.hpp>
+#include <kubex/core/string.hpp>
 #include <kubex/core/string_enum.hpp>
+#include <kubex/core/vector.hpp>
 #include <kubex/k8s/v1_36/meta/v1.hpp>
 
 namespace kubex::json {
@@ -151,13 +151,13 @@ struct PodGroupSchedulingPolicy {
 /// ResourceClaimTemplate which is then turned into a ResourceClaim for the PodGroup.
 struct PodGroupResourceClaim {
   /// Name uniquely identifies this resource claim inside the PodGroup.
-  std::string name{};
+  ::kubex::String name{};
   /// ResourceClaimName is the name of a ResourceClaim object in the same namespace as this
   /// PodGroup.
-  std::optional<std::string> resource_claim_name{};
+  std::optional<::kubex::String> resource_claim_name{};
   /// ResourceClaimTemplateName is the name of a ResourceClaimTemplate object in the same
   /// namespace as this PodGroup.
-  std::optional<std::string> resource_claim_template_name{};
+  std::optional<::kubex::String> resource_claim_template_name{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -175,9 +175,9 @@ struct PodGroupSpec {
   std::optional<std::int32_t> priority{};
   /// PriorityClassName defines the priority that should be considered when scheduling this pod
   /// group.
-  std::optional<std::string> priority_class_name{};
+  std::optional<::kubex::String> priority_class_name{};
   /// ResourceClaims defines which ResourceClaims may be shared among Pods in the group.
-  std::vector<::kubex::k8s::v1_36::scheduling::v1alpha2::PodGroupResourceClaim> resource_claims{};
+  ::kubex::Vector<::kubex::k8s::v1_36::scheduling::v1alpha2::PodGroupResourceClaim> resource_claims{};
   /// SchedulingConstraints defines optional scheduling constraints (e.g.
   ::kubex::Box<::kubex::k8s::v1_36::scheduling::v1alpha2::PodGroupSchedulingConstraints> scheduling_constraints{};
   /// SchedulingPolicy defines the scheduling policy for this instance of the PodGroup.
@@ -192,9 +192,9 @@ struct PodGroupSpec {
 /// PodGroup represents a runtime instance of pods grouped together.
 struct PodGroup {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"scheduling.k8s.io/v1alpha2"};
+  ::kubex::String api_version{"scheduling.k8s.io/v1alpha2"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"PodGroup"};
+  ::kubex::String kind{"PodGroup"};
   /// Standard object's metadata.
   ::kubex::k8s::v1_36::meta::v1::ObjectMeta metadata{};
   /// Spec defines the desired state of the PodGroup.
@@ -211,13 +211,13 @@ struct PodGroup {
 /// PodGroupList contains a list of PodGroup resources.
 struct PodGroupList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"scheduling.k8s.io/v1alpha2"};
+  ::kubex::String api_version{"scheduling.k8s.io/v1alpha2"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"PodGroupList"};
+  ::kubex::String kind{"PodGroupList"};
   /// Standard list metadata.
   ::kubex::k8s::v1_36::meta::v1::ListMeta metadata{};
   /// Items is the list of PodGroups.
-  std::vector<::kubex::k8s::v1_36::scheduling::v1alpha2::PodGroup> items{};
+  ::kubex::Vector<::kubex::k8s::v1_36::scheduling::v1alpha2::PodGroup> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -229,10 +229,10 @@ struct PodGroupList {
 /// which references a ResourceClaimTemplate.
 struct PodGroupResourceClaimStatus {
   /// Name uniquely identifies this resource claim inside the PodGroup.
-  std::string name{};
+  ::kubex::String name{};
   /// ResourceClaimName is the name of the ResourceClaim that was generated for the PodGroup in
   /// the namespace of the PodGroup.
-  std::optional<std::string> resource_claim_name{};
+  std::optional<::kubex::String> resource_claim_name{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -243,7 +243,7 @@ struct PodGroupResourceClaimStatus {
 /// TopologyConstraint defines a topology constraint for a PodGroup.
 struct TopologyConstraint {
   /// Key specifies the key of the node label representing the topology domain.
-  std::string key{};
+  ::kubex::String key{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -254,7 +254,7 @@ struct TopologyConstraint {
 /// PodGroupSchedulingConstraints defines scheduling constraints (e.g.
 struct PodGroupSchedulingConstraints {
   /// Topology defines the topology constraints for the pod group.
-  std::vector<::kubex::k8s::v1_36::scheduling::v1alpha2::TopologyConstraint> topology{};
+  ::kubex::Vector<::kubex::k8s::v1_36::scheduling::v1alpha2::TopologyConstraint> topology{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -265,9 +265,9 @@ struct PodGroupSchedulingConstraints {
 /// PodGroupStatus represents information about the status of a pod group.
 struct PodGroupStatus {
   /// Conditions represent the latest observations of the PodGroup's state.
-  std::vector<::kubex::k8s::v1_36::meta::v1::Condition> conditions{};
+  ::kubex::Vector<::kubex::k8s::v1_36::meta::v1::Condition> conditions{};
   /// Status of resource claims.
-  std::vector<::kubex::k8s::v1_36::scheduling::v1alpha2::PodGroupResourceClaimStatus> resource_claim_statuses{};
+  ::kubex::Vector<::kubex::k8s::v1_36::scheduling::v1alpha2::PodGroupResourceClaimStatus> resource_claim_statuses{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -280,14 +280,14 @@ struct PodGroupTemplate {
   /// DisruptionMode defines the mode in which a given PodGroup can be disrupted.
   std::optional<PodGroupTemplateDisruptionMode> disruption_mode{};
   /// Name is a unique identifier for the PodGroupTemplate within the Workload.
-  std::string name{};
+  ::kubex::String name{};
   /// Priority is the value of priority of pod groups created from this template.
   std::optional<std::int32_t> priority{};
   /// PriorityClassName indicates the priority that should be considered when scheduling a pod
   /// group created from this template.
-  std::optional<std::string> priority_class_name{};
+  std::optional<::kubex::String> priority_class_name{};
   /// ResourceClaims defines which ResourceClaims may be shared among Pods in the group.
-  std::vector<::kubex::k8s::v1_36::scheduling::v1alpha2::PodGroupResourceClaim> resource_claims{};
+  ::kubex::Vector<::kubex::k8s::v1_36::scheduling::v1alpha2::PodGroupResourceClaim> resource_claims{};
   /// SchedulingConstraints defines optional scheduling constraints (e.g.
   ::kubex::Box<::kubex::k8s::v1_36::scheduling::v1alpha2::PodGroupSchedulingConstraints> scheduling_constraints{};
   /// SchedulingPolicy defines the scheduling policy for this PodGroupTemplate.
@@ -314,11 +314,11 @@ struct PodGroupTemplateReference {
 /// TypedLocalObjectReference allows to reference typed object inside the same namespace.
 struct TypedLocalObjectReference {
   /// Kind is the type of resource being referenced.
-  std::string kind{};
+  ::kubex::String kind{};
   /// APIGroup is the group for the resource being referenced.
-  std::optional<std::string> api_group{};
+  std::optional<::kubex::String> api_group{};
   /// Name is the name of resource being referenced.
-  std::string name{};
+  ::kubex::String name{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -332,7 +332,7 @@ struct WorkloadSpec {
   /// Job.
   ::kubex::Box<::kubex::k8s::v1_36::scheduling::v1alpha2::TypedLocalObjectReference> controller_ref{};
   /// PodGroupTemplates is the list of templates that make up the Workload.
-  std::vector<::kubex::k8s::v1_36::scheduling::v1alpha2::PodGroupTemplate> pod_group_templates{};
+  ::kubex::Vector<::kubex::k8s::v1_36::scheduling::v1alpha2::PodGroupTemplate> pod_group_templates{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -345,9 +345,9 @@ struct WorkloadSpec {
 /// eviction and other phases.
 struct Workload {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"scheduling.k8s.io/v1alpha2"};
+  ::kubex::String api_version{"scheduling.k8s.io/v1alpha2"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"Workload"};
+  ::kubex::String kind{"Workload"};
   /// Standard object's metadata.
   ::kubex::k8s::v1_36::meta::v1::ObjectMeta metadata{};
   /// Spec defines the desired behavior of a Workload.
@@ -362,13 +362,13 @@ struct Workload {
 /// WorkloadList contains a list of Workload resources.
 struct WorkloadList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"scheduling.k8s.io/v1alpha2"};
+  ::kubex::String api_version{"scheduling.k8s.io/v1alpha2"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"WorkloadList"};
+  ::kubex::String kind{"WorkloadList"};
   /// Standard list metadata.
   ::kubex::k8s::v1_36::meta::v1::ListMeta metadata{};
   /// Items is the list of Workloads.
-  std::vector<::kubex::k8s::v1_36::scheduling::v1alpha2::Workload> items{};
+  ::kubex::Vector<::kubex::k8s::v1_36::scheduling::v1alpha2::Workload> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -380,9 +380,9 @@ struct WorkloadList {
 /// object.
 struct WorkloadPodGroupTemplateReference {
   /// PodGroupTemplateName defines the PodGroupTemplate name within the Workload object.
-  std::string pod_group_template_name{};
+  ::kubex::String pod_group_template_name{};
   /// WorkloadName defines the name of the Workload object.
-  std::string workload_name{};
+  ::kubex::String workload_name{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 

@@ -3,17 +3,17 @@
 
 #include <array>
 #include <cstdint>
-#include <map>
 #include <optional>
-#include <string>
 #include <string_view>
 #include <type_traits>
-#include <vector>
 
 #include <kubex/core/box.hpp>
+#include <kubex/core/map.hpp>
 #include <kubex/core/raw_json.hpp>
 #include <kubex/core/resource.hpp>
+#include <kubex/core/string.hpp>
 #include <kubex/core/string_enum.hpp>
+#include <kubex/core/vector.hpp>
 #include <kubex/core/bytes.hpp>
 #include <kubex/k8s/v1_37/meta/v1.hpp>
 
@@ -391,7 +391,7 @@ struct ValidatingWebhookSideEffects : ::kubex::StringEnum<ValidatingWebhookSideE
 /// ApplyConfiguration defines the desired configuration values of an object.
 struct ApplyConfiguration {
   /// expression will be evaluated by CEL to create an apply configuration.
-  std::optional<std::string> expression{};
+  std::optional<::kubex::String> expression{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -402,10 +402,10 @@ struct ApplyConfiguration {
 /// AuditAnnotation describes how to produce an audit annotation for an API request.
 struct AuditAnnotation {
   /// key specifies the audit annotation key.
-  std::string key{};
+  ::kubex::String key{};
   /// valueExpression represents the expression which is evaluated by CEL to produce an audit
   /// annotation value.
-  std::string value_expression{};
+  ::kubex::String value_expression{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -416,9 +416,9 @@ struct AuditAnnotation {
 /// ExpressionWarning is a warning information that targets a specific expression.
 struct ExpressionWarning {
   /// fieldRef is the path to the field that refers to the expression.
-  std::string field_ref{};
+  ::kubex::String field_ref{};
   /// warning contains the content of type checking information in a human-readable form.
-  std::string warning{};
+  ::kubex::String warning{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -429,7 +429,7 @@ struct ExpressionWarning {
 /// JSONPatch defines a JSON Patch.
 struct JSONPatch {
   /// expression will be evaluated by CEL to create a [JSON patch](https://jsonpatch.com/).
-  std::optional<std::string> expression{};
+  std::optional<::kubex::String> expression{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -441,10 +441,10 @@ struct JSONPatch {
 /// webhook.
 struct MatchCondition {
   /// expression represents the expression which will be evaluated by CEL.
-  std::string expression{};
+  ::kubex::String expression{};
   /// name is an identifier for this match condition, used for strategic merging of
   /// MatchConditions, as well as providing an identifier for logging purposes.
-  std::string name{};
+  ::kubex::String name{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -455,17 +455,17 @@ struct MatchCondition {
 /// NamedRuleWithOperations is a tuple of Operations and Resources with ResourceNames.
 struct NamedRuleWithOperations {
   /// apiGroups is the API groups the resources belong to.
-  std::vector<std::string> api_groups{};
+  ::kubex::Vector<::kubex::String> api_groups{};
   /// apiVersions is the API versions the resources belong to.
-  std::vector<std::string> api_versions{};
+  ::kubex::Vector<::kubex::String> api_versions{};
   /// operations is the operations the admission hook cares about - CREATE, UPDATE, DELETE,
   /// CONNECT or * for all of those operations and any future admission operations that are
   /// added.
-  std::vector<NamedRuleWithOperationsOperationsItem> operations{};
+  ::kubex::Vector<NamedRuleWithOperationsOperationsItem> operations{};
   /// resourceNames is an optional white list of names that the rule applies to.
-  std::vector<std::string> resource_names{};
+  ::kubex::Vector<::kubex::String> resource_names{};
   /// resources is a list of resources this rule applies to.
-  std::vector<std::string> resources{};
+  ::kubex::Vector<::kubex::String> resources{};
   /// scope specifies the scope of this rule.
   std::optional<NamedRuleWithOperationsScope> scope{};
   /// Fields the server sent that this version does not know; written back on encode.
@@ -480,7 +480,7 @@ struct NamedRuleWithOperations {
 struct MatchResources {
   /// excludeResourceRules describes what operations on what resources/subresources the
   /// ValidatingAdmissionPolicy should not care about.
-  std::vector<::kubex::k8s::v1_37::admissionregistration::v1::NamedRuleWithOperations> exclude_resource_rules{};
+  ::kubex::Vector<::kubex::k8s::v1_37::admissionregistration::v1::NamedRuleWithOperations> exclude_resource_rules{};
   /// matchPolicy defines how the "MatchResources" list is used to match incoming requests.
   std::optional<MatchResourcesMatchPolicy> match_policy{};
   /// namespaceSelector decides whether to run the admission control policy on an object based
@@ -491,7 +491,7 @@ struct MatchResources {
   ::kubex::Box<::kubex::k8s::v1_37::meta::v1::LabelSelector> object_selector{};
   /// resourceRules describes what operations on what resources/subresources the
   /// ValidatingAdmissionPolicy matches.
-  std::vector<::kubex::k8s::v1_37::admissionregistration::v1::NamedRuleWithOperations> resource_rules{};
+  ::kubex::Vector<::kubex::k8s::v1_37::admissionregistration::v1::NamedRuleWithOperations> resource_rules{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -503,9 +503,9 @@ struct MatchResources {
 /// mutates the object coming into admission chain.
 struct MutatingAdmissionPolicy {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"admissionregistration.k8s.io/v1"};
+  ::kubex::String api_version{"admissionregistration.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"MutatingAdmissionPolicy"};
+  ::kubex::String kind{"MutatingAdmissionPolicy"};
   /// metadata is the standard object metadata; More info:
   /// https://git.k8s.io/community/contributors/devel/sig-architecture/api-
   /// conventions.md#metadata.
@@ -523,9 +523,9 @@ struct MutatingAdmissionPolicy {
 /// resources.
 struct MutatingAdmissionPolicyBinding {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"admissionregistration.k8s.io/v1"};
+  ::kubex::String api_version{"admissionregistration.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"MutatingAdmissionPolicyBinding"};
+  ::kubex::String kind{"MutatingAdmissionPolicyBinding"};
   /// metadata is the standard object metadata; More info:
   /// https://git.k8s.io/community/contributors/devel/sig-architecture/api-
   /// conventions.md#metadata.
@@ -542,13 +542,13 @@ struct MutatingAdmissionPolicyBinding {
 /// MutatingAdmissionPolicyBindingList is a list of MutatingAdmissionPolicyBinding.
 struct MutatingAdmissionPolicyBindingList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"admissionregistration.k8s.io/v1"};
+  ::kubex::String api_version{"admissionregistration.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"MutatingAdmissionPolicyBindingList"};
+  ::kubex::String kind{"MutatingAdmissionPolicyBindingList"};
   /// metadata is the standard list metadata.
   ::kubex::k8s::v1_37::meta::v1::ListMeta metadata{};
   /// List of PolicyBinding.
-  std::vector<::kubex::k8s::v1_37::admissionregistration::v1::MutatingAdmissionPolicyBinding> items{};
+  ::kubex::Vector<::kubex::k8s::v1_37::admissionregistration::v1::MutatingAdmissionPolicyBinding> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -565,7 +565,7 @@ struct MutatingAdmissionPolicyBindingSpec {
   ::kubex::Box<::kubex::k8s::v1_37::admissionregistration::v1::ParamRef> param_ref{};
   /// policyName references a MutatingAdmissionPolicy name which the
   /// MutatingAdmissionPolicyBinding binds to.
-  std::optional<std::string> policy_name{};
+  std::optional<::kubex::String> policy_name{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -576,13 +576,13 @@ struct MutatingAdmissionPolicyBindingSpec {
 /// MutatingAdmissionPolicyList is a list of MutatingAdmissionPolicy.
 struct MutatingAdmissionPolicyList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"admissionregistration.k8s.io/v1"};
+  ::kubex::String api_version{"admissionregistration.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"MutatingAdmissionPolicyList"};
+  ::kubex::String kind{"MutatingAdmissionPolicyList"};
   /// metadata is the standard list metadata.
   ::kubex::k8s::v1_37::meta::v1::ListMeta metadata{};
   /// List of ValidatingAdmissionPolicy.
-  std::vector<::kubex::k8s::v1_37::admissionregistration::v1::MutatingAdmissionPolicy> items{};
+  ::kubex::Vector<::kubex::k8s::v1_37::admissionregistration::v1::MutatingAdmissionPolicy> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -609,9 +609,9 @@ struct Mutation {
 /// Variable is the definition of a variable that is used for composition.
 struct Variable {
   /// expression is the expression that will be evaluated as the value of the variable.
-  std::string expression{};
+  ::kubex::String expression{};
   /// name is the name of the variable.
-  std::string name{};
+  ::kubex::String name{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -624,11 +624,11 @@ struct MutatingAdmissionPolicySpec {
   /// failurePolicy defines how to handle failures for the admission policy.
   std::optional<MutatingAdmissionPolicySpecFailurePolicy> failure_policy{};
   /// matchConditions is a list of conditions that must be met for a request to be validated.
-  std::vector<::kubex::k8s::v1_37::admissionregistration::v1::MatchCondition> match_conditions{};
+  ::kubex::Vector<::kubex::k8s::v1_37::admissionregistration::v1::MatchCondition> match_conditions{};
   /// matchConstraints specifies what resources this policy is designed to validate.
   ::kubex::Box<::kubex::k8s::v1_37::admissionregistration::v1::MatchResources> match_constraints{};
   /// mutations contain operations to perform on matching objects.
-  std::vector<::kubex::k8s::v1_37::admissionregistration::v1::Mutation> mutations{};
+  ::kubex::Vector<::kubex::k8s::v1_37::admissionregistration::v1::Mutation> mutations{};
   /// paramKind specifies the kind of resources used to parameterize this policy.
   ::kubex::Box<::kubex::k8s::v1_37::admissionregistration::v1::ParamKind> param_kind{};
   /// reinvocationPolicy indicates whether mutations may be called multiple times per
@@ -636,7 +636,7 @@ struct MutatingAdmissionPolicySpec {
   std::optional<MutatingAdmissionPolicySpecReinvocationPolicy> reinvocation_policy{};
   /// variables contain definitions of variables that can be used in composition of other
   /// expressions.
-  std::vector<::kubex::k8s::v1_37::admissionregistration::v1::Variable> variables{};
+  ::kubex::Vector<::kubex::k8s::v1_37::admissionregistration::v1::Variable> variables{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -652,7 +652,7 @@ struct WebhookClientConfig {
   /// service is a reference to the service for this webhook.
   ::kubex::Box<::kubex::k8s::v1_37::admissionregistration::v1::ServiceReference> service{};
   /// url gives the location of the webhook, in standard URL form (`scheme://host:port/path`).
-  std::optional<std::string> url{};
+  std::optional<::kubex::String> url{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -663,15 +663,15 @@ struct WebhookClientConfig {
 /// RuleWithOperations is a tuple of Operations and Resources.
 struct RuleWithOperations {
   /// apiGroups is the API groups the resources belong to.
-  std::vector<std::string> api_groups{};
+  ::kubex::Vector<::kubex::String> api_groups{};
   /// apiVersions is the API versions the resources belong to.
-  std::vector<std::string> api_versions{};
+  ::kubex::Vector<::kubex::String> api_versions{};
   /// operations is the operations the admission hook cares about - CREATE, UPDATE, DELETE,
   /// CONNECT or * for all of those operations and any future admission operations that are
   /// added.
-  std::vector<RuleWithOperationsOperationsItem> operations{};
+  ::kubex::Vector<RuleWithOperationsOperationsItem> operations{};
   /// resources is a list of resources this rule applies to.
-  std::vector<std::string> resources{};
+  ::kubex::Vector<::kubex::String> resources{};
   /// scope specifies the scope of this rule.
   std::optional<RuleWithOperationsScope> scope{};
   /// Fields the server sent that this version does not know; written back on encode.
@@ -686,7 +686,7 @@ struct RuleWithOperations {
 struct MutatingWebhook {
   /// admissionReviewVersions is an ordered list of preferred `AdmissionReview` versions the
   /// Webhook expects.
-  std::vector<std::string> admission_review_versions{};
+  ::kubex::Vector<::kubex::String> admission_review_versions{};
   /// clientConfig defines how to communicate with the hook.
   ::kubex::k8s::v1_37::admissionregistration::v1::WebhookClientConfig client_config{};
   /// failurePolicy defines how unrecognized errors from the admission endpoint are handled -
@@ -694,11 +694,11 @@ struct MutatingWebhook {
   std::optional<MutatingWebhookFailurePolicy> failure_policy{};
   /// matchConditions is a list of conditions that must be met for a request to be sent to this
   /// webhook.
-  std::vector<::kubex::k8s::v1_37::admissionregistration::v1::MatchCondition> match_conditions{};
+  ::kubex::Vector<::kubex::k8s::v1_37::admissionregistration::v1::MatchCondition> match_conditions{};
   /// matchPolicy defines how the "rules" list is used to match incoming requests.
   std::optional<MutatingWebhookMatchPolicy> match_policy{};
   /// name is the name of the admission webhook.
-  std::string name{};
+  ::kubex::String name{};
   /// namespaceSelector decides whether to run the webhook on an object based on whether the
   /// namespace for that object matches the selector.
   ::kubex::Box<::kubex::k8s::v1_37::meta::v1::LabelSelector> namespace_selector{};
@@ -709,7 +709,7 @@ struct MutatingWebhook {
   /// of a single admission evaluation.
   std::optional<MutatingWebhookReinvocationPolicy> reinvocation_policy{};
   /// rules describes what operations on what resources/subresources the webhook cares about.
-  std::vector<::kubex::k8s::v1_37::admissionregistration::v1::RuleWithOperations> rules{};
+  ::kubex::Vector<::kubex::k8s::v1_37::admissionregistration::v1::RuleWithOperations> rules{};
   /// sideEffects states whether this webhook has side effects.
   MutatingWebhookSideEffects side_effects{};
   /// timeoutSeconds specifies the timeout for this webhook.
@@ -725,15 +725,15 @@ struct MutatingWebhook {
 /// accept or reject and may change the object.
 struct MutatingWebhookConfiguration {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"admissionregistration.k8s.io/v1"};
+  ::kubex::String api_version{"admissionregistration.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"MutatingWebhookConfiguration"};
+  ::kubex::String kind{"MutatingWebhookConfiguration"};
   /// metadata is the standard object metadata; More info:
   /// https://git.k8s.io/community/contributors/devel/sig-architecture/api-
   /// conventions.md#metadata.
   ::kubex::k8s::v1_37::meta::v1::ObjectMeta metadata{};
   /// webhooks is a list of webhooks and the affected resources and operations.
-  std::vector<::kubex::k8s::v1_37::admissionregistration::v1::MutatingWebhook> webhooks{};
+  ::kubex::Vector<::kubex::k8s::v1_37::admissionregistration::v1::MutatingWebhook> webhooks{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -744,13 +744,13 @@ struct MutatingWebhookConfiguration {
 /// MutatingWebhookConfigurationList is a list of MutatingWebhookConfiguration.
 struct MutatingWebhookConfigurationList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"admissionregistration.k8s.io/v1"};
+  ::kubex::String api_version{"admissionregistration.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"MutatingWebhookConfigurationList"};
+  ::kubex::String kind{"MutatingWebhookConfigurationList"};
   /// metadata is the standard list metadata.
   ::kubex::k8s::v1_37::meta::v1::ListMeta metadata{};
   /// List of MutatingWebhookConfiguration.
-  std::vector<::kubex::k8s::v1_37::admissionregistration::v1::MutatingWebhookConfiguration> items{};
+  ::kubex::Vector<::kubex::k8s::v1_37::admissionregistration::v1::MutatingWebhookConfiguration> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -761,9 +761,9 @@ struct MutatingWebhookConfigurationList {
 /// ParamKind is a tuple of Group Kind and Version.
 struct ParamKind {
   /// apiVersion is the API group version the resources belong to.
-  std::optional<std::string> api_version{};
+  std::optional<::kubex::String> api_version{};
   /// kind is the API kind the resources belong to.
-  std::optional<std::string> kind{};
+  std::optional<::kubex::String> kind{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -775,12 +775,12 @@ struct ParamKind {
 /// applied by a policy binding.
 struct ParamRef {
   /// name is the name of the resource being referenced.
-  std::optional<std::string> name{};
+  std::optional<::kubex::String> name{};
   /// namespace is the namespace of the referenced resource.
-  std::optional<std::string> namespace_{};
+  std::optional<::kubex::String> namespace_{};
   /// parameterNotFoundAction controls the behavior of the binding when the resource exists, and
   /// name or selector is valid, but there are no parameters matched by the binding.
-  std::optional<std::string> parameter_not_found_action{};
+  std::optional<::kubex::String> parameter_not_found_action{};
   /// selector can be used to match multiple param objects based on their labels.
   ::kubex::Box<::kubex::k8s::v1_37::meta::v1::LabelSelector> selector{};
   /// Fields the server sent that this version does not know; written back on encode.
@@ -793,11 +793,11 @@ struct ParamRef {
 /// ServiceReference holds a reference to Service.legacy.k8s.io
 struct ServiceReference {
   /// name is the name of the service.
-  std::string name{};
+  ::kubex::String name{};
   /// namespace is the namespace of the service.
-  std::string namespace_{};
+  ::kubex::String namespace_{};
   /// path is an optional URL path which will be sent in any request to this service.
-  std::optional<std::string> path{};
+  std::optional<::kubex::String> path{};
   /// port is the port on the service that hosts the webhook.
   std::optional<std::int32_t> port{};
   /// Fields the server sent that this version does not know; written back on encode.
@@ -811,7 +811,7 @@ struct ServiceReference {
 /// ValidatingAdmissionPolicy
 struct TypeChecking {
   /// expressionWarnings contains the type checking warnings for each expression.
-  std::vector<::kubex::k8s::v1_37::admissionregistration::v1::ExpressionWarning> expression_warnings{};
+  ::kubex::Vector<::kubex::k8s::v1_37::admissionregistration::v1::ExpressionWarning> expression_warnings{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -823,9 +823,9 @@ struct TypeChecking {
 /// accepts or rejects an object without changing it.
 struct ValidatingAdmissionPolicy {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"admissionregistration.k8s.io/v1"};
+  ::kubex::String api_version{"admissionregistration.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"ValidatingAdmissionPolicy"};
+  ::kubex::String kind{"ValidatingAdmissionPolicy"};
   /// metadata is the standard object metadata; More info:
   /// https://git.k8s.io/community/contributors/devel/sig-architecture/api-
   /// conventions.md#metadata.
@@ -851,10 +851,10 @@ struct ValidatingAdmissionPolicyBindingSpec {
   ::kubex::Box<::kubex::k8s::v1_37::admissionregistration::v1::ParamRef> param_ref{};
   /// policyName references a ValidatingAdmissionPolicy name which the
   /// ValidatingAdmissionPolicyBinding binds to.
-  std::string policy_name{};
+  ::kubex::String policy_name{};
   /// validationActions declares how Validations of the referenced ValidatingAdmissionPolicy are
   /// enforced.
-  std::vector<ValidatingAdmissionPolicyBindingSpecValidationActionsItem> validation_actions{};
+  ::kubex::Vector<ValidatingAdmissionPolicyBindingSpecValidationActionsItem> validation_actions{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -866,9 +866,9 @@ struct ValidatingAdmissionPolicyBindingSpec {
 /// resources.
 struct ValidatingAdmissionPolicyBinding {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"admissionregistration.k8s.io/v1"};
+  ::kubex::String api_version{"admissionregistration.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"ValidatingAdmissionPolicyBinding"};
+  ::kubex::String kind{"ValidatingAdmissionPolicyBinding"};
   /// metadata is the standard object metadata; More info:
   /// https://git.k8s.io/community/contributors/devel/sig-architecture/api-
   /// conventions.md#metadata.
@@ -885,13 +885,13 @@ struct ValidatingAdmissionPolicyBinding {
 /// ValidatingAdmissionPolicyBindingList is a list of ValidatingAdmissionPolicyBinding.
 struct ValidatingAdmissionPolicyBindingList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"admissionregistration.k8s.io/v1"};
+  ::kubex::String api_version{"admissionregistration.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"ValidatingAdmissionPolicyBindingList"};
+  ::kubex::String kind{"ValidatingAdmissionPolicyBindingList"};
   /// metadata is the standard list metadata.
   ::kubex::k8s::v1_37::meta::v1::ListMeta metadata{};
   /// List of PolicyBinding.
-  std::vector<::kubex::k8s::v1_37::admissionregistration::v1::ValidatingAdmissionPolicyBinding> items{};
+  ::kubex::Vector<::kubex::k8s::v1_37::admissionregistration::v1::ValidatingAdmissionPolicyBinding> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -902,13 +902,13 @@ struct ValidatingAdmissionPolicyBindingList {
 /// ValidatingAdmissionPolicyList is a list of ValidatingAdmissionPolicy.
 struct ValidatingAdmissionPolicyList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"admissionregistration.k8s.io/v1"};
+  ::kubex::String api_version{"admissionregistration.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"ValidatingAdmissionPolicyList"};
+  ::kubex::String kind{"ValidatingAdmissionPolicyList"};
   /// metadata is the standard list metadata.
   ::kubex::k8s::v1_37::meta::v1::ListMeta metadata{};
   /// List of ValidatingAdmissionPolicy.
-  std::vector<::kubex::k8s::v1_37::admissionregistration::v1::ValidatingAdmissionPolicy> items{};
+  ::kubex::Vector<::kubex::k8s::v1_37::admissionregistration::v1::ValidatingAdmissionPolicy> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -919,14 +919,14 @@ struct ValidatingAdmissionPolicyList {
 /// Validation specifies the CEL expression which is used to apply the validation.
 struct Validation {
   /// expression represents the expression which will be evaluated by CEL.
-  std::string expression{};
+  ::kubex::String expression{};
   /// message represents the message displayed when validation fails.
-  std::optional<std::string> message{};
+  std::optional<::kubex::String> message{};
   /// messageExpression declares a CEL expression that evaluates to the validation failure
   /// message that is returned when this rule fails.
-  std::optional<std::string> message_expression{};
+  std::optional<::kubex::String> message_expression{};
   /// reason represents a machine-readable description of why this validation failed.
-  std::optional<std::string> reason{};
+  std::optional<::kubex::String> reason{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -939,20 +939,20 @@ struct Validation {
 struct ValidatingAdmissionPolicySpec {
   /// auditAnnotations contains CEL expressions which are used to produce audit annotations for
   /// the audit event of the API request.
-  std::vector<::kubex::k8s::v1_37::admissionregistration::v1::AuditAnnotation> audit_annotations{};
+  ::kubex::Vector<::kubex::k8s::v1_37::admissionregistration::v1::AuditAnnotation> audit_annotations{};
   /// failurePolicy defines how to handle failures for the admission policy.
   std::optional<ValidatingAdmissionPolicySpecFailurePolicy> failure_policy{};
   /// matchConditions is a list of conditions that must be met for a request to be validated.
-  std::vector<::kubex::k8s::v1_37::admissionregistration::v1::MatchCondition> match_conditions{};
+  ::kubex::Vector<::kubex::k8s::v1_37::admissionregistration::v1::MatchCondition> match_conditions{};
   /// matchConstraints specifies what resources this policy is designed to validate.
   ::kubex::Box<::kubex::k8s::v1_37::admissionregistration::v1::MatchResources> match_constraints{};
   /// paramKind specifies the kind of resources used to parameterize this policy.
   ::kubex::Box<::kubex::k8s::v1_37::admissionregistration::v1::ParamKind> param_kind{};
   /// validations contain CEL expressions which is used to apply the validation.
-  std::vector<::kubex::k8s::v1_37::admissionregistration::v1::Validation> validations{};
+  ::kubex::Vector<::kubex::k8s::v1_37::admissionregistration::v1::Validation> validations{};
   /// variables contain definitions of variables that can be used in composition of other
   /// expressions.
-  std::vector<::kubex::k8s::v1_37::admissionregistration::v1::Variable> variables{};
+  ::kubex::Vector<::kubex::k8s::v1_37::admissionregistration::v1::Variable> variables{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -963,7 +963,7 @@ struct ValidatingAdmissionPolicySpec {
 /// ValidatingAdmissionPolicyStatus represents the status of an admission validation policy.
 struct ValidatingAdmissionPolicyStatus {
   /// conditions represent the latest available observations of a policy's current state.
-  std::vector<::kubex::k8s::v1_37::meta::v1::Condition> conditions{};
+  ::kubex::Vector<::kubex::k8s::v1_37::meta::v1::Condition> conditions{};
   /// observedGeneration is the generation observed by the controller.
   std::optional<std::int64_t> observed_generation{};
   /// typeChecking contains the results of type checking for each expression.
@@ -980,7 +980,7 @@ struct ValidatingAdmissionPolicyStatus {
 struct ValidatingWebhook {
   /// admissionReviewVersions is an ordered list of preferred `AdmissionReview` versions the
   /// Webhook expects.
-  std::vector<std::string> admission_review_versions{};
+  ::kubex::Vector<::kubex::String> admission_review_versions{};
   /// clientConfig defines how to communicate with the hook.
   ::kubex::k8s::v1_37::admissionregistration::v1::WebhookClientConfig client_config{};
   /// failurePolicy defines how unrecognized errors from the admission endpoint are handled -
@@ -988,11 +988,11 @@ struct ValidatingWebhook {
   std::optional<ValidatingWebhookFailurePolicy> failure_policy{};
   /// matchConditions is a list of conditions that must be met for a request to be sent to this
   /// webhook.
-  std::vector<::kubex::k8s::v1_37::admissionregistration::v1::MatchCondition> match_conditions{};
+  ::kubex::Vector<::kubex::k8s::v1_37::admissionregistration::v1::MatchCondition> match_conditions{};
   /// matchPolicy defines how the "rules" list is used to match incoming requests.
   std::optional<ValidatingWebhookMatchPolicy> match_policy{};
   /// name is the name of the admission webhook.
-  std::string name{};
+  ::kubex::String name{};
   /// namespaceSelector decides whether to run the webhook on an object based on whether the
   /// namespace for that object matches the selector.
   ::kubex::Box<::kubex::k8s::v1_37::meta::v1::LabelSelector> namespace_selector{};
@@ -1000,7 +1000,7 @@ struct ValidatingWebhook {
   /// labels.
   ::kubex::Box<::kubex::k8s::v1_37::meta::v1::LabelSelector> object_selector{};
   /// rules describes what operations on what resources/subresources the webhook cares about.
-  std::vector<::kubex::k8s::v1_37::admissionregistration::v1::RuleWithOperations> rules{};
+  ::kubex::Vector<::kubex::k8s::v1_37::admissionregistration::v1::RuleWithOperations> rules{};
   /// sideEffects states whether this webhook has side effects.
   ValidatingWebhookSideEffects side_effects{};
   /// timeoutSeconds specifies the timeout for this webhook.
@@ -1016,15 +1016,15 @@ struct ValidatingWebhook {
 /// accept or reject and object without changing it.
 struct ValidatingWebhookConfiguration {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"admissionregistration.k8s.io/v1"};
+  ::kubex::String api_version{"admissionregistration.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"ValidatingWebhookConfiguration"};
+  ::kubex::String kind{"ValidatingWebhookConfiguration"};
   /// metadata is the standard object metadata; More info:
   /// https://git.k8s.io/community/contributors/devel/sig-architecture/api-
   /// conventions.md#metadata.
   ::kubex::k8s::v1_37::meta::v1::ObjectMeta metadata{};
   /// webhooks is a list of webhooks and the affected resources and operations.
-  std::vector<::kubex::k8s::v1_37::admissionregistration::v1::ValidatingWebhook> webhooks{};
+  ::kubex::Vector<::kubex::k8s::v1_37::admissionregistration::v1::ValidatingWebhook> webhooks{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -1035,13 +1035,13 @@ struct ValidatingWebhookConfiguration {
 /// ValidatingWebhookConfigurationList is a list of ValidatingWebhookConfiguration.
 struct ValidatingWebhookConfigurationList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"admissionregistration.k8s.io/v1"};
+  ::kubex::String api_version{"admissionregistration.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"ValidatingWebhookConfigurationList"};
+  ::kubex::String kind{"ValidatingWebhookConfigurationList"};
   /// metadata is the standard list metadata.
   ::kubex::k8s::v1_37::meta::v1::ListMeta metadata{};
   /// List of ValidatingWebhookConfiguration.
-  std::vector<::kubex::k8s::v1_37::admissionregistration::v1::ValidatingWebhookConfiguration> items{};
+  ::kubex::Vector<::kubex::k8s::v1_37::admissionregistration::v1::ValidatingWebhookConfiguration> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 

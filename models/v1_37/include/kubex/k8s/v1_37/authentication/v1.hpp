@@ -3,17 +3,17 @@
 
 #include <array>
 #include <cstdint>
-#include <map>
 #include <optional>
-#include <string>
 #include <string_view>
 #include <type_traits>
-#include <vector>
 
 #include <kubex/core/box.hpp>
+#include <kubex/core/map.hpp>
 #include <kubex/core/raw_json.hpp>
 #include <kubex/core/resource.hpp>
+#include <kubex/core/string.hpp>
 #include <kubex/core/string_enum.hpp>
+#include <kubex/core/vector.hpp>
 #include <kubex/core/time.hpp>
 #include <kubex/k8s/v1_37/meta/v1.hpp>
 
@@ -74,13 +74,13 @@ void kubex_box_delete(UserInfo* p) noexcept;
 /// BoundObjectReference is a reference to an object that a token is bound to.
 struct BoundObjectReference {
   /// apiVersion is API version of the referent.
-  std::optional<std::string> api_version{};
+  std::optional<::kubex::String> api_version{};
   /// kind of the referent.
-  std::optional<std::string> kind{};
+  std::optional<::kubex::String> kind{};
   /// name of the referent.
-  std::optional<std::string> name{};
+  std::optional<::kubex::String> name{};
   /// uid of the referent.
-  std::optional<std::string> uid{};
+  std::optional<::kubex::String> uid{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -92,9 +92,9 @@ struct BoundObjectReference {
 /// making this request.
 struct SelfSubjectReview {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"authentication.k8s.io/v1"};
+  ::kubex::String api_version{"authentication.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"SelfSubjectReview"};
+  ::kubex::String kind{"SelfSubjectReview"};
   /// metadata is standard object's metadata.
   ::kubex::k8s::v1_37::meta::v1::ObjectMeta metadata{};
   /// status is filled in by the server with the user attributes.
@@ -120,9 +120,9 @@ struct SelfSubjectReviewStatus {
 /// TokenRequest requests a token for a given service account.
 struct TokenRequest {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"authentication.k8s.io/v1"};
+  ::kubex::String api_version{"authentication.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"TokenRequest"};
+  ::kubex::String kind{"TokenRequest"};
   /// metadata is the standard object's metadata.
   ::kubex::k8s::v1_37::meta::v1::ObjectMeta metadata{};
   /// spec holds information about the request being evaluated
@@ -139,9 +139,9 @@ struct TokenRequest {
 /// TokenRequestSpec contains client provided parameters of a token request.
 struct TokenRequestSpec {
   /// attestations is a map of well-known keys to string-slice values.
-  std::map<std::string, std::vector<std::string>> attestations{};
+  ::kubex::Map<::kubex::String, ::kubex::Vector<::kubex::String>> attestations{};
   /// audiences are the intendend audiences of the token.
-  std::vector<std::string> audiences{};
+  ::kubex::Vector<::kubex::String> audiences{};
   /// boundObjectRef is a reference to an object that the token will be bound to.
   ::kubex::Box<::kubex::k8s::v1_37::authentication::v1::BoundObjectReference> bound_object_ref{};
   /// expirationSeconds is the requested duration of validity of the request.
@@ -158,7 +158,7 @@ struct TokenRequestStatus {
   /// expirationTimestamp is the time of expiration of the returned token.
   std::optional<::kubex::Time> expiration_timestamp{};
   /// token is the opaque bearer token.
-  std::optional<std::string> token{};
+  std::optional<::kubex::String> token{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -170,9 +170,9 @@ struct TokenRequestStatus {
 struct TokenReviewSpec {
   /// audiences is a list of the identifiers that the resource server presented with the token
   /// identifies as.
-  std::vector<std::string> audiences{};
+  ::kubex::Vector<::kubex::String> audiences{};
   /// token is the opaque bearer token.
-  std::string token{};
+  ::kubex::String token{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -183,9 +183,9 @@ struct TokenReviewSpec {
 /// TokenReview attempts to authenticate a token to a known user.
 struct TokenReview {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"authentication.k8s.io/v1"};
+  ::kubex::String api_version{"authentication.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"TokenReview"};
+  ::kubex::String kind{"TokenReview"};
   /// metadata is the standard object's metadata.
   ::kubex::k8s::v1_37::meta::v1::ObjectMeta metadata{};
   /// spec holds information about the request being evaluated
@@ -203,11 +203,11 @@ struct TokenReview {
 struct TokenReviewStatus {
   /// audiences are audience identifiers chosen by the authenticator that are compatible with
   /// both the TokenReview and token.
-  std::vector<std::string> audiences{};
+  ::kubex::Vector<::kubex::String> audiences{};
   /// authenticated indicates that the token was associated with a known user.
   std::optional<bool> authenticated{};
   /// error indicates that the token couldn't be checked
-  std::optional<std::string> error{};
+  std::optional<::kubex::String> error{};
   /// user is the UserInfo associated with the provided token.
   ::kubex::Box<::kubex::k8s::v1_37::authentication::v1::UserInfo> user{};
   /// Fields the server sent that this version does not know; written back on encode.
@@ -220,13 +220,13 @@ struct TokenReviewStatus {
 /// UserInfo holds the information about the user needed to implement the user.Info interface.
 struct UserInfo {
   /// extra is any additional information provided by the authenticator.
-  std::map<std::string, std::vector<std::string>> extra{};
+  ::kubex::Map<::kubex::String, ::kubex::Vector<::kubex::String>> extra{};
   /// groups is the names of groups this user is a part of.
-  std::vector<std::string> groups{};
+  ::kubex::Vector<::kubex::String> groups{};
   /// uid is a unique value that identifies this user across time.
-  std::optional<std::string> uid{};
+  std::optional<::kubex::String> uid{};
   /// username is the name that uniquely identifies this user among all active users.
-  std::optional<std::string> username{};
+  std::optional<::kubex::String> username{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 

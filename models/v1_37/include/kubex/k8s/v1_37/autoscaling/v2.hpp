@@ -3,17 +3,17 @@
 
 #include <array>
 #include <cstdint>
-#include <map>
 #include <optional>
-#include <string>
 #include <string_view>
 #include <type_traits>
-#include <vector>
 
 #include <kubex/core/box.hpp>
+#include <kubex/core/map.hpp>
 #include <kubex/core/raw_json.hpp>
 #include <kubex/core/resource.hpp>
+#include <kubex/core/string.hpp>
 #include <kubex/core/string_enum.hpp>
+#include <kubex/core/vector.hpp>
 #include <kubex/core/quantity.hpp>
 #include <kubex/core/time.hpp>
 #include <kubex/k8s/v1_37/meta/v1.hpp>
@@ -139,7 +139,7 @@ struct MetricTarget {
   /// a quantity)
   std::optional<::kubex::Quantity> average_value{};
   /// type represents whether the metric type is Utilization, Value, or AverageValue
-  std::string type{};
+  ::kubex::String type{};
   /// value is the target value of the metric (as a quantity).
   std::optional<::kubex::Quantity> value{};
   /// Fields the server sent that this version does not know; written back on encode.
@@ -154,9 +154,9 @@ struct MetricTarget {
 /// target (e.g.
 struct ContainerResourceMetricSource {
   /// container is the name of the container in the pods of the scaling target
-  std::string container{};
+  ::kubex::String container{};
   /// name is the name of the resource in question.
-  std::string name{};
+  ::kubex::String name{};
   /// target specifies the target value for the given metric
   ::kubex::k8s::v1_37::autoscaling::v2::MetricTarget target{};
   /// Fields the server sent that this version does not know; written back on encode.
@@ -189,11 +189,11 @@ struct MetricValueStatus {
 /// in the current scale target (e.g.
 struct ContainerResourceMetricStatus {
   /// container is the name of the container in the pods of the scaling target
-  std::string container{};
+  ::kubex::String container{};
   /// current contains the current value for the given metric
   ::kubex::k8s::v1_37::autoscaling::v2::MetricValueStatus current{};
   /// name is the name of the resource in question.
-  std::string name{};
+  ::kubex::String name{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -205,14 +205,14 @@ struct ContainerResourceMetricStatus {
 /// resource.
 struct CrossVersionObjectReference {
   /// apiVersion is the API version of the referent
-  std::optional<std::string> api_version{};
+  std::optional<::kubex::String> api_version{};
   /// kind is the kind of the referent; More info:
   /// https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-
   /// kinds
-  std::string kind{};
+  ::kubex::String kind{};
   /// name is the name of the referent; More info:
   /// https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names
-  std::string name{};
+  ::kubex::String name{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -223,7 +223,7 @@ struct CrossVersionObjectReference {
 /// MetricIdentifier defines the name and optionally selector for a metric
 struct MetricIdentifier {
   /// name is the name of the given metric
-  std::string name{};
+  ::kubex::String name{};
   /// selector is the string-encoded form of a standard kubernetes label selector for the given
   /// metric When set, it is passed as an additional parameter to the metrics server for more
   /// specific metrics scoping.
@@ -269,7 +269,7 @@ struct HPAScalingPolicy {
   /// periodSeconds specifies the window of time for which the policy should hold true.
   std::int32_t period_seconds{};
   /// type is used to specify the scaling policy.
-  std::string type{};
+  ::kubex::String type{};
   /// value contains the amount of change which is permitted by the policy.
   std::int32_t value{};
   /// Fields the server sent that this version does not know; written back on encode.
@@ -283,9 +283,9 @@ struct HPAScalingPolicy {
 /// and a configurable metric tolerance.
 struct HPAScalingRules {
   /// policies is a list of potential scaling polices which can be used during scaling.
-  std::vector<::kubex::k8s::v1_37::autoscaling::v2::HPAScalingPolicy> policies{};
+  ::kubex::Vector<::kubex::k8s::v1_37::autoscaling::v2::HPAScalingPolicy> policies{};
   /// selectPolicy is used to specify which policy should be used.
-  std::optional<std::string> select_policy{};
+  std::optional<::kubex::String> select_policy{};
   /// stabilizationWindowSeconds is the number of seconds for which past recommendations should
   /// be considered while scaling up or scaling down.
   std::optional<std::int32_t> stabilization_window_seconds{};
@@ -318,7 +318,7 @@ struct MetricSpec {
   /// known to Kubernetes describing each pod in the current scale target (e.g.
   ::kubex::Box<::kubex::k8s::v1_37::autoscaling::v2::ResourceMetricSource> resource{};
   /// type is the type of metric source.
-  std::string type{};
+  ::kubex::String type{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -337,7 +337,7 @@ struct HorizontalPodAutoscalerSpec {
   std::int32_t max_replicas{};
   /// metrics contains the specifications for which to use to calculate the desired replica
   /// count (the maximum replica count across all metrics will be used).
-  std::vector<::kubex::k8s::v1_37::autoscaling::v2::MetricSpec> metrics{};
+  ::kubex::Vector<::kubex::k8s::v1_37::autoscaling::v2::MetricSpec> metrics{};
   /// minReplicas is the lower limit for the number of replicas to which the autoscaler can
   /// scale down.
   std::optional<std::int32_t> min_replicas{};
@@ -356,9 +356,9 @@ struct HorizontalPodAutoscalerSpec {
 /// based on the metrics specified.
 struct HorizontalPodAutoscaler {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"autoscaling/v2"};
+  ::kubex::String api_version{"autoscaling/v2"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"HorizontalPodAutoscaler"};
+  ::kubex::String kind{"HorizontalPodAutoscaler"};
   /// metadata is the standard object metadata.
   ::kubex::k8s::v1_37::meta::v1::ObjectMeta metadata{};
   /// spec is the specification for the behaviour of the autoscaler.
@@ -392,16 +392,16 @@ struct HorizontalPodAutoscalerCondition {
   /// lastTransitionTime is the last time the condition transitioned from one status to another
   std::optional<::kubex::Time> last_transition_time{};
   /// message is a human-readable explanation containing details about the transition
-  std::optional<std::string> message{};
+  std::optional<::kubex::String> message{};
   /// observedGeneration represents the .metadata.generation that the condition was set based
   /// upon.
   std::optional<std::int64_t> observed_generation{};
   /// reason is the reason for the condition's last transition.
-  std::optional<std::string> reason{};
+  std::optional<::kubex::String> reason{};
   /// status is the status of the condition (True, False, Unknown)
-  std::string status{};
+  ::kubex::String status{};
   /// type describes the current condition
-  std::string type{};
+  ::kubex::String type{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -412,13 +412,13 @@ struct HorizontalPodAutoscalerCondition {
 /// HorizontalPodAutoscalerList is a list of horizontal pod autoscaler objects.
 struct HorizontalPodAutoscalerList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"autoscaling/v2"};
+  ::kubex::String api_version{"autoscaling/v2"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"HorizontalPodAutoscalerList"};
+  ::kubex::String kind{"HorizontalPodAutoscalerList"};
   /// metadata is the standard list metadata.
   ::kubex::k8s::v1_37::meta::v1::ListMeta metadata{};
   /// items is the list of horizontal pod autoscaler objects.
-  std::vector<::kubex::k8s::v1_37::autoscaling::v2::HorizontalPodAutoscaler> items{};
+  ::kubex::Vector<::kubex::k8s::v1_37::autoscaling::v2::HorizontalPodAutoscaler> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -444,7 +444,7 @@ struct MetricStatus {
   /// known to Kubernetes describing each pod in the current scale target (e.g.
   ::kubex::Box<::kubex::k8s::v1_37::autoscaling::v2::ResourceMetricStatus> resource{};
   /// type is the type of metric source.
-  std::string type{};
+  ::kubex::String type{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -456,9 +456,9 @@ struct MetricStatus {
 struct HorizontalPodAutoscalerStatus {
   /// conditions is the set of conditions required for this autoscaler to scale its target, and
   /// indicates whether or not those conditions are met.
-  std::vector<::kubex::k8s::v1_37::autoscaling::v2::HorizontalPodAutoscalerCondition> conditions{};
+  ::kubex::Vector<::kubex::k8s::v1_37::autoscaling::v2::HorizontalPodAutoscalerCondition> conditions{};
   /// currentMetrics is the last read state of the metrics used by this autoscaler.
-  std::vector<::kubex::k8s::v1_37::autoscaling::v2::MetricStatus> current_metrics{};
+  ::kubex::Vector<::kubex::k8s::v1_37::autoscaling::v2::MetricStatus> current_metrics{};
   /// currentReplicas is current number of replicas of pods managed by this autoscaler, as last
   /// seen by the autoscaler.
   std::optional<std::int32_t> current_replicas{};
@@ -541,7 +541,7 @@ struct PodsMetricStatus {
 /// specified in requests and limits, describing each pod in the current scale target (e.g.
 struct ResourceMetricSource {
   /// name is the name of the resource in question.
-  std::string name{};
+  ::kubex::String name{};
   /// target specifies the target value for the given metric
   ::kubex::k8s::v1_37::autoscaling::v2::MetricTarget target{};
   /// Fields the server sent that this version does not know; written back on encode.
@@ -557,7 +557,7 @@ struct ResourceMetricStatus {
   /// current contains the current value for the given metric
   ::kubex::k8s::v1_37::autoscaling::v2::MetricValueStatus current{};
   /// name is the name of the resource in question.
-  std::string name{};
+  ::kubex::String name{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 

@@ -3,17 +3,17 @@
 
 #include <array>
 #include <cstdint>
-#include <map>
 #include <optional>
-#include <string>
 #include <string_view>
 #include <type_traits>
-#include <vector>
 
 #include <kubex/core/box.hpp>
+#include <kubex/core/map.hpp>
 #include <kubex/core/raw_json.hpp>
 #include <kubex/core/resource.hpp>
+#include <kubex/core/string.hpp>
 #include <kubex/core/string_enum.hpp>
+#include <kubex/core/vector.hpp>
 #include <kubex/core/time.hpp>
 #include <kubex/k8s/v1_37/core/v1.hpp>
 #include <kubex/k8s/v1_37/meta/v1.hpp>
@@ -188,7 +188,7 @@ struct CronJobSpec {
   /// Specifies the job that will be created when executing a CronJob.
   ::kubex::k8s::v1_37::batch::v1::JobTemplateSpec job_template{};
   /// The schedule in Cron format, see https://en.wikipedia.org/wiki/Cron.
-  std::string schedule{};
+  ::kubex::String schedule{};
   /// Optional deadline in seconds for starting the job if it misses scheduled time for any
   /// reason.
   std::optional<std::int64_t> starting_deadline_seconds{};
@@ -199,7 +199,7 @@ struct CronJobSpec {
   std::optional<bool> suspend{};
   /// The time zone name for the given schedule, see
   /// https://en.wikipedia.org/wiki/List_of_tz_database_time_zones.
-  std::optional<std::string> time_zone{};
+  std::optional<::kubex::String> time_zone{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -210,9 +210,9 @@ struct CronJobSpec {
 /// CronJob represents the configuration of a single cron job.
 struct CronJob {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"batch/v1"};
+  ::kubex::String api_version{"batch/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"CronJob"};
+  ::kubex::String kind{"CronJob"};
   /// Standard object's metadata.
   ::kubex::k8s::v1_37::meta::v1::ObjectMeta metadata{};
   /// Specification of the desired behavior of a cron job, including the schedule.
@@ -229,13 +229,13 @@ struct CronJob {
 /// CronJobList is a collection of cron jobs.
 struct CronJobList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"batch/v1"};
+  ::kubex::String api_version{"batch/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"CronJobList"};
+  ::kubex::String kind{"CronJobList"};
   /// Standard list metadata.
   ::kubex::k8s::v1_37::meta::v1::ListMeta metadata{};
   /// items is the list of CronJobs.
-  std::vector<::kubex::k8s::v1_37::batch::v1::CronJob> items{};
+  ::kubex::Vector<::kubex::k8s::v1_37::batch::v1::CronJob> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -246,7 +246,7 @@ struct CronJobList {
 /// CronJobStatus represents the current state of a cron job.
 struct CronJobStatus {
   /// A list of pointers to currently running jobs.
-  std::vector<::kubex::k8s::v1_37::core::v1::ObjectReference> active{};
+  ::kubex::Vector<::kubex::k8s::v1_37::core::v1::ObjectReference> active{};
   /// Information when was the last time the job was successfully scheduled.
   std::optional<::kubex::Time> last_schedule_time{};
   /// Information when was the last time the job successfully completed.
@@ -261,9 +261,9 @@ struct CronJobStatus {
 /// Job represents the configuration of a single job.
 struct Job {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"batch/v1"};
+  ::kubex::String api_version{"batch/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"Job"};
+  ::kubex::String kind{"Job"};
   /// Standard object's metadata.
   ::kubex::k8s::v1_37::meta::v1::ObjectMeta metadata{};
   /// Specification of the desired behavior of a job.
@@ -284,13 +284,13 @@ struct JobCondition {
   /// Last time the condition transit from one status to another.
   std::optional<::kubex::Time> last_transition_time{};
   /// Human readable message indicating details about last transition.
-  std::optional<std::string> message{};
+  std::optional<::kubex::String> message{};
   /// (brief) reason for the condition's last transition.
-  std::optional<std::string> reason{};
+  std::optional<::kubex::String> reason{};
   /// Status of the condition, one of True, False, Unknown.
-  std::string status{};
+  ::kubex::String status{};
   /// Type of job condition, Complete or Failed.
-  std::string type{};
+  ::kubex::String type{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -301,13 +301,13 @@ struct JobCondition {
 /// JobList is a collection of jobs.
 struct JobList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"batch/v1"};
+  ::kubex::String api_version{"batch/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"JobList"};
+  ::kubex::String kind{"JobList"};
   /// Standard list metadata.
   ::kubex::k8s::v1_37::meta::v1::ListMeta metadata{};
   /// items is the list of Jobs.
-  std::vector<::kubex::k8s::v1_37::batch::v1::Job> items{};
+  ::kubex::Vector<::kubex::k8s::v1_37::batch::v1::Job> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -320,7 +320,7 @@ struct JobSchedulingConfiguration {
   /// DisruptionMode defines the mode in which the Job's pods can be disrupted.
   ::kubex::Box<::kubex::k8s::v1_37::scheduling::v1alpha3::WorkloadPodGroupDisruptionMode> disruption_mode{};
   /// ResourceClaims defines which ResourceClaims may be shared among Pods in the Job.
-  std::vector<::kubex::k8s::v1_37::scheduling::v1alpha3::WorkloadPodGroupResourceClaim> resource_claims{};
+  ::kubex::Vector<::kubex::k8s::v1_37::scheduling::v1alpha3::WorkloadPodGroupResourceClaim> resource_claims{};
   /// SchedulingConstraints defines scheduling constraints (e.g.
   ::kubex::Box<::kubex::k8s::v1_37::scheduling::v1alpha3::WorkloadPodGroupSchedulingConstraints> scheduling_constraints{};
   /// SchedulingPolicy defines the scheduling policy for this Job.
@@ -348,7 +348,7 @@ struct JobSpec {
   /// Specifies the desired number of successfully finished pods the job should be run with.
   std::optional<std::int32_t> completions{};
   /// ManagedBy field indicates the controller that manages a Job.
-  std::optional<std::string> managed_by{};
+  std::optional<::kubex::String> managed_by{};
   /// manualSelector controls generation of pod labels and pod selectors.
   std::optional<bool> manual_selector{};
   /// Specifies the maximal number of failed indexes before marking the Job as failed, when
@@ -387,15 +387,15 @@ struct JobStatus {
   std::optional<std::int32_t> active{};
   /// completedIndexes holds the completed indexes when .spec.completionMode = "Indexed" in a
   /// text format.
-  std::optional<std::string> completed_indexes{};
+  std::optional<::kubex::String> completed_indexes{};
   /// Represents time when the job was completed.
   std::optional<::kubex::Time> completion_time{};
   /// The latest available observations of an object's current state.
-  std::vector<::kubex::k8s::v1_37::batch::v1::JobCondition> conditions{};
+  ::kubex::Vector<::kubex::k8s::v1_37::batch::v1::JobCondition> conditions{};
   /// The number of pods which reached phase Failed.
   std::optional<std::int32_t> failed{};
   /// FailedIndexes holds the failed indexes when spec.backoffLimitPerIndex is set.
-  std::optional<std::string> failed_indexes{};
+  std::optional<::kubex::String> failed_indexes{};
   /// The number of active pods which have a Ready condition and are not terminating (without a
   /// deletionTimestamp).
   std::optional<std::int32_t> ready{};
@@ -420,9 +420,9 @@ struct JobStatus {
 /// condition type.
 struct PodFailurePolicyOnPodConditionsPattern {
   /// Specifies the required Pod condition status.
-  std::optional<std::string> status{};
+  std::optional<::kubex::String> status{};
   /// Specifies the required Pod condition type.
-  std::string type{};
+  ::kubex::String type{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -437,7 +437,7 @@ struct PodFailurePolicyRule {
   /// Represents the requirement on the container exit codes.
   ::kubex::Box<::kubex::k8s::v1_37::batch::v1::PodFailurePolicyOnExitCodesRequirement> on_exit_codes{};
   /// Represents the requirement on the pod conditions.
-  std::vector<::kubex::k8s::v1_37::batch::v1::PodFailurePolicyOnPodConditionsPattern> on_pod_conditions{};
+  ::kubex::Vector<::kubex::k8s::v1_37::batch::v1::PodFailurePolicyOnPodConditionsPattern> on_pod_conditions{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -448,7 +448,7 @@ struct PodFailurePolicyRule {
 /// PodFailurePolicy describes how failed pods influence the backoffLimit.
 struct PodFailurePolicy {
   /// A list of pod failure policy rules.
-  std::vector<::kubex::k8s::v1_37::batch::v1::PodFailurePolicyRule> rules{};
+  ::kubex::Vector<::kubex::k8s::v1_37::batch::v1::PodFailurePolicyRule> rules{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -460,11 +460,11 @@ struct PodFailurePolicy {
 /// based on its container exit codes.
 struct PodFailurePolicyOnExitCodesRequirement {
   /// Restricts the check for exit codes to the container with the specified name.
-  std::optional<std::string> container_name{};
+  std::optional<::kubex::String> container_name{};
   /// Represents the relationship between the container exit code(s) and the specified values.
   PodFailurePolicyOnExitCodesRequirementOperator operator_{};
   /// Specifies the set of values.
-  std::vector<std::int32_t> values{};
+  ::kubex::Vector<std::int32_t> values{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -479,7 +479,7 @@ struct SuccessPolicyRule {
   std::optional<std::int32_t> succeeded_count{};
   /// succeededIndexes specifies the set of indexes which need to be contained in the actual set
   /// of the succeeded indexes for the Job.
-  std::optional<std::string> succeeded_indexes{};
+  std::optional<::kubex::String> succeeded_indexes{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -492,7 +492,7 @@ struct SuccessPolicyRule {
 struct SuccessPolicy {
   /// rules represents the list of alternative rules for the declaring the Jobs as successful
   /// before `.status.succeeded >= .spec.completions`.
-  std::vector<::kubex::k8s::v1_37::batch::v1::SuccessPolicyRule> rules{};
+  ::kubex::Vector<::kubex::k8s::v1_37::batch::v1::SuccessPolicyRule> rules{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -504,9 +504,9 @@ struct SuccessPolicy {
 /// in Job status counters.
 struct UncountedTerminatedPods {
   /// failed holds UIDs of failed Pods.
-  std::vector<std::string> failed{};
+  ::kubex::Vector<::kubex::String> failed{};
   /// succeeded holds UIDs of succeeded Pods.
-  std::vector<std::string> succeeded{};
+  ::kubex::Vector<::kubex::String> succeeded{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 

@@ -3,17 +3,17 @@
 
 #include <array>
 #include <cstdint>
-#include <map>
 #include <optional>
-#include <string>
 #include <string_view>
 #include <type_traits>
-#include <vector>
 
 #include <kubex/core/box.hpp>
+#include <kubex/core/map.hpp>
 #include <kubex/core/raw_json.hpp>
 #include <kubex/core/resource.hpp>
+#include <kubex/core/string.hpp>
 #include <kubex/core/string_enum.hpp>
+#include <kubex/core/vector.hpp>
 #include <kubex/core/bytes.hpp>
 #include <kubex/core/time.hpp>
 #include <kubex/k8s/v1_37/meta/v1.hpp>
@@ -138,20 +138,20 @@ struct CertificateSigningRequestSpec {
   /// expirationSeconds is the requested duration of validity of the issued certificate.
   std::optional<std::int32_t> expiration_seconds{};
   /// extra contains extra attributes of the user that created the CertificateSigningRequest.
-  std::map<std::string, std::vector<std::string>> extra{};
+  ::kubex::Map<::kubex::String, ::kubex::Vector<::kubex::String>> extra{};
   /// groups contains group membership of the user that created the CertificateSigningRequest.
-  std::vector<std::string> groups{};
+  ::kubex::Vector<::kubex::String> groups{};
   /// request contains an x509 certificate signing request encoded in a "CERTIFICATE REQUEST"
   /// PEM block.
   ::kubex::Bytes request{};
   /// signerName indicates the requested signer, and is a qualified name.
-  std::string signer_name{};
+  ::kubex::String signer_name{};
   /// uid contains the uid of the user that created the CertificateSigningRequest.
-  std::optional<std::string> uid{};
+  std::optional<::kubex::String> uid{};
   /// usages specifies a set of key usages requested in the issued certificate.
-  std::vector<CertificateSigningRequestSpecUsagesItem> usages{};
+  ::kubex::Vector<CertificateSigningRequestSpecUsagesItem> usages{};
   /// username contains the name of the user that created the CertificateSigningRequest.
-  std::optional<std::string> username{};
+  std::optional<::kubex::String> username{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -163,9 +163,9 @@ struct CertificateSigningRequestSpec {
 /// submitting a certificate signing request, and having it asynchronously approved and issued.
 struct CertificateSigningRequest {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"certificates.k8s.io/v1"};
+  ::kubex::String api_version{"certificates.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"CertificateSigningRequest"};
+  ::kubex::String kind{"CertificateSigningRequest"};
   ::kubex::k8s::v1_37::meta::v1::ObjectMeta metadata{};
   /// spec contains the certificate request, and is immutable after creation.
   ::kubex::k8s::v1_37::certificates::v1::CertificateSigningRequestSpec spec{};
@@ -187,13 +187,13 @@ struct CertificateSigningRequestCondition {
   /// lastUpdateTime is the time of the last update to this condition
   std::optional<::kubex::Time> last_update_time{};
   /// message contains a human readable message with details about the request state
-  std::optional<std::string> message{};
+  std::optional<::kubex::String> message{};
   /// reason indicates a brief reason for the request state
-  std::optional<std::string> reason{};
+  std::optional<::kubex::String> reason{};
   /// status of the condition, one of True, False, Unknown.
-  std::string status{};
+  ::kubex::String status{};
   /// type of the condition.
-  std::string type{};
+  ::kubex::String type{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -204,12 +204,12 @@ struct CertificateSigningRequestCondition {
 /// CertificateSigningRequestList is a collection of CertificateSigningRequest objects
 struct CertificateSigningRequestList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"certificates.k8s.io/v1"};
+  ::kubex::String api_version{"certificates.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"CertificateSigningRequestList"};
+  ::kubex::String kind{"CertificateSigningRequestList"};
   ::kubex::k8s::v1_37::meta::v1::ListMeta metadata{};
   /// items is a collection of CertificateSigningRequest objects
-  std::vector<::kubex::k8s::v1_37::certificates::v1::CertificateSigningRequest> items{};
+  ::kubex::Vector<::kubex::k8s::v1_37::certificates::v1::CertificateSigningRequest> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -224,7 +224,7 @@ struct CertificateSigningRequestStatus {
   /// condition is present.
   std::optional<::kubex::Bytes> certificate{};
   /// conditions applied to the request.
-  std::vector<::kubex::k8s::v1_37::certificates::v1::CertificateSigningRequestCondition> conditions{};
+  ::kubex::Vector<::kubex::k8s::v1_37::certificates::v1::CertificateSigningRequestCondition> conditions{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -235,10 +235,10 @@ struct CertificateSigningRequestStatus {
 /// ClusterTrustBundleSpec contains the signer and trust anchors.
 struct ClusterTrustBundleSpec {
   /// signerName indicates the associated signer, if any.
-  std::optional<std::string> signer_name{};
+  std::optional<::kubex::String> signer_name{};
   /// trustBundle contains the individual X.509 trust anchors for this bundle, as PEM bundle of
   /// PEM-wrapped, DER-formatted X.509 certificates.
-  std::string trust_bundle{};
+  ::kubex::String trust_bundle{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -250,9 +250,9 @@ struct ClusterTrustBundleSpec {
 /// certificates).
 struct ClusterTrustBundle {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"certificates.k8s.io/v1"};
+  ::kubex::String api_version{"certificates.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"ClusterTrustBundle"};
+  ::kubex::String kind{"ClusterTrustBundle"};
   /// metadata contains the object metadata.
   ::kubex::k8s::v1_37::meta::v1::ObjectMeta metadata{};
   /// spec contains the signer (if any) and trust anchors.
@@ -267,13 +267,13 @@ struct ClusterTrustBundle {
 /// ClusterTrustBundleList is a collection of ClusterTrustBundle objects
 struct ClusterTrustBundleList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"certificates.k8s.io/v1"};
+  ::kubex::String api_version{"certificates.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"ClusterTrustBundleList"};
+  ::kubex::String kind{"ClusterTrustBundleList"};
   /// metadata contains the list metadata.
   ::kubex::k8s::v1_37::meta::v1::ListMeta metadata{};
   /// items is a collection of ClusterTrustBundle objects
-  std::vector<::kubex::k8s::v1_37::certificates::v1::ClusterTrustBundle> items{};
+  ::kubex::Vector<::kubex::k8s::v1_37::certificates::v1::ClusterTrustBundle> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -286,25 +286,25 @@ struct PodCertificateRequestSpec {
   /// maxExpirationSeconds is the maximum lifetime permitted for the certificate.
   std::optional<std::int32_t> max_expiration_seconds{};
   /// nodeName is the name of the node the pod is assigned to.
-  std::string node_name{};
+  ::kubex::String node_name{};
   /// nodeUID is the UID of the node the pod is assigned to.
-  std::string node_uid{};
+  ::kubex::String node_uid{};
   /// podName is the name of the pod into which the certificate will be mounted.
-  std::string pod_name{};
+  ::kubex::String pod_name{};
   /// podUID is the UID of the pod into which the certificate will be mounted.
-  std::string pod_uid{};
+  ::kubex::String pod_uid{};
   /// serviceAccountName is the name of the service account the pod is running as.
-  std::string service_account_name{};
+  ::kubex::String service_account_name{};
   /// serviceAccountUID is the UID of the service account the pod is running as.
-  std::string service_account_uid{};
+  ::kubex::String service_account_uid{};
   /// signerName indicates the requested signer.
-  std::string signer_name{};
+  ::kubex::String signer_name{};
   /// A PKCS#10 certificate signing request (DER-serialized) generated by Kubelet using the
   /// subject private key.
   ::kubex::Bytes stub_pkcs10_request{};
   /// unverifiedUserAnnotations allow pod authors to pass additional information to the signer
   /// implementation.
-  std::map<std::string, std::string> unverified_user_annotations{};
+  ::kubex::Map<::kubex::String, ::kubex::String> unverified_user_annotations{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -315,9 +315,9 @@ struct PodCertificateRequestSpec {
 /// PodCertificateRequest encodes a pod requesting a certificate from a given signer.
 struct PodCertificateRequest {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"certificates.k8s.io/v1"};
+  ::kubex::String api_version{"certificates.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"PodCertificateRequest"};
+  ::kubex::String kind{"PodCertificateRequest"};
   /// metadata contains the object metadata.
   ::kubex::k8s::v1_37::meta::v1::ObjectMeta metadata{};
   /// spec contains the details about the certificate being requested.
@@ -334,13 +334,13 @@ struct PodCertificateRequest {
 /// PodCertificateRequestList is a collection of PodCertificateRequest objects
 struct PodCertificateRequestList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"certificates.k8s.io/v1"};
+  ::kubex::String api_version{"certificates.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"PodCertificateRequestList"};
+  ::kubex::String kind{"PodCertificateRequestList"};
   /// metadata contains the list metadata.
   ::kubex::k8s::v1_37::meta::v1::ListMeta metadata{};
   /// items is a collection of PodCertificateRequest objects
-  std::vector<::kubex::k8s::v1_37::certificates::v1::PodCertificateRequest> items{};
+  ::kubex::Vector<::kubex::k8s::v1_37::certificates::v1::PodCertificateRequest> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -355,9 +355,9 @@ struct PodCertificateRequestStatus {
   /// certificate.
   std::optional<::kubex::Time> begin_refresh_at{};
   /// certificateChain is populated with an issued certificate by the signer.
-  std::optional<std::string> certificate_chain{};
+  std::optional<::kubex::String> certificate_chain{};
   /// conditions applied to the request.
-  std::vector<::kubex::k8s::v1_37::meta::v1::Condition> conditions{};
+  ::kubex::Vector<::kubex::k8s::v1_37::meta::v1::Condition> conditions{};
   /// notAfter is the time at which the certificate expires.
   std::optional<::kubex::Time> not_after{};
   /// notBefore is the time at which the certificate becomes valid.

@@ -3,17 +3,17 @@
 
 #include <array>
 #include <cstdint>
-#include <map>
 #include <optional>
-#include <string>
 #include <string_view>
 #include <type_traits>
-#include <vector>
 
 #include <kubex/core/box.hpp>
+#include <kubex/core/map.hpp>
 #include <kubex/core/raw_json.hpp>
 #include <kubex/core/resource.hpp>
+#include <kubex/core/string.hpp>
 #include <kubex/core/string_enum.hpp>
+#include <kubex/core/vector.hpp>
 #include <kubex/core/time.hpp>
 #include <kubex/k8s/v1_37/meta/v1.hpp>
 
@@ -156,9 +156,9 @@ struct EvictionSpec {
 /// of a .spec.target (e.g.
 struct Eviction {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"lifecycle.k8s.io/v1alpha1"};
+  ::kubex::String api_version{"lifecycle.k8s.io/v1alpha1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"Eviction"};
+  ::kubex::String kind{"Eviction"};
   /// metadata is the standard object metadata; More info:
   /// https://git.k8s.io/community/contributors/devel/sig-architecture/api-
   /// conventions.md#metadata.
@@ -177,13 +177,13 @@ struct Eviction {
 /// EvictionList contains a list of Eviction resources.
 struct EvictionList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"lifecycle.k8s.io/v1alpha1"};
+  ::kubex::String api_version{"lifecycle.k8s.io/v1alpha1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"EvictionList"};
+  ::kubex::String kind{"EvictionList"};
   /// metadata is the standard list metadata.
   ::kubex::k8s::v1_37::meta::v1::ListMeta metadata{};
   /// items is the list of Evictions.
-  std::vector<::kubex::k8s::v1_37::lifecycle::v1alpha1::Eviction> items{};
+  ::kubex::Vector<::kubex::k8s::v1_37::lifecycle::v1alpha1::Eviction> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -195,9 +195,9 @@ struct EvictionList {
 /// same namespace.
 struct EvictionPodReference {
   /// name of the target.
-  std::string name{};
+  ::kubex::String name{};
   /// uid of the target.
-  std::string uid{};
+  ::kubex::String uid{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -221,7 +221,7 @@ struct EvictionRequestSpec {
   /// intent specifies the action that should be taken for the specified target.
   EvictionRequestSpecIntent intent{};
   /// requester allows you to identify the entity, that requested the eviction of the target.
-  std::string requester{};
+  ::kubex::String requester{};
   /// target contains a reference to an object (e.g.
   ::kubex::k8s::v1_37::lifecycle::v1alpha1::EvictionRequestTarget target{};
   /// Fields the server sent that this version does not know; written back on encode.
@@ -235,9 +235,9 @@ struct EvictionRequestSpec {
 /// .spec.target (e.g.
 struct EvictionRequest {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"lifecycle.k8s.io/v1alpha1"};
+  ::kubex::String api_version{"lifecycle.k8s.io/v1alpha1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"EvictionRequest"};
+  ::kubex::String kind{"EvictionRequest"};
   /// metadata is the standard object metadata; More info:
   /// https://git.k8s.io/community/contributors/devel/sig-architecture/api-
   /// conventions.md#metadata.
@@ -256,13 +256,13 @@ struct EvictionRequest {
 /// EvictionRequestList contains a list of EvictionRequests resources.
 struct EvictionRequestList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"lifecycle.k8s.io/v1alpha1"};
+  ::kubex::String api_version{"lifecycle.k8s.io/v1alpha1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"EvictionRequestList"};
+  ::kubex::String kind{"EvictionRequestList"};
   /// metadata is the standard list metadata.
   ::kubex::k8s::v1_37::meta::v1::ListMeta metadata{};
   /// items is the list of EvictionRequests.
-  std::vector<::kubex::k8s::v1_37::lifecycle::v1alpha1::EvictionRequest> items{};
+  ::kubex::Vector<::kubex::k8s::v1_37::lifecycle::v1alpha1::EvictionRequest> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -274,9 +274,9 @@ struct EvictionRequestList {
 /// the same namespace.
 struct EvictionRequestPodReference {
   /// name of the target.
-  std::string name{};
+  ::kubex::String name{};
   /// uid of the target.
-  std::string uid{};
+  ::kubex::String uid{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -287,7 +287,7 @@ struct EvictionRequestPodReference {
 /// EvictionRequestStatus represents the last observed status of the eviction request.
 struct EvictionRequestStatus {
   /// conditions contain information about the eviction request.
-  std::vector<::kubex::k8s::v1_37::meta::v1::Condition> conditions{};
+  ::kubex::Vector<::kubex::k8s::v1_37::meta::v1::Condition> conditions{};
   /// observedGeneration is EvictionRequest's .metadata.generation observed by the
   /// evictionrequest-controller.
   std::optional<std::int64_t> observed_generation{};
@@ -303,7 +303,7 @@ struct Requester {
   /// intent specifies the action that should be taken for the specified target.
   RequesterIntent intent{};
   /// name allows you to identify the entity, that requested the eviction of the target.
-  std::string name{};
+  ::kubex::String name{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -325,9 +325,9 @@ struct ResponderStatus {
   std::optional<::kubex::Time> heartbeat_time{};
   /// message provides human-readable details about the state of the responder and the eviction
   /// process.
-  std::optional<std::string> message{};
+  std::optional<::kubex::String> message{};
   /// name allows you to identify the responder reacting to the Eviction.
-  std::string name{};
+  ::kubex::String name{};
   /// startTime tracks the time at which this responder was designated as active and should
   /// start processing the eviction request.
   std::optional<::kubex::Time> start_time{};
@@ -341,7 +341,7 @@ struct ResponderStatus {
 /// TargetResponder allows you to specify the responder reacting to the Eviction.
 struct TargetResponder {
   /// name allows you to identify the responder reacting to the Eviction.
-  std::string name{};
+  ::kubex::String name{};
   /// priority for this responder.
   std::int32_t priority{};
   /// state specifies a state that is assigned by the evictionrequest-controller.
@@ -356,17 +356,17 @@ struct TargetResponder {
 /// EvictionStatus represents the last observed status of the eviction request.
 struct EvictionStatus {
   /// conditions contain information about the eviction request.
-  std::vector<::kubex::k8s::v1_37::meta::v1::Condition> conditions{};
+  ::kubex::Vector<::kubex::k8s::v1_37::meta::v1::Condition> conditions{};
   /// observedGeneration is Eviction's .metadata.generation observed by the evictionrequest-
   /// controller.
   std::optional<std::int64_t> observed_generation{};
   /// requesters allow you to identify the entities, that requested the eviction of the target.
-  std::vector<::kubex::k8s::v1_37::lifecycle::v1alpha1::Requester> requesters{};
+  ::kubex::Vector<::kubex::k8s::v1_37::lifecycle::v1alpha1::Requester> requesters{};
   /// responders represents the eviction process status of each declared responder.
-  std::vector<::kubex::k8s::v1_37::lifecycle::v1alpha1::ResponderStatus> responders{};
+  ::kubex::Vector<::kubex::k8s::v1_37::lifecycle::v1alpha1::ResponderStatus> responders{};
   /// targetResponders reference responders that should eventually respond to this eviction to
   /// help with the graceful eviction of a target.
-  std::vector<::kubex::k8s::v1_37::lifecycle::v1alpha1::TargetResponder> target_responders{};
+  ::kubex::Vector<::kubex::k8s::v1_37::lifecycle::v1alpha1::TargetResponder> target_responders{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 

@@ -3,17 +3,17 @@
 
 #include <array>
 #include <cstdint>
-#include <map>
 #include <optional>
-#include <string>
 #include <string_view>
 #include <type_traits>
-#include <vector>
 
 #include <kubex/core/box.hpp>
+#include <kubex/core/map.hpp>
 #include <kubex/core/raw_json.hpp>
 #include <kubex/core/resource.hpp>
+#include <kubex/core/string.hpp>
 #include <kubex/core/string_enum.hpp>
+#include <kubex/core/vector.hpp>
 #include <kubex/core/quantity.hpp>
 #include <kubex/core/time.hpp>
 #include <kubex/k8s/v1_37/meta/v1.hpp>
@@ -109,12 +109,12 @@ struct DeviceTaint {
   /// on the pods using them.
   DeviceTaintEffect effect{};
   /// The taint key to be applied to a device.
-  std::string key{};
+  ::kubex::String key{};
   /// TimeAdded represents the time at which the taint was added or (only in a DeviceTaintRule)
   /// the effect was modified.
   std::optional<::kubex::Time> time_added{};
   /// The taint value corresponding to the taint key.
-  std::optional<std::string> value{};
+  std::optional<::kubex::String> value{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -138,9 +138,9 @@ struct DeviceTaintRuleSpec {
 /// DeviceTaintRule adds one taint to all devices which match the selector.
 struct DeviceTaintRule {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"resource.k8s.io/v1alpha3"};
+  ::kubex::String api_version{"resource.k8s.io/v1alpha3"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"DeviceTaintRule"};
+  ::kubex::String kind{"DeviceTaintRule"};
   /// Standard object metadata
   ::kubex::k8s::v1_37::meta::v1::ObjectMeta metadata{};
   /// Spec specifies the selector and one taint.
@@ -157,13 +157,13 @@ struct DeviceTaintRule {
 /// DeviceTaintRuleList is a collection of DeviceTaintRules.
 struct DeviceTaintRuleList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"resource.k8s.io/v1alpha3"};
+  ::kubex::String api_version{"resource.k8s.io/v1alpha3"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"DeviceTaintRuleList"};
+  ::kubex::String kind{"DeviceTaintRuleList"};
   /// Standard list metadata
   ::kubex::k8s::v1_37::meta::v1::ListMeta metadata{};
   /// Items is the list of DeviceTaintRules.
-  std::vector<::kubex::k8s::v1_37::resource::v1alpha3::DeviceTaintRule> items{};
+  ::kubex::Vector<::kubex::k8s::v1_37::resource::v1alpha3::DeviceTaintRule> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -175,7 +175,7 @@ struct DeviceTaintRuleList {
 struct DeviceTaintRuleStatus {
   /// Conditions provide information about the state of the DeviceTaintRule and the cluster at
   /// some point in time, in a machine-readable and human-readable format.
-  std::vector<::kubex::k8s::v1_37::meta::v1::Condition> conditions{};
+  ::kubex::Vector<::kubex::k8s::v1_37::meta::v1::Condition> conditions{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -186,11 +186,11 @@ struct DeviceTaintRuleStatus {
 /// DeviceTaintSelector defines which device(s) a DeviceTaintRule applies to.
 struct DeviceTaintSelector {
   /// If device is set, only devices with that name are selected.
-  std::optional<std::string> device{};
+  std::optional<::kubex::String> device{};
   /// If driver is set, only devices from that driver are selected.
-  std::optional<std::string> driver{};
+  std::optional<::kubex::String> driver{};
   /// If pool is set, only devices in that pool are selected.
-  std::optional<std::string> pool{};
+  std::optional<::kubex::String> pool{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -206,11 +206,11 @@ struct PartitionTypeStatus {
   std::int32_t allocatable{};
   /// Attribute is the fully qualified name of the device attribute whose value groups this
   /// entry.
-  std::string attribute{};
+  ::kubex::String attribute{};
   /// Total is the number of devices of this partition type in the pool.
   std::int32_t total{};
   /// Type is the partition type value (e.g.
-  std::string type{};
+  ::kubex::String type{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -225,16 +225,16 @@ struct PoolStatus {
   /// AvailableDevices is the number of devices available for allocation.
   std::optional<std::int32_t> available_devices{};
   /// Driver is the DRA driver name for this pool.
-  std::string driver{};
+  ::kubex::String driver{};
   /// Generation is the pool generation observed across all ResourceSlices in this pool.
   std::int64_t generation{};
   /// NodeName is the node this pool is associated with.
-  std::optional<std::string> node_name{};
+  std::optional<::kubex::String> node_name{};
   /// PartitionSummary reports allocatability per (attribute, partition type) for a
   /// partitionable pool that publishes SharedCounters.
-  std::vector<::kubex::k8s::v1_37::resource::v1alpha3::PartitionTypeStatus> partition_summary{};
+  ::kubex::Vector<::kubex::k8s::v1_37::resource::v1alpha3::PartitionTypeStatus> partition_summary{};
   /// PoolName is the name of the pool.
-  std::string pool_name{};
+  ::kubex::String pool_name{};
   /// ResourceSliceCount is the number of ResourceSlices that make up this pool.
   std::optional<std::int32_t> resource_slice_count{};
   /// ShareableSummary reports aggregate capacity for a pool that contains devices with
@@ -247,7 +247,7 @@ struct PoolStatus {
   std::optional<std::int32_t> unavailable_devices{};
   /// ValidationError is set when the pool's data could not be fully validated (e.g., incomplete
   /// slice publication).
-  std::optional<std::string> validation_error{};
+  std::optional<::kubex::String> validation_error{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -259,13 +259,13 @@ struct PoolStatus {
 struct ResourcePoolStatusRequestSpec {
   /// DefaultPartitionTypeAttribute optionally names a device attribute (by its fully qualified
   /// name, e.g.
-  std::optional<std::string> default_partition_type_attribute{};
+  std::optional<::kubex::String> default_partition_type_attribute{};
   /// Driver specifies the DRA driver name to filter pools.
-  std::string driver{};
+  ::kubex::String driver{};
   /// Limit optionally specifies the maximum number of pools to return in the status.
   std::optional<std::int32_t> limit{};
   /// PoolName optionally filters to a specific pool name.
-  std::optional<std::string> pool_name{};
+  std::optional<::kubex::String> pool_name{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -277,9 +277,9 @@ struct ResourcePoolStatusRequestSpec {
 /// the provided filters.
 struct ResourcePoolStatusRequest {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"resource.k8s.io/v1alpha3"};
+  ::kubex::String api_version{"resource.k8s.io/v1alpha3"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"ResourcePoolStatusRequest"};
+  ::kubex::String kind{"ResourcePoolStatusRequest"};
   /// Standard object metadata
   ::kubex::k8s::v1_37::meta::v1::ObjectMeta metadata{};
   /// Spec defines the filters for which pools to include in the status.
@@ -296,13 +296,13 @@ struct ResourcePoolStatusRequest {
 /// ResourcePoolStatusRequestList is a collection of ResourcePoolStatusRequests.
 struct ResourcePoolStatusRequestList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"resource.k8s.io/v1alpha3"};
+  ::kubex::String api_version{"resource.k8s.io/v1alpha3"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"ResourcePoolStatusRequestList"};
+  ::kubex::String kind{"ResourcePoolStatusRequestList"};
   /// Standard list metadata
   ::kubex::k8s::v1_37::meta::v1::ListMeta metadata{};
   /// Items is the list of ResourcePoolStatusRequests.
-  std::vector<::kubex::k8s::v1_37::resource::v1alpha3::ResourcePoolStatusRequest> items{};
+  ::kubex::Vector<::kubex::k8s::v1_37::resource::v1alpha3::ResourcePoolStatusRequest> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -313,12 +313,12 @@ struct ResourcePoolStatusRequestList {
 /// ResourcePoolStatusRequestStatus contains the calculated pool status information.
 struct ResourcePoolStatusRequestStatus {
   /// Conditions provide information about the state of the request.
-  std::vector<::kubex::k8s::v1_37::meta::v1::Condition> conditions{};
+  ::kubex::Vector<::kubex::k8s::v1_37::meta::v1::Condition> conditions{};
   /// PoolCount is the total number of pools that matched the filter criteria, regardless of
   /// truncation.
   std::int32_t pool_count{};
   /// Pools contains the first `spec.limit` matching pools, sorted by driver then pool name.
-  std::vector<::kubex::k8s::v1_37::resource::v1alpha3::PoolStatus> pools{};
+  ::kubex::Vector<::kubex::k8s::v1_37::resource::v1alpha3::PoolStatus> pools{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -333,7 +333,7 @@ struct ShareableCapacityStatus {
   /// Consumed is the amount drawn by current allocations.
   ::kubex::Quantity consumed{};
   /// Name is the capacity name.
-  std::string name{};
+  ::kubex::String name{};
   /// Total is the sum of this capacity across shareable devices in the pool.
   ::kubex::Quantity total{};
   /// Fields the server sent that this version does not know; written back on encode.
@@ -348,7 +348,7 @@ struct ShareableCapacityStatus {
 struct ShareableSummaryStatus {
   /// Capacity reports aggregate total, consumed, and available amounts per shareable capacity
   /// key across the pool.
-  std::vector<::kubex::k8s::v1_37::resource::v1alpha3::ShareableCapacityStatus> capacity{};
+  ::kubex::Vector<::kubex::k8s::v1_37::resource::v1alpha3::ShareableCapacityStatus> capacity{};
   /// FullyAvailableDevices is the number of shareable devices with no capacity consumed.
   std::int32_t fully_available_devices{};
   /// PartiallyAvailableDevices is the number of shareable devices with some but not all

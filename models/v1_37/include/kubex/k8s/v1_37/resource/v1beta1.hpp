@@ -3,17 +3,17 @@
 
 #include <array>
 #include <cstdint>
-#include <map>
 #include <optional>
-#include <string>
 #include <string_view>
 #include <type_traits>
-#include <vector>
 
 #include <kubex/core/box.hpp>
+#include <kubex/core/map.hpp>
 #include <kubex/core/raw_json.hpp>
 #include <kubex/core/resource.hpp>
+#include <kubex/core/string.hpp>
 #include <kubex/core/string_enum.hpp>
+#include <kubex/core/vector.hpp>
 #include <kubex/core/quantity.hpp>
 #include <kubex/core/time.hpp>
 #include <kubex/k8s/v1_37/core/v1.hpp>
@@ -321,21 +321,21 @@ struct ResourceSliceSpecSkipNodeOperationsItem : ::kubex::StringEnum<ResourceSli
 /// report it.
 struct AllocatedDeviceStatus {
   /// Conditions contains the latest observation of the device's state.
-  std::vector<::kubex::k8s::v1_37::meta::v1::Condition> conditions{};
+  ::kubex::Vector<::kubex::k8s::v1_37::meta::v1::Condition> conditions{};
   /// Data contains arbitrary driver-specific data.
   ::kubex::RawJson data{};
   /// Device references one device instance via its name in the driver's resource pool.
-  std::string device{};
+  ::kubex::String device{};
   /// Driver specifies the name of the DRA driver whose kubelet plugin should be invoked to
   /// process the allocation once the claim is needed on a node.
-  std::string driver{};
+  ::kubex::String driver{};
   /// NetworkData contains network-related information specific to the device.
   ::kubex::Box<::kubex::k8s::v1_37::resource::v1beta1::NetworkDeviceData> network_data{};
   /// This name together with the driver name and the device name field identify which device
   /// was allocated (`<driver name>/<pool name>/<device name>`).
-  std::string pool{};
+  ::kubex::String pool{};
   /// ShareID uniquely identifies an individual allocation share of the device.
-  std::optional<std::string> share_id{};
+  std::optional<::kubex::String> share_id{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -363,19 +363,19 @@ struct DeviceAttribute {
   /// BoolValue is a true/false value.
   std::optional<bool> bool_{};
   /// BoolValues is a non-empty list of true/false values.
-  std::vector<bool> bools{};
+  ::kubex::Vector<bool> bools{};
   /// IntValue is a number.
   std::optional<std::int64_t> int_{};
   /// IntValues is a non-empty list of numbers.
-  std::vector<std::int64_t> ints{};
+  ::kubex::Vector<std::int64_t> ints{};
   /// StringValue is a string.
-  std::optional<std::string> string{};
+  std::optional<::kubex::String> string{};
   /// StringValues is a non-empty list of strings.
-  std::vector<std::string> strings{};
+  ::kubex::Vector<::kubex::String> strings{};
   /// VersionValue is a semantic version according to semver.org spec 2.0.0.
-  std::optional<std::string> version{};
+  std::optional<::kubex::String> version{};
   /// VersionValues is a non-empty list of semantic versions according to semver.org spec 2.0.0.
-  std::vector<std::string> versions{};
+  ::kubex::Vector<::kubex::String> versions{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -412,11 +412,11 @@ struct Counter {
 /// CounterSet.
 struct DeviceCounterConsumption {
   /// CompatibilityGroups is a list of opaque group names for this counter set consumption.
-  std::vector<std::string> compatibility_groups{};
+  ::kubex::Vector<::kubex::String> compatibility_groups{};
   /// CounterSet is the name of the set from which the counters defined will be consumed.
-  std::string counter_set{};
+  ::kubex::String counter_set{};
   /// Counters defines the counters that will be consumed by the device.
-  std::map<std::string, ::kubex::k8s::v1_37::resource::v1beta1::Counter> counters{};
+  ::kubex::Map<::kubex::String, ::kubex::k8s::v1_37::resource::v1beta1::Counter> counters{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -431,12 +431,12 @@ struct DeviceTaint {
   /// on the pods using them.
   DeviceTaintEffect effect{};
   /// The taint key to be applied to a device.
-  std::string key{};
+  ::kubex::String key{};
   /// TimeAdded represents the time at which the taint was added or (only in a DeviceTaintRule)
   /// the effect was modified.
   std::optional<::kubex::Time> time_added{};
   /// The taint value corresponding to the taint key.
-  std::optional<std::string> value{};
+  std::optional<::kubex::String> value{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -469,28 +469,28 @@ struct BasicDevice {
   /// DeviceRequests.
   std::optional<bool> allow_multiple_allocations{};
   /// Attributes defines the set of attributes for this device.
-  std::map<std::string, ::kubex::k8s::v1_37::resource::v1beta1::DeviceAttribute> attributes{};
+  ::kubex::Map<::kubex::String, ::kubex::k8s::v1_37::resource::v1beta1::DeviceAttribute> attributes{};
   /// BindingConditions defines the conditions for proceeding with binding.
-  std::vector<std::string> binding_conditions{};
+  ::kubex::Vector<::kubex::String> binding_conditions{};
   /// BindingFailureConditions defines the conditions for binding failure.
-  std::vector<std::string> binding_failure_conditions{};
+  ::kubex::Vector<::kubex::String> binding_failure_conditions{};
   /// BindsToNode indicates if the usage of an allocation involving this device has to be
   /// limited to exactly the node that was chosen when allocating the claim.
   std::optional<bool> binds_to_node{};
   /// Capacity defines the set of capacities for this device.
-  std::map<std::string, ::kubex::k8s::v1_37::resource::v1beta1::DeviceCapacity> capacity{};
+  ::kubex::Map<::kubex::String, ::kubex::k8s::v1_37::resource::v1beta1::DeviceCapacity> capacity{};
   /// ConsumesCounters defines a list of references to sharedCounters and the set of counters
   /// that the device will consume from those counter sets.
-  std::vector<::kubex::k8s::v1_37::resource::v1beta1::DeviceCounterConsumption> consumes_counters{};
+  ::kubex::Vector<::kubex::k8s::v1_37::resource::v1beta1::DeviceCounterConsumption> consumes_counters{};
   /// NodeAllocatableResources defines the mapping of node resources that are managed by the DRA
   /// driver exposing this device.
-  std::map<std::string, ::kubex::k8s::v1_37::resource::v1beta1::NodeAllocatableResource> node_allocatable_resources{};
+  ::kubex::Map<::kubex::String, ::kubex::k8s::v1_37::resource::v1beta1::NodeAllocatableResource> node_allocatable_resources{};
   /// NodeName identifies the node where the device is available.
-  std::optional<std::string> node_name{};
+  std::optional<::kubex::String> node_name{};
   /// NodeSelector defines the nodes where the device is available.
   ::kubex::Box<::kubex::k8s::v1_37::core::v1::NodeSelector> node_selector{};
   /// If specified, these are the driver-defined taints.
-  std::vector<::kubex::k8s::v1_37::resource::v1beta1::DeviceTaint> taints{};
+  ::kubex::Vector<::kubex::k8s::v1_37::resource::v1beta1::DeviceTaint> taints{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -501,7 +501,7 @@ struct BasicDevice {
 /// CELDeviceSelector contains a CEL expression for selecting a device.
 struct CELDeviceSelector {
   /// Expression is a CEL expression which evaluates a single device.
-  std::string expression{};
+  ::kubex::String expression{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -517,7 +517,7 @@ struct CapacityRequestPolicy {
   /// ValidRange defines an acceptable quantity value range in consuming requests.
   ::kubex::Box<::kubex::k8s::v1_37::resource::v1beta1::CapacityRequestPolicyRange> valid_range{};
   /// ValidValues defines a set of acceptable quantity values in consuming requests.
-  std::vector<::kubex::Quantity> valid_values{};
+  ::kubex::Vector<::kubex::Quantity> valid_values{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -544,7 +544,7 @@ struct CapacityRequestPolicyRange {
 struct CapacityRequirements {
   /// Requests represent individual device resource requests for distinct resources, all of
   /// which must be provided by the device.
-  std::map<std::string, ::kubex::Quantity> requests{};
+  ::kubex::Map<::kubex::String, ::kubex::Quantity> requests{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -557,9 +557,9 @@ struct CapacityRequirements {
 struct CounterSet {
   /// Counters defines the set of counters for this CounterSet The name of each counter must be
   /// unique in that set and must be a DNS label.
-  std::map<std::string, ::kubex::k8s::v1_37::resource::v1beta1::Counter> counters{};
+  ::kubex::Map<::kubex::String, ::kubex::k8s::v1_37::resource::v1beta1::Counter> counters{};
   /// Name defines the name of the counter set.
-  std::string name{};
+  ::kubex::String name{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -573,7 +573,7 @@ struct Device {
   /// Basic defines one device instance.
   ::kubex::Box<::kubex::k8s::v1_37::resource::v1beta1::BasicDevice> basic{};
   /// Name is unique identifier among all devices managed by the driver in the pool.
-  std::string name{};
+  ::kubex::String name{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -586,7 +586,7 @@ struct DeviceAllocationConfiguration {
   /// Opaque provides driver-specific configuration parameters.
   ::kubex::Box<::kubex::k8s::v1_37::resource::v1beta1::OpaqueDeviceConfiguration> opaque{};
   /// Requests lists the names of requests where the configuration applies.
-  std::vector<std::string> requests{};
+  ::kubex::Vector<::kubex::String> requests{};
   /// Source records whether the configuration comes from a class and thus is not something that
   /// a normal user would have been able to set or from a claim.
   DeviceAllocationConfigurationSource source{};
@@ -603,14 +603,14 @@ struct DeviceToleration {
   /// Effect indicates the taint effect to match.
   std::optional<DeviceTolerationEffect> effect{};
   /// Key is the taint key that the toleration applies to.
-  std::optional<std::string> key{};
+  std::optional<::kubex::String> key{};
   /// Operator represents a key's relationship to the value.
   std::optional<DeviceTolerationOperator> operator_{};
   /// TolerationSeconds represents the period of time the toleration (which must be of effect
   /// NoExecute, otherwise this field is ignored) tolerates the taint.
   std::optional<std::int64_t> toleration_seconds{};
   /// Value is the taint value the toleration matches to.
-  std::optional<std::string> value{};
+  std::optional<::kubex::String> value{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -624,32 +624,32 @@ struct DeviceRequestAllocationResult {
   std::optional<bool> admin_access{};
   /// BindingConditions contains a copy of the BindingConditions from the corresponding
   /// ResourceSlice at the time of allocation.
-  std::vector<std::string> binding_conditions{};
+  ::kubex::Vector<::kubex::String> binding_conditions{};
   /// BindingFailureConditions contains a copy of the BindingFailureConditions from the
   /// corresponding ResourceSlice at the time of allocation.
-  std::vector<std::string> binding_failure_conditions{};
+  ::kubex::Vector<::kubex::String> binding_failure_conditions{};
   /// ConsumedCapacity tracks the amount of capacity consumed per device as part of the claim
   /// request.
-  std::map<std::string, ::kubex::Quantity> consumed_capacity{};
+  ::kubex::Map<::kubex::String, ::kubex::Quantity> consumed_capacity{};
   /// Device references one device instance via its name in the driver's resource pool.
-  std::string device{};
+  ::kubex::String device{};
   /// Driver specifies the name of the DRA driver whose kubelet plugin should be invoked to
   /// process the allocation once the claim is needed on a node.
-  std::string driver{};
+  ::kubex::String driver{};
   /// This name together with the driver name and the device name field identify which device
   /// was allocated (`<driver name>/<pool name>/<device name>`).
-  std::string pool{};
+  ::kubex::String pool{};
   /// Request is the name of the request in the claim which caused this device to be allocated.
-  std::string request{};
+  ::kubex::String request{};
   /// ShareID uniquely identifies an individual allocation share of the device, used when the
   /// device supports multiple simultaneous allocations.
-  std::optional<std::string> share_id{};
+  std::optional<::kubex::String> share_id{};
   /// SkipNodeOperations lists node-local resource operations (gRPC calls) that will be skipped
   /// for this allocated device when determining whether operations are necessary on the node.
-  std::vector<DeviceRequestAllocationResultSkipNodeOperationsItem> skip_node_operations{};
+  ::kubex::Vector<DeviceRequestAllocationResultSkipNodeOperationsItem> skip_node_operations{};
   /// A copy of all tolerations specified in the request at the time when the device got
   /// allocated.
-  std::vector<::kubex::k8s::v1_37::resource::v1beta1::DeviceToleration> tolerations{};
+  ::kubex::Vector<::kubex::k8s::v1_37::resource::v1beta1::DeviceToleration> tolerations{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -660,9 +660,9 @@ struct DeviceRequestAllocationResult {
 /// DeviceAllocationResult is the result of allocating devices.
 struct DeviceAllocationResult {
   /// This field is a combination of all the claim and class configuration parameters.
-  std::vector<::kubex::k8s::v1_37::resource::v1beta1::DeviceAllocationConfiguration> config{};
+  ::kubex::Vector<::kubex::k8s::v1_37::resource::v1beta1::DeviceAllocationConfiguration> config{};
   /// Results lists all allocated devices.
-  std::vector<::kubex::k8s::v1_37::resource::v1beta1::DeviceRequestAllocationResult> results{};
+  ::kubex::Vector<::kubex::k8s::v1_37::resource::v1beta1::DeviceRequestAllocationResult> results{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -675,7 +675,7 @@ struct DeviceClaimConfiguration {
   /// Opaque provides driver-specific configuration parameters.
   ::kubex::Box<::kubex::k8s::v1_37::resource::v1beta1::OpaqueDeviceConfiguration> opaque{};
   /// Requests lists the names of requests where the configuration applies.
-  std::vector<std::string> requests{};
+  ::kubex::Vector<::kubex::String> requests{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -687,13 +687,13 @@ struct DeviceClaimConfiguration {
 struct DeviceConstraint {
   /// DistinctAttribute requires that all devices in question have this attribute and that its
   /// type and value are unique across those devices.
-  std::optional<std::string> distinct_attribute{};
+  std::optional<::kubex::String> distinct_attribute{};
   /// MatchAttribute requires that all devices in question have this attribute and that its type
   /// and value are the same across those devices.
-  std::optional<std::string> match_attribute{};
+  std::optional<::kubex::String> match_attribute{};
   /// Requests is a list of the one or more requests in this claim which must co-satisfy this
   /// constraint.
-  std::vector<std::string> requests{};
+  ::kubex::Vector<::kubex::String> requests{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -704,9 +704,9 @@ struct DeviceConstraint {
 /// DeviceDerivedAttribute defines a derived attribute computed via CEL.
 struct DeviceDerivedAttribute {
   /// Expression is a CEL expression evaluated against each candidate device.
-  std::string expression{};
+  ::kubex::String expression{};
   /// Name is the identifier for this derived attribute, used in constraints.
-  std::string name{};
+  ::kubex::String name{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -737,18 +737,18 @@ struct DeviceSubRequest {
   std::optional<std::int64_t> count{};
   /// DerivedAttributes defines a set of virtual attributes computed via CEL expressions for
   /// each candidate device.
-  std::vector<::kubex::k8s::v1_37::resource::v1beta1::DeviceDerivedAttribute> derived_attributes{};
+  ::kubex::Vector<::kubex::k8s::v1_37::resource::v1beta1::DeviceDerivedAttribute> derived_attributes{};
   /// DeviceClassName references a specific DeviceClass, which can define additional
   /// configuration and selectors to be inherited by this subrequest.
-  std::string device_class_name{};
+  ::kubex::String device_class_name{};
   /// Name can be used to reference this subrequest in the list of constraints or the list of
   /// configurations for the claim.
-  std::string name{};
+  ::kubex::String name{};
   /// Selectors define criteria which must be satisfied by a specific device in order for that
   /// device to be considered for this subrequest.
-  std::vector<::kubex::k8s::v1_37::resource::v1beta1::DeviceSelector> selectors{};
+  ::kubex::Vector<::kubex::k8s::v1_37::resource::v1beta1::DeviceSelector> selectors{};
   /// If specified, the request's tolerations.
-  std::vector<::kubex::k8s::v1_37::resource::v1beta1::DeviceToleration> tolerations{};
+  ::kubex::Vector<::kubex::k8s::v1_37::resource::v1beta1::DeviceToleration> tolerations{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -769,21 +769,21 @@ struct DeviceRequest {
   std::optional<std::int64_t> count{};
   /// DerivedAttributes defines a set of virtual attributes computed via CEL expressions for
   /// each candidate device.
-  std::vector<::kubex::k8s::v1_37::resource::v1beta1::DeviceDerivedAttribute> derived_attributes{};
+  ::kubex::Vector<::kubex::k8s::v1_37::resource::v1beta1::DeviceDerivedAttribute> derived_attributes{};
   /// DeviceClassName references a specific DeviceClass, which can define additional
   /// configuration and selectors to be inherited by this request.
-  std::optional<std::string> device_class_name{};
+  std::optional<::kubex::String> device_class_name{};
   /// FirstAvailable contains subrequests, of which exactly one will be satisfied by the
   /// scheduler to satisfy this request.
-  std::vector<::kubex::k8s::v1_37::resource::v1beta1::DeviceSubRequest> first_available{};
+  ::kubex::Vector<::kubex::k8s::v1_37::resource::v1beta1::DeviceSubRequest> first_available{};
   /// Name can be used to reference this request in a pod.spec.containers[].resources.claims
   /// entry and in a constraint of the claim.
-  std::string name{};
+  ::kubex::String name{};
   /// Selectors define criteria which must be satisfied by a specific device in order for that
   /// device to be considered for this request.
-  std::vector<::kubex::k8s::v1_37::resource::v1beta1::DeviceSelector> selectors{};
+  ::kubex::Vector<::kubex::k8s::v1_37::resource::v1beta1::DeviceSelector> selectors{};
   /// If specified, the request's tolerations.
-  std::vector<::kubex::k8s::v1_37::resource::v1beta1::DeviceToleration> tolerations{};
+  ::kubex::Vector<::kubex::k8s::v1_37::resource::v1beta1::DeviceToleration> tolerations{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -795,12 +795,12 @@ struct DeviceRequest {
 struct DeviceClaim {
   /// This field holds configuration for multiple potential drivers which could satisfy requests
   /// in this claim.
-  std::vector<::kubex::k8s::v1_37::resource::v1beta1::DeviceClaimConfiguration> config{};
+  ::kubex::Vector<::kubex::k8s::v1_37::resource::v1beta1::DeviceClaimConfiguration> config{};
   /// These constraints must be satisfied by the set of devices that get allocated for the
   /// claim.
-  std::vector<::kubex::k8s::v1_37::resource::v1beta1::DeviceConstraint> constraints{};
+  ::kubex::Vector<::kubex::k8s::v1_37::resource::v1beta1::DeviceConstraint> constraints{};
   /// Requests represent individual requests for distinct devices which must all be satisfied.
-  std::vector<::kubex::k8s::v1_37::resource::v1beta1::DeviceRequest> requests{};
+  ::kubex::Vector<::kubex::k8s::v1_37::resource::v1beta1::DeviceRequest> requests{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -812,9 +812,9 @@ struct DeviceClaim {
 /// selectors.
 struct DeviceClass {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"resource.k8s.io/v1beta1"};
+  ::kubex::String api_version{"resource.k8s.io/v1beta1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"DeviceClass"};
+  ::kubex::String kind{"DeviceClass"};
   /// Standard object metadata
   ::kubex::k8s::v1_37::meta::v1::ObjectMeta metadata{};
   /// Spec defines what can be allocated and how to configure it.
@@ -840,13 +840,13 @@ struct DeviceClassConfiguration {
 /// DeviceClassList is a collection of classes.
 struct DeviceClassList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"resource.k8s.io/v1beta1"};
+  ::kubex::String api_version{"resource.k8s.io/v1beta1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"DeviceClassList"};
+  ::kubex::String kind{"DeviceClassList"};
   /// Standard list metadata
   ::kubex::k8s::v1_37::meta::v1::ListMeta metadata{};
   /// Items is the list of resource classes.
-  std::vector<::kubex::k8s::v1_37::resource::v1beta1::DeviceClass> items{};
+  ::kubex::Vector<::kubex::k8s::v1_37::resource::v1beta1::DeviceClass> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -859,11 +859,11 @@ struct DeviceClassList {
 struct DeviceClassSpec {
   /// Config defines configuration parameters that apply to each device that is claimed via this
   /// class.
-  std::vector<::kubex::k8s::v1_37::resource::v1beta1::DeviceClassConfiguration> config{};
+  ::kubex::Vector<::kubex::k8s::v1_37::resource::v1beta1::DeviceClassConfiguration> config{};
   /// ExtendedResourceName is the extended resource name for the devices of this class.
-  std::optional<std::string> extended_resource_name{};
+  std::optional<::kubex::String> extended_resource_name{};
   /// Each selector must be satisfied by a device which is claimed via this class.
-  std::vector<::kubex::k8s::v1_37::resource::v1beta1::DeviceSelector> selectors{};
+  ::kubex::Vector<::kubex::k8s::v1_37::resource::v1beta1::DeviceSelector> selectors{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -874,12 +874,12 @@ struct DeviceClassSpec {
 /// NetworkDeviceData provides network-related details for the allocated device.
 struct NetworkDeviceData {
   /// HardwareAddress represents the hardware address (e.g.
-  std::optional<std::string> hardware_address{};
+  std::optional<::kubex::String> hardware_address{};
   /// InterfaceName specifies the name of the network interface associated with the allocated
   /// device.
-  std::optional<std::string> interface_name{};
+  std::optional<::kubex::String> interface_name{};
   /// IPs lists the network addresses assigned to the device's network interface.
-  std::vector<std::string> ips{};
+  ::kubex::Vector<::kubex::String> ips{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -892,7 +892,7 @@ struct NetworkDeviceData {
 struct NodeAllocatableMapping {
   /// CapacityKey references a capacity name defined as a key in the `spec.devices[*].capacity`
   /// map.
-  std::optional<std::string> capacity_key{};
+  std::optional<::kubex::String> capacity_key{};
   /// CapacityMultiplier is used as a multiplier for the allocated capacity consumed.
   std::optional<::kubex::Quantity> capacity_multiplier{};
   /// DeviceMultiplier is used as a multiplier for the allocated device count in the claim.
@@ -923,7 +923,7 @@ struct NodeAllocatableOverhead {
 struct OpaqueDeviceConfiguration {
   /// Driver is used to determine which kubelet plugin needs to be passed these configuration
   /// parameters.
-  std::string driver{};
+  ::kubex::String driver{};
   /// Parameters can contain arbitrary data.
   ::kubex::RawJson parameters{};
   /// Fields the server sent that this version does not know; written back on encode.
@@ -937,9 +937,9 @@ struct OpaqueDeviceConfiguration {
 /// workloads.
 struct ResourceClaim {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"resource.k8s.io/v1beta1"};
+  ::kubex::String api_version{"resource.k8s.io/v1beta1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"ResourceClaim"};
+  ::kubex::String kind{"ResourceClaim"};
   /// Standard object metadata
   ::kubex::k8s::v1_37::meta::v1::ObjectMeta metadata{};
   /// Spec describes what is being requested and how to configure it.
@@ -957,13 +957,13 @@ struct ResourceClaim {
 /// a ResourceClaim.
 struct ResourceClaimConsumerReference {
   /// APIGroup is the group for the resource being referenced.
-  std::optional<std::string> api_group{};
+  std::optional<::kubex::String> api_group{};
   /// Name is the name of resource being referenced.
-  std::string name{};
+  ::kubex::String name{};
   /// Resource is the type of resource being referenced, for example "pods".
-  std::string resource{};
+  ::kubex::String resource{};
   /// UID identifies exactly one incarnation of the resource.
-  std::string uid{};
+  ::kubex::String uid{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -974,13 +974,13 @@ struct ResourceClaimConsumerReference {
 /// ResourceClaimList is a collection of claims.
 struct ResourceClaimList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"resource.k8s.io/v1beta1"};
+  ::kubex::String api_version{"resource.k8s.io/v1beta1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"ResourceClaimList"};
+  ::kubex::String kind{"ResourceClaimList"};
   /// Standard list metadata
   ::kubex::k8s::v1_37::meta::v1::ListMeta metadata{};
   /// Items is the list of resource claims.
-  std::vector<::kubex::k8s::v1_37::resource::v1beta1::ResourceClaim> items{};
+  ::kubex::Vector<::kubex::k8s::v1_37::resource::v1beta1::ResourceClaim> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -1007,9 +1007,9 @@ struct ResourceClaimStatus {
   ::kubex::Box<::kubex::k8s::v1_37::resource::v1beta1::AllocationResult> allocation{};
   /// Devices contains the status of each device allocated for this claim, as reported by the
   /// driver.
-  std::vector<::kubex::k8s::v1_37::resource::v1beta1::AllocatedDeviceStatus> devices{};
+  ::kubex::Vector<::kubex::k8s::v1_37::resource::v1beta1::AllocatedDeviceStatus> devices{};
   /// ReservedFor indicates which entities are currently allowed to use the claim.
-  std::vector<::kubex::k8s::v1_37::resource::v1beta1::ResourceClaimConsumerReference> reserved_for{};
+  ::kubex::Vector<::kubex::k8s::v1_37::resource::v1beta1::ResourceClaimConsumerReference> reserved_for{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -1020,9 +1020,9 @@ struct ResourceClaimStatus {
 /// ResourceClaimTemplate is used to produce ResourceClaim objects.
 struct ResourceClaimTemplate {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"resource.k8s.io/v1beta1"};
+  ::kubex::String api_version{"resource.k8s.io/v1beta1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"ResourceClaimTemplate"};
+  ::kubex::String kind{"ResourceClaimTemplate"};
   /// Standard object metadata
   ::kubex::k8s::v1_37::meta::v1::ObjectMeta metadata{};
   /// Describes the ResourceClaim that is to be generated.
@@ -1037,13 +1037,13 @@ struct ResourceClaimTemplate {
 /// ResourceClaimTemplateList is a collection of claim templates.
 struct ResourceClaimTemplateList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"resource.k8s.io/v1beta1"};
+  ::kubex::String api_version{"resource.k8s.io/v1beta1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"ResourceClaimTemplateList"};
+  ::kubex::String kind{"ResourceClaimTemplateList"};
   /// Standard list metadata
   ::kubex::k8s::v1_37::meta::v1::ListMeta metadata{};
   /// Items is the list of resource claim templates.
-  std::vector<::kubex::k8s::v1_37::resource::v1beta1::ResourceClaimTemplate> items{};
+  ::kubex::Vector<::kubex::k8s::v1_37::resource::v1beta1::ResourceClaimTemplate> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -1070,7 +1070,7 @@ struct ResourcePool {
   /// Generation tracks the change in a pool over time.
   std::int64_t generation{};
   /// Name is used to identify the pool.
-  std::string name{};
+  ::kubex::String name{};
   /// ResourceSliceCount is the total number of ResourceSlices in the pool at this generation
   /// number.
   std::int64_t resource_slice_count{};
@@ -1086,16 +1086,16 @@ struct ResourceSliceSpec {
   /// AllNodes indicates that all nodes have access to the resources in the pool.
   std::optional<bool> all_nodes{};
   /// Devices lists some or all of the devices in this pool.
-  std::vector<::kubex::k8s::v1_37::resource::v1beta1::Device> devices{};
+  ::kubex::Vector<::kubex::k8s::v1_37::resource::v1beta1::Device> devices{};
   /// Driver identifies the DRA driver providing the capacity information.
-  std::string driver{};
+  ::kubex::String driver{};
   /// NodeName identifies the node which provides the resources in this pool.
-  std::optional<std::string> node_name{};
+  std::optional<::kubex::String> node_name{};
   /// NodeSelector defines which nodes have access to the resources in the pool, when that pool
   /// is not limited to a single node.
   ::kubex::Box<::kubex::k8s::v1_37::core::v1::NodeSelector> node_selector{};
   /// PartitionTypeAttribute names a string device attribute (by fully qualified name, e.g.
-  std::optional<std::string> partition_type_attribute{};
+  std::optional<::kubex::String> partition_type_attribute{};
   /// PerDeviceNodeSelection defines whether the access from nodes to resources in the pool is
   /// set on the ResourceSlice level or on each device.
   std::optional<bool> per_device_node_selection{};
@@ -1103,11 +1103,11 @@ struct ResourceSliceSpec {
   ::kubex::k8s::v1_37::resource::v1beta1::ResourcePool pool{};
   /// SharedCounters defines a list of counter sets, each of which has a name and a list of
   /// counters available.
-  std::vector<::kubex::k8s::v1_37::resource::v1beta1::CounterSet> shared_counters{};
+  ::kubex::Vector<::kubex::k8s::v1_37::resource::v1beta1::CounterSet> shared_counters{};
   /// SkipNodeOperations lists node-local resource operations (gRPC calls) that will be skipped
   /// for the devices in this slice when determining whether operations are necessary on the
   /// node.
-  std::vector<ResourceSliceSpecSkipNodeOperationsItem> skip_node_operations{};
+  ::kubex::Vector<ResourceSliceSpecSkipNodeOperationsItem> skip_node_operations{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -1119,9 +1119,9 @@ struct ResourceSliceSpec {
 /// common driver.
 struct ResourceSlice {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"resource.k8s.io/v1beta1"};
+  ::kubex::String api_version{"resource.k8s.io/v1beta1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"ResourceSlice"};
+  ::kubex::String kind{"ResourceSlice"};
   /// Standard object metadata
   ::kubex::k8s::v1_37::meta::v1::ObjectMeta metadata{};
   /// Contains the information published by the driver.
@@ -1136,13 +1136,13 @@ struct ResourceSlice {
 /// ResourceSliceList is a collection of ResourceSlices.
 struct ResourceSliceList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"resource.k8s.io/v1beta1"};
+  ::kubex::String api_version{"resource.k8s.io/v1beta1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"ResourceSliceList"};
+  ::kubex::String kind{"ResourceSliceList"};
   /// Standard list metadata
   ::kubex::k8s::v1_37::meta::v1::ListMeta metadata{};
   /// Items is the list of resource ResourceSlices.
-  std::vector<::kubex::k8s::v1_37::resource::v1beta1::ResourceSlice> items{};
+  ::kubex::Vector<::kubex::k8s::v1_37::resource::v1beta1::ResourceSlice> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 

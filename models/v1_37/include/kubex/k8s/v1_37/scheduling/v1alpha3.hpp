@@ -3,17 +3,17 @@
 
 #include <array>
 #include <cstdint>
-#include <map>
 #include <optional>
-#include <string>
 #include <string_view>
 #include <type_traits>
-#include <vector>
 
 #include <kubex/core/box.hpp>
+#include <kubex/core/map.hpp>
 #include <kubex/core/raw_json.hpp>
 #include <kubex/core/resource.hpp>
+#include <kubex/core/string.hpp>
 #include <kubex/core/string_enum.hpp>
+#include <kubex/core/vector.hpp>
 #include <kubex/k8s/v1_37/meta/v1.hpp>
 
 namespace kubex::json {
@@ -245,10 +245,10 @@ struct CompositePodGroupSchedulingPolicy {
 struct WorkloadReference {
   /// templateName is the name of a template within the Workload object that was used to create
   /// a pod group.
-  std::string template_name{};
+  ::kubex::String template_name{};
   /// workloadName is the name of the Workload object that contains a template that was used
   /// when creating a pod group.
-  std::string workload_name{};
+  ::kubex::String workload_name{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -262,14 +262,14 @@ struct CompositePodGroupSpec {
   ::kubex::Box<::kubex::k8s::v1_37::scheduling::v1alpha3::CompositeDisruptionMode> disruption_mode{};
   /// parentCompositePodGroupName contains the name of the parent composite pod group within the
   /// same namespace as this composite pod group.
-  std::optional<std::string> parent_composite_pod_group_name{};
+  std::optional<::kubex::String> parent_composite_pod_group_name{};
   /// preemptionPolicy is the Policy for preempting pods/podgroups with lower priority.
   std::optional<CompositePodGroupSpecPreemptionPolicy> preemption_policy{};
   /// priority is the value of priority of this composite pod group.
   std::optional<std::int32_t> priority{};
   /// priorityClassName defines the priority that should be considered when scheduling this
   /// CompositePodGroup.
-  std::optional<std::string> priority_class_name{};
+  std::optional<::kubex::String> priority_class_name{};
   /// schedulingConstraints defines optional scheduling constraints (e.g.
   ::kubex::Box<::kubex::k8s::v1_37::scheduling::v1alpha3::CompositePodGroupSchedulingConstraints> scheduling_constraints{};
   /// schedulingPolicy defines the scheduling policy for this instance of the CompositePodGroup.
@@ -287,9 +287,9 @@ struct CompositePodGroupSpec {
 /// CompositePodGroup represents a runtime instance of pod groups grouped together.
 struct CompositePodGroup {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"scheduling.k8s.io/v1alpha3"};
+  ::kubex::String api_version{"scheduling.k8s.io/v1alpha3"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"CompositePodGroup"};
+  ::kubex::String kind{"CompositePodGroup"};
   /// metadata is the standard object metadata.
   ::kubex::k8s::v1_37::meta::v1::ObjectMeta metadata{};
   /// spec defines the desired state of the CompositePodGroup.
@@ -306,13 +306,13 @@ struct CompositePodGroup {
 /// CompositePodGroupList contains a list of CompositePodGroup resources.
 struct CompositePodGroupList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"scheduling.k8s.io/v1alpha3"};
+  ::kubex::String api_version{"scheduling.k8s.io/v1alpha3"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"CompositePodGroupList"};
+  ::kubex::String kind{"CompositePodGroupList"};
   /// Standard list metadata.
   ::kubex::k8s::v1_37::meta::v1::ListMeta metadata{};
   /// Items is the list of CompositePodGroups.
-  std::vector<::kubex::k8s::v1_37::scheduling::v1alpha3::CompositePodGroup> items{};
+  ::kubex::Vector<::kubex::k8s::v1_37::scheduling::v1alpha3::CompositePodGroup> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -323,7 +323,7 @@ struct CompositePodGroupList {
 /// TopologyConstraint defines a topology constraint for a PodGroup.
 struct TopologyConstraint {
   /// key specifies the key of the node label representing the topology domain.
-  std::string key{};
+  ::kubex::String key{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -334,7 +334,7 @@ struct TopologyConstraint {
 /// CompositePodGroupSchedulingConstraints defines scheduling constraints (e.g.
 struct CompositePodGroupSchedulingConstraints {
   /// topology defines the topology constraints for the composite pod group.
-  std::vector<::kubex::k8s::v1_37::scheduling::v1alpha3::TopologyConstraint> topology{};
+  ::kubex::Vector<::kubex::k8s::v1_37::scheduling::v1alpha3::TopologyConstraint> topology{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -345,7 +345,7 @@ struct CompositePodGroupSchedulingConstraints {
 /// CompositePodGroupStatus represents information about the status of a composite pod group.
 struct CompositePodGroupStatus {
   /// conditions represent the latest observations of the CompositePodGroup's state.
-  std::vector<::kubex::k8s::v1_37::meta::v1::Condition> conditions{};
+  ::kubex::Vector<::kubex::k8s::v1_37::meta::v1::Condition> conditions{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -372,13 +372,13 @@ struct PodGroupSchedulingPolicy {
 /// ResourceClaimTemplate which is then turned into a ResourceClaim for the PodGroup.
 struct PodGroupResourceClaim {
   /// name uniquely identifies this resource claim inside the PodGroup.
-  std::string name{};
+  ::kubex::String name{};
   /// resourceClaimName is the name of a ResourceClaim object in the same namespace as this
   /// PodGroup.
-  std::optional<std::string> resource_claim_name{};
+  std::optional<::kubex::String> resource_claim_name{};
   /// resourceClaimTemplateName is the name of a ResourceClaimTemplate object in the same
   /// namespace as this PodGroup.
-  std::optional<std::string> resource_claim_template_name{};
+  std::optional<::kubex::String> resource_claim_template_name{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -391,16 +391,16 @@ struct PodGroupTemplate {
   /// disruptionMode defines the mode in which a given PodGroup can be disrupted.
   ::kubex::Box<::kubex::k8s::v1_37::scheduling::v1alpha3::DisruptionMode> disruption_mode{};
   /// name is a unique identifier for the PodGroupTemplate within the Workload.
-  std::string name{};
+  ::kubex::String name{};
   /// preemptionPolicy is the Policy for preempting pods/podgroups with lower priority.
   std::optional<PodGroupTemplatePreemptionPolicy> preemption_policy{};
   /// priority is the value of priority of pod groups created from this template.
   std::optional<std::int32_t> priority{};
   /// priorityClassName indicates the priority that should be considered when scheduling a pod
   /// group created from this template.
-  std::optional<std::string> priority_class_name{};
+  std::optional<::kubex::String> priority_class_name{};
   /// resourceClaims defines which ResourceClaims may be shared among Pods in the group.
-  std::vector<::kubex::k8s::v1_37::scheduling::v1alpha3::PodGroupResourceClaim> resource_claims{};
+  ::kubex::Vector<::kubex::k8s::v1_37::scheduling::v1alpha3::PodGroupResourceClaim> resource_claims{};
   /// schedulingConstraints defines optional scheduling constraints (e.g.
   ::kubex::Box<::kubex::k8s::v1_37::scheduling::v1alpha3::PodGroupSchedulingConstraints> scheduling_constraints{};
   /// schedulingPolicy defines the scheduling policy for this PodGroupTemplate.
@@ -416,20 +416,20 @@ struct PodGroupTemplate {
 /// policy.
 struct CompositePodGroupTemplate {
   /// compositePodGroupTemplates is the list of templates for children CompositePodGroups.
-  std::vector<::kubex::k8s::v1_37::scheduling::v1alpha3::CompositePodGroupTemplate> composite_pod_group_templates{};
+  ::kubex::Vector<::kubex::k8s::v1_37::scheduling::v1alpha3::CompositePodGroupTemplate> composite_pod_group_templates{};
   /// disruptionMode defines the mode in which a given CompositePodGroup can be disrupted.
   ::kubex::Box<::kubex::k8s::v1_37::scheduling::v1alpha3::CompositeDisruptionMode> disruption_mode{};
   /// name is a unique identifier for the CompositePodGroupTemplate within the Workload.
-  std::string name{};
+  ::kubex::String name{};
   /// podGroupTemplates is the list of templates for children PodGroups.
-  std::vector<::kubex::k8s::v1_37::scheduling::v1alpha3::PodGroupTemplate> pod_group_templates{};
+  ::kubex::Vector<::kubex::k8s::v1_37::scheduling::v1alpha3::PodGroupTemplate> pod_group_templates{};
   /// preemptionPolicy is the Policy for preempting pods/podgroups with lower priority.
   std::optional<CompositePodGroupTemplatePreemptionPolicy> preemption_policy{};
   /// priority is the value of priority of composite pod groups created from this template.
   std::optional<std::int32_t> priority{};
   /// priorityClassName indicates the priority that should be considered when scheduling a
   /// composite pod group created from this template.
-  std::optional<std::string> priority_class_name{};
+  std::optional<::kubex::String> priority_class_name{};
   /// schedulingConstraints defines optional scheduling constraints (e.g.
   ::kubex::Box<::kubex::k8s::v1_37::scheduling::v1alpha3::CompositePodGroupSchedulingConstraints> scheduling_constraints{};
   /// schedulingPolicy defines the scheduling policy for this template.
@@ -472,16 +472,16 @@ struct PodGroupSpec {
   ::kubex::Box<::kubex::k8s::v1_37::scheduling::v1alpha3::DisruptionMode> disruption_mode{};
   /// parentCompositePodGroupName contains the name of the parent composite pod group within the
   /// same namespace as this pod group.
-  std::optional<std::string> parent_composite_pod_group_name{};
+  std::optional<::kubex::String> parent_composite_pod_group_name{};
   /// preemptionPolicy is the Policy for preempting pods/podgroups with lower priority.
   std::optional<PodGroupSpecPreemptionPolicy> preemption_policy{};
   /// priority is the value of priority of this pod group.
   std::optional<std::int32_t> priority{};
   /// priorityClassName defines the priority that should be considered when scheduling this pod
   /// group.
-  std::optional<std::string> priority_class_name{};
+  std::optional<::kubex::String> priority_class_name{};
   /// resourceClaims defines which ResourceClaims may be shared among Pods in the group.
-  std::vector<::kubex::k8s::v1_37::scheduling::v1alpha3::PodGroupResourceClaim> resource_claims{};
+  ::kubex::Vector<::kubex::k8s::v1_37::scheduling::v1alpha3::PodGroupResourceClaim> resource_claims{};
   /// schedulingConstraints defines optional scheduling constraints (e.g.
   ::kubex::Box<::kubex::k8s::v1_37::scheduling::v1alpha3::PodGroupSchedulingConstraints> scheduling_constraints{};
   /// schedulingPolicy defines the scheduling policy for this instance of the PodGroup.
@@ -499,9 +499,9 @@ struct PodGroupSpec {
 /// PodGroup represents a runtime instance of pods grouped together.
 struct PodGroup {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"scheduling.k8s.io/v1alpha3"};
+  ::kubex::String api_version{"scheduling.k8s.io/v1alpha3"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"PodGroup"};
+  ::kubex::String kind{"PodGroup"};
   /// metadata is the standard object metadata.
   ::kubex::k8s::v1_37::meta::v1::ObjectMeta metadata{};
   /// spec defines the desired state of the PodGroup.
@@ -518,13 +518,13 @@ struct PodGroup {
 /// PodGroupList contains a list of PodGroup resources.
 struct PodGroupList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"scheduling.k8s.io/v1alpha3"};
+  ::kubex::String api_version{"scheduling.k8s.io/v1alpha3"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"PodGroupList"};
+  ::kubex::String kind{"PodGroupList"};
   /// Standard list metadata.
   ::kubex::k8s::v1_37::meta::v1::ListMeta metadata{};
   /// Items is the list of PodGroups.
-  std::vector<::kubex::k8s::v1_37::scheduling::v1alpha3::PodGroup> items{};
+  ::kubex::Vector<::kubex::k8s::v1_37::scheduling::v1alpha3::PodGroup> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -536,10 +536,10 @@ struct PodGroupList {
 /// which references a ResourceClaimTemplate.
 struct PodGroupResourceClaimStatus {
   /// name uniquely identifies this resource claim inside the PodGroup.
-  std::string name{};
+  ::kubex::String name{};
   /// resourceClaimName is the name of the ResourceClaim that was generated for the PodGroup in
   /// the namespace of the PodGroup.
-  std::optional<std::string> resource_claim_name{};
+  std::optional<::kubex::String> resource_claim_name{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -550,7 +550,7 @@ struct PodGroupResourceClaimStatus {
 /// PodGroupSchedulingConstraints defines scheduling constraints (e.g.
 struct PodGroupSchedulingConstraints {
   /// topology defines the topology constraints for the pod group.
-  std::vector<::kubex::k8s::v1_37::scheduling::v1alpha3::TopologyConstraint> topology{};
+  ::kubex::Vector<::kubex::k8s::v1_37::scheduling::v1alpha3::TopologyConstraint> topology{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -561,9 +561,9 @@ struct PodGroupSchedulingConstraints {
 /// PodGroupStatus represents information about the status of a pod group.
 struct PodGroupStatus {
   /// conditions represent the latest observations of the PodGroup's state.
-  std::vector<::kubex::k8s::v1_37::meta::v1::Condition> conditions{};
+  ::kubex::Vector<::kubex::k8s::v1_37::meta::v1::Condition> conditions{};
   /// resourceClaimStatuses is status of resource claims.
-  std::vector<::kubex::k8s::v1_37::scheduling::v1alpha3::PodGroupResourceClaimStatus> resource_claim_statuses{};
+  ::kubex::Vector<::kubex::k8s::v1_37::scheduling::v1alpha3::PodGroupResourceClaimStatus> resource_claim_statuses{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -574,11 +574,11 @@ struct PodGroupStatus {
 /// TypedLocalObjectReference allows to reference typed object inside the same namespace.
 struct TypedLocalObjectReference {
   /// kind is the type of resource being referenced.
-  std::string kind{};
+  ::kubex::String kind{};
   /// apiGroup is the group for the resource being referenced.
-  std::optional<std::string> api_group{};
+  std::optional<::kubex::String> api_group{};
   /// name is the name of resource being referenced.
-  std::string name{};
+  ::kubex::String name{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -590,12 +590,12 @@ struct TypedLocalObjectReference {
 struct WorkloadSpec {
   /// compositePodGroupTemplates is the list of CompositePodGroup templates that make up the
   /// Workload.
-  std::vector<::kubex::k8s::v1_37::scheduling::v1alpha3::CompositePodGroupTemplate> composite_pod_group_templates{};
+  ::kubex::Vector<::kubex::k8s::v1_37::scheduling::v1alpha3::CompositePodGroupTemplate> composite_pod_group_templates{};
   /// controllerRef is an optional reference to the controlling object, such as a Deployment or
   /// Job.
   ::kubex::Box<::kubex::k8s::v1_37::scheduling::v1alpha3::TypedLocalObjectReference> controller_ref{};
   /// podGroupTemplates is the list of templates that make up the Workload.
-  std::vector<::kubex::k8s::v1_37::scheduling::v1alpha3::PodGroupTemplate> pod_group_templates{};
+  ::kubex::Vector<::kubex::k8s::v1_37::scheduling::v1alpha3::PodGroupTemplate> pod_group_templates{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -608,9 +608,9 @@ struct WorkloadSpec {
 /// eviction and other phases.
 struct Workload {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"scheduling.k8s.io/v1alpha3"};
+  ::kubex::String api_version{"scheduling.k8s.io/v1alpha3"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"Workload"};
+  ::kubex::String kind{"Workload"};
   /// metadata is the standard object metadata.
   ::kubex::k8s::v1_37::meta::v1::ObjectMeta metadata{};
   /// spec defines the desired behavior of a Workload.
@@ -625,13 +625,13 @@ struct Workload {
 /// WorkloadList contains a list of Workload resources.
 struct WorkloadList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"scheduling.k8s.io/v1alpha3"};
+  ::kubex::String api_version{"scheduling.k8s.io/v1alpha3"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"WorkloadList"};
+  ::kubex::String kind{"WorkloadList"};
   /// Standard list metadata.
   ::kubex::k8s::v1_37::meta::v1::ListMeta metadata{};
   /// Items is the list of Workloads.
-  std::vector<::kubex::k8s::v1_37::scheduling::v1alpha3::Workload> items{};
+  ::kubex::Vector<::kubex::k8s::v1_37::scheduling::v1alpha3::Workload> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -669,12 +669,12 @@ struct WorkloadPodGroupGangSchedulingPolicy {
 /// in the group.
 struct WorkloadPodGroupResourceClaim {
   /// name uniquely identifies this resource claim inside the group.
-  std::string name{};
+  ::kubex::String name{};
   /// resourceClaimName is the name of a ResourceClaim object in the same namespace.
-  std::optional<std::string> resource_claim_name{};
+  std::optional<::kubex::String> resource_claim_name{};
   /// resourceClaimTemplateName is the name of a ResourceClaimTemplate object in the same
   /// namespace.
-  std::optional<std::string> resource_claim_template_name{};
+  std::optional<::kubex::String> resource_claim_template_name{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -686,7 +686,7 @@ struct WorkloadPodGroupResourceClaim {
 /// topology.
 struct WorkloadPodGroupSchedulingConstraints {
   /// topology specifies desired topological placements for all pods within the pod group.
-  std::vector<::kubex::k8s::v1_37::scheduling::v1alpha3::TopologyConstraint> topology{};
+  ::kubex::Vector<::kubex::k8s::v1_37::scheduling::v1alpha3::TopologyConstraint> topology{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 

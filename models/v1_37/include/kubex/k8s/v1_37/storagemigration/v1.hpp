@@ -3,17 +3,17 @@
 
 #include <array>
 #include <cstdint>
-#include <map>
 #include <optional>
-#include <string>
 #include <string_view>
 #include <type_traits>
-#include <vector>
 
 #include <kubex/core/box.hpp>
+#include <kubex/core/map.hpp>
 #include <kubex/core/raw_json.hpp>
 #include <kubex/core/resource.hpp>
+#include <kubex/core/string.hpp>
 #include <kubex/core/string_enum.hpp>
+#include <kubex/core/vector.hpp>
 #include <kubex/k8s/v1_37/meta/v1.hpp>
 
 namespace kubex::json {
@@ -49,9 +49,9 @@ void kubex_box_delete(StorageVersionMigrationStatus* p) noexcept;
 /// StorageVersionMigration represents a migration of stored data to the latest storage version.
 struct StorageVersionMigration {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"storagemigration.k8s.io/v1"};
+  ::kubex::String api_version{"storagemigration.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"StorageVersionMigration"};
+  ::kubex::String kind{"StorageVersionMigration"};
   /// Standard object metadata.
   ::kubex::k8s::v1_37::meta::v1::ObjectMeta metadata{};
   /// Specification of the migration.
@@ -68,14 +68,14 @@ struct StorageVersionMigration {
 /// StorageVersionMigrationList is a collection of storage version migrations.
 struct StorageVersionMigrationList {
   /// APIVersion defines the versioned schema of this representation of an object.
-  std::string api_version{"storagemigration.k8s.io/v1"};
+  ::kubex::String api_version{"storagemigration.k8s.io/v1"};
   /// Kind is a string value representing the REST resource this object represents.
-  std::string kind{"StorageVersionMigrationList"};
+  ::kubex::String kind{"StorageVersionMigrationList"};
   /// Standard list metadata More info: https://git.k8s.io/community/contributors/devel/sig-
   /// architecture/api-conventions.md#metadata
   ::kubex::k8s::v1_37::meta::v1::ListMeta metadata{};
   /// Items is the list of StorageVersionMigration
-  std::vector<::kubex::k8s::v1_37::storagemigration::v1::StorageVersionMigration> items{};
+  ::kubex::Vector<::kubex::k8s::v1_37::storagemigration::v1::StorageVersionMigration> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -97,9 +97,9 @@ struct StorageVersionMigrationSpec {
 /// Status of the storage version migration.
 struct StorageVersionMigrationStatus {
   /// The latest available observations of the migration's current state.
-  std::vector<::kubex::k8s::v1_37::meta::v1::Condition> conditions{};
+  ::kubex::Vector<::kubex::k8s::v1_37::meta::v1::Condition> conditions{};
   /// ResourceVersion to compare with the GC cache for performing the migration.
-  std::optional<std::string> resource_version{};
+  std::optional<::kubex::String> resource_version{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 

@@ -3,17 +3,17 @@
 
 #include <array>
 #include <cstdint>
-#include <map>
 #include <optional>
-#include <string>
 #include <string_view>
 #include <type_traits>
-#include <vector>
 
 #include <kubex/core/box.hpp>
+#include <kubex/core/map.hpp>
 #include <kubex/core/raw_json.hpp>
 #include <kubex/core/resource.hpp>
+#include <kubex/core/string.hpp>
 #include <kubex/core/string_enum.hpp>
+#include <kubex/core/vector.hpp>
 #include <kubex/core/bytes.hpp>
 #include <kubex/core/quantity.hpp>
 #include <kubex/core/time.hpp>
@@ -79,14 +79,14 @@ struct WidgetStatusModesItem : ::kubex::StringEnum<WidgetStatusModesItem> {
 struct WidgetSpec {
   ::kubex::Quantity size{};
   std::optional<::kubex::Time> built_at{};
-  std::vector<std::string> pod_ips{};
-  std::optional<std::string> namespace_{};
+  ::kubex::Vector<::kubex::String> pod_ips{};
+  std::optional<::kubex::String> namespace_{};
   std::optional<std::int32_t> template_{};
   std::optional<bool> x_kubernetes_thing{};
   std::optional<double> ratio{};
   std::optional<::kubex::Bytes> data{};
   ::kubex::RawJson any{};
-  std::vector<::kubex::k8s::v1_99::demo::v1::WidgetSpec> children{};
+  ::kubex::Vector<::kubex::k8s::v1_99::demo::v1::WidgetSpec> children{};
   ::kubex::Box<::kubex::k8s::v1_99::demo::v1::WidgetSpec> parent{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
@@ -97,8 +97,8 @@ struct WidgetSpec {
 
 /// Widget.
 struct Widget {
-  std::string api_version{"demo.k8s.io/v1"};
-  std::string kind{"Widget"};
+  ::kubex::String api_version{"demo.k8s.io/v1"};
+  ::kubex::String kind{"Widget"};
   ::kubex::k8s::v1_99::meta::v1::ObjectMeta metadata{};
   ::kubex::Box<::kubex::k8s::v1_99::demo::v1::WidgetStatus> status{};
   ::kubex::k8s::v1_99::demo::v1::WidgetSpec spec{};
@@ -111,9 +111,9 @@ struct Widget {
 
 /// WidgetList.
 struct WidgetList {
-  std::string api_version{"demo.k8s.io/v1"};
-  std::string kind{"WidgetList"};
-  std::vector<::kubex::k8s::v1_99::demo::v1::Widget> items{};
+  ::kubex::String api_version{"demo.k8s.io/v1"};
+  ::kubex::String kind{"WidgetList"};
+  ::kubex::Vector<::kubex::k8s::v1_99::demo::v1::Widget> items{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -123,8 +123,8 @@ struct WidgetList {
 
 /// WidgetReview.
 struct WidgetReview {
-  std::string api_version{"demo.k8s.io/v1"};
-  std::string kind{"WidgetReview"};
+  ::kubex::String api_version{"demo.k8s.io/v1"};
+  ::kubex::String kind{"WidgetReview"};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 
@@ -136,7 +136,7 @@ struct WidgetReview {
 struct WidgetStatus {
   /// Phase of the widget.
   std::optional<WidgetStatusPhase> phase{};
-  std::vector<WidgetStatusModesItem> modes{};
+  ::kubex::Vector<WidgetStatusModesItem> modes{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};
 

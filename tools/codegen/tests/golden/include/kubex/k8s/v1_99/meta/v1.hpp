@@ -3,17 +3,17 @@
 
 #include <array>
 #include <cstdint>
-#include <map>
 #include <optional>
-#include <string>
 #include <string_view>
 #include <type_traits>
-#include <vector>
 
 #include <kubex/core/box.hpp>
+#include <kubex/core/map.hpp>
 #include <kubex/core/raw_json.hpp>
 #include <kubex/core/resource.hpp>
+#include <kubex/core/string.hpp>
 #include <kubex/core/string_enum.hpp>
+#include <kubex/core/vector.hpp>
 #include <kubex/core/time.hpp>
 
 namespace kubex::json {
@@ -32,9 +32,9 @@ void kubex_box_delete(ObjectMeta* p) noexcept;
 
 /// ObjectMeta.
 struct ObjectMeta {
-  std::optional<std::string> name{};
-  std::optional<std::string> namespace_{};
-  std::map<std::string, std::string> labels{};
+  std::optional<::kubex::String> name{};
+  std::optional<::kubex::String> namespace_{};
+  ::kubex::Map<::kubex::String, ::kubex::String> labels{};
   std::optional<::kubex::Time> creation_timestamp{};
   /// Fields the server sent that this version does not know; written back on encode.
   ::kubex::UnknownFields unknown_fields{};

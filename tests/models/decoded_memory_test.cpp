@@ -1,0 +1,146 @@
+// Where a decoded model's memory lives: kubex::String, Vector and Map take theirs from an arena
+// per decoded object (core/arena.hpp), a list's items each from their own. These tests check,
+// on captured server responses, that decoding keeps no spare capacity, and that decoded objects
+// stay valid however they are moved, copied, edited and freed (ASan runs them too).
+
+#include <kubex/core/arena.hpp>
+#include <kubex/core/json.hpp>
+#include <kubex/core/json_list.hpp>
+#include <kubex/core/protobuf_object.hpp>
+#include <kubex/k8s/v1_35/core/v1.hpp>
+
+#include "model_fixtures.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstddef>
+#include <string>
+#include <thread>
+#include <utility>
+
+namespace {
+
+namespace json = kubex::json;
+namespace core = kubex::k8s::v1_35::core::v1;
+using kubex::testing::fixture;
+
+template <class L>
+L decode_json(const std::string& text) {
+  L out;
+  json::decode(text, out);
+  return out;
+}
+
+TEST(decoded_memory_test, json_lists_keep_no_spare_capacity_and_strings_live_in_the_arena) {
+  const auto list = decode_json<core::PodList>(fixture("podlist-500.json"));
+  ASSERT_EQ(list.items.size(), 500U);
+  EXPECT_EQ(list.items.capacity(), list.items.size());
+  EXPECT_TRUE(list.items[0].metadata.uid->in_arena());
+  EXPECT_EQ(list.items[0].spec->containers.capacity(), list.items[0].spec->containers.size());
+}
+
+TEST(decoded_memory_test, list_decoded_item_by_item_equals_the_whole_decode) {
+  const std::string body = fixture("podlist-500.json");
+  std::string fed = body;
+  json::ListDecoder<core::PodList> decoder(0);
+  decoder.feed(fed);
+  const core::PodList items = decoder.finish(fed);
+  EXPECT_EQ(items, decode_json<core::PodList>(body));
+  EXPECT_EQ(items.items.capacity(), 500U);
+}
+
+TEST(decoded_memory_test, protobuf_lists_keep_no_spare_capacity) {
+  core::PodList list;
+  kubex::protobuf::decode_object(fixture("protobuf/pods.pb"), list);
+  ASSERT_EQ(list.items.size(), 20U);
+  EXPECT_EQ(list, decode_json<core::PodList>(fixture("protobuf/pods.json")));
+  EXPECT_EQ(list.items.capacity(), list.items.size());
+  EXPECT_EQ(list.items[0].spec->containers.capacity(), list.items[0].spec->containers.size());
+}
+
+// What ASan checks here: nothing a decoded object holds is freed with its list or arena.
+TEST(decoded_memory_test, objects_outlive_their_list_moved_copied_or_on_another_thread) {
+  const std::string body = fixture("podlist-500.json");
+  const std::string first = json::encode(decode_json<core::PodList>(body).items[0]);
+  core::Pod moved;
+  core::Pod copied;
+  core::PodSpec spec;
+  {
+    auto list = decode_json<core::PodList>(body);
+    moved = std::move(list.items[0]);
+    copied = list.items[1];
+    spec = std::move(*list.items[2].spec);
+  }
+  EXPECT_EQ(json::encode(moved), first);
+  EXPECT_FALSE(copied.metadata.uid->in_arena());  // a copy is on the heap
+  EXPECT_FALSE(spec.containers.empty());
+
+  auto list = decode_json<core::PodList>(body);
+  std::thread other([items = std::move(list.items)]() mutable { items = {}; });
+  other.join();
+  EXPECT_EQ(json::encode(moved), first);
+}
+
+// A list item is decoded into an arena of its own, in JSON (item by item, the client's path)
+// and in protobuf: an object kept from a list keeps only its own blocks, not the list's.
+TEST(decoded_memory_test, an_item_kept_from_a_list_keeps_only_its_own_blocks) {
+  const std::size_t before = kubex::arena_live_blocks();
+  core::Pod from_json;
+  {
+    std::string body = fixture("podlist-500.json");
+    json::ListDecoder<core::PodList> decoder(0);
+    decoder.feed(body);
+    auto list = decoder.finish(body);
+    EXPECT_GE(kubex::arena_live_blocks() - before, 500U);
+    from_json = std::move(list.items[7]);
+  }
+  EXPECT_LE(kubex::arena_live_blocks() - before, 2U);
+  core::Pod from_protobuf;
+  {
+    core::PodList list;
+    kubex::protobuf::decode_object(fixture("protobuf/pods.pb"), list);
+    EXPECT_GE(kubex::arena_live_blocks() - before, 20U);
+    from_protobuf = std::move(list.items[3]);
+  }
+  EXPECT_LE(kubex::arena_live_blocks() - before, 4U);
+  EXPECT_TRUE(from_json.metadata.name.has_value());
+  EXPECT_TRUE(from_protobuf.metadata.name.has_value());
+  from_json = {};
+  from_protobuf = {};
+  EXPECT_EQ(kubex::arena_live_blocks(), before);
+}
+
+TEST(decoded_memory_test, edited_after_decode_like_any_object) {
+  auto pod = decode_json<core::Pod>(fixture("pod.json"));
+  pod.metadata.labels["kubex.test/edited"] = "yes";
+  pod.metadata.name = std::string(40, 'n');
+  pod.spec->containers.push_back(pod.spec->containers.front());
+  pod.spec->containers.back().name = "second";
+  const auto again = decode_json<core::Pod>(json::encode(pod));
+  EXPECT_EQ(again, pod);
+  EXPECT_EQ(again.metadata.labels.at("kubex.test/edited"), "yes");
+  EXPECT_EQ(again.spec->containers.size(), 2U);
+}
+
+// Every way of filling a Box goes through the model's own hooks, so a boxed object made while
+// an arena is open is one its hooks can free (a plain new would be freed as tagged memory).
+TEST(decoded_memory_test, boxes_filled_inside_a_decode_are_freed_by_their_hooks) {
+  const std::size_t before = kubex::arena_live_blocks();
+  {
+    kubex::Arena arena(1024);
+    const kubex::ArenaScope scope(&arena);
+    core::PodSpec spec;
+    spec.node_name = std::string(32, 'n');
+    kubex::Box<core::PodSpec> from_value(spec);
+    kubex::Box<core::PodSpec> emplaced;
+    emplaced.emplace(spec);
+    kubex::Box<core::PodSpec> assigned;
+    assigned = spec;
+    EXPECT_EQ(*from_value, spec);
+    EXPECT_EQ(*emplaced, spec);
+    EXPECT_EQ(*assigned, spec);
+  }
+  EXPECT_EQ(kubex::arena_live_blocks(), before);
+}
+
+}  // namespace
