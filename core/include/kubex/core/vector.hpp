@@ -212,9 +212,12 @@ class Vector {
   friend bool operator==(const Vector& a, const std::vector<U, A>& b) {
     return std::equal(a.begin(), a.end(), b.begin(), b.end());
   }
-  friend auto operator<=>(const Vector& a, const Vector& b)
-    requires std::three_way_comparable<T>
-  {
+  // A template, so that the constraint is checked where the ordering is used: a model holds
+  // a Vector of itself while still incomplete (JSONSchemaProps), and clang checks the
+  // constraints of a plain friend when the class is instantiated.
+  template <class U = T>
+    requires std::three_way_comparable<U>
+  friend auto operator<=>(const Vector& a, const Vector<U>& b) {
     return std::lexicographical_compare_three_way(a.begin(), a.end(), b.begin(), b.end());
   }
 
