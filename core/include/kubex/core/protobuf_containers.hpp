@@ -86,14 +86,17 @@ void read(Reader& r, Vector<T>& out) {
   T& element = out.emplace_back();
   if constexpr (detail::kind_object<T>) {
     // Each item of a list gets its own arena, as on the JSON list path: an item kept after its
-    // neighbours are gone (a reflector's) keeps only its own block. Sized from the previous one.
-    thread_local std::size_t previous = 0;
-    Arena arena(previous);
+    // neighbours are gone (a reflector's) keeps only its own block, sized per input byte as
+    // the JSON decoder sizes its arenas.
+    thread_local ArenaEstimate estimate;
+    Reader item = r.message();
+    const std::size_t bytes = item.data().size();
+    Arena arena(estimate.first_block(bytes));
     {
       const ArenaScope scope(&arena);
-      read(r, element);
+      kubex_read_proto(item, element);
     }
-    previous = arena.used() + arena.used() / 16;
+    estimate.learn(arena, bytes);
   } else {
     read(r, element);
   }
