@@ -174,6 +174,10 @@ std::size_t arena_live_blocks() noexcept {
   return live_blocks.load(std::memory_order_relaxed);
 }
 
+bool arena_caches_blocks() noexcept {
+  return cache_limit != 0;
+}
+
 void* tagged_allocate(std::size_t n) {
   if (Arena* a = current_arena()) {
     return a->allocate(n);

@@ -44,14 +44,14 @@ std::optional<std::int64_t> parse_int64(std::string_view text) noexcept {
 }  // namespace
 
 std::string IntOrString::to_string() const {
-  return is_int() ? std::to_string(int_value()) : string_value();
+  return is_int() ? std::to_string(int_value()) : string_value().str();
 }
 
 std::optional<int> IntOrString::scaled_value(int total, bool round_up) const noexcept {
   if (is_int()) {
     return int_value();
   }
-  std::string_view text = std::get<std::string>(value_);
+  std::string_view text = std::get<String>(value_);
   if (text.empty() || text.back() != '%') {
     return std::nullopt;
   }

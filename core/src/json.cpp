@@ -600,10 +600,6 @@ std::string_view Reader::get_string() {
   return s;
 }
 
-std::string Reader::get_raw() {
-  return std::string(raw_view());
-}
-
 void Reader::skip() {
   if (!read_) {
     (void)raw_view();

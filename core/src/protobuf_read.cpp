@@ -108,7 +108,7 @@ void read(Reader& r, IntOrString& out) {
   Reader m = r.message();
   std::int64_t type = 0;
   std::int32_t int_value = 0;
-  std::string str_value;
+  String str_value;
   while (m.next()) {
     switch (m.field()) {
       case 1:
@@ -142,22 +142,26 @@ void read(Reader& r, MicroTime& out) {
   out = to_micro_time(read_timestamp(r.message()));
 }
 
-void read(Reader& r, std::optional<Time>& out) {
+namespace {
+// Go writes a zero time as an empty message, which JSON shows as null: absent.
+template <class T>
+void read_optional_timestamp(Reader& r, std::optional<T>& out,
+                             T (*convert)(std::pair<std::int64_t, std::int32_t>)) {
   const Reader m = r.message();
   if (m.data().empty()) {
     out.reset();
   } else {
-    out = to_time(read_timestamp(m));
+    out = convert(read_timestamp(m));
   }
+}
+}  // namespace
+
+void read(Reader& r, std::optional<Time>& out) {
+  read_optional_timestamp(r, out, to_time);
 }
 
 void read(Reader& r, std::optional<MicroTime>& out) {
-  const Reader m = r.message();
-  if (m.data().empty()) {
-    out.reset();
-  } else {
-    out = to_micro_time(read_timestamp(m));
-  }
+  read_optional_timestamp(r, out, to_micro_time);
 }
 
 void read(Reader& r, RawJson& out) {
@@ -179,17 +183,6 @@ void read_empty_object(Reader& r, RawJson& out) {
     refuse(m, "field " + std::to_string(m.field()) + " in a message that has none");
   }
   out.text = "{}";
-}
-
-void read_string_list(Reader& r, std::vector<std::string>& out) {
-  Reader m = r.message();
-  while (m.next()) {
-    if (m.field() == 1) {
-      out.emplace_back(m.string());
-    } else {
-      m.skip();
-    }
-  }
 }
 
 }  // namespace kubex::protobuf

@@ -63,7 +63,7 @@ void write(Writer& w, std::uint32_t field, const IntOrString& value) {
     } else {
       m.int64(1, 1);
       m.int64(2, 0);
-      m.bytes(3, value.string_value());
+      m.bytes(3, value.string_value().view());
     }
   });
 }
@@ -78,7 +78,7 @@ void write(Writer& w, std::uint32_t field, const MicroTime& value) {
 
 void write(Writer& w, std::uint32_t field, const RawJson& value) {
   if (!value.empty()) {
-    w.message(field, [&value](Writer& m) { m.bytes(1, value.text); });
+    w.message(field, [&value](Writer& m) { m.bytes(1, value.text.view()); });
   }
 }
 
@@ -91,14 +91,6 @@ void write_empty_object(Writer& w, std::uint32_t field, const RawJson& value) {
                           " holds a JSON value where its message has no fields");
   }
   w.message(field, [](Writer&) {});
-}
-
-void write_string_list(Writer& w, std::uint32_t field, const std::vector<std::string>& value) {
-  w.message(field, [&value](Writer& m) {
-    for (const auto& s : value) {
-      m.bytes(1, s);
-    }
-  });
 }
 
 void write_unknown(Writer& w, const UnknownFields& unknown, std::string_view type) {

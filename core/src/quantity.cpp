@@ -369,8 +369,9 @@ ParseResult parse_quantity(std::string_view text) {
 
   // Exact arithmetic on the digit string first: binary suffixes multiply by up to 2^60 and the
   // input may carry any number of digits below 1n that only matter for rounding.
+  // Not reserved ahead: the digits of common quantities ("100m", "128Mi" as 134217728) fit the
+  // string's inline buffer, so that decoding one allocates nothing.
   std::string digits;
-  digits.reserve(integer_part.size() + fraction_part.size() + 19);
   digits.append(integer_part).append(fraction_part);
   std::int64_t scale = -static_cast<std::int64_t>(fraction_part.size());
   if (suffix->format == QuantityFormat::binary_si) {
@@ -523,7 +524,7 @@ Quantity::Quantity(bool negative, std::uint64_t magnitude_high, std::uint64_t ma
                    std::int64_t scale, QuantityFormat format) noexcept
     : magnitude_high_(magnitude_high),
       magnitude_low_(magnitude_low),
-      scale_(scale),
+      scale_(static_cast<std::int32_t>(scale)),  // at most max_scale, by parse() and add()
       negative_(negative),
       format_(format) {}
 
@@ -572,7 +573,7 @@ Quantity Quantity::from_milli(std::int64_t milli_value, QuantityFormat format) n
 }
 
 std::string Quantity::to_string() const {
-  return original_.empty() ? canonical() : original_;
+  return original_.empty() ? canonical() : original_.str();
 }
 
 std::string Quantity::canonical() const {
@@ -680,7 +681,7 @@ Quantity& Quantity::accumulate(const Quantity& other, bool subtract) {
   negative_ = result->negative;
   magnitude_high_ = static_cast<std::uint64_t>(result->magnitude >> 64U);
   magnitude_low_ = static_cast<std::uint64_t>(result->magnitude);
-  scale_ = result->scale;
+  scale_ = static_cast<std::int32_t>(result->scale);
   original_.clear();
   return *this;
 }

@@ -43,8 +43,8 @@ void String::init(const char* s, size_type n) {
                 static_cast<std::uint32_t>(n) | long_bit | (in_arena ? arena_bit : 0U)};
 }
 
-void String::init_heap(const char* s, size_type n) {
-  const ArenaScope heap(nullptr);
+void String::init_copy(const char* s, size_type n) {
+  const ArenaScope copy(detail::copy_arena);
   init(s, n);
 }
 

@@ -878,13 +878,9 @@ TEST(arena_test, ManyAllocationsBeyondTheFirstBlock) {
 // A freed block stays with the thread for its next decodes (arena.cpp: a list freed at once
 // would otherwise go back to the kernel and fault in again), unless AddressSanitizer is on.
 TEST(arena_test, FreedBlocksAreReusedByTheThread) {
-#if defined(__SANITIZE_ADDRESS__)
-  GTEST_SKIP() << "the block cache is off under AddressSanitizer";
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-  GTEST_SKIP() << "the block cache is off under AddressSanitizer";
-#endif
-#endif
+  if (!kubex::arena_caches_blocks()) {
+    GTEST_SKIP() << "the block cache is off under AddressSanitizer";
+  }
   const auto block_of = [](void* p) {
     return *(static_cast<void**>(p) - 1);
   };
@@ -1935,6 +1931,51 @@ TEST(compact_json_test, InvalidDocumentsThrow) {
   // The thread decodes as before.
   json::decode(kSorted, list);
   EXPECT_EQ(json::encode(list), kSorted);
+}
+
+}  // namespace
+
+namespace {
+
+// Copies go to the heap, whatever the original's memory, unless an ArenaCopyScope names an
+// arena for them (kubex::compact); decoding scopes (ArenaScope) do not apply to copies.
+TEST(arena_copy_scope_test, CopiesGoToTheNamedArenaOnlyInsideTheScope) {
+  const std::string long_text(40, 'c');
+  const kubex::String original(long_text);
+  const kubex::Vector<kubex::String> list{original, kubex::String("short")};
+  ASSERT_FALSE(original.in_arena());
+  {
+    kubex::Arena decoding(4096);
+    const kubex::ArenaScope scope(&decoding);
+    const kubex::String copy(original);  // a copy made while decoding: still the heap
+    EXPECT_FALSE(copy.in_arena());
+  }
+  kubex::Arena arena(4096);
+  {
+    const kubex::ArenaCopyScope scope(&arena);
+    const kubex::String copy(original);
+    const kubex::Vector<kubex::String> list_copy(list);
+    EXPECT_TRUE(copy.in_arena());
+    EXPECT_TRUE(list_copy.in_arena());
+    EXPECT_TRUE(list_copy[0].in_arena());
+    EXPECT_EQ(list_copy, list);
+  }
+  const kubex::String after(original);
+  EXPECT_FALSE(after.in_arena());
+}
+
+TEST(arena_copy_scope_test, CompactKeepsTheValueAndMovesItToAnArena) {
+  kubex::Vector<kubex::String> list{kubex::String(std::string(30, 'a')),
+                                    kubex::String(std::string(50, 'b'))};
+  const kubex::Vector<kubex::String> expected = list;
+  const std::size_t before = kubex::arena_live_blocks();
+  kubex::compact(list);
+  EXPECT_EQ(list, expected);
+  EXPECT_TRUE(list.in_arena());
+  EXPECT_TRUE(list[1].in_arena());
+  EXPECT_EQ(kubex::arena_live_blocks() - before, 1U);
+  list = {};
+  EXPECT_EQ(kubex::arena_live_blocks(), before);
 }
 
 }  // namespace

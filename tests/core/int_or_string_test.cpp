@@ -114,3 +114,14 @@ TEST(int_or_string_test, scales_percentages_like_kubernetes) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(int_or_string_layout, holds_a_kubex_string_in_24_bytes) {
+  EXPECT_EQ(sizeof(kubex::IntOrString), 24U);
+  const kubex::IntOrString long_name = std::string(40, 'p');
+  EXPECT_EQ(long_name.string_value().size(), 40U);
+  EXPECT_EQ(long_name.to_string(), std::string(40, 'p'));
+}
+
+}  // namespace

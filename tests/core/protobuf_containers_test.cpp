@@ -1,4 +1,4 @@
-// The protobuf codecs of the compact containers (kubex/core/protobuf_containers.hpp): String,
+// The protobuf codecs of the compact containers (protobuf_read.hpp, protobuf_write.hpp): String,
 // Vector and Map read and written as generated code does, repeated fields sized exactly from the
 // run of their occurrences, packed scalars, string lists, map entries, RawJson elements kept in
 // place, the Box overload whose hooks put the object in the decode's Arena, and malformed input.
@@ -11,7 +11,8 @@
 #include <kubex/core/error.hpp>
 #include <kubex/core/map.hpp>
 #include <kubex/core/protobuf.hpp>
-#include <kubex/core/protobuf_containers.hpp>
+#include <kubex/core/protobuf_read.hpp>
+#include <kubex/core/protobuf_write.hpp>
 #include <kubex/core/raw_json.hpp>
 #include <kubex/core/string.hpp>
 #include <kubex/core/vector.hpp>

@@ -1,3 +1,4 @@
+#include <kubex/core/arena.hpp>
 #include <kubex/core/error.hpp>
 #include <kubex/core/quantity.hpp>
 
@@ -513,6 +514,25 @@ TEST(quantity_test, constructs_from_integers) {
   EXPECT_EQ(Quantity::from_milli(1536000, F::binary_si).canonical(), "1536");
   EXPECT_EQ(Quantity::from_milli(1500), q("1.5"));
   EXPECT_EQ(Quantity::from_int64(1024, F::binary_si), q("1Ki"));
+}
+
+}  // namespace
+
+namespace {
+
+// Models hold many quantities (resources, capacity, overhead): the layout stays compact, its
+// original text a kubex::String, which a decode puts in its arena and which outlives it.
+TEST(quantity_layout, takes_40_bytes_and_keeps_long_text_made_in_an_arena) {
+  EXPECT_EQ(sizeof(kubex::Quantity), 40U);
+  std::optional<kubex::Quantity> q;
+  {
+    kubex::Arena arena(4096);
+    const kubex::ArenaScope scope(&arena);
+    q = kubex::Quantity::parse("1234567.891011121314Mi");
+  }
+  ASSERT_TRUE(q.has_value());
+  EXPECT_EQ(q->original(), "1234567.891011121314Mi");
+  EXPECT_EQ(q->to_string(), "1234567.891011121314Mi");
 }
 
 }  // namespace

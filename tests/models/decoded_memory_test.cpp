@@ -39,6 +39,25 @@ TEST(decoded_memory_test, json_lists_keep_no_spare_capacity_and_strings_live_in_
   EXPECT_EQ(list.items[0].spec->containers.capacity(), list.items[0].spec->containers.size());
 }
 
+// Raw JSON (managedFields' fieldsV1) and enumeration values longer than a String holds inline
+// ("PreemptLowerPriority") are in the object's arena like its strings, from JSON and protobuf:
+// each was a heap allocation of its own per pod.
+TEST(decoded_memory_test, raw_values_and_long_enumerations_live_in_the_arena) {
+  const auto check = [](const core::Pod& pod) {
+    ASSERT_FALSE(pod.metadata.managed_fields.empty());
+    const kubex::RawJson& fields = pod.metadata.managed_fields[0].fields_v1;
+    EXPECT_GT(fields.text.size(), 15U);
+    EXPECT_TRUE(fields.text.in_arena());
+    ASSERT_TRUE(pod.spec->preemption_policy.has_value());
+    EXPECT_EQ(*pod.spec->preemption_policy, core::PodSpecPreemptionPolicy::PreemptLowerPriority);
+    EXPECT_TRUE(pod.spec->preemption_policy->value().in_arena());
+  };
+  check(decode_json<core::PodList>(fixture("podlist-500.json")).items.at(0));
+  core::PodList list;
+  kubex::protobuf::decode_object(fixture("protobuf/pods.pb"), list);
+  check(list.items.at(0));
+}
+
 TEST(decoded_memory_test, list_decoded_item_by_item_equals_the_whole_decode) {
   const std::string body = fixture("podlist-500.json");
   std::string fed = body;
@@ -107,6 +126,37 @@ TEST(decoded_memory_test, an_item_kept_from_a_list_keeps_only_its_own_blocks) {
   EXPECT_TRUE(from_protobuf.metadata.name.has_value());
   from_json = {};
   from_protobuf = {};
+  EXPECT_EQ(kubex::arena_live_blocks(), before);
+}
+
+// What runtime::drop_managed_fields does: the object cut down moves to an arena of its own
+// (kubex::compact), all of its memory, and the decode's block goes back. Without compact, the
+// managed fields' bytes would stay in the block the rest of the pod still uses.
+TEST(decoded_memory_test, a_compacted_object_moves_to_one_new_block_and_frees_the_old) {
+  const std::size_t before = kubex::arena_live_blocks();
+  core::Pod pod;
+  {
+    std::string body = fixture("podlist-500.json");
+    json::ListDecoder<core::PodList> decoder(0);
+    decoder.feed(body);
+    auto list = decoder.finish(body);
+    pod = std::move(list.items[3]);
+  }
+  ASSERT_GE(kubex::arena_live_blocks() - before, 1U);  // the item's own
+  ASSERT_FALSE(pod.metadata.managed_fields.empty());
+  core::Pod expected = pod;
+  expected.metadata.managed_fields = {};
+
+  pod.metadata.managed_fields = {};
+  kubex::compact(pod, std::size_t{64} << 10);  // one block surely holds it
+  EXPECT_EQ(pod, expected);
+  // Its copies went to the new arena: strings, lists, and what Boxes hold.
+  EXPECT_TRUE(pod.metadata.uid->in_arena());
+  EXPECT_TRUE(pod.spec->containers.in_arena());
+  EXPECT_TRUE(pod.spec->containers[0].termination_message_path->in_arena());
+  // The decode's blocks went back: only the new one is left.
+  EXPECT_EQ(kubex::arena_live_blocks() - before, 1U);
+  pod = core::Pod{};
   EXPECT_EQ(kubex::arena_live_blocks(), before);
 }
 

@@ -3,7 +3,6 @@
 
 #include <kubex/core/json.hpp>
 #include <kubex/core/json_types.hpp>
-#include <kubex/core/protobuf_containers.hpp>
 #include <kubex/core/protobuf_read.hpp>
 #include <kubex/core/protobuf_write.hpp>
 

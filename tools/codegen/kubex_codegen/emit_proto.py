@@ -281,7 +281,7 @@ def source(banner: str, header: str, ns: str, structs, messages: dict) -> str:
     lines = [banner, f"#include <{header}>\n\n"]
     if schema_or:
         lines.append("#include <kubex/core/json.hpp>\n#include <kubex/core/json_types.hpp>\n")
-    lines += ["#include <kubex/core/protobuf_containers.hpp>\n#include <kubex/core/protobuf_read.hpp>\n"
+    lines += ["#include <kubex/core/protobuf_read.hpp>\n"
               "#include <kubex/core/protobuf_write.hpp>\n\n",
               f"namespace {ns} {{\n\n"]
     if schema_or:

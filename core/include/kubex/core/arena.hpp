@@ -5,9 +5,13 @@
 // container. Nothing is freed when the Arena goes: each block counts the containers that use
 // it, and goes back to malloc when the last of them is destroyed. So a string moved out of a
 // decoded object, or an object outliving its list, is as safe as with std::string.
+//
+// A copy of a container is on the heap, unless an ArenaCopyScope names an arena for copies:
+// compact() rebuilds an object in an arena of its own that way.
 
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 
 namespace kubex {
 
@@ -61,6 +65,10 @@ void arena_release(void* p) noexcept;
 /// of live Arenas. For tests and diagnostics of what decoded objects keep.
 [[nodiscard]] std::size_t arena_live_blocks() noexcept;
 
+/// True when a thread keeps the arena blocks it frees for its next decodes; false under
+/// AddressSanitizer, which must see a block used after it went back.
+[[nodiscard]] bool arena_caches_blocks() noexcept;
+
 /// `n` bytes aligned to 8 from the current arena, or from the heap outside a decode; either
 /// way freed by tagged_release(), which tells them apart by the word before them.
 void* tagged_allocate(std::size_t n);
@@ -71,6 +79,9 @@ namespace detail {
 // The arena decoding on this thread allocates from. Set only by ArenaScope, so code outside a
 // decode never sees it.
 inline thread_local Arena* current_arena = nullptr;
+// The arena copies of containers allocate from on this thread, or null (the heap). Set only by
+// ArenaCopyScope.
+inline thread_local Arena* copy_arena = nullptr;
 }  // namespace detail
 
 /// The Arena that containers filled on this thread allocate from, or null (the heap).
@@ -111,5 +122,37 @@ class ArenaScope {
  private:
   Arena* previous_;
 };
+
+/// Makes copies of kubex containers made on this thread for its lifetime go to `arena`, where
+/// they go to the heap otherwise (nests: restores the previous one).
+class ArenaCopyScope {
+ public:
+  explicit ArenaCopyScope(Arena* arena) noexcept : previous_(detail::copy_arena) {
+    detail::copy_arena = arena;
+  }
+  ~ArenaCopyScope() { detail::copy_arena = previous_; }
+  ArenaCopyScope(const ArenaCopyScope&) = delete;
+  ArenaCopyScope& operator=(const ArenaCopyScope&) = delete;
+
+ private:
+  Arena* previous_;
+};
+
+/// Rebuilds `object` by copy in an arena of its own, and lets go of the memory it held. For a
+/// decoded object that a transform cut down (runtime::drop_managed_fields): its arena blocks
+/// stay whole while any of their contents lives, so what was dropped is freed only once the
+/// rest moves out. `first_block`: the arena's first block, or 0 for the size the last object
+/// of its type that this thread compacted took.
+template <class T>
+void compact(T& object, std::size_t first_block = 0) {
+  thread_local std::size_t expected = 0;
+  Arena arena(first_block != 0 ? first_block : expected);
+  T copy = [&] {
+    const ArenaCopyScope scope(&arena);
+    return T(object);
+  }();
+  object = std::move(copy);
+  expected = arena.used() + 64;
+}
 
 }  // namespace kubex

@@ -1,7 +1,8 @@
 #pragma once
 
 // Where the generated models' out-of-line Box functions (box.hpp) put a boxed object: in the
-// current decode's arena, or on the heap outside a decode. A copy is always on the heap.
+// current decode's arena, or on the heap outside a decode. A copy is on the heap (or in the
+// arena of an ArenaCopyScope).
 
 #include <kubex/core/arena.hpp>
 
@@ -22,10 +23,10 @@ T* box_new() {
   }
 }
 
-/// A copy of `from` for a Box, on the heap.
+/// A copy of `from` for a Box, on the heap (or in the arena of an ArenaCopyScope).
 template <class T>
 T* box_copy(const T& from) {
-  const ArenaScope heap(nullptr);
+  const ArenaScope copy(detail::copy_arena);
   void* memory = tagged_allocate(sizeof(T));
   try {
     return ::new (memory) T(from);

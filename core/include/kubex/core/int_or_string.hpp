@@ -1,5 +1,7 @@
 #pragma once
 
+#include <kubex/core/string.hpp>
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -24,17 +26,20 @@ class IntOrString {
       : value_(value) {}  // NOLINT(google-explicit-constructor)
 
   /// A string.
-  IntOrString(std::string value) noexcept  // NOLINT(google-explicit-constructor)
+  IntOrString(String value) noexcept  // NOLINT(google-explicit-constructor)
       : value_(std::move(value)) {}
 
   /// A string.
-  IntOrString(std::string_view value)  // NOLINT(google-explicit-constructor)
-      : value_(std::string(value)) {}
+  IntOrString(const std::string& value)  // NOLINT(google-explicit-constructor)
+      : value_(String(value)) {}
 
-  /// A string; without this overload a literal would be ambiguous between std::string and
-  /// std::string_view.
+  /// A string.
+  IntOrString(std::string_view value)  // NOLINT(google-explicit-constructor)
+      : value_(String(value)) {}
+
+  /// A string; without this overload a literal would be ambiguous between the string types.
   IntOrString(const char* value)  // NOLINT(google-explicit-constructor)
-      : value_(std::string(value)) {}
+      : value_(String(value)) {}
 
   /// True if this holds an integer.
   [[nodiscard]] bool is_int() const noexcept { return value_.index() == 0; }
@@ -46,7 +51,7 @@ class IntOrString {
 
   /// The string. Precondition: !is_int().
   /// @throws std::bad_variant_access if this holds an integer; see to_string().
-  [[nodiscard]] const std::string& string_value() const { return std::get<std::string>(value_); }
+  [[nodiscard]] const String& string_value() const { return std::get<String>(value_); }
 
   /// The string, or the integer in decimal (Go's String()).
   [[nodiscard]] std::string to_string() const;
@@ -64,7 +69,7 @@ class IntOrString {
   friend bool operator==(const IntOrString&, const IntOrString&) = default;
 
  private:
-  std::variant<std::int32_t, std::string> value_;
+  std::variant<std::int32_t, String> value_;
 };
 
 }  // namespace kubex

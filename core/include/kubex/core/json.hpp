@@ -69,8 +69,9 @@ class Reader {
   double get_double();
   /// The value as an unescaped string; the view is valid until the next read.
   std::string_view get_string();
-  /// The value's JSON text, verbatim and without surrounding whitespace.
-  std::string get_raw();
+  /// The value's JSON text, verbatim and without surrounding whitespace; the view is into the
+  /// document and valid until the decode ends.
+  std::string_view get_raw() { return raw_view(); }
 
   /// Calls `f(std::string_view key, Reader& value)` for each field of an object. The key is
   /// unescaped and valid during the call. DecodeError if the value is not an object.
@@ -319,7 +320,9 @@ struct Codec<RawJson> {
       v.text.clear();
     }
   }
-  static void write(Writer& w, const RawJson& v) { w.raw(v.text.empty() ? "null" : v.text); }
+  static void write(Writer& w, const RawJson& v) {
+    w.raw(v.text.empty() ? std::string_view("null") : v.text.view());
+  }
 };
 
 template <class T>
@@ -358,31 +361,55 @@ struct Codec<Box<T>> {
   }
 };
 
+namespace detail {
+
+// Reads an array's elements onto the back of `items`, a std::vector.
+template <class T>
+void read_elements(Reader& r, std::vector<T>& items) {
+  if constexpr (std::is_same_v<T, bool>) {
+    // std::vector<bool> has no bool& to read into (DRA device attributes use lists of bools).
+    r.for_each_element([&items](Reader& e) {
+      bool element = false;
+      Codec<bool>::read(e, element);
+      items.push_back(element);
+    });
+  } else {
+    r.for_each_element([&items](Reader& e) { Codec<T>::read(e, items.emplace_back()); });
+  }
+}
+
+// Writes a list (std::vector or Vector) of T.
+template <class T, class List>
+void write_array(Writer& w, const List& v) {
+  w.begin_array();
+  for (const auto& e : v) {
+    Codec<T>::write(w, e);
+  }
+  w.end_array();
+}
+
+// Writes a string-keyed map (std::map or Map) of T.
+template <class T, class Entries>
+void write_object(Writer& w, const Entries& v) {
+  w.begin_object();
+  for (const auto& [key, e] : v) {
+    w.key(std::string_view(key));
+    Codec<T>::write(w, e);
+  }
+  w.end_object();
+}
+
+}  // namespace detail
+
 template <class T>
 struct Codec<std::vector<T>> {
   static void read(Reader& r, std::vector<T>& v) {
     v.clear();
-    if (r.is_null()) {
-      return;
-    }
-    if constexpr (std::is_same_v<T, bool>) {
-      // std::vector<bool> has no bool& to read into (DRA device attributes use lists of bools).
-      r.for_each_element([&v](Reader& e) {
-        bool element = false;
-        Codec<bool>::read(e, element);
-        v.push_back(element);
-      });
-    } else {
-      r.for_each_element([&v](Reader& e) { Codec<T>::read(e, v.emplace_back()); });
+    if (!r.is_null()) {
+      detail::read_elements(r, v);
     }
   }
-  static void write(Writer& w, const std::vector<T>& v) {
-    w.begin_array();
-    for (const auto& e : v) {
-      Codec<T>::write(w, e);
-    }
-    w.end_array();
-  }
+  static void write(Writer& w, const std::vector<T>& v) { detail::write_array<T>(w, v); }
 };
 
 template <class T>
@@ -395,14 +422,7 @@ struct Codec<std::map<std::string, T>> {
     r.for_each_field(
         [&v](std::string_view key, Reader& e) { Codec<T>::read(e, v[std::string(key)]); });
   }
-  static void write(Writer& w, const std::map<std::string, T>& v) {
-    w.begin_object();
-    for (const auto& [key, e] : v) {
-      w.key(key);
-      Codec<T>::write(w, e);
-    }
-    w.end_object();
-  }
+  static void write(Writer& w, const std::map<std::string, T>& v) { detail::write_object<T>(w, v); }
 };
 
 // kubex's compact containers, which the generated models hold. A decoded list or map is
@@ -450,26 +470,10 @@ struct Codec<Vector<T>> {
       return;
     }
     detail::Scratch<T> scratch;
-    auto& items = scratch.items();
-    if constexpr (std::is_same_v<T, bool>) {
-      // std::vector<bool> has no bool& to read into (as in Codec<std::vector<bool>>).
-      r.for_each_element([&items](Reader& e) {
-        bool element = false;
-        Codec<bool>::read(e, element);
-        items.push_back(element);
-      });
-    } else {
-      r.for_each_element([&items](Reader& e) { Codec<T>::read(e, items.emplace_back()); });
-    }
-    v.assign_moved(items);
+    detail::read_elements(r, scratch.items());
+    v.assign_moved(scratch.items());
   }
-  static void write(Writer& w, const Vector<T>& v) {
-    w.begin_array();
-    for (const auto& e : v) {
-      Codec<T>::write(w, e);
-    }
-    w.end_array();
-  }
+  static void write(Writer& w, const Vector<T>& v) { detail::write_array<T>(w, v); }
 };
 
 template <class T>
@@ -487,21 +491,14 @@ struct Codec<Map<String, T>> {
     });
     v.assign_moved(entries);
   }
-  static void write(Writer& w, const Map<String, T>& v) {
-    w.begin_object();
-    for (const auto& [key, e] : v) {
-      w.key(key.view());
-      Codec<T>::write(w, e);
-    }
-    w.end_object();
-  }
+  static void write(Writer& w, const Map<String, T>& v) { detail::write_object<T>(w, v); }
 };
 
 /// Writes unknown fields back after the known ones.
 inline void write_unknown(Writer& w, const UnknownFields& unknown) {
   for (const auto& [name, value] : unknown.fields()) {
     w.key(name);
-    w.raw(value.text);
+    w.raw(value.text.view());
   }
 }
 

@@ -20,23 +20,18 @@ namespace kubex::json {
 /// Enumerations travel as plain strings; unknown values are kept.
 template <class T>
 struct Codec<T, std::enable_if_t<std::is_base_of_v<StringEnumBase, T>>> {
-  static void read(Reader& r, T& v) { v = T(std::string(r.get_string())); }
-  static void write(Writer& w, const T& v) { w.string(v.value()); }
+  static void read(Reader& r, T& v) { v = T(r.get_string()); }
+  static void write(Writer& w, const T& v) { w.string(v.value().view()); }
 };
 
 /// A quantity is a string ("500m", "1Gi"); a bare number is accepted too, as Go does.
 template <>
 struct Codec<Quantity> {
   static void read(Reader& r, Quantity& v) {
-    std::string text;
-    if (r.type() == Reader::Type::number) {
-      text = r.get_raw();
-    } else {
-      text.assign(r.get_string());
-    }
+    const std::string_view text = r.type() == Reader::Type::number ? r.get_raw() : r.get_string();
     auto q = Quantity::parse(text);
     if (!q) {
-      Reader::fail("invalid quantity \"" + text + "\"");
+      Reader::fail("invalid quantity \"" + std::string(text) + "\"");
     }
     v = std::move(*q);
   }
@@ -83,14 +78,14 @@ struct Codec<IntOrString> {
       }
       v = IntOrString(static_cast<std::int32_t>(i));
     } else {
-      v = IntOrString(std::string(r.get_string()));
+      v = IntOrString(r.get_string());
     }
   }
   static void write(Writer& w, const IntOrString& v) {
     if (v.is_int()) {
       w.int64(v.int_value());
     } else {
-      w.string(v.string_value());
+      w.string(v.string_value().view());
     }
   }
 };

@@ -1,18 +1,26 @@
 // Reading protobuf fields into the value types the generated models use. The generated
 // `kubex_read_proto(protobuf::Reader&, T&)` of each model calls `protobuf::read` for a field's
 // value once `Reader::next()` stands on it; overloads here cover scalars, enums, the
-// apimachinery value types, and the containers, and hand embedded messages to the model's
-// own reader, found by argument-dependent lookup.
+// apimachinery value types, and the containers (std and kubex's compact ones alike), and hand
+// embedded messages to the model's own reader, found by argument-dependent lookup.
+//
+// A repeated field is sized on its first occurrence: Go writes a field's occurrences one after
+// another, so counting the run from there (keys and lengths only) gives the exact count, and a
+// decode's arena keeps no storage a growing vector outgrew.
 #pragma once
 
+#include <kubex/core/arena.hpp>
 #include <kubex/core/box.hpp>
 #include <kubex/core/bytes.hpp>
 #include <kubex/core/int_or_string.hpp>
+#include <kubex/core/map.hpp>
 #include <kubex/core/protobuf.hpp>
 #include <kubex/core/quantity.hpp>
 #include <kubex/core/raw_json.hpp>
+#include <kubex/core/string.hpp>
 #include <kubex/core/string_enum.hpp>
 #include <kubex/core/time.hpp>
+#include <kubex/core/vector.hpp>
 
 #include <concepts>
 #include <cstdint>
@@ -24,8 +32,36 @@
 
 namespace kubex::protobuf {
 
+namespace detail {
+// The lists a repeated field reads into.
+template <class L>
+inline constexpr bool is_list = false;
+template <class T>
+inline constexpr bool is_list<std::vector<T>> = true;
+template <class T>
+inline constexpr bool is_list<Vector<T>> = true;
+// The maps a map field reads into: string keys, as every map of the Kubernetes API has.
+template <class M>
+inline constexpr bool is_string_map = false;
+template <class V>
+inline constexpr bool is_string_map<std::map<std::string, V>> = true;
+template <class V>
+inline constexpr bool is_string_map<Map<String, V>> = true;
+
+/// A list type a repeated field reads into and writes from.
+template <class L>
+concept list = is_list<L>;
+/// A map type a map field reads into and writes from.
+template <class M>
+concept string_map = is_string_map<M>;
+}  // namespace detail
+
 /// A `string` field.
 void read(Reader& r, std::string& out);
+/// A `string` field.
+inline void read(Reader& r, String& out) {
+  out.assign(r.string());
+}
 /// A `bool` field.
 void read(Reader& r, bool& out);
 /// An `int32` field.
@@ -58,18 +94,75 @@ void read(Reader& r, RawJson& out);
 /// CustomResourceSubresourceStatus); any field it carries is refused, so nothing is lost
 /// silently.
 void read_empty_object(Reader& r, RawJson& out);
-/// A message wrapping a list of strings as its field 1 (metav1.Verbs, ExtraValue): JSON shows
-/// the list itself.
-void read_string_list(Reader& r, std::vector<std::string>& out);
+
+// The templates are declared before any is defined, so that each finds the others whatever
+// they nest (an optional list, a map of lists): argument-dependent lookup would not, as the
+// containers live outside this namespace.
 
 /// An enumeration field: a string.
+template <class E>
+  requires std::derived_from<E, StringEnumBase>
+void read(Reader& r, E& out);
+/// An embedded message, read by the model's own `kubex_read_proto`.
+template <class T>
+  requires requires(Reader& m, T& o) { kubex_read_proto(m, o); }
+void read(Reader& r, T& out);
+/// An optional field: present once it is on the wire, even with a zero value (proto2).
+template <class T>
+void read(Reader& r, std::optional<T>& out);
+/// A Go value field that JSON leaves out when zero (omitempty): protobuf writes it even when
+/// zero, so a zero value reads as absent, as it does from JSON.
+template <class T>
+void read_omit_zero(Reader& r, std::optional<T>& out);
+/// A boxed embedded message, made by the Box's own hooks (in the decode's arena for models).
+template <class T>
+void read(Reader& r, Box<T>& out);
+/// One occurrence of a repeated field: one element, or a packed run of scalars. An object of
+/// a kind (a list's item) gets its own arena.
+template <detail::list L>
+void read(Reader& r, L& out);
+/// A message wrapping a list of strings as its field 1 (metav1.Verbs, ExtraValue): JSON shows
+/// the list itself.
+template <detail::list L>
+void read_string_list(Reader& r, L& out);
+/// One entry of a map field: a message {key = 1, value = 2}, the value read by
+/// `read_value(Reader&, value&)`. A later entry with the same key replaces an earlier one, as
+/// in protobuf.
+template <detail::string_map M, class ReadValue>
+void read_map_entry(Reader& r, M& out, ReadValue&& read_value);
+/// One entry of a map field whose values read as themselves.
+template <detail::string_map M>
+void read(Reader& r, M& out);
+
+namespace detail {
+// How many occurrences of the current field follow one another from here, this one included.
+inline std::size_t run_length(const Reader& r) {
+  Reader ahead = r;
+  const std::uint32_t field = ahead.field();
+  std::size_t n = 0;
+  do {
+    if (ahead.field() != field) {
+      break;
+    }
+    ++n;
+    ahead.skip();
+  } while (ahead.next());
+  return n;
+}
+// An object of a kind (an item of a list), as opposed to a part of one.
+template <class T>
+concept kind_object = requires(T& o) {
+                        o.metadata;
+                        o.kind;
+                      };
+}  // namespace detail
+
 template <class E>
   requires std::derived_from<E, StringEnumBase>
 void read(Reader& r, E& out) {
   out = E(r.string());
 }
 
-/// An embedded message, read by the model's own `kubex_read_proto`.
 template <class T>
   requires requires(Reader& m, T& o) { kubex_read_proto(m, o); }
 void read(Reader& r, T& out) {
@@ -77,7 +170,6 @@ void read(Reader& r, T& out) {
   kubex_read_proto(m, out);
 }
 
-/// An optional field: present once it is on the wire, even with a zero value (proto2).
 template <class T>
 void read(Reader& r, std::optional<T>& out) {
   if (!out) {
@@ -86,8 +178,6 @@ void read(Reader& r, std::optional<T>& out) {
   read(r, *out);
 }
 
-/// A Go value field that JSON leaves out when zero (omitempty): protobuf writes it even when
-/// zero, so a zero value reads as absent, as it does from JSON.
 template <class T>
 void read_omit_zero(Reader& r, std::optional<T>& out) {
   T value{};
@@ -99,20 +189,20 @@ void read_omit_zero(Reader& r, std::optional<T>& out) {
   }
 }
 
-/// A boxed embedded message, made by the Box's own hooks (in the decode's arena for models).
 template <class T>
 void read(Reader& r, Box<T>& out) {
   read(r, out.ensure());
 }
 
-/// One occurrence of a repeated field: one element, or a packed run of scalars.
-template <class T>
-void read(Reader& r, std::vector<T>& out) {
+template <detail::list L>
+void read(Reader& r, L& out) {
+  using T = typename L::value_type;
   if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, std::int32_t> ||
                 std::is_same_v<T, std::int64_t>) {
     if (r.wire_type() == WireType::bytes) {
       std::vector<std::uint64_t> values;
       r.packed_varints(values);
+      out.reserve(out.size() + values.size());
       for (std::uint64_t v : values) {
         if constexpr (std::is_same_v<T, bool>) {
           out.push_back(v != 0);
@@ -125,22 +215,52 @@ void read(Reader& r, std::vector<T>& out) {
       return;
     }
   }
+  if (out.empty()) {
+    out.reserve(detail::run_length(r));
+  }
   if constexpr (std::is_same_v<T, bool>) {
     bool value = false;  // std::vector<bool> has no element to bind a reference to
     read(r, value);
     out.push_back(value);
+  } else if constexpr (detail::kind_object<T>) {
+    // Each item of a list gets its own arena, as on the JSON list path: an item kept after its
+    // neighbours are gone (a reflector's) keeps only its own block, sized per input byte as
+    // the JSON decoder sizes its arenas.
+    thread_local ArenaEstimate estimate;
+    T& element = out.emplace_back();
+    Reader item = r.message();
+    const std::size_t bytes = item.data().size();
+    Arena arena(estimate.first_block(bytes));
+    {
+      const ArenaScope scope(&arena);
+      kubex_read_proto(item, element);
+    }
+    estimate.learn(arena, bytes);
   } else {
     read(r, out.emplace_back());
   }
 }
 
-/// One entry of a map field: a message {key = 1, value = 2}. A later entry with the same key
-/// replaces an earlier one, as in protobuf.
-template <class V, class ReadValue>
-void read_map_entry(Reader& r, std::map<std::string, V>& out, ReadValue&& read_value) {
+template <detail::list L>
+void read_string_list(Reader& r, L& out) {
+  Reader m = r.message();
+  while (m.next()) {
+    if (m.field() == 1) {
+      if (out.empty()) {
+        out.reserve(detail::run_length(m));
+      }
+      out.emplace_back(m.string());
+    } else {
+      m.skip();
+    }
+  }
+}
+
+template <detail::string_map M, class ReadValue>
+void read_map_entry(Reader& r, M& out, ReadValue&& read_value) {
   Reader entry = r.message();
-  std::string key;
-  V value{};
+  typename M::key_type key;
+  typename M::mapped_type value{};
   while (entry.next()) {
     if (entry.field() == 1) {
       read(entry, key);
@@ -153,10 +273,9 @@ void read_map_entry(Reader& r, std::map<std::string, V>& out, ReadValue&& read_v
   out.insert_or_assign(std::move(key), std::move(value));
 }
 
-/// One entry of a map field whose values read as themselves.
-template <class V>
-void read(Reader& r, std::map<std::string, V>& out) {
-  read_map_entry(r, out, [](Reader& e, V& v) { read(e, v); });
+template <detail::string_map M>
+void read(Reader& r, M& out) {
+  read_map_entry(r, out, [](Reader& e, typename M::mapped_type& v) { read(e, v); });
 }
 
 }  // namespace kubex::protobuf

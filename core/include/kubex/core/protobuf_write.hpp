@@ -8,11 +8,15 @@
 #include <kubex/core/bytes.hpp>
 #include <kubex/core/error.hpp>
 #include <kubex/core/int_or_string.hpp>
+#include <kubex/core/map.hpp>
 #include <kubex/core/protobuf.hpp>
+#include <kubex/core/protobuf_read.hpp>
 #include <kubex/core/quantity.hpp>
 #include <kubex/core/raw_json.hpp>
+#include <kubex/core/string.hpp>
 #include <kubex/core/string_enum.hpp>
 #include <kubex/core/time.hpp>
+#include <kubex/core/vector.hpp>
 
 #include <concepts>
 #include <cstdint>
@@ -41,6 +45,10 @@ void write(Writer& w, std::uint32_t field, std::string_view value);
 inline void write(Writer& w, std::uint32_t field, const std::string& value) {
   write(w, field, std::string_view(value));
 }
+/// A `string` field.
+inline void write(Writer& w, std::uint32_t field, const String& value) {
+  write(w, field, value.view());
+}
 /// A `bool` field.
 void write(Writer& w, std::uint32_t field, bool value);
 /// An `int32` field.
@@ -65,28 +73,54 @@ void write(Writer& w, std::uint32_t field, const RawJson& value);
 /// An empty message that JSON shows as `{}` (CustomResourceSubresourceStatus).
 /// @throws Unrepresentable when the value is anything but `{}` or null.
 void write_empty_object(Writer& w, std::uint32_t field, const RawJson& value);
-/// A message wrapping a list of strings as its field 1 (metav1.Verbs, ExtraValue).
-void write_string_list(Writer& w, std::uint32_t field, const std::vector<std::string>& value);
 
 /// The unknown fields of an object, appended after its known ones.
 /// @throws Unrepresentable when some were read from JSON.
 void write_unknown(Writer& w, const UnknownFields& unknown, std::string_view type);
 
+// The templates are declared before any is defined, so that each finds the others whatever
+// they nest (see protobuf_read.hpp).
+
 /// An enumeration field: a string.
+template <class E>
+  requires std::derived_from<E, StringEnumBase>
+void write(Writer& w, std::uint32_t field, const E& value);
+/// An embedded message, written by the model's own `kubex_write_proto`.
+template <class T>
+  requires requires(Writer& m, const T& o) { kubex_write_proto(m, o); }
+void write(Writer& w, std::uint32_t field, const T& value);
+/// An optional field: written only when present.
+template <class T>
+void write(Writer& w, std::uint32_t field, const std::optional<T>& value);
+/// A boxed embedded message: written only when present.
+template <class T>
+void write(Writer& w, std::uint32_t field, const Box<T>& value);
+/// A repeated field: one field per element, unpacked, as Go's proto2 code writes them.
+template <detail::list L>
+void write(Writer& w, std::uint32_t field, const L& values);
+/// A message wrapping a list of strings as its field 1 (metav1.Verbs, ExtraValue).
+template <detail::list L>
+void write_string_list(Writer& w, std::uint32_t field, const L& values);
+/// A map field: one entry message {key = 1, value = 2} per element, in key order as Go writes
+/// them; `write_value(Writer&, number, value)` writes a value.
+template <detail::string_map M, class WriteValue>
+void write_map(Writer& w, std::uint32_t field, const M& values, WriteValue&& write_value);
+/// A map field whose values write as themselves.
+template <detail::string_map M>
+void write(Writer& w, std::uint32_t field, const M& values);
+
 template <class E>
   requires std::derived_from<E, StringEnumBase>
 void write(Writer& w, std::uint32_t field, const E& value) {
   write(w, field, std::string_view(value));
 }
 
-/// An embedded message, written by the model's own `kubex_write_proto`.
 template <class T>
   requires requires(Writer& m, const T& o) { kubex_write_proto(m, o); }
 void write(Writer& w, std::uint32_t field, const T& value) {
   w.message(field, [&value](Writer& m) { kubex_write_proto(m, value); });
 }
 
-/// An optional field: written only when present.
 template <class T>
 void write(Writer& w, std::uint32_t field, const std::optional<T>& value) {
   if (value) {
@@ -94,7 +128,6 @@ void write(Writer& w, std::uint32_t field, const std::optional<T>& value) {
   }
 }
 
-/// A boxed embedded message: written only when present.
 template <class T>
 void write(Writer& w, std::uint32_t field, const Box<T>& value) {
   if (value) {
@@ -102,9 +135,9 @@ void write(Writer& w, std::uint32_t field, const Box<T>& value) {
   }
 }
 
-/// A repeated field: one field per element, unpacked, as Go's proto2 code writes them.
-template <class T>
-void write(Writer& w, std::uint32_t field, const std::vector<T>& values) {
+template <detail::list L>
+void write(Writer& w, std::uint32_t field, const L& values) {
+  using T = typename L::value_type;
   for (const auto& v : values) {
     if constexpr (std::is_same_v<T, bool>) {
       write(w, field, static_cast<bool>(v));
@@ -112,7 +145,7 @@ void write(Writer& w, std::uint32_t field, const std::vector<T>& values) {
       // An element is written even when null, so that the others keep their places.
       w.message(field, [&v](Writer& m) {
         if (!v.empty()) {
-          m.bytes(1, v.text);
+          m.bytes(1, v.text.view());
         }
       });
     } else {
@@ -121,11 +154,17 @@ void write(Writer& w, std::uint32_t field, const std::vector<T>& values) {
   }
 }
 
-/// A map field: one entry message {key = 1, value = 2} per element, in key order as Go writes
-/// them; `write_value(Writer&, number, value)` writes a value.
-template <class V, class WriteValue>
-void write_map(Writer& w, std::uint32_t field, const std::map<std::string, V>& values,
-               WriteValue&& write_value) {
+template <detail::list L>
+void write_string_list(Writer& w, std::uint32_t field, const L& values) {
+  w.message(field, [&values](Writer& m) {
+    for (const auto& s : values) {
+      m.bytes(1, std::string_view(s));
+    }
+  });
+}
+
+template <detail::string_map M, class WriteValue>
+void write_map(Writer& w, std::uint32_t field, const M& values, WriteValue&& write_value) {
   for (const auto& element : values) {
     // Not a structured binding: clang 15 cannot capture one in a lambda.
     w.message(field, [&element, &write_value](Writer& entry) {
@@ -135,11 +174,12 @@ void write_map(Writer& w, std::uint32_t field, const std::map<std::string, V>& v
   }
 }
 
-/// A map field whose values write as themselves.
-template <class V>
-void write(Writer& w, std::uint32_t field, const std::map<std::string, V>& values) {
+template <detail::string_map M>
+void write(Writer& w, std::uint32_t field, const M& values) {
   write_map(w, field, values,
-            [](Writer& e, std::uint32_t number, const V& v) { write(e, number, v); });
+            [](Writer& e, std::uint32_t number, const typename M::mapped_type& v) {
+              write(e, number, v);
+            });
 }
 
 }  // namespace kubex::protobuf

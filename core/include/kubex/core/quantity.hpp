@@ -1,5 +1,7 @@
 #pragma once
 
+#include <kubex/core/string.hpp>
+
 #include <compare>
 #include <cstdint>
 #include <optional>
@@ -62,7 +64,7 @@ class Quantity {
   [[nodiscard]] QuantityFormat format() const noexcept { return format_; }
 
   /// The text this Quantity was parsed from, or empty if it was constructed or changed since.
-  [[nodiscard]] std::string_view original() const noexcept { return original_; }
+  [[nodiscard]] std::string_view original() const noexcept { return original_.view(); }
 
   /// original() if there is one, otherwise canonical(): what a JSON encoder should write.
   [[nodiscard]] std::string to_string() const;
@@ -144,14 +146,15 @@ class Quantity {
   // The value is (negative_ ? -1 : 1) × magnitude × 10^scale_, with the 128-bit magnitude split
   // so that this header needs no compiler extension. Normalized: the magnitude has no trailing
   // decimal zeros and is below 10^38, scale_ >= -9, and zero is stored as +0 × 10^0; so equal
-  // values have equal representations. The scale is also at most 2^31-1 (see parse()); it is
-  // stored in 64 bits so that arithmetic on scales never overflows.
+  // values have equal representations. The scale is also at most 2^31-1 (see parse()), so it
+  // fits 32 bits; arithmetic on scales widens it to 64 so that it never overflows. 40 bytes,
+  // the original text in a decode's arena like the model's strings.
   std::uint64_t magnitude_high_ = 0;
   std::uint64_t magnitude_low_ = 0;
-  std::int64_t scale_ = 0;
+  String original_;
+  std::int32_t scale_ = 0;
   bool negative_ = false;
   QuantityFormat format_ = QuantityFormat::decimal_si;
-  std::string original_;
 };
 
 }  // namespace kubex

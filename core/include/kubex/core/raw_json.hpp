@@ -1,6 +1,7 @@
 #pragma once
 
 #include <kubex/core/box.hpp>
+#include <kubex/core/string.hpp>
 
 #include <string>
 #include <string_view>
@@ -13,8 +14,8 @@ namespace kubex {
 /// x-kubernetes-preserve-unknown-fields, whose shape the schema does not fix.
 struct RawJson {
   /// The value's JSON text, without surrounding whitespace; empty for null or unset (written as
-  /// null).
-  std::string text{};
+  /// null). A decoded value's text is in its object's arena, as its strings are.
+  String text{};
 
   /// True when no value is held (null or unset).
   [[nodiscard]] bool empty() const noexcept { return text.empty(); }
@@ -45,8 +46,8 @@ class UnknownFields {
     return held_ ? std::string_view(held_->protobuf) : std::string_view();
   }
   /// Adds a JSON field; `raw` must be one valid JSON value.
-  void add(std::string name, std::string raw) {
-    held_.ensure().json.emplace_back(std::move(name), RawJson{std::move(raw)});
+  void add(std::string name, std::string_view raw) {
+    held_.ensure().json.emplace_back(std::move(name), RawJson{String(raw)});
   }
   /// Adds a protobuf field: its key and value as read (protobuf::Reader::field_bytes).
   void add_protobuf(std::string_view encoded) { held_.ensure().protobuf.append(encoded); }

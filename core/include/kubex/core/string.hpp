@@ -3,7 +3,7 @@
 // kubex::String: the string of the generated models. 16 bytes (std::string takes 32), up to 15
 // characters held inline, longer ones on the heap or, when decoded, in the decode's Arena. It
 // reads like std::string: it converts to std::string_view and std::string, compares with
-// both, and is NUL-terminated.
+// both, and is NUL-terminated. std::optional<String> takes 16 bytes too (optional_string.hpp).
 
 #include <kubex/core/arena.hpp>
 
@@ -13,6 +13,7 @@
 #include <cstring>
 #include <functional>
 #include <iosfwd>
+#include <optional>  // the friend std::optional<String> (optional_string.hpp)
 #include <string>
 #include <string_view>
 
@@ -33,10 +34,10 @@ class String {
   String(const std::string& s) { init(s.data(), s.size()); }  // NOLINT(google-explicit-constructor)
   String(const char* s, size_type n) { init(s, n); }
   String(size_type n, char c);
-  /// A copy is on the heap, whatever the original's memory.
+  /// A copy is on the heap, whatever the original's memory (or in an ArenaCopyScope's arena).
   String(const String& other) {
     const std::string_view s = other.view();
-    init_heap(s.data(), s.size());
+    init_copy(s.data(), s.size());
   }
   String(String&& other) noexcept : rep_(other.rep_) { other.set_inline_size(0); }
   ~String() { destroy(); }
@@ -159,7 +160,13 @@ class String {
   }
 
  private:
+  friend class std::optional<String>;
+  struct Absent {};
+
   static constexpr size_type inline_capacity = 15;
+  // The last byte of a String that std::optional<String> holds as absent: inline strings tag
+  // 0..15 there and long ones set the top bit.
+  static constexpr unsigned char absent_tag = 0x40U;
   static constexpr std::uint32_t long_bit = 0x8000'0000U;
   static constexpr std::uint32_t arena_bit = 0x4000'0000U;
   static constexpr std::uint32_t cap_mask = 0x3FFF'FFFFU;
@@ -178,6 +185,11 @@ class String {
     char s[16];
   };
 
+  explicit String(Absent) noexcept { set_absent(); }
+  void set_absent() noexcept { rep_.s[15] = static_cast<char>(absent_tag); }
+  [[nodiscard]] bool is_absent() const noexcept {
+    return static_cast<unsigned char>(rep_.s[15]) == absent_tag;
+  }
   [[nodiscard]] bool is_long() const noexcept {
     return (static_cast<unsigned char>(rep_.s[15]) & 0x80U) != 0;
   }
@@ -196,7 +208,7 @@ class String {
     }
   }
   void init(const char* s, size_type n);
-  void init_heap(const char* s, size_type n);
+  void init_copy(const char* s, size_type n);
   void destroy() noexcept {
     if (is_long()) {
       release(rep_.l);
@@ -220,3 +232,6 @@ struct std::hash<kubex::String> {
     return std::hash<std::string_view>{}(s.view());
   }
 };
+
+// Every user of String sees the 16-byte std::optional<String> before it can name the type.
+#include <kubex/core/optional_string.hpp>

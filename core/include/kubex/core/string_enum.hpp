@@ -1,5 +1,7 @@
 #pragma once
 
+#include <kubex/core/string.hpp>
+
 #include <compare>
 #include <string>
 #include <string_view>
@@ -22,23 +24,24 @@ class StringEnum : public StringEnumBase {
   /// The empty value.
   StringEnum() = default;
   /// Any value, known or not.
-  StringEnum(std::string value)
-      : value_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
+  StringEnum(String value) : value_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
+  /// Any value, known or not.
+  StringEnum(const std::string& value) : value_(value) {}  // NOLINT(google-explicit-constructor)
   /// Any value, known or not.
   StringEnum(std::string_view value) : value_(value) {}  // NOLINT(google-explicit-constructor)
   /// Any value, known or not.
   StringEnum(const char* value) : value_(value) {}  // NOLINT(google-explicit-constructor)
 
   /// The value as sent.
-  [[nodiscard]] const std::string& value() const noexcept { return value_; }
+  [[nodiscard]] const String& value() const noexcept { return value_; }
   /// The value as sent.
-  operator std::string_view() const noexcept {
-    return value_;
-  }  // NOLINT(google-explicit-constructor)
+  operator std::string_view() const noexcept {  // NOLINT(google-explicit-constructor)
+    return value_.view();
+  }
   /// True when the value is one this version of the API defines.
   [[nodiscard]] bool is_known() const noexcept {
     for (std::string_view k : Derived::known_values) {
-      if (k == value_) {
+      if (k == value_.view()) {
         return true;
       }
     }
@@ -61,7 +64,7 @@ class StringEnum : public StringEnumBase {
   }
 
  private:
-  std::string value_;
+  String value_;
 };
 
 }  // namespace kubex

@@ -3,7 +3,8 @@
 // kubex::Vector<T>: the list type of the generated models. 16 bytes (std::vector takes 24); its
 // elements are on the heap or, when decoded, in the decode's Arena (see arena.hpp). It has
 // std::vector's interface for what models need: iteration, indexing, push_back and emplace_back,
-// insert, erase, resize, comparison. A copy is always on the heap.
+// insert, erase, resize, comparison. A copy is on the heap (or in the arena of an
+// ArenaCopyScope).
 
 #include <kubex/core/arena.hpp>
 
@@ -50,9 +51,9 @@ class Vector {
   }
   explicit Vector(size_type n) { resize(n); }
   Vector(size_type n, const T& value) { resize(n, value); }
-  /// A copy is on the heap, whatever the original's memory.
+  /// A copy is on the heap, whatever the original's memory (or in an ArenaCopyScope's arena).
   Vector(const Vector& other) {
-    const ArenaScope heap(nullptr);
+    const ArenaScope copy(detail::copy_arena);
     assign_range(other.begin(), other.end());
   }
   Vector(Vector&& other) noexcept
