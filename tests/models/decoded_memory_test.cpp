@@ -31,6 +31,19 @@ L decode_json(const std::string& text) {
   return out;
 }
 
+// Item `index` of podlist-500.json decoded item by item (the client's path) and moved out of
+// its list; `list_blocks` gets the arena blocks the process held while the list lived.
+core::Pod item_of_podlist(std::size_t index, std::size_t* list_blocks = nullptr) {
+  std::string body = fixture("podlist-500.json");
+  json::ListDecoder<core::PodList> decoder(0);
+  decoder.feed(body);
+  auto list = decoder.finish(body);
+  if (list_blocks != nullptr) {
+    *list_blocks = kubex::arena_live_blocks();
+  }
+  return std::move(list.items.at(index));
+}
+
 TEST(decoded_memory_test, json_lists_keep_no_spare_capacity_and_strings_live_in_the_arena) {
   const auto list = decode_json<core::PodList>(fixture("podlist-500.json"));
   ASSERT_EQ(list.items.size(), 500U);
@@ -104,15 +117,9 @@ TEST(decoded_memory_test, objects_outlive_their_list_moved_copied_or_on_another_
 // and in protobuf: an object kept from a list keeps only its own blocks, not the list's.
 TEST(decoded_memory_test, an_item_kept_from_a_list_keeps_only_its_own_blocks) {
   const std::size_t before = kubex::arena_live_blocks();
-  core::Pod from_json;
-  {
-    std::string body = fixture("podlist-500.json");
-    json::ListDecoder<core::PodList> decoder(0);
-    decoder.feed(body);
-    auto list = decoder.finish(body);
-    EXPECT_GE(kubex::arena_live_blocks() - before, 500U);
-    from_json = std::move(list.items[7]);
-  }
+  std::size_t with_list = 0;
+  core::Pod from_json = item_of_podlist(7, &with_list);
+  EXPECT_GE(with_list - before, 500U);
   EXPECT_LE(kubex::arena_live_blocks() - before, 2U);
   core::Pod from_protobuf;
   {
@@ -134,14 +141,7 @@ TEST(decoded_memory_test, an_item_kept_from_a_list_keeps_only_its_own_blocks) {
 // managed fields' bytes would stay in the block the rest of the pod still uses.
 TEST(decoded_memory_test, a_compacted_object_moves_to_one_new_block_and_frees_the_old) {
   const std::size_t before = kubex::arena_live_blocks();
-  core::Pod pod;
-  {
-    std::string body = fixture("podlist-500.json");
-    json::ListDecoder<core::PodList> decoder(0);
-    decoder.feed(body);
-    auto list = decoder.finish(body);
-    pod = std::move(list.items[3]);
-  }
+  core::Pod pod = item_of_podlist(3);
   ASSERT_GE(kubex::arena_live_blocks() - before, 1U);  // the item's own
   ASSERT_FALSE(pod.metadata.managed_fields.empty());
   core::Pod expected = pod;

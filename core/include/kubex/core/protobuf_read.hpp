@@ -15,6 +15,7 @@
 #include <kubex/core/int_or_string.hpp>
 #include <kubex/core/map.hpp>
 #include <kubex/core/protobuf.hpp>
+#include <kubex/core/protobuf_containers.hpp>
 #include <kubex/core/quantity.hpp>
 #include <kubex/core/raw_json.hpp>
 #include <kubex/core/string.hpp>
@@ -31,30 +32,6 @@
 #include <vector>
 
 namespace kubex::protobuf {
-
-namespace detail {
-// The lists a repeated field reads into.
-template <class L>
-inline constexpr bool is_list = false;
-template <class T>
-inline constexpr bool is_list<std::vector<T>> = true;
-template <class T>
-inline constexpr bool is_list<Vector<T>> = true;
-// The maps a map field reads into: string keys, as every map of the Kubernetes API has.
-template <class M>
-inline constexpr bool is_string_map = false;
-template <class V>
-inline constexpr bool is_string_map<std::map<std::string, V>> = true;
-template <class V>
-inline constexpr bool is_string_map<Map<String, V>> = true;
-
-/// A list type a repeated field reads into and writes from.
-template <class L>
-concept list = is_list<L>;
-/// A map type a map field reads into and writes from.
-template <class M>
-concept string_map = is_string_map<M>;
-}  // namespace detail
 
 /// A `string` field.
 void read(Reader& r, std::string& out);

@@ -10,7 +10,7 @@
 #include <kubex/core/int_or_string.hpp>
 #include <kubex/core/map.hpp>
 #include <kubex/core/protobuf.hpp>
-#include <kubex/core/protobuf_read.hpp>
+#include <kubex/core/protobuf_containers.hpp>
 #include <kubex/core/quantity.hpp>
 #include <kubex/core/raw_json.hpp>
 #include <kubex/core/string.hpp>
