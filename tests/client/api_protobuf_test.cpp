@@ -78,10 +78,11 @@ TEST_F(api_protobuf_test, objects_and_lists_are_read_from_protobuf) {
   std::string list;
   pb::Writer w(list);
   w.message(1, [](pb::Writer& m) { m.bytes(2, "100"); });  // ListMeta.resourceVersion
-  for (int i = 0; i < 300; ++i) {
+  for (int i = 0; i < 3000; ++i) {
     w.bytes(2, pod_message("pod-" + std::to_string(i), "1"));
   }
-  // In 7-byte pieces: the list's reader must leave a protobuf body whole.
+  // About 50 KB in 7-byte pieces: past the 16 KiB where the list's reader starts decoding
+  // items as they arrive.
   answer("GET", ns_pods, protobuf_response(200, pb::seal_envelope("v1", "PodList", list)), 7);
   // A JSON answer (what the server sends where it has no protobuf) is read as JSON.
   answer("GET", ns_pods + "/web-1",
@@ -91,8 +92,8 @@ TEST_F(api_protobuf_test, objects_and_lists_are_read_from_protobuf) {
   EXPECT_EQ(pod.metadata.name, "web-0");
   EXPECT_EQ(pod.metadata.resource_version, "42");
   const core::PodList pods = wait(pods_.async_list(boost::asio::use_future));
-  ASSERT_EQ(pods.items.size(), 300U);
-  EXPECT_EQ(pods.items[299].metadata.name, "pod-299");
+  ASSERT_EQ(pods.items.size(), 3000U);
+  EXPECT_EQ(pods.items[2999].metadata.name, "pod-2999");
   EXPECT_EQ(pods.metadata.resource_version, "100");
   EXPECT_EQ(wait(pods_.async_get("web-1", boost::asio::use_future)).metadata.resource_version, "7");
 }

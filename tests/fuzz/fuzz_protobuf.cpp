@@ -12,7 +12,11 @@
 //     and as an envelope's object, it either throws DecodeError or gives an object whose JSON
 //     encoding decodes again (so nothing protobuf can say yields invalid JSON on write-back),
 //     and which the generated writer writes back as protobuf that reads as the same object
-//     (compared as the bytes it writes again: a NaN read from a double is not equal to itself).
+//     (compared as the bytes it writes again: a NaN read from a double is not equal to itself);
+//   - as a list body (a PodList, metadata only), fed to protobuf::ListDecoder in 7-byte pieces
+//     and at once, it decodes as decode_object decodes it whole, or both refuse it; the
+//     decoder may refuse more only where its documentation says (an envelope with two list
+//     messages, a kind named before the items).
 // Any other exception, crash, leak or sanitizer report is a finding. Built with libFuzzer by
 // the `fuzz` preset (scripts/fuzz.sh --target protobuf), and with any compiler as
 // kubex_fuzz_protobuf_replay, which runs tests/fuzz/protobuf-corpus as a unit test.
@@ -21,6 +25,8 @@
 #include <kubex/core/json.hpp>
 #include <kubex/core/protobuf.hpp>
 #include <kubex/core/protobuf_envelope.hpp>
+#include <kubex/core/protobuf_list.hpp>
+#include <kubex/core/protobuf_object.hpp>
 #include <kubex/core/protobuf_read.hpp>
 #include <kubex/core/protobuf_write.hpp>
 #include <kubex/k8s/v1_35/apiextensions/v1.hpp>
@@ -251,6 +257,75 @@ void check_models(std::string_view message) {
   check_model<v1_35::meta::v1::PartialObjectMetadataList>(message);
 }
 
+// A list body decoded whole (piece 0) or fed in pieces of `piece` bytes: its JSON, or
+// std::nullopt with the error in `why`.
+template <class L>
+std::optional<std::string> decode_list(std::string_view input, std::size_t piece,
+                                       std::string& why) {
+  try {
+    L list;
+    if (piece == 0) {
+      pb::decode_object(input, list);
+    } else {
+      pb::ListDecoder<L> decoder(0);
+      std::string body;
+      for (std::size_t at = 0; at < input.size(); at += piece) {
+        body.append(input.substr(at, piece));
+        decoder.feed(body);
+      }
+      list = decoder.finish(body);
+    }
+    return kubex::json::encode(list);
+  } catch (const pb::DecodeError& e) {
+    (void)decodes([&] { throw e; });  // checks that it is well-formed
+    why = e.what();
+  } catch (const kubex::json::DecodeError& e) {
+    why = e.what();  // a body of another kind
+  } catch (const std::exception& e) {
+    finding("unexpected exception", e.what());
+  }
+  return std::nullopt;
+}
+
+// Whether the envelope holds field 2, the object's message, more than once: decode_object
+// reads the last, the list decoder the first, and refuses the body, but only once it has read
+// the first (whose own errors come first then).
+bool two_list_messages(std::string_view input) {
+  if (input.substr(0, pb::magic.size()) != pb::magic) {
+    return false;
+  }
+  int seen = 0;
+  try {
+    pb::Reader envelope(input.substr(pb::magic.size()));
+    while (envelope.next()) {
+      seen += envelope.field() == 2 ? 1 : 0;
+    }
+  } catch (const pb::DecodeError&) {
+  }
+  return seen > 1;
+}
+
+template <class L>
+void check_list(std::string_view input) {
+  std::string why;
+  const auto whole = decode_list<L>(input, 0, why);
+  const bool two_lists = two_list_messages(input);
+  for (const std::size_t piece : {std::size_t{7}, input.size() + 1}) {
+    std::string streamed_why;
+    const auto streamed = decode_list<L>(input, piece, streamed_why);
+    if (streamed && !whole) {
+      finding("a list fed in pieces decodes where the whole body does not", why);
+    }
+    if (whole && !streamed && !two_lists &&
+        streamed_why.find("the response is ") == std::string::npos) {
+      finding("a list fed in pieces fails where the whole body decodes", streamed_why);
+    }
+    if (whole && streamed && *whole != *streamed) {
+      finding("a list fed in pieces decodes to another list", *whole);
+    }
+  }
+}
+
 }  // namespace kubex_fuzz
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -262,6 +337,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   kubex_fuzz::check_envelope(input);
   kubex_fuzz::check_frames(input);
   kubex_fuzz::check_models(input);
+  kubex_fuzz::check_list<kubex::k8s::v1_35::core::v1::PodList>(input);
+  kubex_fuzz::check_list<kubex::k8s::v1_35::meta::v1::PartialObjectMetadataList>(input);
   try {
     kubex_fuzz::check_models(kubex::protobuf::open_envelope(input).raw);
   } catch (const kubex::protobuf::DecodeError&) {

@@ -6,15 +6,22 @@
 
 #include <kubex/client/blocking.hpp>
 #include <kubex/client/blocking_api.hpp>
+#include <kubex/client/client.hpp>
+#include <kubex/client/resource_calls.hpp>
 #include <kubex/core/json.hpp>
+#include <kubex/core/protobuf_envelope.hpp>
 #include <kubex/k8s/v1_35/apps/v1.hpp>
 #include <kubex/k8s/v1_35/core/v1.hpp>
 #include <kubex/testing/crontab.hpp>
 #include <kubex/testing/testenv.hpp>
 #include <kubex/testing/testenv_fixture.hpp>
 
+#include <boost/asio/use_future.hpp>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -224,6 +231,72 @@ TEST_F(protobuf_api_test, writes_sent_in_protobuf_keep_every_field_json_keeps) {
   EXPECT_EQ(testenv().kubectl("get deployment same -o jsonpath={.metadata.labels.tier}" + in),
             "front");
   EXPECT_EQ(protobuf_client.stats().protobuf_requests, 2U);
+}
+
+// A list larger than the 16 KiB where splitting starts and the 64 KiB after which decoded
+// bytes are dropped is decoded while it arrives, in protobuf as in JSON: the body the
+// transport holds stays a fraction of the list, and the items are the JSON list's.
+TEST_F(protobuf_api_test, a_large_list_is_decoded_while_it_arrives_as_json_reads_it) {
+  const std::string ns = own_namespace();
+  BlockingClient json_client(config());
+  BlockingClient protobuf_client(config(), protobuf_options());
+  auto json_cms = BlockingApi<core::ConfigMap>::namespaced(json_client, ns);
+  auto protobuf_cms = BlockingApi<core::ConfigMap>::namespaced(protobuf_client, ns);
+  // 150 ConfigMaps of 2,000 hex digits (which gzip halves only, so that the apiserver's
+  // compressed answers to the Api<T> calls below come in many reads too): over 300 KB.
+  std::uint32_t x = 2463534242U;
+  for (int i = 0; i < 150; ++i) {
+    core::ConfigMap cm;
+    cm.metadata.name = "bulk-" + std::to_string(i);
+    cm.metadata.labels["bulk"] = "yes";
+    std::string text;
+    for (int c = 0; c < 2000; ++c) {
+      x ^= x << 13U;
+      x ^= x >> 17U;
+      x ^= x << 5U;
+      text += "0123456789abcdef"[x & 15U];
+    }
+    cm.data["text"] = std::move(text);
+    (void)json_cms.create(cm);
+  }
+  const kubex::ListParams bulk{.label_selector = "bulk=yes"};
+  const auto from_json = json_cms.list(bulk);
+  ASSERT_EQ(from_json.items.size(), 150U);
+
+  // Through the list reader Api<T> uses, uncompressed, watching what the transport holds
+  // after each read.
+  auto uncompressed = protobuf_options();
+  uncompressed.compression = false;
+  BlockingClient plain(config(), uncompressed);
+  kubex::client::detail::ListBody<core::ConfigMapList> list_body;
+  kubex::client::HttpRequest request;
+  request.target = "/api/v1/namespaces/" + ns + "/configmaps?labelSelector=bulk%3Dyes";
+  request.accept = std::string(kubex::protobuf::media_type);
+  std::size_t reads = 0;
+  std::size_t most_held = 0;
+  request.on_body = [&reads, &most_held, observe = list_body.observer()](std::string& body,
+                                                                         bool start) {
+    observe(body, start);
+    reads += start ? 0 : 1;
+    most_held = std::max(most_held, body.size());
+  };
+  auto response =
+      plain.wait(plain.async_client().async_request(std::move(request), boost::asio::use_future));
+  ASSERT_EQ(response.status, 200U);
+  ASSERT_TRUE(kubex::protobuf::is_media_type(response.content_type));
+  const auto streamed = list_body.decoder()(response);
+  ASSERT_TRUE(streamed);
+  EXPECT_EQ(kubex::json::encode(streamed->items), kubex::json::encode(from_json.items));
+  EXPECT_GT(reads, 5U);
+  EXPECT_LT(most_held, std::size_t{150} << 10U);  // the list is over 300 KB
+  EXPECT_LT(response.body.size(), std::size_t{64} << 10U);
+
+  // And through Api<T>, objects and metadata only.
+  EXPECT_EQ(kubex::json::encode(protobuf_cms.list(bulk).items),
+            kubex::json::encode(from_json.items));
+  EXPECT_EQ(kubex::json::encode(protobuf_cms.list_metadata(bulk).items),
+            kubex::json::encode(json_cms.list_metadata(bulk).items));
+  EXPECT_EQ(protobuf_client.stats().protobuf_responses, 2U);
 }
 
 // Compaction expires resourceVersions for every test running at the same time: this runs

@@ -18,6 +18,7 @@
 #include <kubex/core/metadata.hpp>
 #include <kubex/core/protobuf.hpp>
 #include <kubex/core/protobuf_envelope.hpp>
+#include <kubex/core/protobuf_list.hpp>
 #include <kubex/core/protobuf_object.hpp>
 #include <kubex/core/protobuf_status.hpp>
 #include <kubex/core/protobuf_write.hpp>
@@ -31,6 +32,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <variant>
 
@@ -152,40 +154,52 @@ struct KeepList {
   void operator()(L& /*list*/) const noexcept {}
 };
 
-/// A list decoded while its body arrives (json::ListDecoder): set `observer()` as the request's
-/// on_body and decode the response with `decoder()`. Decoding then overlaps the transfer, and
-/// neither the body nor the parser ever holds the whole list. `complete(L&)` runs on the
-/// decoded list before it is delivered.
+/// A list decoded while its body arrives (json::ListDecoder, protobuf::ListDecoder): set
+/// `observer()` as the request's on_body and decode the response with `decoder()`. Decoding
+/// then overlaps the transfer, and neither the body nor the parser ever holds the whole list.
+/// `complete(L&)` runs on the decoded list before it is delivered.
 template <class L>
 class ListBody {
  public:
   /// The request's HttpRequest::on_body.
   [[nodiscard]] auto observer() const {
-    return [decoder = decoder_](std::string& body, bool start) {
+    return [decoders = decoders_](std::string& body, bool start) {
       if (start) {
-        decoder->restart();
-      } else if (body.empty() || body.front() != protobuf::magic.front()) {
-        // A protobuf body (its magic begins with a letter no JSON body starts with) is left
-        // whole for decoder(), which reads it once it has arrived.
-        decoder->feed(body);
+        decoders->json.restart();
+        if constexpr (protobuf_readable<L>) {
+          decoders->protobuf.restart();
+        }
+        decoders->encoding = Received::unknown;
+        return;
+      }
+      // Told by the first byte, once: a decoder drops what it decoded from the front. The
+      // protobuf magic begins with a letter no JSON body starts with.
+      if (decoders->encoding == Received::unknown && !body.empty()) {
+        decoders->encoding =
+            body.front() == protobuf::magic.front() ? Received::protobuf : Received::json;
+      }
+      if (decoders->encoding != Received::protobuf) {
+        decoders->json.feed(body);
+      } else if constexpr (protobuf_readable<L>) {
+        decoders->protobuf.feed(body);
       }
     };
   }
   /// Decodes a 2xx response as the list; std::nullopt (its ApiError) otherwise.
   template <class Complete = KeepList>
   [[nodiscard]] auto decoder(Complete complete = {}) const {
-    return [decoder = decoder_, complete](HttpResponse& response) -> std::optional<L> {
+    return [decoders = decoders_, complete](HttpResponse& response) -> std::optional<L> {
       if (response.status / 100 != 2) {
         return std::nullopt;
       }
       if constexpr (protobuf_readable<L>) {
         if (protobuf::is_media_type(response.content_type)) {
-          L list = decode_response<L>(response);
+          L list = decoders->protobuf.finish(response.body);
           complete(list);
           return list;
         }
       }
-      L list = decoder->finish(response.body);
+      L list = decoders->json.finish(response.body);
       check_list_kind(list);
       complete(list);
       return list;
@@ -193,7 +207,14 @@ class ListBody {
   }
 
  private:
-  std::shared_ptr<json::ListDecoder<L>> decoder_ = std::make_shared<json::ListDecoder<L>>();
+  struct NoDecoder {};
+  enum class Received { unknown, json, protobuf };
+  struct Decoders {
+    json::ListDecoder<L> json;
+    std::conditional_t<protobuf_readable<L>, protobuf::ListDecoder<L>, NoDecoder> protobuf;
+    Received encoding = Received::unknown;  // of the attempt's body
+  };
+  std::shared_ptr<Decoders> decoders_ = std::make_shared<Decoders>();
 };
 
 /// A request an initiating function built, or what building it threw (an invalid name, a
