@@ -37,7 +37,9 @@
 // Counters: bytes_per_second (input bytes for decoders, output bytes for encoders),
 // items_per_second (pods or objects), allocs/item and alloc_bytes/item (operator new calls counted
 // by the replacement below; simdjson's own aligned buffers are allocated once per thread and are
-// not in the loop).
+// not in the loop); for the typed decoders, arena_allocs/item, arena_bytes/item and
+// arena_unused/item (kubex::arena_stats over one decode: what fills an object's blocks).
+#include <kubex/core/arena_stats.hpp>
 #include <kubex/core/json.hpp>
 #include <kubex/core/json_list.hpp>
 #include <kubex/core/json_types.hpp>
@@ -391,9 +393,11 @@ void decode_as(Wire wire, const Doc& d, T& out) {
   }
 }
 
-// The heap one decoded object holds per byte of its body (see the header).
+// The heap one decoded object holds per byte of its body (see the header), and, outside
+// --arena, how its arena blocks are filled, per item: the allocations, the blocks' bytes, and
+// the bytes in them no allocation took (the spare end of a block, and its header).
 template <class T>
-double live_bytes_per_input_byte(Wire wire, const Doc& d) {
+void set_memory_counters(benchmark::State& state, Wire wire, const Doc& d) {
   if (g_arena_mode) {
     g_arena.reset();
     T v{};
@@ -403,21 +407,35 @@ double live_bytes_per_input_byte(Wire wire, const Doc& d) {
     }
     const auto held = static_cast<double>(g_arena.used);
     g_arena.reset();
-    return held / static_cast<double>(d.bytes.size());
+    state.counters["live_bytes/input_byte"] = held / static_cast<double>(d.bytes.size());
+    return;
   }
   // On a thread of its own, whose first decode stays alive while the second is measured: a
   // decode on a thread that has freed arena blocks takes them from its cache, and glibc's
   // bytes in use would not see them.
   double held = 0;
+  kubex::ArenaStats before_stats;
+  kubex::ArenaStats after_stats;
   std::thread([&] {
     T warm{};
     decode_as(wire, d, warm);  // the thread's parser and scratch buffers
     const auto before = mallinfo2().uordblks;
+    before_stats = kubex::arena_stats();
     T v{};
     decode_as(wire, d, v);
+    after_stats = kubex::arena_stats();
     held = static_cast<double>(mallinfo2().uordblks - before);
   }).join();
-  return held / static_cast<double>(d.bytes.size());
+  const auto n = static_cast<double>(d.items);
+  state.counters["live_bytes/input_byte"] = held / static_cast<double>(d.bytes.size());
+  state.counters["arena_allocs/item"] =
+      static_cast<double>(after_stats.allocations - before_stats.allocations) / n;
+  state.counters["arena_bytes/item"] =
+      static_cast<double>(after_stats.block_bytes - before_stats.block_bytes) / n;
+  state.counters["arena_unused/item"] =
+      static_cast<double>((after_stats.block_bytes - before_stats.block_bytes) -
+                          (after_stats.used_bytes - before_stats.used_bytes)) /
+      n;
 }
 
 // Decodes once and checks that encode -> decode gives back the same object, so a benchmark of
@@ -480,7 +498,7 @@ template <class T, Wire wire = Wire::json>
 void TypedDecode(benchmark::State& state, const Doc& (*doc)()) {
   const Doc& d = doc();
   (void)checked_decode<T>(d, wire);  // also warms the thread's parser
-  state.counters["live_bytes/input_byte"] = live_bytes_per_input_byte<T>(wire, d);
+  set_memory_counters<T>(state, wire, d);
   const std::size_t batch_size =
       std::clamp<std::size_t>((std::size_t{64} << 10) / d.bytes.size(), 1, 64);
   std::vector<T> batch(batch_size);

@@ -1,4 +1,5 @@
 #include <kubex/core/arena.hpp>
+#include <kubex/core/arena_stats.hpp>
 
 #include <algorithm>
 #include <array>
@@ -21,6 +22,12 @@ constexpr std::size_t max_block = std::size_t{1} << 20;
 constexpr std::size_t header = (sizeof(Block) + 7) & ~std::size_t{7};
 
 std::atomic<std::size_t> live_blocks{0};
+
+// arena_stats(): counted as each block closes, so once per object, not per allocation.
+std::atomic<std::uint64_t> closed_blocks{0};
+std::atomic<std::uint64_t> closed_block_bytes{0};
+std::atomic<std::uint64_t> closed_allocations{0};
+std::atomic<std::uint64_t> closed_used_bytes{0};
 
 // Freed blocks the freeing thread keeps for its next decodes, by size in 256-byte steps up to
 // 64 KiB, at most 4 MiB per thread. Without them, the blocks of a list freed together coalesce
@@ -154,6 +161,12 @@ void Arena::close_block() noexcept {
     return;
   }
   auto* b = static_cast<Block*>(block_);
+  closed_blocks.fetch_add(1, std::memory_order_relaxed);
+  closed_block_bytes.fetch_add(b->size, std::memory_order_relaxed);
+  closed_allocations.fetch_add(static_cast<std::uint64_t>(pending_), std::memory_order_relaxed);
+  closed_used_bytes.fetch_add(
+      static_cast<std::uint64_t>(cur_ - (static_cast<char*>(block_) + header)),
+      std::memory_order_relaxed);
   const std::int64_t delta = pending_ - open_bias;
   if (b->refs.fetch_add(delta, std::memory_order_acq_rel) + delta == 0) {
     free_block(b);
@@ -172,6 +185,13 @@ void arena_release(void* p) noexcept {
 
 std::size_t arena_live_blocks() noexcept {
   return live_blocks.load(std::memory_order_relaxed);
+}
+
+ArenaStats arena_stats() noexcept {
+  return {.blocks = closed_blocks.load(std::memory_order_relaxed),
+          .block_bytes = closed_block_bytes.load(std::memory_order_relaxed),
+          .allocations = closed_allocations.load(std::memory_order_relaxed),
+          .used_bytes = closed_used_bytes.load(std::memory_order_relaxed)};
 }
 
 bool arena_caches_blocks() noexcept {

@@ -2,6 +2,7 @@
 // and their JSON codecs. Run under the asan preset too: most of what can go wrong here (memory
 // read after its block went back, a block never given back) only shows there.
 #include <kubex/core/arena.hpp>
+#include <kubex/core/arena_stats.hpp>
 #include <kubex/core/json.hpp>
 #include <kubex/core/json_object.hpp>
 #include <kubex/core/map.hpp>
@@ -873,6 +874,26 @@ TEST(arena_test, ManyAllocationsBeyondTheFirstBlock) {
   // Some given back now, the rest with the vector.
   strings.erase(strings.begin() + 100, strings.begin() + 900);
   EXPECT_EQ(strings[100], text(20 + 900 % 50, 900));
+}
+
+// arena_stats() counts, per closed block, what it handed out: each allocation with the word
+// before it that names its block, rounded to 8.
+TEST(arena_test, StatsCountWhatClosedBlocksHandedOut) {
+  const kubex::ArenaStats before = kubex::arena_stats();
+  {
+    Arena arena(1000);
+    void* p = arena.allocate(10);   // 8 + 16
+    void* q = arena.allocate(100);  // 8 + 104
+    kubex::arena_release(p);
+    const kubex::ArenaStats open = kubex::arena_stats();
+    EXPECT_EQ(open.blocks, before.blocks);  // counted when the block closes
+    kubex::arena_release(q);
+  }
+  const kubex::ArenaStats after = kubex::arena_stats();
+  EXPECT_EQ(after.blocks - before.blocks, 1U);
+  EXPECT_EQ(after.allocations - before.allocations, 2U);
+  EXPECT_EQ(after.used_bytes - before.used_bytes, 24U + 112U);
+  EXPECT_GE(after.block_bytes - before.block_bytes, 1000U);  // the size asked for, and more
 }
 
 // A freed block stays with the thread for its next decodes (arena.cpp: a list freed at once
