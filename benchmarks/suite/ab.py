@@ -29,8 +29,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from run import (Pinning, ServerCpu, alloc_shim, connection_target, cpp_adapters,  # noqa: E402
-                 result_line)
+from run import (Pinning, ServerCpu, alloc_shim, anon_rss_growth_bytes,  # noqa: E402
+                 connection_target, cpp_adapters, result_line)
 
 SCENARIOS = {  # name: (measured iterations, list size, stream count)
     "single_get": (300, 10, 0),
@@ -115,8 +115,8 @@ def compare(args, build_dir: Path, kubeconfig: str, namespace: str) -> None:
         server = ServerCpu(os.environ.get("KUBEX_TESTENV_DIR", ""))
         server.measure_idle(5)
         print("| scenario | build | wall p50 ms | ×L1 | CPU ms/op | server CPU ms/op "
-              "| page faults/op | allocs/op | KiB alloc/op | RSS growth KiB |")
-        print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+              "| page faults/op | allocs/op | KiB alloc/op | RSS growth KiB | anonymous KiB |")
+        print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for scenario in args.scenarios.split(","):
             samples = {name: [] for name in programs}
             for _ in range(args.reps):
@@ -134,13 +134,15 @@ def compare(args, build_dir: Path, kubeconfig: str, namespace: str) -> None:
                 faults = statistics.median(s[3] for s in samples[name])
                 if name == "L1":
                     print(f"| {scenario} | L1 | {wall:.3f} | 1.00× | {cpu:.3f} | {srv:.2f} "
-                          f"| {faults:.0f} | | | |")
+                          f"| {faults:.0f} | | | | |")
                     continue
                 m = run_once(command, scenario, namespace, shim)
+                anon = anon_rss_growth_bytes(m)
                 print(f"| {scenario} | {name} | {wall:.3f} | {wall / l1:.2f}× | {cpu:.3f} "
                       f"| {srv:.2f} | {faults:.0f} | {m['allocs_per_op']:.0f} "
                       f"| {m['alloc_bytes_per_op'] / 1024:.0f} "
-                      f"| {m['rss_peak_loop_kb'] - m['rss_ready_kb']} |", flush=True)
+                      f"| {m['rss_peak_loop_kb'] - m['rss_ready_kb']} "
+                      f"| {'nan' if anon is None else f'{anon / 1024:.0f}'} |", flush=True)
 
 
 if __name__ == "__main__":

@@ -174,6 +174,7 @@ class Recorder {
     if (warm_start_ == 0) {
       warm_start_ = now_ns();
       rss_ready_kb_ = proc_status_kb("VmRSS");
+      rss_ready_anon_kb_ = proc_status_kb("RssAnon");
     }
     const bool more = warm_done_ < plan_.warmup ||
                       static_cast<double>(now_ns() - warm_start_) < plan_.warmup_s * 1e9;
@@ -216,6 +217,7 @@ class Recorder {
     const std::int64_t faults = page_faults() - faults_start_;
     announce_phase("done");
     rss_peak_kb_ = proc_status_kb("VmHWM");
+    rss_done_file_kb_ = proc_status_kb("RssFile") + proc_status_kb("RssShmem");
     if (alloc_.active()) {
       const auto a = alloc_.snapshot();
       const auto n = static_cast<double>(std::max<std::size_t>(1, samples_.size()));
@@ -275,6 +277,8 @@ class Recorder {
     num("loop_ns", static_cast<double>(loop_ns_));
     num("rss_ready_kb", static_cast<double>(rss_ready_kb_));
     num("rss_peak_loop_kb", static_cast<double>(rss_peak_kb_));
+    num("rss_ready_anon_kb", static_cast<double>(rss_ready_anon_kb_));
+    num("rss_done_file_kb", static_cast<double>(rss_done_file_kb_));
     for (const auto& [k, v] : numbers_) {
       num(k, v);
     }
@@ -302,6 +306,8 @@ class Recorder {
   std::int64_t loop_ns_ = 0;
   long rss_ready_kb_ = -1;
   long rss_peak_kb_ = -1;
+  long rss_ready_anon_kb_ = -1;  // anonymous memory at ready: the heap, not mapped files
+  long rss_done_file_kb_ = -1;   // file-backed and shared pages at done (code, mapped files)
   std::vector<std::int64_t> samples_;
   std::vector<long> items_;
   std::vector<std::int64_t> events_;

@@ -161,6 +161,8 @@ type result struct {
 	LoopNs            int64   `json:"loop_ns"`
 	RSSReadyKB        int64   `json:"rss_ready_kb"`
 	RSSPeakLoopKB     int64   `json:"rss_peak_loop_kb"`
+	RSSReadyAnonKB    int64   `json:"rss_ready_anon_kb"`
+	RSSDoneFileKB     int64   `json:"rss_done_file_kb"`
 	ConnectionsOpened int64   `json:"connections_opened"`
 	Retries           int64   `json:"retries"`
 	Items             []int64 `json:"items"`
@@ -189,6 +191,7 @@ func (r *recorder) warming() bool {
 	if r.warmStart == 0 {
 		r.warmStart = nowNs()
 		r.res.RSSReadyKB = procStatusKB("VmRSS")
+		r.res.RSSReadyAnonKB = procStatusKB("RssAnon")
 	}
 	more := r.res.Warmup < r.plan.warmup ||
 		float64(nowNs()-r.warmStart) < r.plan.warmupS*1e9
@@ -230,6 +233,7 @@ func (r *recorder) end() {
 	r.res.LoopNs = nowNs() - r.loopStart
 	announcePhase("done")
 	r.res.RSSPeakLoopKB = procStatusKB("VmHWM")
+	r.res.RSSDoneFileKB = procStatusKB("RssFile") + procStatusKB("RssShmem")
 	r.res.N = len(r.res.SamplesNs)
 	if r.memStart != nil {
 		var m runtime.MemStats

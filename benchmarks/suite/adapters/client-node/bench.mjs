@@ -148,6 +148,8 @@ class Recorder {
     this.warmStart = 0n;
     this.warmDone = 0;
     this.rssReadyKb = -1;
+    this.rssReadyAnonKb = -1;
+    this.rssDoneFileKb = -1;
     this.cpuStart = 0;
     this.loopStart = 0n;
     this.cpuLoopNs = 0;
@@ -164,6 +166,7 @@ class Recorder {
     if (this.warmStart === 0n) {
       this.warmStart = nowNs();
       this.rssReadyKb = procStatusKb('VmRSS');
+      this.rssReadyAnonKb = procStatusKb('RssAnon');
     }
     const more = this.warmDone < this.plan.warmup ||
       Number(nowNs() - this.warmStart) < this.plan.warmupS * 1e9;
@@ -212,6 +215,7 @@ class Recorder {
     this.loopNs = Number(nowNs() - this.loopStart);
     announcePhase('done');
     this.rssPeakKb = procStatusKb('VmHWM');
+    this.rssDoneFileKb = procStatusKb('RssFile') + procStatusKb('RssShmem');
     if (this.gcProfiler) {
       const collections = this.gcProfiler.stop().statistics;
       let allocated = 0;
@@ -238,6 +242,8 @@ class Recorder {
       loop_ns: this.loopNs,
       rss_ready_kb: this.rssReadyKb,
       rss_peak_loop_kb: this.rssPeakKb,
+      rss_ready_anon_kb: this.rssReadyAnonKb,
+      rss_done_file_kb: this.rssDoneFileKb,
       ...this.numbers,
       items: this.items,
       events_ns: this.events,

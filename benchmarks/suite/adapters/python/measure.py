@@ -184,6 +184,8 @@ class Recorder:
         self._warm_start = 0
         self._warm_done = 0
         self._rss_ready_kb = -1
+        self._rss_ready_anon_kb = -1
+        self._rss_done_file_kb = -1
         self._cpu_start = 0
         self._loop_start = 0
         self._cpu_loop_ns = 0
@@ -207,6 +209,7 @@ class Recorder:
         if self._warm_start == 0:
             self._warm_start = now_ns()
             self._rss_ready_kb = proc_status_kb("VmRSS")
+            self._rss_ready_anon_kb = proc_status_kb("RssAnon")
         more = (self._warm_done < self.plan.warmup or
                 now_ns() - self._warm_start < self.plan.warmup_s * 1e9)
         if more:
@@ -246,6 +249,7 @@ class Recorder:
         self._loop_ns = now_ns() - self._loop_start
         announce_phase("done")
         self._rss_peak_kb = proc_status_kb("VmHWM")
+        self._rss_done_file_kb = proc_status_kb("RssFile") + proc_status_kb("RssShmem")
         self.numbers["connections_opened"] = connections_so_far() - self._connects_start
         if self._alloc_start:
             a, s = self._alloc.snapshot(), self._alloc_start
@@ -265,6 +269,8 @@ class Recorder:
             "loop_ns": self._loop_ns,
             "rss_ready_kb": self._rss_ready_kb,
             "rss_peak_loop_kb": self._rss_peak_kb,
+            "rss_ready_anon_kb": self._rss_ready_anon_kb,
+            "rss_done_file_kb": self._rss_done_file_kb,
         })
         out.update(self.numbers)
         out["items"] = self.items

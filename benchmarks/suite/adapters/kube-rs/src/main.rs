@@ -137,6 +137,8 @@ struct Recorder {
     warm_start: i64,
     warm_done: i64,
     rss_ready_kb: i64,
+    rss_ready_anon_kb: i64,
+    rss_done_file_kb: i64,
     cpu_start: i64,
     loop_start: i64,
     cpu_loop_ns: i64,
@@ -154,6 +156,7 @@ impl Recorder {
     fn warming(&mut self, plan: &Plan) -> bool {
         if self.warm_start == 0 {
             self.rss_ready_kb = proc_status_kb("VmRSS");
+            self.rss_ready_anon_kb = proc_status_kb("RssAnon");
             self.warm_start = now_ns().max(1);
         }
         let more = self.warm_done < plan.warmup
@@ -191,6 +194,7 @@ impl Recorder {
         self.loop_ns = now_ns() - self.loop_start;
         announce_phase("done");
         self.rss_peak_kb = proc_status_kb("VmHWM");
+        self.rss_done_file_kb = proc_status_kb("RssFile") + proc_status_kb("RssShmem");
         if let Some((a, start)) = &self.alloc {
             let now = a.snapshot();
             let n = self.samples.len().max(1) as f64;
@@ -425,6 +429,8 @@ fn result_line(plan: &Plan, rec: &Recorder, accept_encoding: &str) -> String {
         "loop_ns": rec.loop_ns,
         "rss_ready_kb": rec.rss_ready_kb,
         "rss_peak_loop_kb": rec.rss_peak_kb,
+        "rss_ready_anon_kb": rec.rss_ready_anon_kb,
+        "rss_done_file_kb": rec.rss_done_file_kb,
         "items": rec.items,
         "events_ns": rec.events,
         "samples_ns": rec.samples,
