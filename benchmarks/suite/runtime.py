@@ -343,7 +343,9 @@ def main() -> int:
                                 text=True, cwd=ROOT).stdout.strip()
         + (" (modified)" if subprocess.run(
             ["git", "status", "--porcelain", "--untracked-files=no", "--", ".",
-             ":(exclude)benchmarks/runtime"], capture_output=True, text=True,
+             ":(exclude)benchmarks/runtime", ":(exclude)benchmarks/report.md",
+             ":(exclude)benchmarks/report.csv", ":(exclude)benchmarks/charts",
+             ":(exclude)benchmarks/defaults"], capture_output=True, text=True,
             cwd=ROOT).stdout.strip() else ""),
         "kube-apiserver": version.strip(),
         "peers": "; ".join(a.label for a in selected),
