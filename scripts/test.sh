@@ -40,7 +40,31 @@ done
 # another folder (as CI makes) still hits the cache of earlier builds.
 export CCACHE_BASEDIR="$root" CCACHE_NOHASHDIR=true
 
-step() { echo; echo "==> $* ($(date +%T))"; }
+# Each step's wall time and the CPU time of the processes it ran (this shell's finished
+# children), printed at the end: on a loaded or a cold machine the CPU column still says what a
+# step costs, and the sum over 2 cores bounds the wall time an idle machine would take.
+tck=$(getconf CLK_TCK)
+children_cpu() { local f; read -r -a f </proc/$$/stat; echo $(((f[15] + f[16]) / tck)); }
+step_name="" step_wall=0 step_cpu=0 timings=""
+end_step() {
+  [ -n "$step_name" ] || return 0
+  timings+=$(printf '%5d s wall %6d s CPU  %s' $((SECONDS - step_wall)) \
+    $(($(children_cpu) - step_cpu)) "$step_name")$'\n'
+  step_name=""
+}
+print_timings() {
+  end_step
+  [ -n "$timings" ] || return 0
+  echo; echo "==> time per step (CPU: of the processes the step ran, summed over cores)"
+  printf '%s' "$timings"
+  printf '%5d s wall %6d s CPU  total\n' $((SECONDS - started)) "$(children_cpu)"
+}
+step() {
+  end_step
+  step_name="$*"
+  step_name=${step_name:0:80} step_wall=$SECONDS step_cpu=$(children_cpu)
+  echo; echo "==> $* ($(date +%T))"
+}
 jobs=$(nproc)
 started=$SECONDS
 
@@ -53,7 +77,7 @@ stop_side_builds() {
     kill -TERM -- "-$side_builds" 2>/dev/null || true
   fi
 }
-trap 'stop_side_builds; rm -f "$KUBEX_TEST_SECRETS_FILE"' EXIT
+trap 'stop_side_builds; rm -f "$KUBEX_TEST_SECRETS_FILE"; print_timings' EXIT
 
 step "dependencies"
 scripts/install-deps.sh
@@ -154,4 +178,5 @@ scripts/fuzz.sh --target kubeconfig 30
 step "fuzz the protobuf reader, envelope and watch framing for 30 s (libFuzzer, ASan+UBSan)"
 scripts/fuzz.sh --target protobuf 30
 
-step "all tests passed in $(((SECONDS - started) / 60)) min $(((SECONDS - started) % 60)) s"
+end_step
+echo; echo "==> all tests passed in $(((SECONDS - started) / 60)) min $(((SECONDS - started) % 60)) s"
