@@ -11,6 +11,7 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <exception>
 #include <memory>
 #include <optional>
@@ -30,7 +31,14 @@ using asio::use_awaitable;
 
 // Stdin goes in messages of at most this size, as client-go writes it: the apiserver's
 // WebSocket reader has a per-message limit of its own.
-constexpr std::size_t stdin_piece = std::size_t{32} << 10U;
+constexpr std::size_t stdin_piece = process_input_piece;
+
+// Raises `peak` to `value` if it is lower.
+void raise(std::atomic<std::size_t>& peak, std::size_t value) noexcept {
+  std::size_t seen = peak.load(std::memory_order_relaxed);
+  while (seen < value && !peak.compare_exchange_weak(seen, value, std::memory_order_relaxed)) {
+  }
+}
 
 }  // namespace
 
@@ -48,6 +56,13 @@ struct RemoteProcess::State {
   std::exception_ptr failure;  // what the error channel said when it was not an exit code
   std::optional<int> exit;
   bool ended = false;
+  // Counters (ProcessStats); atomic, as stats() may be called from any thread and reads and
+  // writes may run on different threads of a pool.
+  std::atomic<std::size_t> output_bytes{0};
+  std::atomic<std::size_t> input_bytes{0};
+  std::atomic<std::size_t> buffered_input{0};
+  std::atomic<std::size_t> peak_output{0};
+  std::atomic<std::size_t> peak_input{0};
 
   [[noreturn]] void protocol_error(const std::string& what) {
     socket.cancel();
@@ -75,6 +90,7 @@ awaitable<std::optional<ProcessOutput>> read_output(std::shared_ptr<State> s) {
   for (;;) {
     std::string piece;
     const WebSocketRead r = co_await s->socket.async_read_some(piece, use_awaitable);
+    raise(s->peak_output, piece.size());
     if (r.closed) {
       if (!s->status_seen) {
         s->ended = true;
@@ -134,6 +150,7 @@ awaitable<std::optional<ProcessOutput>> read_output(std::shared_ptr<State> s) {
     if (piece.empty()) {
       continue;
     }
+    s->output_bytes.fetch_add(piece.size(), std::memory_order_relaxed);
     co_return ProcessOutput{
         s->channel == rc::Channel::stderr_stream ? OutputStream::err : OutputStream::out,
         std::move(piece)};
@@ -141,12 +158,23 @@ awaitable<std::optional<ProcessOutput>> read_output(std::shared_ptr<State> s) {
 }
 
 awaitable<void> write_input(std::shared_ptr<State> s, std::string data) {
+  // The write's data counts as held until the socket has taken it, however it ends.
+  struct Held {
+    State& state;
+    std::size_t size;
+    ~Held() { state.buffered_input.fetch_sub(size, std::memory_order_relaxed); }
+  } held{*s, data.size()};
+  raise(s->peak_input,
+        s->buffered_input.fetch_add(data.size(), std::memory_order_relaxed) + data.size());
   std::string_view rest = data;
   while (!rest.empty()) {
     const auto n = std::min(rest.size(), stdin_piece);
     co_await s->socket.async_write(rc::frame(rc::Channel::stdin_stream, rest.substr(0, n)),
                                    use_awaitable);
     rest.remove_prefix(n);
+    held.size -= n;
+    s->buffered_input.fetch_sub(n, std::memory_order_relaxed);
+    s->input_bytes.fetch_add(n, std::memory_order_relaxed);
   }
 }
 
@@ -228,6 +256,17 @@ void RemoteProcess::cancel() noexcept {
   if (state_) {
     state_->socket.cancel();
   }
+}
+
+ProcessStats RemoteProcess::stats() const noexcept {
+  ProcessStats stats;
+  if (state_) {
+    stats.output_bytes = state_->output_bytes.load(std::memory_order_relaxed);
+    stats.input_bytes = state_->input_bytes.load(std::memory_order_relaxed);
+    stats.peak_buffered_output = state_->peak_output.load(std::memory_order_relaxed);
+    stats.peak_buffered_input = state_->peak_input.load(std::memory_order_relaxed);
+  }
+  return stats;
 }
 
 namespace {

@@ -52,7 +52,9 @@ class RemoteProcess {
   RemoteProcess(const RemoteProcess&) = delete;
   RemoteProcess& operator=(const RemoteProcess&) = delete;
 
-  /// The next piece of output, or std::nullopt once the process has ended.
+  /// The next piece of output (at most process_output_piece bytes), or std::nullopt once the
+  /// process has ended. Output is taken off the connection only here, so a slow reader slows
+  /// the process instead of making kubex buffer it.
   /// Completion signature: void(std::exception_ptr, std::optional<ProcessOutput>).
   template <class CompletionToken>
   auto async_read(CompletionToken&& token) {
@@ -60,8 +62,9 @@ class RemoteProcess {
         [this](auto handler) { start_read(std::move(handler)); }, token);
   }
 
-  /// Writes `data` to the process's standard input; completes once the socket has taken it
-  /// (large writes go as several messages).
+  /// Writes `data` to the process's standard input; completes once the socket has taken all
+  /// of it (large writes go as messages of process_input_piece bytes, one after the other), so
+  /// a process that reads slowly holds the writer back (see ProcessStats::peak_buffered_input).
   /// Completion signature: void(std::exception_ptr).
   template <class CompletionToken>
   auto async_write(std::string data, CompletionToken&& token) {
@@ -93,9 +96,13 @@ class RemoteProcess {
   [[nodiscard]] std::optional<int> exit_code() const noexcept;
   /// The subprotocol the server chose (v5.channel.k8s.io or v4.channel.k8s.io).
   [[nodiscard]] const std::string& subprotocol() const noexcept;
-  /// Closes the connection at once (any thread); pending operations fail with
-  /// std::errc::operation_canceled.
+  /// Closes the connection at once; pending and later operations fail with
+  /// std::errc::operation_canceled (a kubex::Failure whose canceled() is true). Safe from any
+  /// thread, also while another thread waits in a read or a write: the close runs on the
+  /// connection's strand.
   void cancel() noexcept;
+  /// Bytes moved so far and the most held at once (any thread); zeros for an empty session.
+  [[nodiscard]] ProcessStats stats() const noexcept;
 
   /// The session's state, shared with its pending operations (internal).
   struct State;
