@@ -6,9 +6,11 @@
 
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/co_spawn.hpp>
+#include <boost/asio/error.hpp>
 #include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/asio/system_executor.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <boost/system/system_error.hpp>
 
 #include <algorithm>
 #include <atomic>
@@ -32,6 +34,27 @@ using asio::use_awaitable;
 // Stdin goes in messages of at most this size, as client-go writes it: the apiserver's
 // WebSocket reader has a per-message limit of its own.
 constexpr std::size_t stdin_piece = process_input_piece;
+
+// Asio fails the next co_await of a coroutine whose cancellation slot fired with
+// boost::system::system_error (operation_aborted, "co_await"); callers get the kubex::Error that
+// every other way of cancelling gives, so that Failure::canceled() holds.
+// `where` names the session for the message.
+template <class T, class Where>
+awaitable<T> cancel_as_error(awaitable<T> work, Where where) {
+  try {
+    if constexpr (std::is_void_v<T>) {
+      co_await std::move(work);
+      co_return;
+    } else {
+      co_return co_await std::move(work);
+    }
+  } catch (const boost::system::system_error& e) {
+    if (e.code() != asio::error::operation_aborted) {
+      throw;
+    }
+  }
+  throw Error(std::make_error_code(std::errc::operation_canceled), where() + ": cancelled");
+}
 
 // Raises `peak` to `value` if it is lower.
 void raise(std::atomic<std::size_t>& peak, std::size_t value) noexcept {
@@ -271,6 +294,13 @@ ProcessStats RemoteProcess::stats() const noexcept {
 
 namespace {
 
+// The session's location, for messages, once they need it.
+auto where(const std::shared_ptr<State>& s) {
+  return [s] {
+    return s->socket.location();
+  };
+}
+
 constexpr const char* empty_session =
     "RemoteProcess: the session is empty (default-constructed or moved from)";
 
@@ -281,7 +311,8 @@ void RemoteProcess::start_read(asio::any_completion_handler<ProcessReadSignature
     detail::refuse<std::optional<ProcessOutput>>(std::move(handler), empty_session);
     return;
   }
-  asio::co_spawn(state_->executor, read_output(state_), std::move(handler));
+  asio::co_spawn(state_->executor, cancel_as_error(read_output(state_), where(state_)),
+                 std::move(handler));
 }
 
 void RemoteProcess::start_write(std::string data,
@@ -290,7 +321,9 @@ void RemoteProcess::start_write(std::string data,
     detail::refuse<void>(std::move(handler), empty_session);
     return;
   }
-  asio::co_spawn(state_->executor, write_input(state_, std::move(data)), std::move(handler));
+  asio::co_spawn(state_->executor,
+                 cancel_as_error(write_input(state_, std::move(data)), where(state_)),
+                 std::move(handler));
 }
 
 void RemoteProcess::start_close_stdin(asio::any_completion_handler<ProcessWriteSignature> handler) {
@@ -298,7 +331,8 @@ void RemoteProcess::start_close_stdin(asio::any_completion_handler<ProcessWriteS
     detail::refuse<void>(std::move(handler), empty_session);
     return;
   }
-  asio::co_spawn(state_->executor, close_input(state_), std::move(handler));
+  asio::co_spawn(state_->executor, cancel_as_error(close_input(state_), where(state_)),
+                 std::move(handler));
 }
 
 void RemoteProcess::start_resize(std::uint16_t width, std::uint16_t height,
@@ -307,14 +341,17 @@ void RemoteProcess::start_resize(std::uint16_t width, std::uint16_t height,
     detail::refuse<void>(std::move(handler), empty_session);
     return;
   }
-  asio::co_spawn(state_->executor, resize(state_, width, height), std::move(handler));
+  asio::co_spawn(state_->executor, cancel_as_error(resize(state_, width, height), where(state_)),
+                 std::move(handler));
 }
 
 namespace detail {
 
 void open_process(const Client& client, Prepared prepared, bool tty, ProcessOptions options,
                   asio::any_completion_handler<ProcessOpenSignature> handler) {
-  asio::co_spawn(client.get_executor(), open(client, std::move(prepared), tty, options),
+  asio::co_spawn(client.get_executor(),
+                 cancel_as_error(open(client, std::move(prepared), tty, options),
+                                 [] { return std::string("exec or attach"); }),
                  std::move(handler));
 }
 
@@ -367,9 +404,11 @@ awaitable<ExecResult> run(Client client, Prepared prepared, std::string input, b
 void run_process(const Client& client, Prepared prepared, std::string input, bool with_stdin,
                  ProcessOptions options,
                  asio::any_completion_handler<ProcessRunSignature> handler) {
-  asio::co_spawn(client.get_executor(),
-                 run(client, std::move(prepared), std::move(input), with_stdin, options),
-                 std::move(handler));
+  asio::co_spawn(
+      client.get_executor(),
+      cancel_as_error(run(client, std::move(prepared), std::move(input), with_stdin, options),
+                      [] { return std::string("exec"); }),
+      std::move(handler));
 }
 
 }  // namespace detail

@@ -35,7 +35,10 @@ using ProcessWriteSignature = void(std::exception_ptr);
 /// that could not run (a command that does not exist, a container that is not running) fails
 /// that last read with kubex::ApiError carrying the server's Status. One read at a time;
 /// writes, stdin's close and resizes may overlap reads and each other (they go in order).
-/// Destroying it closes the connection, which ends an exec'd process.
+/// Destroying it closes the connection, which ends an exec'd process. Cancelling one operation
+/// through its token's cancellation slot (terminal) fails it with std::errc::operation_canceled
+/// and leaves the session unusable; emit the signal where Asio asks, on the thread that runs
+/// the client's executor. From any other thread, cancel() is the way.
 class RemoteProcess {
  public:
   /// An empty session; only assignable and destructible.
