@@ -20,10 +20,13 @@
 #include <kubex/testing/testenv.hpp>
 #include <kubex/testing/testenv_fixture.hpp>
 
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/use_future.hpp>
@@ -371,6 +374,25 @@ TEST_F(stream_edges_test, blocking_cancel_from_another_thread_ends_the_exec_mid_
   } catch (...) {
     EXPECT_TRUE(Failure(std::current_exception()).canceled());
   }
+}
+
+// async_run, which hands out no session to cancel, ends through its completion token's
+// cancellation slot (emitted on the client's thread, as Asio asks): a command that would write
+// forever ends with a canceled Failure instead of collecting output without end.
+TEST_F(stream_edges_test, a_run_ends_through_its_cancellation_slot) {
+  start(shell_pod("cancel-run"));
+  const ExecParams params = command({"yes-bytes", "1000000000000"});
+  asio::cancellation_signal signal;
+  auto result = pods().async_run("cancel-run", params, "",
+                                 asio::bind_cancellation_slot(signal.slot(), asio::use_future));
+  // Output flows by now; whenever it comes, the cancel must end the run.
+  std::this_thread::sleep_for(500ms);
+  const auto cancelled = Clock::now();
+  asio::post(ioc_, [&signal] { signal.emit(asio::cancellation_type::terminal); });
+  ASSERT_EQ(result.wait_for(10s), std::future_status::ready);
+  EXPECT_LT(Clock::now() - cancelled, 5s);
+  const Failure failure = failure_of(result);
+  EXPECT_TRUE(failure.canceled()) << to_string(failure.kind()) << ": " << failure.message();
 }
 
 class stream_edges_pool_test : public stream_edges_test {
