@@ -5,7 +5,8 @@
 // sim.kubex.dev/attach=echo echoes what an attached client writes. A reader slower than the
 // process and a writer faster than it cost kubex bounded memory (ProcessStats, and peak RSS);
 // exec, attach and port-forward go through real proxies (tinyproxy, microsocks); cancel()
-// from another thread ends a session in the middle of its output.
+// from another thread ends a session in the middle of its output, and a cancellation slot ends
+// an async_run.
 //
 // KUBEX_LONG_STREAM_TESTS=1 moves 10 MB instead of 4 MB through the attached echo (the exec
 // reader takes 10 MB either way): 10 s instead of 4 at the reader's 1 MB/s.
