@@ -125,6 +125,10 @@ void BlockingProcess::cancel() noexcept {
   }
 }
 
+ProcessStats BlockingProcess::stats() const noexcept {
+  return impl_ ? impl_->process.stats() : ProcessStats{};
+}
+
 struct BlockingPortStream::Impl {
   BlockingClient::Impl* client;  // the BlockingClient outlives its streams
   PortForwarder forwarder;

@@ -6,11 +6,14 @@
 
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/co_spawn.hpp>
+#include <boost/asio/error.hpp>
 #include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/asio/system_executor.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <boost/system/system_error.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <exception>
 #include <memory>
 #include <optional>
@@ -30,7 +33,35 @@ using asio::use_awaitable;
 
 // Stdin goes in messages of at most this size, as client-go writes it: the apiserver's
 // WebSocket reader has a per-message limit of its own.
-constexpr std::size_t stdin_piece = std::size_t{32} << 10U;
+constexpr std::size_t stdin_piece = process_input_piece;
+
+// Asio fails the next co_await of a coroutine whose cancellation slot fired with
+// boost::system::system_error (operation_aborted, "co_await"); callers get the kubex::Error that
+// every other way of cancelling gives, so that Failure::canceled() holds.
+// `where` names the session for the message.
+template <class T, class Where>
+awaitable<T> cancel_as_error(awaitable<T> work, Where where) {
+  try {
+    if constexpr (std::is_void_v<T>) {
+      co_await std::move(work);
+      co_return;
+    } else {
+      co_return co_await std::move(work);
+    }
+  } catch (const boost::system::system_error& e) {
+    if (e.code() != asio::error::operation_aborted) {
+      throw;
+    }
+  }
+  throw Error(std::make_error_code(std::errc::operation_canceled), where() + ": cancelled");
+}
+
+// Raises `peak` to `value` if it is lower.
+void raise(std::atomic<std::size_t>& peak, std::size_t value) noexcept {
+  std::size_t seen = peak.load(std::memory_order_relaxed);
+  while (seen < value && !peak.compare_exchange_weak(seen, value, std::memory_order_relaxed)) {
+  }
+}
 
 }  // namespace
 
@@ -48,6 +79,13 @@ struct RemoteProcess::State {
   std::exception_ptr failure;  // what the error channel said when it was not an exit code
   std::optional<int> exit;
   bool ended = false;
+  // Counters (ProcessStats); atomic, as stats() may be called from any thread and reads and
+  // writes may run on different threads of a pool.
+  std::atomic<std::size_t> output_bytes{0};
+  std::atomic<std::size_t> input_bytes{0};
+  std::atomic<std::size_t> buffered_input{0};
+  std::atomic<std::size_t> peak_output{0};
+  std::atomic<std::size_t> peak_input{0};
 
   [[noreturn]] void protocol_error(const std::string& what) {
     socket.cancel();
@@ -75,6 +113,7 @@ awaitable<std::optional<ProcessOutput>> read_output(std::shared_ptr<State> s) {
   for (;;) {
     std::string piece;
     const WebSocketRead r = co_await s->socket.async_read_some(piece, use_awaitable);
+    raise(s->peak_output, piece.size());
     if (r.closed) {
       if (!s->status_seen) {
         s->ended = true;
@@ -134,6 +173,7 @@ awaitable<std::optional<ProcessOutput>> read_output(std::shared_ptr<State> s) {
     if (piece.empty()) {
       continue;
     }
+    s->output_bytes.fetch_add(piece.size(), std::memory_order_relaxed);
     co_return ProcessOutput{
         s->channel == rc::Channel::stderr_stream ? OutputStream::err : OutputStream::out,
         std::move(piece)};
@@ -141,12 +181,23 @@ awaitable<std::optional<ProcessOutput>> read_output(std::shared_ptr<State> s) {
 }
 
 awaitable<void> write_input(std::shared_ptr<State> s, std::string data) {
+  // The write's data counts as held until the socket has taken it, however it ends.
+  struct Held {
+    State& state;
+    std::size_t size;
+    ~Held() { state.buffered_input.fetch_sub(size, std::memory_order_relaxed); }
+  } held{*s, data.size()};
+  raise(s->peak_input,
+        s->buffered_input.fetch_add(data.size(), std::memory_order_relaxed) + data.size());
   std::string_view rest = data;
   while (!rest.empty()) {
     const auto n = std::min(rest.size(), stdin_piece);
     co_await s->socket.async_write(rc::frame(rc::Channel::stdin_stream, rest.substr(0, n)),
                                    use_awaitable);
     rest.remove_prefix(n);
+    held.size -= n;
+    s->buffered_input.fetch_sub(n, std::memory_order_relaxed);
+    s->input_bytes.fetch_add(n, std::memory_order_relaxed);
   }
 }
 
@@ -230,7 +281,25 @@ void RemoteProcess::cancel() noexcept {
   }
 }
 
+ProcessStats RemoteProcess::stats() const noexcept {
+  ProcessStats stats;
+  if (state_) {
+    stats.output_bytes = state_->output_bytes.load(std::memory_order_relaxed);
+    stats.input_bytes = state_->input_bytes.load(std::memory_order_relaxed);
+    stats.peak_buffered_output = state_->peak_output.load(std::memory_order_relaxed);
+    stats.peak_buffered_input = state_->peak_input.load(std::memory_order_relaxed);
+  }
+  return stats;
+}
+
 namespace {
+
+// The session's location, for messages, once they need it.
+auto where(const std::shared_ptr<State>& s) {
+  return [s] {
+    return s->socket.location();
+  };
+}
 
 constexpr const char* empty_session =
     "RemoteProcess: the session is empty (default-constructed or moved from)";
@@ -242,7 +311,8 @@ void RemoteProcess::start_read(asio::any_completion_handler<ProcessReadSignature
     detail::refuse<std::optional<ProcessOutput>>(std::move(handler), empty_session);
     return;
   }
-  asio::co_spawn(state_->executor, read_output(state_), std::move(handler));
+  asio::co_spawn(state_->executor, cancel_as_error(read_output(state_), where(state_)),
+                 std::move(handler));
 }
 
 void RemoteProcess::start_write(std::string data,
@@ -251,7 +321,9 @@ void RemoteProcess::start_write(std::string data,
     detail::refuse<void>(std::move(handler), empty_session);
     return;
   }
-  asio::co_spawn(state_->executor, write_input(state_, std::move(data)), std::move(handler));
+  asio::co_spawn(state_->executor,
+                 cancel_as_error(write_input(state_, std::move(data)), where(state_)),
+                 std::move(handler));
 }
 
 void RemoteProcess::start_close_stdin(asio::any_completion_handler<ProcessWriteSignature> handler) {
@@ -259,7 +331,8 @@ void RemoteProcess::start_close_stdin(asio::any_completion_handler<ProcessWriteS
     detail::refuse<void>(std::move(handler), empty_session);
     return;
   }
-  asio::co_spawn(state_->executor, close_input(state_), std::move(handler));
+  asio::co_spawn(state_->executor, cancel_as_error(close_input(state_), where(state_)),
+                 std::move(handler));
 }
 
 void RemoteProcess::start_resize(std::uint16_t width, std::uint16_t height,
@@ -268,14 +341,17 @@ void RemoteProcess::start_resize(std::uint16_t width, std::uint16_t height,
     detail::refuse<void>(std::move(handler), empty_session);
     return;
   }
-  asio::co_spawn(state_->executor, resize(state_, width, height), std::move(handler));
+  asio::co_spawn(state_->executor, cancel_as_error(resize(state_, width, height), where(state_)),
+                 std::move(handler));
 }
 
 namespace detail {
 
 void open_process(const Client& client, Prepared prepared, bool tty, ProcessOptions options,
                   asio::any_completion_handler<ProcessOpenSignature> handler) {
-  asio::co_spawn(client.get_executor(), open(client, std::move(prepared), tty, options),
+  asio::co_spawn(client.get_executor(),
+                 cancel_as_error(open(client, std::move(prepared), tty, options),
+                                 [] { return std::string("exec or attach"); }),
                  std::move(handler));
 }
 
@@ -328,9 +404,11 @@ awaitable<ExecResult> run(Client client, Prepared prepared, std::string input, b
 void run_process(const Client& client, Prepared prepared, std::string input, bool with_stdin,
                  ProcessOptions options,
                  asio::any_completion_handler<ProcessRunSignature> handler) {
-  asio::co_spawn(client.get_executor(),
-                 run(client, std::move(prepared), std::move(input), with_stdin, options),
-                 std::move(handler));
+  asio::co_spawn(
+      client.get_executor(),
+      cancel_as_error(run(client, std::move(prepared), std::move(input), with_stdin, options),
+                      [] { return std::string("exec"); }),
+      std::move(handler));
 }
 
 }  // namespace detail

@@ -22,6 +22,7 @@
 #include <boost/beast/core/flat_buffer.hpp>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <future>
@@ -271,6 +272,42 @@ TEST_F(remote_process_fault_test, closing_stdin_over_v4_is_refused) {
     EXPECT_EQ(e.code(), kubex::errc::invalid_argument);
     EXPECT_NE(std::string(e.what()).find("v5.channel.k8s.io"), std::string::npos) << e.what();
   }
+}
+
+// cancel() from another thread while a read waits, in the middle of output that never ends (as
+// `yes` writes it): the read fails with operation_canceled at once. The same runs against the
+// real apiserver in tests/integration/stream_edges_test.cpp; it is here as well because this
+// suite runs under ASan and LeakSanitizer, and the integration suites do not.
+TEST_F(remote_process_fault_test, cancel_from_another_thread_ends_a_read_mid_output) {
+  const auto server = serve("v5.channel.k8s.io", [](Socket& ws) {
+    const std::string block = on(1, std::string(std::size_t{16} << 10U, 'y'));
+    ws.binary(true);
+    boost::system::error_code ec;
+    while (!ec) {  // until the client has gone
+      ws.write(boost::asio::buffer(block), ec);
+    }
+  });
+  auto client = client_for(*server);
+  auto process = client.open_process(exec_request(), false);
+  std::atomic<std::size_t> received{0};
+  std::thread canceller([&] {
+    while (received < (std::size_t{1} << 20U)) {
+      std::this_thread::sleep_for(1ms);
+    }
+    process.cancel();
+  });
+  std::error_code code;
+  try {
+    while (auto piece = process.read()) {
+      received += piece->data.size();
+    }
+  } catch (const kubex::Error& e) {
+    code = e.code();
+  }
+  canceller.join();
+  EXPECT_EQ(code, std::errc::operation_canceled);
+  EXPECT_GE(received.load(), std::size_t{1} << 20U);
+  EXPECT_LE(process.stats().peak_buffered_output, kubex::client::process_output_piece);
 }
 
 // Empty handles (default-constructed or moved from) fail their operations through the handler,

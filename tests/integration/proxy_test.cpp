@@ -7,6 +7,7 @@
 #include <kubex/client/blocking.hpp>
 #include <kubex/client/client.hpp>
 #include <kubex/core/error.hpp>
+#include <kubex/testing/proxy_process.hpp>
 #include <kubex/testing/scoped_env.hpp>
 #include <kubex/testing/sockets.hpp>
 #include <kubex/testing/temp_dir.hpp>
@@ -18,11 +19,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/use_awaitable.hpp>
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
 
 #include <chrono>
 #include <string>
@@ -30,89 +27,22 @@
 #include <thread>
 #include <vector>
 
-extern char** environ;
-
 namespace {
 
 namespace asio = boost::asio;
 using kubex::client::BlockingClient;
 using kubex::client::ClientOptions;
+using kubex::testing::ProxyProcess;
 using kubex::testing::sockets_to;
-
-std::uint16_t free_port() {
-  asio::io_context ioc;
-  asio::ip::tcp::acceptor acceptor(ioc, {asio::ip::make_address("127.0.0.1"), 0});
-  return acceptor.local_endpoint().port();
-}
-
-// A proxy program running for the lifetime of the object, its output discarded.
-class ProxyProcess {
- public:
-  ProxyProcess(std::vector<std::string> argv, std::uint16_t port) : port_(port) {
-    std::vector<char*> args;
-    for (auto& arg : argv) {
-      args.push_back(arg.data());
-    }
-    args.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
-    const int rc = posix_spawnp(&pid_, args[0], &actions, nullptr, args.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    if (rc != 0) {
-      pid_ = -1;
-      throw std::system_error(rc, std::generic_category(), "cannot start " + argv[0]);
-    }
-    // Ready once it accepts connections.
-    for (int i = 0; i < 100; ++i) {
-      asio::io_context ioc;
-      asio::ip::tcp::socket probe(ioc);
-      boost::system::error_code ec;
-      probe.connect({asio::ip::make_address("127.0.0.1"), port_}, ec);
-      if (!ec) {
-        return;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    throw std::runtime_error(argv[0] + " did not listen on port " + std::to_string(port_));
-  }
-  ~ProxyProcess() {
-    if (pid_ > 0) {
-      ::kill(pid_, SIGTERM);
-      int status = 0;
-      ::waitpid(pid_, &status, 0);
-    }
-  }
-  ProxyProcess(const ProxyProcess&) = delete;
-  ProxyProcess& operator=(const ProxyProcess&) = delete;
-
-  [[nodiscard]] std::uint16_t port() const noexcept { return port_; }
-
- private:
-  pid_t pid_ = -1;
-  std::uint16_t port_;
-};
 
 class proxy_testenv_test : public kubex::testing::TestenvTest {
  protected:
-  // tinyproxy allows CONNECT to any port when the configuration lists no ConnectPort.
   std::unique_ptr<ProxyProcess> start_tinyproxy() {
-    const auto port = free_port();
-    const auto conf = dir_.write("tinyproxy.conf", "Port " + std::to_string(port) +
-                                                       "\nListen 127.0.0.1\nTimeout 60\n"
-                                                       "MaxClients 20\nLogLevel Critical\n"
-                                                       "BasicAuth kubex s3cret\n");
-    return std::make_unique<ProxyProcess>(
-        std::vector<std::string>{"tinyproxy", "-d", "-c", conf.string()}, port);
+    return kubex::testing::start_tinyproxy(dir_, "kubex", "s3cret");
   }
 
   static std::unique_ptr<ProxyProcess> start_microsocks() {
-    const auto port = free_port();
-    return std::make_unique<ProxyProcess>(
-        std::vector<std::string>{"microsocks", "-i", "127.0.0.1", "-p", std::to_string(port), "-u",
-                                 "kubex", "-P", "s3cret"},
-        port);
+    return kubex::testing::start_microsocks("kubex", "s3cret");
   }
 
   static std::string error_of(BlockingClient& client, std::error_code& code) {

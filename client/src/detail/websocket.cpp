@@ -1,6 +1,7 @@
 #include "detail/websocket.hpp"
 
 #include <kubex/client/client.hpp>
+#include <kubex/client/process_output.hpp>
 #include <kubex/core/error.hpp>
 
 #include "detail/refuse.hpp"
@@ -53,6 +54,7 @@ namespace http = boost::beast::http;
 
 // Bytes handed out by one read at most.
 constexpr std::size_t read_piece = std::size_t{64} << 10U;
+static_assert(read_piece == process_output_piece, "RemoteProcess documents this bound");
 
 // The request without its query: an exec's command line may hold secrets, so messages name
 // the path only.

@@ -644,7 +644,9 @@ class Api {
   /// Runs `params.command` in pod `name` to its end and completes with its output and exit
   /// code; a non-zero exit is a result, not an error. With `params.with_stdin`, `input` is
   /// written to its stdin, which is then closed. A command that cannot run fails with
-  /// kubex::ApiError (reason InternalError), as do refusals.
+  /// kubex::ApiError (reason InternalError), as do refusals. Terminal cancellation through the
+  /// token's cancellation slot (emitted on the client's executor's thread) ends the run, and
+  /// the process, with std::errc::operation_canceled.
   template <class CompletionToken>
     requires(subresource_supports<T>("exec", Verb::connect))
   auto async_run(std::string_view name, const ExecParams& params, std::string input,

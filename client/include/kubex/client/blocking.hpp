@@ -82,8 +82,11 @@ class BlockingProcess {
   [[nodiscard]] std::optional<int> exit_code() const noexcept;
   /// The subprotocol the server chose.
   [[nodiscard]] std::string subprotocol() const;
-  /// Closes the connection (any thread).
+  /// Closes the connection (any thread, also while another thread waits in read() or
+  /// write(), which then throws kubex::Error with std::errc::operation_canceled).
   void cancel() noexcept;
+  /// Bytes moved so far and the most held at once (RemoteProcess::stats; any thread).
+  [[nodiscard]] ProcessStats stats() const noexcept;
 
  private:
   friend class BlockingClient;

@@ -35,7 +35,10 @@ using ProcessWriteSignature = void(std::exception_ptr);
 /// that could not run (a command that does not exist, a container that is not running) fails
 /// that last read with kubex::ApiError carrying the server's Status. One read at a time;
 /// writes, stdin's close and resizes may overlap reads and each other (they go in order).
-/// Destroying it closes the connection, which ends an exec'd process.
+/// Destroying it closes the connection, which ends an exec'd process. Cancelling one operation
+/// through its token's cancellation slot (terminal) fails it with std::errc::operation_canceled
+/// and leaves the session unusable; emit the signal where Asio asks, on the thread that runs
+/// the client's executor. From any other thread, cancel() is the way.
 class RemoteProcess {
  public:
   /// An empty session; only assignable and destructible.
@@ -52,7 +55,9 @@ class RemoteProcess {
   RemoteProcess(const RemoteProcess&) = delete;
   RemoteProcess& operator=(const RemoteProcess&) = delete;
 
-  /// The next piece of output, or std::nullopt once the process has ended.
+  /// The next piece of output (at most process_output_piece bytes), or std::nullopt once the
+  /// process has ended. Output is taken off the connection only here, so a slow reader slows
+  /// the process instead of making kubex buffer it.
   /// Completion signature: void(std::exception_ptr, std::optional<ProcessOutput>).
   template <class CompletionToken>
   auto async_read(CompletionToken&& token) {
@@ -60,8 +65,9 @@ class RemoteProcess {
         [this](auto handler) { start_read(std::move(handler)); }, token);
   }
 
-  /// Writes `data` to the process's standard input; completes once the socket has taken it
-  /// (large writes go as several messages).
+  /// Writes `data` to the process's standard input; completes once the socket has taken all
+  /// of it (large writes go as messages of process_input_piece bytes, one after the other), so
+  /// a process that reads slowly holds the writer back (see ProcessStats::peak_buffered_input).
   /// Completion signature: void(std::exception_ptr).
   template <class CompletionToken>
   auto async_write(std::string data, CompletionToken&& token) {
@@ -93,9 +99,13 @@ class RemoteProcess {
   [[nodiscard]] std::optional<int> exit_code() const noexcept;
   /// The subprotocol the server chose (v5.channel.k8s.io or v4.channel.k8s.io).
   [[nodiscard]] const std::string& subprotocol() const noexcept;
-  /// Closes the connection at once (any thread); pending operations fail with
-  /// std::errc::operation_canceled.
+  /// Closes the connection at once; pending and later operations fail with
+  /// std::errc::operation_canceled (a kubex::Failure whose canceled() is true). Safe from any
+  /// thread, also while another thread waits in a read or a write: the close runs on the
+  /// connection's strand.
   void cancel() noexcept;
+  /// Bytes moved so far and the most held at once (any thread); zeros for an empty session.
+  [[nodiscard]] ProcessStats stats() const noexcept;
 
   /// The session's state, shared with its pending operations (internal).
   struct State;
