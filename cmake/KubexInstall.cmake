@@ -40,3 +40,27 @@ function(kubex_check_header_sets)
       "would leave them out):${missing}")
   endif()
 endfunction()
+
+# kubex_install_requires_built(<target>...): makes `cmake --install` stop first, with the
+# command to run, when a target it installs was not built in this tree (a tree built for one
+# target only, e.g. `--target kubex_bench_suite`), instead of failing halfway with "file INSTALL
+# cannot find". Call before install(TARGETS): a directory's install rules run in order.
+function(kubex_install_requires_built)
+  set(code "set(kubex_not_built \"\")\n")
+  foreach(target IN LISTS ARGN)
+    get_target_property(type ${target} TYPE)
+    if(type STREQUAL "INTERFACE_LIBRARY")
+      continue()
+    endif()
+    string(APPEND code "if(NOT EXISTS \"$<TARGET_FILE:${target}>\")\n"
+      "  list(APPEND kubex_not_built ${target})\n"
+      "endif()\n")
+  endforeach()
+  string(APPEND code "if(kubex_not_built)\n"
+    "  string(REPLACE \";\" \" \" kubex_not_built \"\${kubex_not_built}\")\n"
+    "  message(FATAL_ERROR \"kubex: cannot install from ${PROJECT_BINARY_DIR}: not built there: "
+    "\${kubex_not_built}. Build the libraries first:\\n"
+    "  cmake --build ${PROJECT_BINARY_DIR} --target kubex_libraries\")\n"
+    "endif()\n")
+  install(CODE "${code}")
+endfunction()
