@@ -42,7 +42,9 @@ if [ "$setup_only" = 1 ]; then
 fi
 echo "==> build (Release, build/bench)"
 cmake --preset bench >/dev/null
-cmake --build build/bench -j "$(nproc)" --target kubex_bench_suite
+# kubex_libraries too (the suite needs all but kubex::testing), so that build/bench can be
+# installed (cmake --install build/bench --prefix ...).
+cmake --build build/bench -j "$(nproc)" --target kubex_bench_suite kubex_libraries
 echo "==> primary pass: control plane with compression off, seeding, benchmark"
 scripts/with-testenv.sh --feature-gates=APIResponseCompression=false -- \
   python3 benchmarks/suite/run.py --build-dir build/bench --out benchmarks \

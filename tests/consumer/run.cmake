@@ -1,5 +1,9 @@
 # Installs the kubex build tree into a scratch prefix, then configures, builds and runs
-# tests/consumer against it. Invoked by ctest (test "install_consumer") with -D arguments.
+# tests/consumer against it. Invoked by ctest with -D arguments; KUBEX_CONSUMER_RUN says what:
+#   offline  (test install_consumer) builds everything, every installed header in a file of its
+#            own included, and runs the programs that need no server.
+#   testenv  (test install_consumer_testenv) builds consumer_testenv only and runs it against
+#            the apiserver of $ENV{KUBEX_TESTENV_KUBECONFIG} (scripts/with-testenv.sh).
 
 foreach(var KUBEX_BUILD_DIR KUBEX_WORK_DIR KUBEX_CONSUMER_SOURCE KUBEX_GENERATOR KUBEX_CXX_COMPILER)
   if(NOT DEFINED ${var} OR "${${var}}" STREQUAL "")
@@ -10,12 +14,31 @@ endforeach()
 set(prefix "${KUBEX_WORK_DIR}/prefix")
 set(build "${KUBEX_WORK_DIR}/build")
 file(REMOVE_RECURSE "${KUBEX_WORK_DIR}")
-
-function(run)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE result)
-  if(NOT result EQUAL 0)
-    message(FATAL_ERROR "command failed (${result}): ${ARGN}")
+if(NOT DEFINED KUBEX_CONSUMER_RUN)
+  set(KUBEX_CONSUMER_RUN offline)
+endif()
+if(KUBEX_CONSUMER_RUN STREQUAL "testenv")
+  set(kubeconfig "$ENV{KUBEX_TESTENV_KUBECONFIG}")
+  if(kubeconfig STREQUAL "")
+    message(FATAL_ERROR "KUBEX_TESTENV_KUBECONFIG is not set: run the test through "
+      "scripts/with-testenv.sh")
   endif()
+elseif(NOT KUBEX_CONSUMER_RUN STREQUAL "offline")
+  message(FATAL_ERROR "run.cmake: KUBEX_CONSUMER_RUN must be offline or testenv, not "
+    "\"${KUBEX_CONSUMER_RUN}\"")
+endif()
+
+# Runs a command, fails on a non-zero status, and says how long it took.
+function(run)
+  string(TIMESTAMP started "%s")
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE result)
+  string(TIMESTAMP ended "%s")
+  math(EXPR seconds "${ended} - ${started}")
+  list(JOIN ARGN " " shown)
+  if(NOT result EQUAL 0)
+    message(FATAL_ERROR "command failed (${result}) after ${seconds} s: ${shown}")
+  endif()
+  message(STATUS "${seconds} s: ${shown}")
 endfunction()
 
 set(install_args --install "${KUBEX_BUILD_DIR}" --prefix "${prefix}")
@@ -34,10 +57,18 @@ set(configure_args
 if(KUBEX_CONFIG)
   list(APPEND configure_args "-DCMAKE_BUILD_TYPE=${KUBEX_CONFIG}")
 endif()
+if(KUBEX_CONSUMER_RUN STREQUAL "testenv")
+  list(APPEND configure_args -DKUBEX_CONSUMER_HEADERS=OFF)
+endif()
 if(KUBEX_CXX_COMPILER_LAUNCHER)
   list(APPEND configure_args "-DCMAKE_CXX_COMPILER_LAUNCHER=${KUBEX_CXX_COMPILER_LAUNCHER}")
 endif()
 run("${CMAKE_COMMAND}" ${configure_args})
-run("${CMAKE_COMMAND}" --build "${build}")
-run("${build}/consumer")
-run("${build}/consumer_scripted")
+if(KUBEX_CONSUMER_RUN STREQUAL "testenv")
+  run("${CMAKE_COMMAND}" --build "${build}" --target consumer_testenv)
+  run("${build}/consumer_testenv" "${kubeconfig}")
+else()
+  run("${CMAKE_COMMAND}" --build "${build}")
+  run("${build}/consumer")
+  run("${build}/consumer_scripted")
+endif()
