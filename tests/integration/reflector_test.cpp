@@ -162,6 +162,14 @@ TEST_F(reflector_test, a_blocking_reflector_shares_its_clients_connections_and_s
   ASSERT_TRUE(reflector.wait_until_synced_to(after_delete, 30s));
   EXPECT_EQ(reflector.store().get(ns_ + "/b"), nullptr);
   EXPECT_EQ(contents(reflector.store()), kubectl_contents());
+  // Any call of the client runs the reflector too: plain gets, until the change shows.
+  const std::string made = kubectl_rv("create configmap f --from-literal=k=v");
+  const auto until = std::chrono::steady_clock::now() + 30s;
+  while (!resource_version_reached(reflector.last_synced_resource_version(), made) &&
+         std::chrono::steady_clock::now() < until) {
+    (void)api.get("a");
+  }
+  EXPECT_NE(reflector.store().get(ns_ + "/f"), nullptr);
   EXPECT_LE(bc.stats().connections_opened, 2U);
   EXPECT_EQ(reflector.stats().list_requests, 1U);
   EXPECT_EQ(reflector.stats().watch_requests, 1U);

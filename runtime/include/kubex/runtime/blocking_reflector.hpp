@@ -86,8 +86,8 @@ class BasicBlockingReflector {
   void add_index(std::string name, typename Store<object_type>::IndexFunc values) {
     reflector_.add_index(std::move(name), std::move(values));
   }
-  /// The reflector itself, for what this class does not pass on (subscribe(), changes(): their
-  /// async_next waits on the client's I/O, e.g. client.wait(s.async_next(use_future))).
+  /// The reflector itself, for what this class does not pass on (subscribe(), changes(),
+  /// whose events come on the client's I/O).
   [[nodiscard]] reflector_type& reflector() noexcept { return reflector_; }
 
   /// Stops the reflector from any thread; the next call of the client ends it.
