@@ -6,10 +6,12 @@
 #include <kubex/core/error.hpp>
 
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_future.hpp>
 
 #include <chrono>
 #include <future>
+#include <memory>
 #include <string>
 #include <utility>
 
@@ -230,6 +232,25 @@ const Client& BlockingClient::async_client() const noexcept {
 
 void BlockingClient::run_until(const std::function<bool()>& ready) {
   impl_->run_until(ready);
+}
+
+bool BlockingClient::wait_until(const std::function<bool()>& ready,
+                                std::chrono::milliseconds timeout) {
+  if (ready()) {
+    return true;
+  }
+  // The timer wakes the loop at the deadline; its flag outlives this call, as the cancelled
+  // wait's handler runs at some later turn of the loop.
+  auto expired = std::make_shared<bool>(false);
+  boost::asio::steady_timer timer(impl_->ioc);
+  timer.expires_after(timeout);
+  timer.async_wait([expired](boost::system::error_code ec) {
+    if (!ec) {
+      *expired = true;
+    }
+  });
+  impl_->run_until([&] { return *expired || ready(); });
+  return ready();
 }
 
 HttpResponse BlockingClient::get(std::string_view target) {

@@ -192,6 +192,10 @@ class BlockingClient {
     });
     return future.get();
   }
+  /// Runs this client's I/O on the calling thread until `ready()` holds (asked after each
+  /// completion it runs) or `timeout` has passed; returns ready(). For work started on
+  /// async_client() that ends by no future: a reflector's store catching up, say.
+  bool wait_until(const std::function<bool()>& ready, std::chrono::milliseconds timeout);
 
  private:
   friend class BlockingStream;

@@ -1,8 +1,8 @@
 #pragma once
 
 // The reflector: a watcher whose events keep a Store current, for as long as it runs. Readers
-// use the store from any thread; failures are reported and never stop it (the watcher resumes
-// by itself); it ends only when cancelled.
+// use the store, its last synced resourceVersion and its counters from any thread; failures are
+// reported and never stop it (the watcher resumes by itself); it ends only when cancelled.
 
 #include <kubex/client/api.hpp>
 #include <kubex/core/arena.hpp>
@@ -10,17 +10,21 @@
 #include <kubex/core/failure.hpp>
 #include <kubex/core/resource.hpp>
 #include <kubex/runtime/changes.hpp>
+#include <kubex/runtime/resource_version.hpp>
 #include <kubex/runtime/store.hpp>
 #include <kubex/runtime/subscription.hpp>
 #include <kubex/runtime/watcher.hpp>
 
 #include <boost/asio/compose.hpp>
 
+#include <chrono>
 #include <cstddef>
 #include <exception>
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <string>
+#include <string_view>
 #include <system_error>
 #include <utility>
 #include <vector>
@@ -102,8 +106,25 @@ class BasicReflector {
   void add_index(std::string name, typename Store<object_type>::IndexFunc values) {
     store_.add_index(std::move(name), std::move(values));
   }
-  /// The watcher's counters (read while async_run waits, or after it).
+  /// The watcher's counters, readable from any thread while it runs (each is atomic).
   [[nodiscard]] const WatcherStats& stats() const noexcept { return watcher_.stats(); }
+
+  /// The resourceVersion its store is synced to, from any thread (client-go's
+  /// LastSyncResourceVersion): that of the last (re)list swapped in, then of each change
+  /// applied and each bookmark after them. Empty until the first list is in. A store synced to
+  /// version V holds every change up to V: compare with resource_version_reached (the RV of an
+  /// object you wrote is the surest target; a list's is the cluster's latest, which a store of
+  /// one namespace reaches only at its next event or bookmark, about once a minute). It moves
+  /// just after the store: a reader may see a change stored before its version shows, never
+  /// the version before the change.
+  [[nodiscard]] std::string last_synced_resource_version() const {
+    return watcher_.synced_resource_version().get();
+  }
+  /// Waits until the store is synced to `version` or newer (see resource_version_reached), at
+  /// most `timeout`; returns whether it is. From any thread but the one that runs its client.
+  bool wait_until_synced_to(std::string_view version, std::chrono::milliseconds timeout) const {
+    return watcher_.synced_resource_version().wait_until_reached(version, timeout);
+  }
 
  private:
   struct RunOp {

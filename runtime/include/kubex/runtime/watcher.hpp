@@ -25,6 +25,8 @@
 #include <kubex/core/resource.hpp>
 #include <kubex/core/watch.hpp>
 #include <kubex/runtime/backoff.hpp>
+#include <kubex/runtime/counter.hpp>
+#include <kubex/runtime/resource_version.hpp>
 
 #include <boost/asio/compose.hpp>
 #include <boost/asio/post.hpp>
@@ -109,22 +111,22 @@ struct WatcherConfig {
   std::size_t max_event_size = client::default_max_watch_event_size;
 };
 
-/// What a watcher has done so far.
+/// What a watcher has done so far. Any thread may read it while the watcher runs.
 struct WatcherStats {
   /// LIST requests (pages count one each).
-  std::uint64_t list_requests = 0;
+  Counter list_requests = 0;
   /// Watch requests.
-  std::uint64_t watch_requests = 0;
+  Counter watch_requests = 0;
   /// Relists because the server no longer had the resourceVersion (410 Gone / Expired).
-  std::uint64_t relists = 0;
+  Counter relists = 0;
   /// Failures reported through async_next.
-  std::uint64_t errors = 0;
+  Counter errors = 0;
   /// Watches torn down because they stayed silent past the idle timeout.
-  std::uint64_t stalls = 0;
+  Counter stalls = 0;
   /// Times the server refused a watch with initial events, so the watcher listed instead.
-  std::uint64_t watch_list_refusals = 0;
+  Counter watch_list_refusals = 0;
   /// Watches the server ended too soon, without an event (see very_short_watch).
-  std::uint64_t short_watches = 0;
+  Counter short_watches = 0;
 };
 
 namespace detail {
@@ -240,6 +242,9 @@ class BasicWatcher {
   /// After cancel(), fails with std::errc::operation_canceled.
   template <class CompletionToken>
   auto async_next(CompletionToken&& token) {
+    if (!handed_out_.empty()) {
+      synced_.set(std::exchange(handed_out_, {}));  // the caller took it in: it asks for more
+    }
     return boost::asio::async_compose<CompletionToken, Signature>(NextOp{this}, token,
                                                                   api_.client().get_executor());
   }
@@ -258,7 +263,14 @@ class BasicWatcher {
 
   /// The last resourceVersion seen: the list's, then each event's and bookmark's.
   [[nodiscard]] const std::string& resource_version() const noexcept { return version_; }
-  /// What the watcher has done so far.
+  /// The resourceVersion its caller has caught up with, readable and awaitable from any thread:
+  /// that of the last init_done, apply or deleted it handed out, once the caller asked for the
+  /// next event (a reflector has stored it by then), or of a bookmark after them. Empty until
+  /// the first init_done was taken in; a relist leaves it until its own init_done.
+  [[nodiscard]] const SyncedResourceVersion& synced_resource_version() const noexcept {
+    return synced_;
+  }
+  /// What the watcher has done so far; any thread may read it meanwhile.
   [[nodiscard]] const WatcherStats& stats() const noexcept { return stats_; }
   /// The Api it watches through.
   [[nodiscard]] const api_type& api() const noexcept { return api_; }
@@ -288,6 +300,9 @@ class BasicWatcher {
         }
         event_type event = std::move(s.pending_.front());
         s.pending_.pop_front();
+        if (event.type != WatcherEventType::init && event.type != WatcherEventType::init_apply) {
+          s.handed_out_ = s.version_;  // nothing was read since it was queued: still its version
+        }
         self.complete(nullptr, std::move(event));
         return;
       }
@@ -496,6 +511,7 @@ class BasicWatcher {
           const auto& version = event->object.metadata.resource_version;
           if (version && !version->empty()) {
             s.version_ = *version;
+            s.synced_.set(s.version_);  // all before it was taken in: this call asks for more
           }
           break;
         }
@@ -666,6 +682,8 @@ class BasicWatcher {
   bool watch_list_refused_ = false;  // the server refused that: list
   std::string continue_;
   std::string version_;
+  std::string handed_out_;        // the version of the event just handed out, until taken in
+  SyncedResourceVersion synced_;  // see synced_resource_version()
   std::chrono::milliseconds delay_{0};
   std::int64_t watch_timeout_ = 0;  // timeoutSeconds of the current watch; 0: none
   clock::time_point stream_started_{};
