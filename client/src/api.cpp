@@ -22,6 +22,7 @@ HttpRequest to_http(ApiRequest request) {
   out.body = std::move(request.body);
   out.content_type = std::move(request.content_type);
   out.accept = std::move(request.accept);
+  out.idle_timeout = request.idle_timeout;
   return out;
 }
 

@@ -842,16 +842,19 @@ awaitable<ResponseStream> HttpsTransport::open(std::shared_ptr<HttpsTransport> s
   auto outcome = co_await self->perform(request, true);
   self->count_encoding(outcome.response);
   std::string location = self->location_ + request.target;
+  // The client's idle timeout, else the stream's own (a watch's), else none.
+  const auto idle_timeout = self->options_.stream_idle_timeout.value_or(
+      request.idle_timeout.value_or(std::chrono::milliseconds::zero()));
   if (outcome.h2.stream) {
     co_return ResponseStream(
         detail::make_h2_stream(self, std::move(outcome.h2.session), std::move(outcome.h2.stream),
-                               std::move(location)),
+                               std::move(location), idle_timeout),
         std::move(outcome.response));
   }
   // Without a connection (an error status, or an empty body) the stream is at its end.
   co_return ResponseStream(
       detail::make_http1_stream(self, std::move(outcome.connection), std::move(outcome.parser),
-                                std::move(location)),
+                                std::move(location), idle_timeout),
       std::move(outcome.response));
 }
 

@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <utility>
 
@@ -319,6 +320,33 @@ bool is_too_many_requests(const ApiError& e) noexcept {
 
 bool is_timeout(const ApiError& e) noexcept {
   return has(e, 504, "Timeout") || e.reason() == "ServerTimeout";
+}
+
+bool is_resource_version_too_large(const Status& status) noexcept {
+  constexpr std::string_view text = "Too large resource version";
+  if (status.details) {
+    for (const auto& cause : status.details->causes) {
+      if (cause.reason == "ResourceVersionTooLarge") {
+        return true;
+      }
+    }
+  }
+  // Older servers: a Timeout with the text in a cause or in the message.
+  if (status.code != 504 && status.reason != "Timeout") {
+    return false;
+  }
+  if (status.details) {
+    for (const auto& cause : status.details->causes) {
+      if (cause.message == text) {
+        return true;
+      }
+    }
+  }
+  return status.message.find(text) != std::string::npos;
+}
+
+bool is_resource_version_too_large(const ApiError& e) noexcept {
+  return is_resource_version_too_large(e.status());
 }
 
 bool is_internal_error(const ApiError& e) noexcept {

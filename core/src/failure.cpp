@@ -33,6 +33,9 @@ failure_kind kind_of(const std::error_code& code) noexcept {
   if (code == std::errc::operation_canceled) {
     return failure_kind::canceled;
   }
+  if (code == std::errc::message_size) {
+    return failure_kind::too_large;  // a stream's item over its limit; TCP never says EMSGSIZE
+  }
   return failure_kind::transport;
 }
 
@@ -116,6 +119,8 @@ std::string_view to_string(failure_kind kind) noexcept {
       return "api";
     case failure_kind::decode:
       return "decode";
+    case failure_kind::too_large:
+      return "too_large";
     case failure_kind::config:
       return "config";
     case failure_kind::invalid_argument:

@@ -1,6 +1,8 @@
+#include <kubex/core/error.hpp>
 #include <kubex/core/protobuf_envelope.hpp>
 
 #include <cstdint>
+#include <system_error>
 
 namespace kubex::protobuf {
 
@@ -104,8 +106,9 @@ std::optional<std::string_view> FrameSplitter::next() {
     length = (length << 8U) | static_cast<unsigned char>(rest[i]);
   }
   if (max_frame_ != 0 && length > max_frame_) {
-    throw DecodeError("watch frame of " + std::to_string(length) + " bytes exceeds the limit of " +
-                      std::to_string(max_frame_) + " bytes");
+    throw Error(std::make_error_code(std::errc::message_size),
+                "watch frame of " + std::to_string(length) + " bytes exceeds the limit of " +
+                    std::to_string(max_frame_) + " bytes");
   }
   if (rest.size() - 4 < length) {
     return std::nullopt;

@@ -246,7 +246,9 @@ ApiRequest RequestBuilder::watch(const WatchParams& p) const {
   if (p.timeout_seconds) {
     append_int(target, "timeoutSeconds", *p.timeout_seconds);
   }
-  return make("GET", std::move(target));
+  ApiRequest request = make("GET", std::move(target));
+  request.idle_timeout = p.idle_timeout ? *p.idle_timeout : watch_idle_timeout(p.timeout_seconds);
+  return request;
 }
 
 ApiRequest RequestBuilder::create(std::string body, const PostParams& params) const {

@@ -6,6 +6,7 @@
 
 #include <kubex/client/api.hpp>
 #include <kubex/core/api_error.hpp>
+#include <kubex/core/failure.hpp>
 #include <kubex/core/json.hpp>
 #include <kubex/core/protobuf.hpp>
 #include <kubex/core/protobuf_envelope.hpp>
@@ -307,7 +308,8 @@ TEST_F(api_protobuf_test, a_frame_over_the_limit_ends_the_watch_before_it_arrive
     try {
       (void)wait(watch.async_next(boost::asio::use_future));
       FAIL() << "a frame over the limit was read";
-    } catch (const pb::DecodeError& e) {
+    } catch (const kubex::Error& e) {
+      EXPECT_TRUE(kubex::Failure(std::current_exception()).too_large()) << e.what();
       EXPECT_NE(std::string(e.what()).find("exceeds the limit of 200 bytes"), std::string::npos)
           << e.what();
     }

@@ -4,6 +4,7 @@
 // against the real apiserver in tests/integration/api_test.cpp.
 
 #include <kubex/client/api.hpp>
+#include <kubex/client/options.hpp>
 #include <kubex/core/api_error.hpp>
 #include <kubex/core/failure.hpp>
 #include <kubex/core/json.hpp>
@@ -18,11 +19,14 @@
 #include <boost/asio/use_future.hpp>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <future>
 #include <memory>
 #include <optional>
 #include <string>
 #include <system_error>
+#include <utility>
+#include <vector>
 
 namespace {
 
@@ -219,6 +223,31 @@ TEST_F(api_scripted_test, watch_events_split_across_reads_decode_and_end_cleanly
   EXPECT_EQ(second->status.code, 410);
   EXPECT_EQ(second->status.reason, "Expired");
   EXPECT_FALSE(wait(watch.async_next(boost::asio::use_future)));  // the server ended it
+}
+
+TEST_F(api_scripted_test, a_watch_has_a_finite_idle_timeout_by_default_and_zero_means_none) {
+  // What a watch asks the transport for (HttpRequest::idle_timeout, used when
+  // ClientOptions::stream_idle_timeout is unset, as it is by default): its timeoutSeconds plus
+  // 30 s; without them 3630 s; an explicit WatchParams::idle_timeout, zero being none. The
+  // transport's side is tested against a black-holed connection in integration/api_test.cpp.
+  EXPECT_FALSE(kubex::client::ClientOptions{}.stream_idle_timeout);
+  const std::vector<std::pair<kubex::WatchParams, std::chrono::milliseconds>> cases{
+      {{}, std::chrono::seconds(3630)},
+      {{.timeout_seconds = 5}, std::chrono::seconds(35)},
+      {{.idle_timeout = std::chrono::milliseconds(250)}, std::chrono::milliseconds(250)},
+      {{.idle_timeout = std::chrono::milliseconds(0)}, std::chrono::milliseconds(0)},
+  };
+  for (const auto& [params, expected] : cases) {
+    Step step;
+    step.target =
+        ns_pods + "?watch=true" +
+        (params.timeout_seconds ? "&timeoutSeconds=" + std::to_string(*params.timeout_seconds)
+                                : std::string());
+    transport_->expect(step);
+    auto watch = wait(pods_.async_watch(params, boost::asio::use_future));
+    EXPECT_FALSE(wait(watch.async_next(boost::asio::use_future)));
+    EXPECT_EQ(transport_->requests().back().idle_timeout, expected);
+  }
 }
 
 TEST_F(api_scripted_test, watch_next_takes_a_callback_passed_as_a_temporary) {

@@ -135,6 +135,30 @@ TEST(api_error, predicates_by_status_alone) {
   }
 }
 
+TEST(api_error, a_too_large_resource_version_in_each_form_the_apiserver_has_used) {
+  const auto status = [](const std::string& message, const std::string& causes) {
+    return R"({"kind":"Status","apiVersion":"v1","status":"Failure","message":")" + message +
+           R"(","reason":"Timeout","details":{"causes":[)" + causes +
+           R"(],"retryAfterSeconds":1},"code":504})";
+  };
+  const auto too_large = [](const std::string& body) {
+    return kubex::is_resource_version_too_large(ApiError::from_response("GET", "/x", 504, body));
+  };
+  // Since 1.18.6: the cause type.
+  EXPECT_TRUE(too_large(status("Timeout: Too large resource version: 9, current: 8",
+                               R"({"reason":"ResourceVersionTooLarge"})")));
+  // 1.17.0 to 1.18.5: a cause message; before 1.17: the message.
+  EXPECT_TRUE(too_large(status("Timeout: x", R"({"message":"Too large resource version"})")));
+  EXPECT_TRUE(too_large(status("Timeout: Too large resource version: 9, current: 8", "")));
+  // Any other timeout, or the text on another status, is not.
+  EXPECT_FALSE(too_large(status("Timeout: request did not complete within 60s", "")));
+  EXPECT_FALSE(too_large(""));
+  EXPECT_FALSE(kubex::is_resource_version_too_large(ApiError::from_response(
+      "GET", "/x", 500,
+      R"({"kind":"Status","status":"Failure","message":"Too large resource version",)"
+      R"("reason":"InternalError","code":500})")));
+}
+
 TEST(api_error, error_code_enum) {
   const std::error_code ec = kubex::http_status::too_many_requests;
   EXPECT_EQ(ec.value(), 429);

@@ -134,6 +134,12 @@ TEST(failure, kubex_codes) {
             failure_kind::decode);
   EXPECT_EQ(failure_of(kubex::Error(kubex::errc::invalid_protobuf, "bad")).kind(),
             failure_kind::decode);
+  // An item over its size limit is not a malformed one: its own kind and predicate.
+  const auto big = failure_of(kubex::Error(std::make_error_code(std::errc::message_size), "big"));
+  EXPECT_EQ(big.kind(), failure_kind::too_large);
+  EXPECT_TRUE(big.too_large());
+  EXPECT_FALSE(big.retryable());
+  EXPECT_FALSE(failure_of(kubex::Error(kubex::errc::invalid_json, "bad")).too_large());
   for (const auto e : {kubex::errc::invalid_path, kubex::errc::invalid_url,
                        kubex::errc::invalid_quantity, kubex::errc::invalid_argument}) {
     const Failure f = failure_of(kubex::Error(e, "bad"));
@@ -172,6 +178,7 @@ TEST(failure, kind_names) {
   EXPECT_EQ(kubex::to_string(failure_kind::transport), "transport");
   EXPECT_EQ(kubex::to_string(failure_kind::api), "api");
   EXPECT_EQ(kubex::to_string(failure_kind::decode), "decode");
+  EXPECT_EQ(kubex::to_string(failure_kind::too_large), "too_large");
   EXPECT_EQ(kubex::to_string(failure_kind::config), "config");
   EXPECT_EQ(kubex::to_string(failure_kind::invalid_argument), "invalid_argument");
   EXPECT_EQ(kubex::to_string(failure_kind::other), "other");

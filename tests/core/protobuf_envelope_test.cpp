@@ -1,6 +1,7 @@
 // The Kubernetes protobuf envelope and watch framing on hand-made bytes. What the real
 // apiserver sends is checked in tests/integration/protobuf_test.cpp.
 
+#include <kubex/core/error.hpp>
 #include <kubex/core/protobuf.hpp>
 #include <kubex/core/protobuf_envelope.hpp>
 
@@ -9,6 +10,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <vector>
 
 namespace {
@@ -152,13 +154,14 @@ TEST(protobuf_envelope, a_frame_over_the_limit_is_refused_before_it_arrives) {
   try {
     (void)small.next();
     FAIL() << "no error";
-  } catch (const pb::DecodeError& e) {
-    EXPECT_STREQ(e.what(),
-                 "invalid protobuf: watch frame of 100 bytes exceeds the limit of 99 bytes");
+  } catch (const kubex::Error& e) {
+    // Too large, not malformed (kubex::errc::invalid_protobuf): its own code.
+    EXPECT_EQ(e.code(), std::errc::message_size);
+    EXPECT_STREQ(e.what(), "watch frame of 100 bytes exceeds the limit of 99 bytes");
   }
   pb::FrameSplitter huge(1U << 20U);
   huge.append("\xff\xff\xff\xff"s);
-  EXPECT_THROW((void)huge.next(), pb::DecodeError);
+  EXPECT_THROW((void)huge.next(), kubex::Error);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <kubex/client/api.hpp>
 #include <kubex/core/api_error.hpp>
 #include <kubex/core/failure.hpp>
+#include <kubex/core/request.hpp>
 #include <kubex/k8s/default.hpp>
 #include <kubex/k8s/v1_35/core/v1.hpp>
 #include <kubex/runtime/reflector.hpp>
@@ -335,9 +336,12 @@ TEST_F(watcher_scripted_test,
   const Next bad = next(w);
   ASSERT_TRUE(bad.error);
   EXPECT_EQ(Failure(bad.error).kind(), kubex::failure_kind::decode);
+  EXPECT_FALSE(Failure(bad.error).too_large());
   EXPECT_EQ(next(w).text(), "apply b");
   cancel_pending(w);
-  EXPECT_EQ(w.stats().list_requests, 1U);
+  EXPECT_EQ(w.stats().list_requests, 1U);  // resumed, not listed: unlike an event too large
+  EXPECT_EQ(w.stats().decode_errors, 1U);
+  EXPECT_EQ(w.stats().oversized_events, 0U);
 }
 
 TEST_F(watcher_scripted_test, an_error_event_other_than_410_is_an_api_error_and_the_watch_resumes) {
@@ -390,7 +394,7 @@ TEST_F(watcher_scripted_test, a_watch_silent_past_the_idle_timeout_is_reported_a
 }
 
 TEST_F(watcher_scripted_test,
-       an_event_over_the_size_limit_is_reported_and_the_watch_resumes_before_it) {
+       an_event_over_the_size_limit_is_reported_as_too_large_and_the_state_listed_again) {
   transport_->respond("GET", ns_pods + "?limit=2", 200, pod_list({}, "10"));
   std::string huge =
       R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"big","resourceVersion":"12",)"
@@ -402,16 +406,161 @@ TEST_F(watcher_scripted_test,
     oversized.stream.push_back(StreamPiece{.bytes = line.substr(at, 512)});
   }
   transport_->expect(oversized);
-  transport_->expect(watch_step("11", {event("ADDED", pod_json("b", "13"))}, true));
+  // Resumed from 11, the same event would come again, and again: the watcher lists instead
+  // (the big object is one item of a list body, under ClientOptions::max_body_size).
+  transport_->respond("GET", ns_pods + "?limit=2", 200, pod_list({"a", "big"}, "12"));
+  transport_->expect(watch_step("12", {event("ADDED", pod_json("b", "13"))}, true));
   WatcherConfig c = config();
   c.max_event_size = 2048;
   auto w = watcher(c);
   EXPECT_EQ(take(w, 3), (std::vector<std::string>{"init", "init_done", "apply a"}));
+  const auto start = std::chrono::steady_clock::now();
   const Next big = next(w);
   ASSERT_TRUE(big.error);
-  EXPECT_EQ(Failure(big.error).kind(), kubex::failure_kind::decode);
-  EXPECT_EQ(next(w).text(), "apply b");
+  const Failure f(big.error);
+  EXPECT_EQ(f.kind(), kubex::failure_kind::too_large) << f.message();  // not a decode failure
+  EXPECT_TRUE(f.too_large());
+  EXPECT_EQ(take(w, 5), (std::vector<std::string>{"init", "init_apply a", "init_apply big",
+                                                  "init_done", "apply b"}));
+  EXPECT_GE(std::chrono::steady_clock::now() - start, 40ms);  // the backoff delay
   cancel_pending(w);
+  EXPECT_EQ(w.stats().oversized_events, 1U);
+  EXPECT_EQ(w.stats().decode_errors, 0U);
+  EXPECT_EQ(w.stats().errors, 1U);
+  EXPECT_EQ(w.stats().list_requests, 2U);
+}
+
+// The Status kube-apiserver answers for a resourceVersion newer than it has (its watch cache
+// lags the apiserver a list came from): 504 Timeout with the cause ResourceVersionTooLarge
+// (storage.NewTooLargeResourceVersionError). `causes` and `message` vary for the older forms.
+std::string too_large_json(const std::string& message, const std::string& causes) {
+  return R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":)"
+         "\"" +
+         message + R"(","reason":"Timeout","details":{"causes":[)" + causes +
+         R"(],"retryAfterSeconds":1},"code":504})";
+}
+
+// Scripted: a lagging apiserver behind a load balancer is not something testenv (one
+// apiserver) can show.
+TEST_F(watcher_scripted_test,
+       a_too_large_resource_version_in_any_form_relists_after_the_backoff_without_an_error) {
+  transport_->respond("GET", ns_pods + "?limit=2", 200, pod_list({}, "10"));
+  // The answer to the watch request: the cause ResourceVersionTooLarge.
+  Step answer;
+  answer.target = watch_target("10");
+  answer.response.status = 504;
+  answer.response.body = too_large_json(
+      "Timeout: Too large resource version: 10, current: 9",
+      R"({"reason":"ResourceVersionTooLarge","message":"Too large resource version"})");
+  transport_->expect(answer);
+  transport_->respond("GET", ns_pods + "?limit=2", 200, pod_list({"a"}, "20"));
+  // An ERROR event, as the watch cache sends it, in the form of servers before 1.17: only the
+  // message says it.
+  transport_->expect(watch_step(
+      "20",
+      {event("ERROR", too_large_json("Timeout: Too large resource version: 20, current: 19", ""))},
+      false));
+  transport_->respond("GET", ns_pods + "?limit=2", 200, pod_list({"a"}, "30"));
+  // 1.17.0 to 1.18.5: a cause with the text and no type.
+  transport_->expect(
+      watch_step("30",
+                 {event("ERROR", too_large_json("Timeout: the request did not complete",
+                                                R"({"message":"Too large resource version"})"))},
+                 false));
+  transport_->respond("GET", ns_pods + "?limit=2", 200, pod_list({"a"}, "40"));
+  transport_->expect(watch_step("40", {event("ADDED", pod_json("b", "41"))}, true));
+  auto w = watcher();
+  EXPECT_EQ(take(w, 2), (std::vector<std::string>{"init", "init_done"}));
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(take(w, 10), (std::vector<std::string>{"init", "init_apply a", "init_done", "init",
+                                                   "init_apply a", "init_done", "init",
+                                                   "init_apply a", "init_done", "apply b"}));
+  // Each relist waited its delay, without jitter 40, 80 and 160 ms: the server is behind, and
+  // asking again at once would not help it.
+  EXPECT_GE(std::chrono::steady_clock::now() - start, 280ms);
+  cancel_pending(w);
+  EXPECT_EQ(w.stats().too_large_versions, 3U);
+  EXPECT_EQ(w.stats().list_requests, 4U);
+  EXPECT_EQ(w.stats().relists, 0U);  // those count 410s
+  EXPECT_EQ(w.stats().errors, 0U);
+}
+
+TEST_F(watcher_scripted_test, a_timeout_that_is_not_about_the_version_resumes_without_a_relist) {
+  transport_->respond("GET", ns_pods + "?limit=2", 200, pod_list({}, "10"));
+  transport_->expect(watch_step(
+      "10", {event("ERROR", too_large_json("Timeout: the request did not complete", ""))}, false));
+  transport_->expect(watch_step("10", {event("ADDED", pod_json("a", "11"))}, true));
+  auto w = watcher();
+  EXPECT_EQ(take(w, 3), (std::vector<std::string>{"init", "init_done", "error"}));
+  EXPECT_EQ(next(w).text(), "apply a");
+  cancel_pending(w);
+  EXPECT_EQ(w.stats().too_large_versions, 0U);
+  EXPECT_EQ(w.stats().list_requests, 1U);
+}
+
+// Scripted: a server that expires every version at once cannot be made from testenv.
+TEST_F(watcher_scripted_test, a_server_that_answers_every_watch_with_410_is_relisted_with_delays) {
+  // Each 410 follows a list with no watch event in between: a loop, unless each relist waits.
+  transport_->respond("GET", ns_pods + "?limit=2", 200, pod_list({}, "10"));
+  Step gone;
+  gone.target = watch_target("10");
+  gone.response.status = 410;
+  gone.response.body = status_json(410, "Gone");
+  transport_->expect(gone);
+  transport_->respond("GET", ns_pods + "?limit=2", 200, pod_list({}, "20"));
+  transport_->expect(watch_step("20", {event("ERROR", status_json(410, "Expired"))}, false));
+  transport_->respond("GET", ns_pods + "?limit=2", 200, pod_list({}, "30"));
+  gone.target = watch_target("30");
+  transport_->expect(gone);
+  transport_->respond("GET", ns_pods + "?limit=2", 200, pod_list({}, "40"));
+  transport_->expect(watch_step("40", {event("ADDED", pod_json("a", "41"))}, true));
+  auto w = watcher();
+  EXPECT_EQ(take(w, 2), (std::vector<std::string>{"init", "init_done"}));
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(take(w, 7), (std::vector<std::string>{"init", "init_done", "init", "init_done", "init",
+                                                  "init_done", "apply a"}));
+  // Eight requests, not a hot loop: the three relists waited 40, 80 and 160 ms (no jitter).
+  EXPECT_GE(std::chrono::steady_clock::now() - start, 280ms);
+  cancel_pending(w);
+  EXPECT_EQ(w.stats().relists, 3U);
+  EXPECT_EQ(w.stats().errors, 0U);
+  EXPECT_EQ(transport_->requests().size(), 8U);
+}
+
+TEST_F(watcher_scripted_test, a_410_after_a_watch_that_delivered_events_relists_at_once) {
+  transport_->respond("GET", ns_pods + "?limit=2", 200, pod_list({}, "10"));
+  transport_->expect(watch_step(
+      "10", {event("ADDED", pod_json("a", "11")), event("ERROR", status_json(410, "Expired"))},
+      false));
+  transport_->respond("GET", ns_pods + "?limit=2", 200, pod_list({"a"}, "20"));
+  transport_->expect(watch_step("20", {}, true));
+  WatcherConfig c = config();
+  c.backoff.initial = 1h;  // a delay would outlast the test
+  c.backoff.max = 2h;
+  auto w = watcher(c);
+  EXPECT_EQ(take(w, 6), (std::vector<std::string>{"init", "init_done", "apply a", "init",
+                                                  "init_apply a", "init_done"}));
+  cancel_pending(w);
+  EXPECT_EQ(w.stats().relists, 1U);
+}
+
+TEST_F(watcher_scripted_test, the_watch_asks_the_client_for_the_idle_timeout_the_watcher_keeps) {
+  // The client's idle timeout of the stream (HttpRequest::idle_timeout, used when the
+  // ClientOptions set none) is the watcher's: unset, timeoutSeconds plus 30 s; zero, none.
+  for (const auto& [configured, expected] :
+       std::vector<std::pair<std::optional<std::chrono::milliseconds>, std::chrono::milliseconds>>{
+           {std::nullopt, 330s}, {150ms, 150ms}, {0ms, 0ms}}) {
+    transport_->respond("GET", ns_pods + "?limit=2", 200, pod_list({}, "10"));
+    transport_->expect(watch_step("10", {}, true));
+    WatcherConfig c = config();
+    c.idle_timeout = configured;
+    auto w = watcher(c);
+    EXPECT_EQ(take(w, 2), (std::vector<std::string>{"init", "init_done"}));
+    cancel_pending(w);
+    const auto requests = transport_->requests();
+    EXPECT_EQ(requests.back().idle_timeout, expected);
+  }
+  EXPECT_EQ(kubex::watch_idle_timeout(std::nullopt), 3630s);  // finite without timeoutSeconds
 }
 
 // The request of a watch with initial events (InitialState::watch_list).

@@ -34,6 +34,7 @@ struct StreamState {
   std::unique_ptr<Connection> connection;
   std::unique_ptr<ResponseParser> parser;
   std::string location;
+  std::chrono::milliseconds idle_timeout{0};  // zero: none
   bool cancelled = false;
   bool reading = false;
   ~StreamState();
@@ -84,7 +85,6 @@ class Http1ResponseStream final : public ResponseStream::Impl {
 
  private:
   static awaitable<std::size_t> read(std::shared_ptr<StreamState> state, std::string& out) {
-    const auto& options = state->host->options();
     if (state->cancelled) {
       throw Error(std::make_error_code(std::errc::operation_canceled),
                   "GET " + state->location + ": stream cancelled");
@@ -97,9 +97,9 @@ class Http1ResponseStream final : public ResponseStream::Impl {
     state->reading = true;
     std::size_t appended = 0;
     while (appended == 0 && !parser.is_done()) {
-      const bool idle_limit = options.stream_idle_timeout.count() > 0;
+      const bool idle_limit = state->idle_timeout.count() > 0;
       if (idle_limit) {
-        state->host->watchdog().watch(connection, Clock::now() + options.stream_idle_timeout);
+        state->host->watchdog().watch(connection, Clock::now() + state->idle_timeout);
       }
       auto [ec, n] =
           co_await http::async_read_some(connection.stream, connection.buffer, parser, use_tuple);
@@ -121,9 +121,8 @@ class Http1ResponseStream final : public ResponseStream::Impl {
                       "GET " + state->location + ": stream cancelled");
         }
         if (ec == beast::error::timeout) {
-          throw Error(
-              std::make_error_code(std::errc::timed_out),
-              "GET " + state->location + ": no data for " + ms_text(options.stream_idle_timeout));
+          throw Error(std::make_error_code(std::errc::timed_out),
+                      "GET " + state->location + ": no data for " + ms_text(state->idle_timeout));
         }
         throw Error(std::error_code(ec),
                     "GET " + state->location + ": read stream: " + ec.message());
@@ -149,6 +148,7 @@ class H2ResponseStream final : public ResponseStream::Impl {
     std::shared_ptr<H2Session> session;
     std::shared_ptr<H2Stream> stream;
     std::string location;
+    std::chrono::milliseconds idle_timeout{0};  // zero: none
     bool cancelled = false;
   };
 
@@ -175,7 +175,6 @@ class H2ResponseStream final : public ResponseStream::Impl {
   static constexpr std::size_t max_read = std::size_t{64} * 1024;
 
   static awaitable<std::size_t> read(std::shared_ptr<State> state, std::string& out) {
-    const auto& options = state->host->options();
     auto& stream = *state->stream;
     const auto cancelled = [&] {
       return Error(std::make_error_code(std::errc::operation_canceled),
@@ -202,9 +201,8 @@ class H2ResponseStream final : public ResponseStream::Impl {
                       "GET " + state->location + ": read stream: " + stream.connection_problem);
         }
         if (stream.timed_out) {
-          throw Error(
-              std::make_error_code(std::errc::timed_out),
-              "GET " + state->location + ": no data for " + ms_text(options.stream_idle_timeout));
+          throw Error(std::make_error_code(std::errc::timed_out),
+                      "GET " + state->location + ": no data for " + ms_text(state->idle_timeout));
         }
         const std::error_code code = stream.connection_error
                                          ? std::error_code(stream.connection_error)
@@ -215,9 +213,9 @@ class H2ResponseStream final : public ResponseStream::Impl {
                                    : std::string("the server reset the HTTP/2 stream (") +
                                          nghttp2_http2_strerror(stream.reset_code) + ")"));
       }
-      const bool idle_limit = options.stream_idle_timeout.count() > 0;
+      const bool idle_limit = state->idle_timeout.count() > 0;
       if (idle_limit) {
-        state->host->watchdog().watch(stream, Clock::now() + options.stream_idle_timeout);
+        state->host->watchdog().watch(stream, Clock::now() + state->idle_timeout);
       }
       co_await stream.wait();
       if (idle_limit) {
@@ -237,10 +235,12 @@ class H2ResponseStream final : public ResponseStream::Impl {
 std::unique_ptr<ResponseStream::Impl> make_http1_stream(std::shared_ptr<StreamHost> host,
                                                         std::unique_ptr<Connection> connection,
                                                         std::unique_ptr<ResponseParser> parser,
-                                                        std::string location) {
+                                                        std::string location,
+                                                        std::chrono::milliseconds idle_timeout) {
   auto state = std::make_shared<StreamState>();
   state->host = std::move(host);
   state->location = std::move(location);
+  state->idle_timeout = idle_timeout;
   state->connection = std::move(connection);
   state->parser = std::move(parser);
   return std::make_unique<Http1ResponseStream>(std::move(state));
@@ -249,10 +249,12 @@ std::unique_ptr<ResponseStream::Impl> make_http1_stream(std::shared_ptr<StreamHo
 std::unique_ptr<ResponseStream::Impl> make_h2_stream(std::shared_ptr<StreamHost> host,
                                                      std::shared_ptr<H2Session> session,
                                                      std::shared_ptr<H2Stream> stream,
-                                                     std::string location) {
+                                                     std::string location,
+                                                     std::chrono::milliseconds idle_timeout) {
   auto state = std::make_shared<H2ResponseStream::State>();
   state->host = std::move(host);
   state->location = std::move(location);
+  state->idle_timeout = idle_timeout;
   state->session = std::move(session);
   state->stream = std::move(stream);
   return std::make_unique<H2ResponseStream>(std::move(state));

@@ -13,6 +13,7 @@
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/string_body.hpp>
 
+#include <chrono>
 #include <memory>
 #include <string>
 
@@ -27,7 +28,7 @@ class StreamHost {
   virtual ~StreamHost() = default;
   /// The strand the transport's pool, sessions and watchdog live on.
   [[nodiscard]] virtual const Strand& strand() const noexcept = 0;
-  /// The transport's watchdog, which enforces ClientOptions::stream_idle_timeout.
+  /// The transport's watchdog, which enforces the idle timeouts of streams.
   [[nodiscard]] virtual Watchdog& watchdog() const noexcept = 0;
   /// The transport's options.
   [[nodiscard]] virtual const ClientOptions& options() const noexcept = 0;
@@ -37,16 +38,20 @@ class StreamHost {
 };
 
 /// A reader of an HTTP/1.1 stream: `connection` with the response head already parsed by
-/// `parser`; both null for a stream already at its end. `location` names it in messages.
+/// `parser`; both null for a stream already at its end. `location` names it in messages. A
+/// read that waits longer than `idle_timeout` for a byte fails with timed_out (zero: none).
 std::unique_ptr<ResponseStream::Impl> make_http1_stream(std::shared_ptr<StreamHost> host,
                                                         std::unique_ptr<Connection> connection,
                                                         std::unique_ptr<ResponseParser> parser,
-                                                        std::string location);
+                                                        std::string location,
+                                                        std::chrono::milliseconds idle_timeout);
 
-/// A reader of HTTP/2 stream `stream` of `session`, its head already in.
+/// A reader of HTTP/2 stream `stream` of `session`, its head already in; `idle_timeout` as
+/// make_http1_stream's.
 std::unique_ptr<ResponseStream::Impl> make_h2_stream(std::shared_ptr<StreamHost> host,
                                                      std::shared_ptr<H2Session> session,
                                                      std::shared_ptr<H2Stream> stream,
-                                                     std::string location);
+                                                     std::string location,
+                                                     std::chrono::milliseconds idle_timeout);
 
 }  // namespace kubex::client::detail

@@ -161,8 +161,9 @@ class ItemStream {
 
   /// Ends the stream from any thread; a pending read fails with operation_canceled.
   void cancel() noexcept { stream_.cancel(); }
-  /// Items longer than `bytes` fail async_next with a DecodeError, and so does every later
-  /// read: the stream must be dropped. 0: no limit.
+  /// Items longer than `bytes` fail async_next with a kubex::Error of std::errc::message_size
+  /// (Failure::too_large()), and so does every later read: the stream must be dropped. 0: no
+  /// limit.
   void set_max_item_size(std::size_t bytes) noexcept { items_.limit(bytes); }
 
   /// The response head (status, warnings).
@@ -239,8 +240,9 @@ class ItemStream {
 /// std::nullopt when the server ended the watch cleanly (timeoutSeconds elapsed, or it closed the
 /// stream; start again from the last resourceVersion seen). An ERROR event is an event, not a
 /// failure: see WatchEvent::status. A malformed event fails with a DecodeError and the stream stays
-/// usable; an event over default_max_watch_event_size (16 MiB) fails too, and ends the stream. Keep
-/// the stream alive while an async_next is pending.
+/// usable; an event over default_max_watch_event_size (16 MiB) fails with std::errc::message_size
+/// (Failure::too_large()), and ends the stream. Keep the stream alive while an async_next is
+/// pending.
 template <class Object>
 class WatchStream : public detail::ItemStream<detail::WatchItems<Object>> {
  public:

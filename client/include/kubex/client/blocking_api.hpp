@@ -69,7 +69,8 @@ class BlockingItems {
   }
   /// Ends the stream.
   void cancel() noexcept { stream_.cancel(); }
-  /// Items longer than `bytes` make next() throw a DecodeError (0: no limit).
+  /// Items longer than `bytes` make next() throw a kubex::Error of std::errc::message_size (0: no
+  /// limit).
   void limit(std::size_t bytes) noexcept { items_.limit(bytes); }
   /// The response head.
   [[nodiscard]] const HttpResponse& head() const noexcept { return stream_.head(); }
@@ -90,8 +91,8 @@ class BlockingWatch {
     lines_.limit(default_max_watch_event_size);
   }
   /// The next event, or std::nullopt when the server ended the watch. A malformed event throws
-  /// a DecodeError and the watch stays usable; an event over the size limit throws it too,
-  /// and ends the watch.
+  /// a DecodeError and the watch stays usable; an event over the size limit throws a
+  /// kubex::Error of std::errc::message_size, and ends the watch.
   std::optional<WatchEvent<Object>> next() { return lines_.next(); }
   /// Events longer than `bytes` fail next() (default: default_max_watch_event_size; 0: none).
   void set_max_event_size(std::size_t bytes) noexcept { lines_.limit(bytes); }

@@ -1,6 +1,8 @@
 #pragma once
 
+#include <chrono>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -30,6 +32,9 @@ struct HttpRequest {
   /// bytes it is done with from the front; the response then carries what is left. Must not
   /// throw. Lists use it to decode items during the transfer.
   std::function<void(std::string& body, bool start)> on_body{};
+  /// Streams only: the idle timeout used when ClientOptions::stream_idle_timeout is unset (a
+  /// watch's comes from its timeoutSeconds, kubex::watch_idle_timeout); unset: none.
+  std::optional<std::chrono::milliseconds> idle_timeout{};
 };
 
 /// A complete HTTP response held in memory.

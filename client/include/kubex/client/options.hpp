@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -53,11 +54,15 @@ struct ClientOptions {
   std::chrono::milliseconds connect_timeout = std::chrono::seconds(10);
   /// Deadline for the TLS handshake.
   std::chrono::milliseconds tls_handshake_timeout = std::chrono::seconds(10);
-  /// A stream with no byte for this long fails with std::errc::timed_out; zero (the default)
-  /// waits forever, as a quiet log or watch may legitimately be silent for hours. A dead peer
-  /// is still noticed: TCP keep-alive probes start after 30 s of silence, 30 s apart (as Go's
-  /// dialer sets them), and over HTTP/2 the PING health check below.
-  std::chrono::milliseconds stream_idle_timeout = std::chrono::milliseconds(0);
+  /// The idle timeout of every stream: one with no byte for this long is presumed dead (a
+  /// black-holed path: HTTP/1.1 has no health check, and TCP keep-alive is answered by any
+  /// proxy on the way) and fails with std::errc::timed_out. Zero: none, wait forever. Unset
+  /// (the default): each stream's own, a watch's timeoutSeconds plus 30 s, or 3630 s without
+  /// timeoutSeconds (kubex::watch_idle_timeout; a live server has ended the watch by then),
+  /// and none for log follows, which may be quiet for hours. runtime::WatcherConfig's
+  /// idle_timeout means the same. Over HTTP/2 the PING health check below also finds a dead
+  /// connection.
+  std::optional<std::chrono::milliseconds> stream_idle_timeout{};
   /// Largest response body accepted, compressed and decompressed; bigger responses fail
   /// instead of exhausting memory.
   std::size_t max_body_size = std::size_t{256} * 1024 * 1024;

@@ -6,6 +6,7 @@
 // items, so they cannot disagree on framing or limits.
 
 #include <kubex/client/http.hpp>
+#include <kubex/core/error.hpp>
 #include <kubex/core/json.hpp>
 #include <kubex/core/protobuf.hpp>
 #include <kubex/core/protobuf_envelope.hpp>
@@ -17,6 +18,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <utility>
 
 namespace kubex::client {
@@ -73,9 +75,9 @@ class LineItems {
   /// all memory: at most `bytes` plus one read are held before it fails.
   void limit(std::size_t bytes) noexcept { max_line_ = bytes; }
   /// True when `out` holds the next item, or std::nullopt once the body has ended; false when
-  /// more bytes are needed. Throws what Parse throws (the line is consumed), and
-  /// json::DecodeError for a line over the limit (then for every later call: what follows it
-  /// cannot be framed).
+  /// more bytes are needed. Throws what Parse throws (the line is consumed), and a kubex::Error
+  /// of std::errc::message_size for a line over the limit (then for every later call: what follows
+  /// it cannot be framed).
   bool take(std::optional<Result>& out) {
     if (overflowed_) {
       too_long();
@@ -104,8 +106,9 @@ class LineItems {
   [[noreturn]] void too_long() {
     overflowed_ = true;
     lines_.clear();
-    throw json::DecodeError("a line of the stream is longer than its limit of " +
-                            std::to_string(max_line_) + " bytes");
+    throw Error(
+        std::make_error_code(std::errc::message_size),
+        "a line of the stream is longer than its limit of " + std::to_string(max_line_) + " bytes");
   }
 
   LineBuffer lines_;
@@ -157,7 +160,7 @@ class WatchItems {
     frames_.limit(bytes);
   }
   /// As LineItems::take. A malformed frame is consumed and fails alone; a frame over the
-  /// limit, or a stream that ends inside a frame, fails for good.
+  /// limit (std::errc::message_size), or a stream that ends inside a frame, fails for good.
   bool take(std::optional<result_type>& out) {
     if (!protobuf_) {
       return lines_.take(out);

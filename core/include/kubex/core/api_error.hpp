@@ -146,6 +146,13 @@ class ApiError : public Error {
 [[nodiscard]] bool is_too_many_requests(const ApiError& e) noexcept;
 /// 504, or reason Timeout or ServerTimeout: the server gave up, the request may be retried.
 [[nodiscard]] bool is_timeout(const ApiError& e) noexcept;
+/// The resourceVersion asked for is newer than the server has yet (an apiserver whose cache
+/// lags the one a list came from): a Status with the cause ResourceVersionTooLarge, or a
+/// Timeout (504) whose cause or message says "Too large resource version", as servers before
+/// 1.18.6 answer. A watch must start again from a fresh list, after a delay.
+[[nodiscard]] bool is_resource_version_too_large(const Status& status) noexcept;
+/// is_resource_version_too_large of the error's Status.
+[[nodiscard]] bool is_resource_version_too_large(const ApiError& e) noexcept;
 /// 500, or reason InternalError.
 [[nodiscard]] bool is_internal_error(const ApiError& e) noexcept;
 /// 503, or reason ServiceUnavailable.

@@ -29,6 +29,10 @@ enum class failure_kind {
   /// An answer arrived but does not fit the model (json::DecodeError, errc::invalid_json,
   /// errc::invalid_protobuf).
   decode,
+  /// An item of a stream (a watch event, a log line) was over its size limit and refused
+  /// unread (std::errc::message_size): not malformed, and it comes again if the stream is
+  /// read again.
+  too_large,
   /// The configuration or credentials are unusable (ConfigError, a credential plugin that
   /// failed): errc::invalid_config.
   config,
@@ -69,6 +73,8 @@ class Failure {
 
   /// The caller cancelled the operation.
   [[nodiscard]] bool canceled() const noexcept { return kind_ == failure_kind::canceled; }
+  /// An item over its size limit (failure_kind::too_large), not a malformed one (decode).
+  [[nodiscard]] bool too_large() const noexcept { return kind_ == failure_kind::too_large; }
   /// 410 Gone or reason Expired: a watch or paginated list must start again from a fresh
   /// list (is_gone()).
   [[nodiscard]] bool gone() const noexcept;

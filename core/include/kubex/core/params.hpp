@@ -4,6 +4,7 @@
 // body. Every member has a default meaning "not sent", so designated initializers may name
 // only what they set: `api.list({.label_selector = "app=web", .limit = 100})`.
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -78,6 +79,11 @@ struct WatchParams {
   bool send_initial_events = false;
   /// timeoutSeconds: the server ends the watch after this long; unset lets it choose.
   std::optional<std::int64_t> timeout_seconds{};
+  /// Not sent: the watch's idle timeout, as ClientOptions::stream_idle_timeout means it (a
+  /// watch silent this long is presumed dead and fails with std::errc::timed_out; zero: none),
+  /// used when the client's is unset. Unset: watch_idle_timeout(timeout_seconds), i.e.
+  /// timeoutSeconds plus 30 s, or 3630 s without them (<kubex/core/request.hpp>).
+  std::optional<std::chrono::milliseconds> idle_timeout{};
 };
 
 /// `POST` and `PUT` (create, replace, subresource writes).

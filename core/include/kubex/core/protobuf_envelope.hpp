@@ -81,7 +81,8 @@ class FrameSplitter {
   void limit(std::size_t max_frame) noexcept { max_frame_ = max_frame; }
   /// The next whole frame, without its length prefix, or nullopt until more bytes arrive.
   /// The view is valid until the next append().
-  /// @throws DecodeError when a frame announces more than max_frame bytes.
+  /// @throws kubex::Error of std::errc::message_size (Failure::too_large()) when a frame
+  /// announces more than max_frame bytes.
   [[nodiscard]] std::optional<std::string_view> next();
   /// Bytes held that are not yet a whole frame (non-zero at the end of a stream: truncated).
   [[nodiscard]] std::size_t pending() const noexcept { return buffer_.size() - taken_; }

@@ -7,7 +7,9 @@
 #include <kubex/core/params.hpp>
 #include <kubex/core/patch.hpp>
 
+#include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -48,7 +50,27 @@ struct ApiRequest {
   std::string content_type{"application/json"};
   /// Accept header.
   std::string accept{accept_json};
+  /// For a stream: the longest silence that does not mean a dead connection, used when
+  /// ClientOptions::stream_idle_timeout is unset; zero or unset: none. A watch sets its
+  /// WatchParams::idle_timeout, or watch_idle_timeout() of its timeoutSeconds.
+  std::optional<std::chrono::milliseconds> idle_timeout{};
 };
+
+/// Margin over a watch's timeoutSeconds before its silence means a dead connection: a live
+/// server has ended the watch by then.
+inline constexpr std::chrono::seconds watch_idle_margin{30};
+
+/// The default idle timeout of a watch with `timeout_seconds`: those seconds plus
+/// watch_idle_margin; without them (or with 0), 3600 s (twice the apiserver's default
+/// --min-request-timeout: the longest a live server with defaults keeps a watch open) plus the
+/// margin. A watch with bookmarks hears from a live server about every minute, so a shorter
+/// idle timeout finds a dead connection sooner.
+[[nodiscard]] constexpr std::chrono::milliseconds watch_idle_timeout(
+    std::optional<std::int64_t> timeout_seconds) noexcept {
+  const std::int64_t longest =
+      timeout_seconds && *timeout_seconds > 0 ? *timeout_seconds : std::int64_t{2 * 1800};
+  return std::chrono::seconds(longest) + watch_idle_margin;
+}
 
 /// Builds the requests for one resource in one namespace (or cluster-wide, or across all
 /// namespaces when `namespace_name` is empty). Names are checked and escaped: a name that

@@ -3,8 +3,8 @@
 // The watcher: the state of a resource, then every change to it, for as long as it runs,
 // through every fault a watch meets. It lists (in pages), watches from the list's
 // resourceVersion, resumes a watch that ends from the last resourceVersion it saw, lists again
-// only when the server says that version is gone (410), and waits a jittered, growing delay
-// after each failure. Its events have the shape of kube-rs's watcher:
+// only when the server says that version is gone (410) or not there yet (too large), and waits
+// a jittered, growing delay after each failure. Its events have the shape of kube-rs's watcher:
 //
 //   init, init_apply(obj)..., init_done      the whole state, at start and after each relist
 //   apply(obj), deleted(obj)                 changes after it
@@ -22,6 +22,7 @@
 #include <kubex/core/json.hpp>
 #include <kubex/core/metadata.hpp>
 #include <kubex/core/params.hpp>
+#include <kubex/core/request.hpp>
 #include <kubex/core/resource.hpp>
 #include <kubex/core/watch.hpp>
 #include <kubex/runtime/backoff.hpp>
@@ -32,6 +33,7 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -101,13 +103,16 @@ struct WatcherConfig {
   std::chrono::milliseconds very_short_watch{1000};
   /// A watch that brings nothing (no event, no bookmark) for this long is presumed dead (a
   /// connection black-holed by the network: HTTP/1.1 has no health check of its own), torn
-  /// down, reported as a timeout and resumed. Zero: the watch's timeoutSeconds plus 30 s, by
-  /// which time a live server has ended it; without timeoutSeconds (watch_timeout zero), an
-  /// hour and 30 s, by which time a server with the default --min-request-timeout (1800 s)
-  /// has ended it: set it shorter to find a dead connection sooner.
-  std::chrono::milliseconds idle_timeout{0};
-  /// The largest event accepted; a larger one is reported and the watch resumed (see
-  /// client::default_max_watch_event_size; 0: no limit).
+  /// down, reported as a timeout and resumed. It means what ClientOptions::stream_idle_timeout
+  /// means. Unset (the default): kubex::watch_idle_timeout of the watch's timeoutSeconds, i.e.
+  /// those plus 30 s, by which time a live server has ended it; without timeoutSeconds
+  /// (watch_timeout zero), 3630 s, by which time a server with the default
+  /// --min-request-timeout (1800 s) has ended it. Zero: none. Bookmarks come about every
+  /// minute from a live server: set it shorter to find a dead connection sooner.
+  std::optional<std::chrono::milliseconds> idle_timeout{};
+  /// The largest event accepted; a larger one is reported (Failure::too_large()) and the
+  /// watcher lists again after the backoff delay, as the same event would come again on a
+  /// resumed watch (see client::default_max_watch_event_size; 0: no limit).
   std::size_t max_event_size = client::default_max_watch_event_size;
 };
 
@@ -119,10 +124,19 @@ struct WatcherStats {
   Counter watch_requests = 0;
   /// Relists because the server no longer had the resourceVersion (410 Gone / Expired).
   Counter relists = 0;
+  /// Relists because the server did not have the resourceVersion yet (ResourceVersionTooLarge,
+  /// is_resource_version_too_large), each after the backoff delay.
+  Counter too_large_versions = 0;
   /// Failures reported through async_next.
   Counter errors = 0;
-  /// Watches torn down because they stayed silent past the idle timeout.
+  /// Watches torn down because they stayed silent past the idle timeout (the watcher's, or
+  /// the client's: a read that failed with std::errc::timed_out).
   Counter stalls = 0;
+  /// Events that did not decode (Failure kind decode): each reported, the watch resumed
+  /// before it.
+  Counter decode_errors = 0;
+  /// Events over max_event_size (Failure::too_large()): each reported, then a relist.
+  Counter oversized_events = 0;
   /// Times the server refused a watch with initial events, so the watcher listed instead.
   Counter watch_list_refusals = 0;
   /// Watches the server ended too soon, without an event (see very_short_watch).
@@ -143,6 +157,12 @@ inline std::exception_ptr watch_error(const Status& status, std::string_view wha
 
 inline bool gone_status(const Status& status) noexcept {
   return status.code == 410 || status.reason == "Expired" || status.reason == "Gone";
+}
+
+// The server does not have the version yet: relist after a delay, as client-go's reflector.
+inline bool too_large_version(const Failure& failure) noexcept {
+  const ApiError* api = failure.api_error();
+  return api != nullptr && is_resource_version_too_large(*api);
 }
 
 // A server that does not serve watches with initial events answers the request itself with a
@@ -317,6 +337,7 @@ class BasicWatcher {
       switch (s.phase_) {
         case Phase::start:
           s.continue_.clear();
+          s.watched_since_list_ = false;
           s.initializing_ =
               s.config_.initial_state == InitialState::watch_list && !s.watch_list_refused_;
           s.phase_ = s.initializing_ ? Phase::watch : Phase::listing;
@@ -338,6 +359,9 @@ class BasicWatcher {
                              .resource_version = s.version_,
                              .allow_bookmarks = true,
                              .timeout_seconds = s.watch_timeout()};
+          // The client's idle timeout of the stream is the watcher's (unless the
+          // ClientOptions set one for every stream); either that finds a dead one counts.
+          params.idle_timeout = s.idle_timeout();
           if (s.initializing_) {
             // The current state, as a quorum read would see it, then the changes after it.
             params.resource_version.clear();
@@ -390,12 +414,18 @@ class BasicWatcher {
       }
       if (error && !s.canceled_) {
         // Start over with a fresh init: what was listed so far is incomplete. An expired
-        // continue token (410) is the server's doing, not the caller's news.
+        // continue token (410), or a version the server does not have yet, is the server's
+        // doing, not the caller's news.
         s.pending_.clear();
         s.phase_ = Phase::start;
         s.back_off();
-        if (Failure(error).gone()) {
+        const Failure failure(error);
+        if (failure.gone()) {
           ++s.stats_.relists;
+          return (*this)(self);
+        }
+        if (detail::too_large_version(failure)) {
+          ++s.stats_.too_large_versions;
           return (*this)(self);
         }
         return s.fail(self, std::move(error));
@@ -415,7 +445,13 @@ class BasicWatcher {
         const Failure failure(error);
         if (failure.gone()) {
           ++s.stats_.relists;
-          s.phase_ = Phase::start;  // relist at once: the version is gone, not the server
+          s.relist_after_gone();
+          return (*this)(self);
+        }
+        if (detail::too_large_version(failure)) {
+          ++s.stats_.too_large_versions;
+          s.phase_ = Phase::start;  // the server lags: list (a quorum read), after a delay
+          s.back_off();
           return (*this)(self);
         }
         if (s.initializing_ && detail::refuses_watch_list(failure)) {
@@ -459,8 +495,22 @@ class BasicWatcher {
             make_error_code(std::errc::timed_out),
             "watch of " + s.describe() + ": nothing received for " +
                 std::to_string(s.idle_timeout().count()) + " ms; the connection is presumed dead"));
+      } else if (error && Failure(error).code() == std::errc::timed_out) {
+        ++s.stats_.stalls;  // the client's idle timeout (or HTTP/2 health check) found it
       }
       if (error) {
+        const Failure failure(error);
+        if (failure.too_large()) {
+          // The same event would come again on a resumed watch: list instead, where the
+          // object is one item of a body (ClientOptions::max_body_size), after the delay.
+          ++s.stats_.oversized_events;
+          s.drop_stream(Phase::start);
+          s.back_off();
+          return s.fail(self, std::move(error));
+        }
+        if (failure.kind() == failure_kind::decode) {
+          ++s.stats_.decode_errors;
+        }
         // A stream that failed or sent what does not decode: drop it and resume from the last
         // version that was delivered, never skipping past the bad event.
         s.drop_stream(s.resume_phase());
@@ -481,6 +531,9 @@ class BasicWatcher {
       {
         const std::lock_guard<std::mutex> lock(s.guard_->mutex);
         s.arm_idle_timer();  // it is alive
+      }
+      if (event->type != WatchEventType::error && !s.initializing_) {
+        s.watched_since_list_ = true;
       }
       if (s.initializing_ && event->type != WatchEventType::error) {
         if (auto failure = s.initial_event(std::move(*event))) {
@@ -519,6 +572,15 @@ class BasicWatcher {
           if (detail::gone_status(event->status)) {
             ++s.stats_.relists;
             s.drop_stream(Phase::start);
+            s.relist_after_gone();
+            break;
+          }
+          if (is_resource_version_too_large(event->status)) {
+            // As the cache of kube-apiserver answers a watch from a version it does not have
+            // yet (after waiting for it): an ERROR event. List, after a delay.
+            ++s.stats_.too_large_versions;
+            s.drop_stream(Phase::start);
+            s.back_off();
             break;
           }
           s.drop_stream(s.resume_phase());
@@ -578,6 +640,16 @@ class BasicWatcher {
   // The next attempt waits the next backoff delay.
   void back_off() { delay_ = backoff_.next(clock::now()); }
 
+  // After a 410: list again, at once when a watch since the last list delivered something (the
+  // version aged out while it was in use), after the backoff delay otherwise, so that a server
+  // that answers every watch with 410 does not make a list-watch-410 loop.
+  void relist_after_gone() {
+    phase_ = Phase::start;
+    if (!watched_since_list_) {
+      back_off();
+    }
+  }
+
   [[nodiscard]] Phase resume_phase() const noexcept {
     return initializing_ ? Phase::start : Phase::watch;
   }
@@ -598,20 +670,20 @@ class BasicWatcher {
     phase_ = next;
   }
 
+  // The idle timeout of the current watch; zero: none.
   [[nodiscard]] std::chrono::milliseconds idle_timeout() const {
-    if (config_.idle_timeout > std::chrono::milliseconds::zero()) {
-      return config_.idle_timeout;
+    if (config_.idle_timeout) {
+      return std::max(*config_.idle_timeout, std::chrono::milliseconds::zero());
     }
-    // The longest watch a server would keep open: its timeoutSeconds, or twice the apiserver's
-    // default --min-request-timeout when the server chooses.
-    const std::int64_t longest = watch_timeout_ > 0 ? watch_timeout_ : 2 * 1800;
-    return std::chrono::seconds(longest + 30);
+    // What the client gives a watch by default: the same limit, whichever notices first.
+    return watch_idle_timeout(watch_timeout_ > 0 ? std::optional<std::int64_t>(watch_timeout_)
+                                                 : std::nullopt);
   }
 
   // (Re)starts the idle timeout of the open watch; guard_->mutex held. The handler may run
   // after the watcher is gone, so it holds only the guard, weakly.
   void arm_idle_timer() {
-    if (canceled_) {
+    if (canceled_ || idle_timeout() == std::chrono::milliseconds::zero()) {
       return;
     }
     const std::uint64_t generation = ++guard_->generation;
@@ -680,6 +752,7 @@ class BasicWatcher {
   Phase phase_ = Phase::start;
   bool initializing_ = false;        // reading a watch's initial events (InitialState::watch_list)
   bool watch_list_refused_ = false;  // the server refused that: list
+  bool watched_since_list_ = false;  // a watch delivered an event since the last (re)list began
   std::string continue_;
   std::string version_;
   std::string handed_out_;        // the version of the event just handed out, until taken in
