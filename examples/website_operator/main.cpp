@@ -292,6 +292,10 @@ int main(int argc, char** argv) {
                              elector->cancel();  // then the lease is released
                            });
     };
+    election.on_new_leader = [&options](const std::string& holder) {
+      std::printf("%s sees leader %s\n", options->identity.c_str(), holder.c_str());
+      std::fflush(stdout);
+    };
     election.on_stopped_leading = [&] {
       say("stopped leading");
       if (!terminating) {

@@ -19,6 +19,9 @@
 #include <sys/stat.h>
 
 #include <chrono>
+#include <cstddef>
+#include <filesystem>
+#include <fstream>
 #include <future>
 #include <mutex>
 #include <optional>
@@ -35,14 +38,26 @@ using kubex::client::HttpRequest;
 using kubex::client::HttpResponse;
 using namespace std::chrono_literals;
 
-// The first run answers at once; later runs take 5 s. Each credential lasts 4 s.
+// The first run answers at once; later runs take 5 s. Each credential lasts 4 s; its expiry,
+// in seconds since the epoch, goes to the file "expires" (the test waits for it to pass).
 constexpr const char* slow_plugin = R"sh(#!/bin/sh
 d=$(dirname "$0")
 echo run >> "$d/runs"
 [ "$(wc -l < "$d/runs")" -gt 1 ] && sleep 5
-exp=$(date -u -d '+4 seconds' +%Y-%m-%dT%H:%M:%SZ)
+e=$(( $(date +%s) + 4 ))
+exp=$(date -u -d "@$e" +%Y-%m-%dT%H:%M:%SZ)
+echo "$e" > "$d/expires"
 printf '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"%s","expirationTimestamp":"%s"}}' "$(cat "$d/token")" "$exp"
 )sh";
+
+// The threads of this process now.
+std::size_t thread_count() {
+  std::size_t n = 0;
+  for ([[maybe_unused]] const auto& task : std::filesystem::directory_iterator("/proc/self/task")) {
+    ++n;
+  }
+  return n;
+}
 
 class credentials_test : public kubex::testing::TestenvTest {
  protected:
@@ -63,6 +78,39 @@ class credentials_test : public kubex::testing::TestenvTest {
     guard_.reset();
     ioc_.stop();
     runner_.join();
+  }
+
+  // Waits (bounded) until the system clock has passed the expiry of the last credential the
+  // plugin gave: the next request must run it again.
+  bool wait_for_expiry() {
+    const auto until = Clock::now() + 10s;
+    while (Clock::now() < until) {
+      std::ifstream in(dir_.path() / "expires");
+      long long expires = 0;
+      if (in >> expires &&
+          std::chrono::system_clock::now() >=
+              std::chrono::system_clock::time_point(std::chrono::seconds(expires))) {
+        return true;
+      }
+      std::this_thread::sleep_for(20ms);
+    }
+    return false;
+  }
+  // Waits (bounded) until the plugin was started `n` times.
+  bool wait_for_runs(int n) {
+    const auto until = Clock::now() + 10s;
+    while (Clock::now() < until) {
+      std::ifstream in(dir_.path() / "runs");
+      int lines = 0;
+      for (std::string line; std::getline(in, line);) {
+        ++lines;
+      }
+      if (lines >= n) {
+        return true;
+      }
+      std::this_thread::sleep_for(20ms);
+    }
+    return false;
   }
 
   HttpResponse get(const std::string& target) {
@@ -121,10 +169,10 @@ TEST_F(credentials_test, a_slow_exec_plugin_holds_up_neither_an_open_watch_nor_o
   };
 
   // The credential lapses; the next request runs the plugin, which now takes 5 s.
-  std::this_thread::sleep_for(4500ms);
+  ASSERT_TRUE(wait_for_expiry());
   const auto slow_start = Clock::now();
   auto slow = client_->async_request(HttpRequest{.target = configmaps}, boost::asio::use_future);
-  std::this_thread::sleep_for(300ms);  // the plugin is running by now
+  ASSERT_TRUE(wait_for_runs(2));  // the plugin is running (the file is its first line)
   const auto created = Clock::now();
   testenv().kubectl("-n " + ns + " create configmap during-the-plugin --from-literal=a=b");
   std::optional<Clock::time_point> event;
@@ -139,7 +187,7 @@ TEST_F(credentials_test, a_slow_exec_plugin_holds_up_neither_an_open_watch_nor_o
   EXPECT_EQ(client_->stats().exec_plugin_runs, 2U);
 
   // 20 requests that all need the next credential share one run of the plugin.
-  std::this_thread::sleep_for(4500ms);
+  ASSERT_TRUE(wait_for_expiry());
   std::vector<std::future<HttpResponse>> many;
   for (int i = 0; i < 20; ++i) {
     many.push_back(
@@ -156,7 +204,7 @@ TEST_F(credentials_test, a_failing_plugin_fails_every_waiting_request_with_its_e
   const std::string configmaps = "/api/v1/namespaces/" + own_namespace() + "/configmaps";
   ASSERT_EQ(get(configmaps).status, 200U);  // run 1
   dir_.write("plugin.sh", "#!/bin/sh\nsleep 1\necho 'no credential today' >&2\nexit 3\n");
-  std::this_thread::sleep_for(4500ms);
+  ASSERT_TRUE(wait_for_expiry());
   std::vector<std::future<HttpResponse>> waiting;
   for (int i = 0; i < 5; ++i) {
     waiting.push_back(
@@ -189,6 +237,7 @@ TEST_F(credentials_test, a_client_gone_before_its_plugin_answers_is_left_alone) 
                                        .interactive_mode = "Never"};
   kubex::client::ClientOptions options;
   options.timeout = 200ms;
+  const std::size_t threads = thread_count();
   {
     kubex::client::BlockingClient client(cfg, options);
     try {
@@ -200,7 +249,13 @@ TEST_F(credentials_test, a_client_gone_before_its_plugin_answers_is_left_alone) 
           << e.what();
     }
   }
-  std::this_thread::sleep_for(1500ms);  // the plugin answers; its thread finds no client
+  // The plugin answers; its thread finds no client and ends: this process is back to the
+  // threads it had before the client.
+  const auto until = Clock::now() + 10s;
+  while (thread_count() > threads && Clock::now() < until) {
+    std::this_thread::sleep_for(20ms);
+  }
+  EXPECT_EQ(thread_count(), threads) << "the plugin's thread did not end";
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <string>
 #include <thread>
 #include <vector>
@@ -131,6 +132,12 @@ TEST(store_test, an_object_handed_out_outlives_its_removal) {
   EXPECT_EQ(held->metadata.name, "a");
 }
 
+// The reader runs against the writer, not after it: each relist waits (bounded) until the reader
+// has read while the first half of the relist was received, while the second half was, and
+// after it was swapped in, and starts each swap while a read is under way. A phase counter, read
+// before and after each read, says which of these a read fell in whole: during a relist the old
+// state must be seen exactly, after it the new one, and a read that overlapped the swap itself one
+// whole state or the other.
 TEST(store_test, readers_on_other_threads_see_one_whole_state_or_the_other) {
   Store<core::ConfigMap> store;
   std::vector<core::ConfigMap> left;
@@ -140,30 +147,102 @@ TEST(store_test, readers_on_other_threads_see_one_whole_state_or_the_other) {
     right.push_back(cm("ns", "right-" + std::to_string(i), "2"));
   }
   relist(store, left);
+  constexpr int rounds = 50;
+  // Phases of relist r: 4r+1 its first half being received, 4r+2 its second half, 4r+3 its
+  // init_done being applied, 4r+4 swapped in.
+  std::atomic<int> phase{0};
+  std::atomic<int> seen{-1};     // the last phase a read fell in whole
+  std::atomic<int> started{-1};  // the phase the last read started in
   std::atomic<bool> stop{false};
   std::atomic<int> mixed{0};
-  std::atomic<int> reads{0};
+  std::atomic<int> wrong{0};
+  std::atomic<int> during{0};
+  std::atomic<int> swaps_overlapped{0};
+  // 1 for all left, 2 for all right, 0 for anything else.
+  const auto state_of = [](const std::vector<Store<core::ConfigMap>::object_ptr>& all) {
+    const auto lefts = std::count_if(all.begin(), all.end(), [](const auto& o) {
+      return o->metadata.name->starts_with("left-");
+    });
+    if (all.size() != 200 || (lefts != 0 && lefts != 200)) {
+      return 0;
+    }
+    return lefts == 200 ? 1 : 2;
+  };
+  // Relist r (from 0) brings right when r is even, left when odd.
+  const auto before_relist = [](int r) {
+    return r % 2 == 0 ? 1 : 2;
+  };
   std::thread reader([&] {
     while (!stop) {
-      const auto all = store.list();
-      const auto lefts = std::count_if(all.begin(), all.end(), [](const auto& o) {
-        return o->metadata.name->starts_with("left-");
-      });
-      if (all.size() != 200 || (lefts != 0 && lefts != 200)) {
+      const int p1 = phase.load();
+      started = p1;
+      const int state = state_of(store.list());
+      const int p2 = phase.load();
+      if (state == 0) {
         ++mixed;
       }
-      ++reads;
+      if (p1 != p2 || p1 == 0) {
+        continue;
+      }
+      const int r = (p1 - 1) / 4;
+      switch (p1 - 4 * r) {
+        case 1:
+        case 2:  // being received: the old state, exactly
+          ++during;
+          wrong += state != before_relist(r) ? 1 : 0;
+          break;
+        case 3:  // being swapped in: either whole state (mixed counts the rest)
+          ++swaps_overlapped;
+          break;
+        default:  // swapped in: the new state
+          wrong += state == before_relist(r) ? 1 : 0;
+          break;
+      }
+      seen = p1;
     }
   });
-  for (int round = 0; round < 50; ++round) {
-    relist(store, round % 2 == 0 ? right : left);
-  }
-  while (reads < 100) {
-    std::this_thread::yield();
+  // Waits (bounded) until the reader read within the current phase.
+  const auto read_now = [&] {
+    const auto until = std::chrono::steady_clock::now() + 10s;
+    while (seen.load() < phase.load()) {
+      if (std::chrono::steady_clock::now() > until) {
+        return false;
+      }
+      std::this_thread::yield();
+    }
+    return true;
+  };
+  bool overlapped = true;
+  for (int r = 0; r < rounds && overlapped; ++r) {
+    const auto& next = r % 2 == 0 ? right : left;
+    phase = 4 * r + 1;
+    store.apply(ev(WatcherEventType::init));
+    for (std::size_t i = 0; i < next.size(); ++i) {
+      if (i == next.size() / 2) {
+        overlapped = overlapped && read_now();
+        phase = 4 * r + 2;
+      }
+      store.apply(ev(WatcherEventType::init_apply, next[i]));
+    }
+    overlapped = overlapped && read_now();
+    phase = 4 * r + 3;
+    // The swap starts while the reader is reading.
+    const auto until = std::chrono::steady_clock::now() + 10s;
+    while (started.load() < phase.load() && std::chrono::steady_clock::now() < until) {
+      std::this_thread::yield();
+    }
+    store.apply(ev(WatcherEventType::init_done));
+    phase = 4 * r + 4;
+    overlapped = overlapped && read_now();
   }
   stop = true;
   reader.join();
+  ASSERT_TRUE(overlapped) << "the reader did not read within 10 s";
+  EXPECT_GE(during, 2 * rounds);  // at least two reads within each relist
   EXPECT_EQ(mixed, 0);
+  EXPECT_EQ(wrong, 0);
+  std::printf("reads while a relist was received: %d; overlapping a swap: %d\n", during.load(),
+              swaps_overlapped.load());
 }
 
 TEST(store_test, wait_until_ready_waits_for_the_first_initial_state) {

@@ -48,8 +48,11 @@ func TestAttachShowsOutputFromNowOn(t *testing.T) {
 		c.out.mu.Lock()
 		n := len(c.out.subs)
 		c.out.mu.Unlock()
-		if n == 1 || time.Now().After(deadline) {
+		if n == 1 {
 			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the attach did not subscribe to the output in 5 s")
 		}
 		time.Sleep(time.Millisecond)
 	}

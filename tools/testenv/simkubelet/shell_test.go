@@ -212,19 +212,30 @@ func TestTTY(t *testing.T) {
 	if r.err != nil || r.stdout != "out\nerr\n" {
 		t.Errorf("tty: stdout %q, error %v", r.stdout, r.err)
 	}
-	// tty-size: one line per size, the initial one first; stdin's EOF ends it.
+	// tty-size: one line per size, the initial one first; stdin's EOF ends it. Stdin ends only
+	// once both sizes were printed (else its end may win the race with the second size).
 	resize := make(chan remotecommand.TerminalSize)
 	stdinR, stdinW := io.Pipe()
-	done := make(chan execResult)
-	go func() { done <- execute(t, []string{"tty-size"}, stdinR, true, resize) }()
+	var out syncBuffer
+	done := make(chan error)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		done <- executor{}.ExecInContainer(ctx, "pod", "", "c", []string{"tty-size"}, stdinR, nopCloser{&out}, nil, true, resize, 0)
+	}()
 	resize <- remotecommand.TerminalSize{Width: 100, Height: 40}
 	resize <- remotecommand.TerminalSize{Width: 120, Height: 50}
-	time.Sleep(50 * time.Millisecond)
+	const want = "100x40\r\n120x50\r\n"
+	for deadline := time.Now().Add(10 * time.Second); out.String() != want; {
+		if time.Now().After(deadline) {
+			t.Fatalf("tty-size printed %q for two sizes", out.String())
+		}
+		time.Sleep(time.Millisecond)
+	}
 	_, _ = stdinW.Write([]byte("ignored"))
 	stdinW.Close()
-	r = <-done
-	if r.err != nil || r.stdout != "100x40\r\n120x50\r\n" {
-		t.Errorf("tty-size: stdout %q, error %v", r.stdout, r.err)
+	if err := <-done; err != nil || out.String() != want {
+		t.Errorf("tty-size: stdout %q, error %v", out.String(), err)
 	}
 }
 
