@@ -41,6 +41,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <vector>
 
 namespace kubex_fuzz {
@@ -178,19 +179,32 @@ void check_envelope(std::string_view input) {
   }
 }
 
-// Frames (as strings) and whether the splitter refused the stream.
+// Frames (as strings) and whether the splitter refused the stream: as malformed (DecodeError)
+// or as a frame over its limit (std::errc::message_size, Failure::too_large()).
 std::pair<std::vector<std::string>, bool> split(std::string_view input, std::size_t piece) {
   pb::FrameSplitter splitter(4096);
   std::vector<std::string> frames;
+  bool too_large = false;
   const bool ok = decodes([&] {
-    for (std::size_t at = 0; at < input.size(); at += piece) {
-      splitter.append(input.substr(at, piece));
-      while (const auto frame = splitter.next()) {
-        frames.emplace_back(*frame);
+    try {
+      for (std::size_t at = 0; at < input.size(); at += piece) {
+        splitter.append(input.substr(at, piece));
+        while (const auto frame = splitter.next()) {
+          frames.emplace_back(*frame);
+        }
       }
+    } catch (const pb::DecodeError&) {
+      throw;
+    } catch (const kubex::Error& e) {
+      if (e.code() != std::errc::message_size ||
+          std::string_view(e.what()).find("exceeds the limit of 4096 bytes") ==
+              std::string_view::npos) {
+        finding("malformed too-large error", e.what());
+      }
+      too_large = true;
     }
   });
-  return {frames, ok};
+  return {frames, ok && !too_large};
 }
 
 void check_frames(std::string_view input) {
