@@ -8,13 +8,15 @@
 // from another thread ends a session in the middle of its output, and a cancellation slot ends
 // an async_run.
 //
-// KUBEX_LONG_STREAM_TESTS=1 moves 10 MB instead of 4 MB through the attached echo (the exec
-// reader takes 10 MB either way): 10 s instead of 4 at the reader's 1 MB/s.
+// The long form (KUBEX_TEST_LONG=1, kubex/testing/long_form.hpp) moves 10 MB instead of 4 MB
+// through the attached echo (the exec reader takes 10 MB either way): 10 s instead of 4 at the
+// reader's 1 MB/s.
 
 #include <kubex/client/api.hpp>
 #include <kubex/client/blocking_api.hpp>
 #include <kubex/core/failure.hpp>
 #include <kubex/k8s/v1_35/core/v1.hpp>
+#include <kubex/testing/long_form.hpp>
 #include <kubex/testing/proxy_process.hpp>
 #include <kubex/testing/sockets.hpp>
 #include <kubex/testing/temp_dir.hpp>
@@ -124,11 +126,6 @@ void expect_rss_growth_below(std::size_t before, std::size_t limit, std::string_
   EXPECT_LT(grown, limit) << what << ": peak RSS grew by " << grown << " bytes";
 #endif
   std::cout << what << ": peak RSS grew by " << (grown >> 10U) << " KiB\n";
-}
-
-bool long_form() {
-  const char* value = std::getenv("KUBEX_LONG_STREAM_TESTS");
-  return value != nullptr && std::string_view(value) == "1";
 }
 
 // The Failure an awaitable ended with; none if it succeeded.
@@ -268,7 +265,7 @@ TEST_F(stream_edges_test, exec_output_to_a_slow_reader_costs_bounded_memory) {
 // Both directions stay within a write's and a read's worth in kubex.
 TEST_F(stream_edges_test, attach_echo_to_a_slow_reader_costs_bounded_memory) {
   start(shell_pod("slow-attach", true));
-  const std::size_t size = long_form() ? 10'000'000 : 4'000'000;
+  const std::size_t size = kubex::testing::long_form() ? 10'000'000 : 4'000'000;
   const std::size_t before = peak_rss();
   ProcessStats stats;
   const std::size_t received = run([&]() -> asio::awaitable<std::size_t> {
