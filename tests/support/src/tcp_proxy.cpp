@@ -104,7 +104,9 @@ bool send_all(int fd, const char* data, std::size_t size) {
 
 // Forwards between `client` (the `number`th accepted) and the target until either side closes,
 // the proxy stops, or a disruption (an epoch after `epoch`, the one it was accepted in) resets
-// the client. Once black-holed, it reads both sides and forwards nothing.
+// the client. Once black-holed, it reads both sides and forwards nothing, not even the
+// target's close: a black hole on the network carries no FIN, and a server that ends the
+// exchange (a watch at its timeoutSeconds) must not tell the client that the path is gone.
 void forward(TcpProxy::State& state, int client, std::uint64_t epoch, std::size_t number) {
   const int upstream = connect_to(state.target_host, state.target_port);
   if (upstream < 0) {
@@ -112,6 +114,7 @@ void forward(TcpProxy::State& state, int client, std::uint64_t epoch, std::size_
     return;
   }
   std::optional<Clock::time_point> reset_at;  // a delivered request's client is reset then
+  bool upstream_open = true;
   char buffer[64 * 1024];
   for (;;) {
     if (state.stopping || state.epoch.load() != epoch || (reset_at && Clock::now() >= *reset_at)) {
@@ -119,7 +122,8 @@ void forward(TcpProxy::State& state, int client, std::uint64_t epoch, std::size_
       ::close(upstream);
       return;
     }
-    pollfd fds[2] = {{client, POLLIN, 0}, {upstream, POLLIN, 0}};
+    // A negative descriptor is left out by poll: the target's side once it closed, silenced.
+    pollfd fds[2] = {{client, POLLIN, 0}, {upstream_open ? upstream : -1, POLLIN, 0}};
     if (::poll(fds, 2, 20) <= 0) {
       continue;
     }
@@ -135,6 +139,10 @@ void forward(TcpProxy::State& state, int client, std::uint64_t epoch, std::size_
     }
     if ((fds[1].revents & (POLLIN | POLLHUP | POLLERR)) != 0) {
       const auto n = ::recv(upstream, buffer, sizeof buffer, 0);
+      if (n <= 0 && silent) {
+        upstream_open = false;
+        continue;
+      }
       if (n <= 0) {
         break;
       }
