@@ -3,8 +3,8 @@
 
 // Fault and soak tests have two forms: the short one that CI runs on every change (2 cores, a
 // time budget), and a long one, with more rounds and more bytes, selected by KUBEX_TEST_LONG=1.
-// Their ctest entries carry the label "soak": KUBEX_TEST_LONG=1 ctest -L soak runs the long
-// forms (README, "Long fault and soak tests").
+// Their ctest entries carry the label integration-soak: KUBEX_TEST_LONG=1 ctest -L soak runs
+// the long forms (README, "Long fault and soak tests").
 
 #include <cstdlib>
 #include <string_view>
