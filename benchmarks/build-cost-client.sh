@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Measures what one translation unit of a kubex user costs to compile: the program in
 # benchmarks/build-cost/ (BlockingApi<Pod> and BlockingApi<ConfigMap>, ~220 lines), built
 # against the installed package as a user's CMake project would (g++ -std=c++20, no

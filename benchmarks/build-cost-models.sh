@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Measures what the generated models cost to compile, and prints a markdown report:
 #   1. a clean build of the Kubernetes 1.35 models library (kubex_models_v1_35) with -j2 and
 #      ccache disabled, in a configured `bench` build directory (Release, -O3);

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds the `bench` preset (Release) and runs the typed models codec benchmarks
 # (benchmarks/models/codec_bench.cpp), then writes the raw Google Benchmark JSON and a markdown
 # summary (machine, versions, command, medians, ratios) to the output directory.

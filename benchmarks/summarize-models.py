@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Markdown summary of kubex_codec_bench results (Google Benchmark JSON with aggregates).
 
 Usage: summarize-models.py --revision R --command C --benchmark-args A --load BEFORE AFTER

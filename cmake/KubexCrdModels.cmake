@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # kubex_crd_models(<target> MANIFEST <crd.yaml> NAMESPACE <c++::namespace> HEADER <path.hpp>)
 #
 # Generates typed models for the CustomResourceDefinitions in MANIFEST at build time

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Warning flags for kubex's own targets. They are PRIVATE, so they never reach consumers.
 set(KUBEX_WARNING_FLAGS
   -Wall

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Example: a custom resource without code generation. A plain struct, KUBEX_JSON_OBJECT for
 // its fields and KUBEX_CUSTOM_RESOURCE for where the server serves it are all Api<T> needs.
 // Needs the CronTab CRD of tests/crd/crontab.yaml (`kubectl apply -f tests/crd/crontab.yaml`).

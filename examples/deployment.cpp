@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Example: create a Deployment, scale it with a merge patch, change its image with a strategic
 // merge patch, and delete it, with the blocking API.
 //

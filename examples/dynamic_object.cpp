@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Example: work with a kind known only at run time. Discovery resolves the name as kubectl
 // does ("deploy", "crontabs.stable.example.com"), DynamicApi lists the objects, and the
 // server's Table gives the columns kubectl get prints.

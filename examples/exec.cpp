@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Example: run a command in a pod, like `kubectl exec POD -- COMMAND...`.
 //
 //   kubex-exec [-n NAMESPACE] [-c CONTAINER] [-i] POD -- COMMAND [ARGS...]

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Example: list the pods of a namespace and summarise them.
 //
 //   kubex-list-pods --kubeconfig PATH [--context NAME] [--namespace NS]

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Example: follow a pod's log, line by line, as the container writes it.
 //
 //   kubex-logs-follow POD [NAMESPACE [LINES]]

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Example: list only the metadata of every pod in the cluster (PartialObjectMetadata): the
 // server leaves out spec and status, so large clusters cost a fraction of a full list.
 //

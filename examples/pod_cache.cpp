@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Example: keep a cache of the pods of a namespace with the watcher, and print each change.
 //
 //   kubex-pod-cache [NAMESPACE [SECONDS]]

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Example: forward local ports to a pod, like `kubectl port-forward POD LOCAL:REMOTE`.
 //
 //   kubex-port-forward [-n NAMESPACE] POD [LOCAL:]REMOTE...

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Example: server-side apply. Two field managers apply the same ConfigMap key: the second
 // gets a 409 Conflict naming the owner, then takes the field over with force.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Example: list the pods of a namespace, read one, then watch for changes, with C++20
 // coroutines on one io_context.
 //

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds tools/testenv (kube-apiserver, controller-manager, scheduler, etcd, simulated nodes
 # and kubectl, all from the same upstream Go modules) and prints the path of the binary.
 # Beside it, a symlink named kubectl runs the binary as kubectl of the same version:

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Checks that every generated model header of every Kubernetes version compiles with clang
 # (syntax only, about 7 s per version). GCC accepts more than clang here (a vector member of a
 # type defined later in the header), so the GCC builds alone would not notice a regression.

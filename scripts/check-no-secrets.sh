@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Fails if a credential appears in any of the given log files (ctest's LastTest.log holds every
 # line the tests printed): the testenv kubeconfig's bearer tokens and client key, the secrets
 # the suites plant (tests/planted-secrets.txt), and those the tests minted while running

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Formats (or with --check, verifies) all C++ sources with clang-format-15 and Go with gofmt.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Runs a libFuzzer target: installs what is missing, builds the `fuzz` preset (clang-15,
 # ASan+UBSan, build/fuzz) and fuzzes for N seconds (default 300). Targets:
 #   decode      the model decoder (tests/fuzz/fuzz_decode.cpp), seeded with the API fixtures

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs every system dependency kubex needs on Debian 12, idempotently.
 # C++ libraries come from Debian packages only; Go modules for tools/testenv are
 # fetched by `go mod download` into the Go module cache (outside the repository).

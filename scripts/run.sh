@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The main job (README): the benchmark report. Installs what is missing, builds the suite's
 # programs in Release (build/bench) and the peers (into the bench cache, outside the
 # repository), starts a real control plane on loopback with server-side response compression

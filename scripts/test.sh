@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The test command (README, .ci/run): installs what is missing (the main job's set-up too),
 # builds kubex and testenv, checks formatting and layering, runs unit and fault tests (plain
 # and under ASan+UBSan), starts a real control plane and runs the integration tests against
@@ -84,6 +85,7 @@ scripts/install-deps.sh
 
 step "format and static checks"
 scripts/format.sh --check
+scripts/check-spdx.sh
 
 step "model generator: tests, committed models match the committed specs and compile with clang"
 python3 -m unittest discover -s tools/codegen/tests

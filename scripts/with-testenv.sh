@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Runs a command against a fresh testenv (a real control plane on loopback) and stops the
 # testenv afterwards, whatever happens:  scripts/with-testenv.sh [testenv up flags --] CMD...
 #

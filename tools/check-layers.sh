@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Fails if a layer includes a header it must not see:
 #   core/   -> no kubex/client, kubex/models, kubex/runtime, and no I/O library
 #              (Asio, Beast, OpenSSL, sockets, file streams): core stays sans-IO.

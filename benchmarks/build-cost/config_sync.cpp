@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The user program behind benchmarks/results/client-build.md: a small tool of the kind the
 // blocking API is for, using BlockingApi<Pod> and BlockingApi<ConfigMap> the way such tools do
 // (list, get, create, replace, patch, watch, logs, delete). It is compiled, not run, to measure

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Benchmarks of the typed models codec (kubex::json over simdjson On-Demand) on API responses
 // captured from testenv's kube-apiserver v1.35.4 (tests/fixtures/v1.35.4, see
 // tools/fixtures/capture.sh):

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Before/after figures for a change to kubex: builds of the kubex adapter (e.g. one per
 commit) against the L1 limit on the same running testenv, alternating runs so that drift hits
 every build alike. Prints a Markdown table: median over repetitions of each run's p50 wall time,

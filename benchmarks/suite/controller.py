@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The controller benchmark: kubex's Controller beside a controller-runtime (Go) and a kube-rs
 controller doing the same work, on one testenv, in the same run.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The benchmark suite's driver: runs every (adapter, scenario) in a fresh process against a
 running testenv, checks what each saw, and writes the report.
 

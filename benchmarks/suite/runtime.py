@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The runtime benchmark: kubex's reflector and watch beside client-go's shared informer and
 kube-rs's reflector, on one testenv, in the same run.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """CI's check of the benchmark harness (ctest bench_smoke_test, under scripts/with-testenv.sh):
 kubex and L1 on two scenarios with few iterations must produce the report, the CSV and the raw
 results; the runtime, controller and streaming benchmarks run every adapter small; and the

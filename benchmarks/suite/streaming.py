@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The streaming benchmark: exec and port-forward through the apiserver, kubex beside kubectl,
 client-go and kube-rs, on one testenv, in the same run.
 

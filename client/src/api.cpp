@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include <kubex/client/api.hpp>
 #include <kubex/core/json_object.hpp>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include <kubex/client/blocking.hpp>
 #include <kubex/client/blocking_api.hpp>
 #include <kubex/client/client.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include <kubex/client/discovery.hpp>
 #include <kubex/core/api_error.hpp>
 

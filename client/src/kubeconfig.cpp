@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include <kubex/client/kubeconfig.hpp>
 #include <kubex/client/proxy.hpp>
 #include <kubex/core/base64.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "detail/oidc.hpp"
 
 #include <kubex/client/blocking.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include <kubex/client/port_forward.hpp>
 #include <kubex/core/error.hpp>
 

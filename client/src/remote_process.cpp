@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include <kubex/client/remote_process.hpp>
 #include <kubex/core/error.hpp>
 #include <kubex/core/remote_command.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The HTTPS transport: HTTP/1.1 (Boost.Beast) or HTTP/2 (libnghttp2) over OpenSSL, written as
 // Asio coroutines that run on one strand per transport, so the pool, the rate limiter and the
 // credentials need no locks.

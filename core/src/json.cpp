@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include <kubex/core/arena.hpp>
 #include <kubex/core/json.hpp>
 #include <kubex/core/percent.hpp>

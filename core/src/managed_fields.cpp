@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Field sets (structured-merge-diff's fieldsV1) applied to an object's JSON: see
 // managed_fields.hpp.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Example operator: reconciles Websites (website-crd.yaml) into a ConfigMap holding the page,
 // a Deployment of web servers mounting it and a Service in front, all owned by the Website;
 // reports readiness as a status condition; keeps a finalizer until its cleanup ran; records

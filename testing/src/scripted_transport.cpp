@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include <kubex/core/error.hpp>
 #include <kubex/testing/scripted_transport.hpp>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ClientOptions::encoding = protobuf through kubex::testing::ScriptedTransport: built-in kinds
 // ask for protobuf with JSON as the fallback, each answer is read as its Content-Type says, and
 // a watch answered in protobuf is cut into frames. The script is a test double, used for the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The fixture of the Api<T> tests over kubex::testing::ScriptedTransport: a client on a
 // script, an Api<core::Pod> in namespace "ns", and helpers that run the io_context.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Api<T>, Pager and WatchStream through kubex::testing::ScriptedTransport: fast unit tests of
 // what the layer above the transport does with answers (decoding across reads, error mapping,
 // the pager's restart after 410). The script is a test double; the same behaviour is tested

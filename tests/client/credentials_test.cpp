@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // detail::Credentials alone, on an io_context of the test: token files, basic auth, and exec
 // plugins, which are real processes (small shell scripts, as cloud CLIs are in real
 // kubeconfigs). The transport's use of them against the real apiserver is in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // run_exec_plugin with real processes: small shell scripts written by the tests stand for the
 // plugins (as cloud CLIs are in real kubeconfigs). The transport's use of the plugin against the
 // real apiserver is in tests/integration/https_test.cpp.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // gzip bodies, whole and as they arrive (client/src/detail/gzip.hpp, observed_body.hpp), against
 // zlib's own compressor.
 

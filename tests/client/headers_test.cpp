@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The request-head checks and Impersonate-* headers (client/src/detail/headers.hpp).
 
 #include "detail/headers.hpp"

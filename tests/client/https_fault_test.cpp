@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // BlockingClient against FaultServer, a scripted loopback server that exists ONLY for
 // faults the real kube-apiserver cannot be made to produce: a server that accepts a request
 // and never answers, one that ends every HTTP/1.1 exchange with `Connection: close`, and one

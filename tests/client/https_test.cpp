@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // BlockingClient behaviour that needs no server at all. Everything that talks to a server
 // is tested against the real apiserver in tests/integration/https_test.cpp; the few faults the
 // real server cannot be made to produce are in https_fault_test.cpp.

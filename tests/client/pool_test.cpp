@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The transport's connection slots (client/src/detail/pool.hpp) as a plain class: the limit,
 // reuse of the most recent idle connection, expiry by age and by TLS generation, what gives a
 // slot back, and the order waiters are woken in. Time is passed in; nothing here sleeps. The

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Proxy selection and NO_PROXY matching (pure logic); tunnelling through real proxies is in
 // tests/integration/proxy_test.cpp.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The client-side rate limit's token bucket (client/src/detail/rate_limiter.hpp), on a clock
 // the test moves by hand.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // exec sessions against ScriptedWebSocketServer, a loopback WebSocket server that exists ONLY
 // for what the real kube-apiserver never sends: a frame on an unknown channel, a text frame, a
 // 100 MiB frame, no pong, a malformed Status, a subprotocol the client did not offer. exec,

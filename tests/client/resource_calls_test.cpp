@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the blocking and the asynchronous API share, without I/O: LineItems (the lines of a
 // streamed body) and ResourceCalls (the request of each verb). Included first, the blocking
 // API must not bring in Asio: that is what keeps a blocking program cheap to compile

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The transport's retry decisions (client/src/detail/retry.hpp), without any I/O.
 
 #include "detail/retry.hpp"

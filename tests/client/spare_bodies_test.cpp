@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // detail::SpareBodies: which response buffers the transport keeps for the next responses.
 #include "detail/spare_bodies.hpp"
 

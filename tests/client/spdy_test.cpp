@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The SPDY/3.1 framing inside the port-forward tunnel, byte for byte: what the client writes
 // (checked against the SPDY/3 layout and inflated with zlib, as the kubelet's reader does),
 // and frames read back from any split of the byte stream.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Uses core, client and runtime through the installed package: builds a path, resolves an
 // in-memory kubeconfig and draws a backoff delay. Exits non-zero on an unexpected result.
 

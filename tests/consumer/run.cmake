@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Installs the kubex build tree into a scratch prefix, then configures, builds and runs
 # tests/consumer against it. Invoked by ctest with -D arguments; KUBEX_CONSUMER_RUN says what:
 #   offline  (test install_consumer) builds everything, every installed header in a file of its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kubex::testing from the installed package: a ScriptedTransport answers a Client's request,
 // and Api<T>'s get of a ConfigMap (the model decoded from the installed kubex::models).
 #include <kubex/client/api.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ApiError from response bodies: the Status the apiserver sends (these bodies are what
 // kube-apiserver v1.35.4 answers, see tests/integration/https_test.cpp for the live check),
 // bodies that are not a Status, and the predicates.

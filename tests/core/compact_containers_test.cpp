@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kubex's compact containers (String, Vector, Map), the Arena their decoded memory comes from,
 // and their JSON codecs. Run under the asan preset too: most of what can go wrong here (memory
 // read after its block went back, a block never given back) only shows there.

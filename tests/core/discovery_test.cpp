@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Discovery documents and dynamic objects, parsed without a server. The integration tests
 // check the same code against what the real apiserver sends.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Failure: every kind of exception an operation completes with, classified without the
 // caller rethrowing. The Status bodies are the ones kube-apiserver v1.35.4 sends (the same
 // as in api_error_test.cpp); the live paths are in tests/integration/failure_test.cpp.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Decoding lists while they arrive (json::ListDecoder): whatever the pieces the body comes in,
 // the result is json::decode's, the bytes of decoded items are dropped, and malformed lists
 // fail naming where.

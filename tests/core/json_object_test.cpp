@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // User-declared JSON objects (KUBEX_JSON_OBJECT), the tri-state Nullable and custom resource
 // traits: what a custom resource or a hand-written patch body gets without code generation.
 #include <kubex/core/custom_resource.hpp>

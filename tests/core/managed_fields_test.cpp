@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Field sets applied to objects: what client-go's Extract<Kind> returns for a field manager,
 // from the fieldsV1 the apiserver records (the sets here are copied from a v1.35 apiserver's
 // answers to server-side applies of a Deployment).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // JSON merge patches: applying follows RFC 7396 (its Appendix A cases), and a created patch,
 // applied to the original, always yields the modified document.
 #include <kubex/core/json.hpp>

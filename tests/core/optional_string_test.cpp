@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // std::optional<kubex::String>, specialized to 16 bytes (string.hpp): the behaviour of
 // std::optional, an absent string told apart from every present one (empty, inline at full
 // length, long, in an arena), and the JSON codec of optional model members on top of it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The protobuf codecs of the compact containers (protobuf_read.hpp, protobuf_write.hpp): String,
 // Vector and Map read and written as generated code does, repeated fields sized exactly from the
 // run of their occurrences, packed scalars, string lists, map entries, RawJson elements kept in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Kubernetes protobuf envelope and watch framing on hand-made bytes. What the real
 // apiserver sends is checked in tests/integration/protobuf_test.cpp.
 

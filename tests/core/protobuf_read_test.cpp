@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reading protobuf fields into the models' value types (kubex/core/protobuf_read.hpp): each
 // apimachinery type in its proto form, proto2 presence against JSON's omitempty, packed and
 // unpacked repeated scalars, map entries, and the malformed values each refused by name.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // meta/v1 Status in protobuf, as the apiserver sends it to a client that asked for protobuf:
 // read directly, and through ApiError::from_response, which must give the same error as the
 // JSON Status does.

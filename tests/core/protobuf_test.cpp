@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The protobuf wire format: values written and read back, the encodings the protobuf
 // specification gives as examples, and every way a body can be malformed, each refused with
 // an error that names the byte.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The channel protocol of exec and attach: message framing and the exit code the error
 // channel's Status carries, including the Statuses a broken server might send.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The requests RequestBuilder makes, byte for byte: paths, query strings, bodies and media
 // types for every verb, and the checks that fail before anything is sent.
 

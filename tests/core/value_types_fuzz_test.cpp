@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Robustness tests: a few hundred thousand pseudo-random inputs per parser, from a fixed seed
 // so that any failure reproduces. Inputs are built from the characters and pieces each grammar
 // cares about, so that a good share of them is valid and the rest fails in many different

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Watch event decoding: the object goes straight into its type whatever the field order, an
 // ERROR event carries the Status, and malformed events fail naming what is wrong.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Runs each Api<T> example as a program against testenv (ctest label integration), in a
 // namespace of its own, and checks what it prints, so the examples keep working.
 

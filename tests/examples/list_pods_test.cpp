@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Runs the kubex-list-pods example as a program, so the example keeps working as the library
 // evolves. `list_pods_usage_test` needs no server (ctest label unit); `list_pods_testenv_test`
 // runs it against the real control plane of tools/testenv (label integration) and checks its

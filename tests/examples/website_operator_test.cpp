@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The example operator (examples/website_operator) against testenv, in two replicas: one
 // leads, a Website converges into its ConfigMap, Deployment and Service (owned, and Ready once
 // the simulated nodes run the pods), a deleted Deployment comes back, the leader killed with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzz target for the model decoder (kubex::json::decode over simdjson On-Demand and the
 // generated readers). For any input, each model type must either throw a well-formed
 // DecodeError or decode to an object x with

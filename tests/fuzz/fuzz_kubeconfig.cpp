@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzz target for the kubeconfig reader (kubex::client::parse_kubeconfig over yaml-cpp). A
 // kubeconfig is input the user may not have written (a cloud CLI's output, a file from a ticket),
 // so for any document the reader must either resolve a configuration or throw a kubex::Error whose

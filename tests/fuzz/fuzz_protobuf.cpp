@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzz target for kubex::protobuf: the wire reader, the writer, the envelope and the watch
 // framing. For any input:
 //   - read as a message (and again after the magic, if it starts with it), length-delimited

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Runs the fuzz target on files, as libFuzzer does when given files instead of a corpus to
 // grow: each argument is a file or a folder whose regular files are read (sorted, not
 // recursively). Used as a unit test with the seed and regression corpora, and by hand to

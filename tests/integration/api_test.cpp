@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Api<T> against the real apiserver: every verb and option, patches of every type, server-side
 // apply, metadata-only calls, watch streams, pagination, subresources and logs. kubectl is the
 // independent second client where what kubex wrote must be read identically.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The asynchronous Client against the real kube-apiserver of tools/testenv: completion tokens
 // (coroutines, futures, callbacks, no-throw tuples), the connection pool and its limits
 // (checked against the kernel's socket table), streaming bodies (watch) with cancellation,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Configuration sources against the real apiserver of tools/testenv: a KUBECONFIG list of
 // files that kubectl itself wrote, and the in-cluster configuration of a real service account.
 // kubectl is the independent second client: it must agree on the merged files.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The controller against the real apiserver: config maps labelled role=source are reconciled
 // into copies they own (server-side apply, an owner reference), and kubectl, the independent
 // second client, checks that the copies converge, follow a change of their source, come back

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Custom resources against the real apiserver: the CRDs of tests/crd/crontab.yaml are installed
 // with kubectl, objects are created and changed with kubectl (the independent client) and read
 // through kubex with the models generated from the same manifest. Checks that the generated

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Credentials that take time to get, against the real apiserver: an exec plugin (a shell script
 // standing for a cloud CLI) that answers after 5 s must not hold up a watch already open on the
 // same client, and requests that all need the new credential share one run of it.

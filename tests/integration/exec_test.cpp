@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // exec and attach through the real apiserver, which ends the WebSocket (v5.channel.k8s.io) and
 // speaks SPDY to testenv's simulated kubelet; its built-in shell (tools/testenv/simkubelet)
 // runs echo, printf, cat, sleep, exit, tty-size and sh -c over them. The machine's kubectl

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kubex::Failure on what the real apiserver and a real network answer: each failure the
 // runtime will have to tell apart (give up, retry, stop) arrives through the handler as an
 // exception pointer and is classified without a catch block. kubectl makes the objects, so

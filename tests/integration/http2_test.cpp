@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // HTTP/2 (ClientOptions::http2) against the real kube-apiserver of tools/testenv, which
 // negotiates h2 by ALPN as it does for client-go: requests, lists and streams multiplexed on
 // one connection (checked against the kernel's socket table), abandoned streams and late

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // BlockingClient against the real kube-apiserver of tools/testenv: authentication,
 // keep-alive, chunked bodies, error statuses, base path, TLS verification and limits.
 // See kubex/testing/testenv_fixture.hpp for what the testenv provides.

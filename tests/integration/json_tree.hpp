@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // A small, mutable JSON tree for the round-trip tests: parsed with simdjson's DOM (which is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Leader election against the real apiserver, with each candidate a process of its own
 // (tests/runtime/leader_election_candidate.cpp: a 3 s lease, 2 s renew deadline, 0.5 s retry
 // period, release on SIGTERM) that prints a timeline stamped with the machine's steady clock.

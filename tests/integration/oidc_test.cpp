@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The kubeconfig `auth-provider: oidc` against the real kube-apiserver of tools/testenv and a
 // small local issuer (kubex/testing/oidc_issuer.hpp: discovery and a refresh-token endpoint).
 // The issuer hands out service account tokens minted by kubectl, which the real apiserver

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Typed partial server-side apply against the real apiserver: a Deployment and a custom
 // resource applied with only the field a manager means to own (their required fields left
 // unset are not sent), the status applied the same way, and the fields one manager owns

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // port-forward through the real apiserver, which relays the SPDY/3.1 tunnel inside the
 // WebSocket (`SPDY/3.1+portforward.k8s.io`) to testenv's simulated kubelet; behind each
 // declared container port is a loopback TCP echo server, or for ports named http*, a small

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Api<T> in protobuf (ClientOptions::encoding) against the v1.35.4 apiserver, where it goes
 // beyond the pb. copies of the Api<T> suite: the same changes, watched from the same
 // resourceVersion in JSON and in protobuf, give equal events; an expired resourceVersion gives

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Kubernetes protobuf as the real apiserver sends it, read with kubex::protobuf and compared
 // field by field with the same objects read as JSON: one object, a list, metadata only, and a
 // watch stream's frames. Each body's envelope, sealed again, must equal the server's bytes.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Proxies between kubex and the real kube-apiserver of tools/testenv: tinyproxy (HTTP CONNECT,
 // Basic proxy authentication) and microsocks (SOCKS5, username/password), both real proxies from
 // Debian packages (scripts/install-deps.sh). The kernel's socket table shows that the client

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The generated resource traits (kubex::resource_traits<T>, from the paths of the OpenAPI spec)
 // against the discovery documents of the real kube-apiserver v1.35.4 of tools/testenv: for every
 // kind the traits know, the group-version must be served when it is GA, and where it is served

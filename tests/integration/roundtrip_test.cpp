@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Lossless round trip of real objects of every built-in kind the testenv kube-apiserver serves.
 //
 // The test creates one or more objects of every kind from the manifests in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Integration tests against a real kube-apiserver started by tools/testenv: what the cluster
 // looks like through kubex, cross-checked against kubectl. Transport behaviour is in
 // https_test.cpp; see kubex/testing/testenv_fixture.hpp for the testenv's contexts.

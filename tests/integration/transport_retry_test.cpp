@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reads that meet a transport failure (RetryPolicy::max_transport_retries), against the real
 // apiserver through TcpProxy, which resets connections and refuses new ones on demand: an
 // apiserver restarting or a load balancer failing over, at a moment of the test's choosing.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The watcher against the real apiserver: its cache of events must equal what a fresh list by
 // kubectl (the independent second client) shows, after paged lists, changes, watches the
 // server ends every second, and a resourceVersion compacted away while it was between watches.

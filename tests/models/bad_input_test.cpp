@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The model decoder on bad input: every document either decodes correctly or throws a
 // DecodeError whose path names the offending value; nothing crashes, hangs or gets through
 // that would not encode back to valid JSON. Each case checks the exact path.

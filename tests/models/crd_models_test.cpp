@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Models generated at build time from tests/crd/crontab.yaml (kubex_crd_models): typed access,
 // lossless round-trips, enum and int-or-string fields, and the resource traits taken from the
 // CRD (group, versions, plural, scope, subresources). The same types are used against the real

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Where a decoded model's memory lives: kubex::String, Vector and Map take theirs from an arena
 // per decoded object (core/arena.hpp), a list's items each from their own. These tests check,
 // on captured server responses, that decoding keeps no spare capacity, and that decoded objects

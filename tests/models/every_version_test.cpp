@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The models of one generated Kubernetes version, compiled once per version (models_under_test.hpp
 // names it): every served kind's traits and codecs, including fields the version does not know,
 // the objects a v1.35.4 server sent read and written back losslessly, and the same lists read

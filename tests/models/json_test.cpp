@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The core JSON codec on hand-written types: scalars, containers, optional/Box, raw values,
 // unknown fields, enums, error paths and malformed input.
 #include <kubex/core/json.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Test helpers of the model tests: the objects testenv's kube-apiserver v1.35.4 sent
 // (tests/fixtures/v1.35.4), and a semantic comparison of JSON documents.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Generated models on real objects captured from testenv's kube-apiserver v1.35.4
 // (tests/fixtures/v1.35.4): typed access, decode -> encode -> decode equality, and a
 // semantic comparison of the re-encoded JSON with what the server sent.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Decoding protobuf lists while they arrive (protobuf::ListDecoder), on the pods testenv's
 // apiserver sent: whatever the pieces the body comes in, the list is decode_object's, the bytes
 // of decoded items leave the body, the list's own fields and unknown fields are kept, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The generated protobuf readers on hand-written messages, one per mapping rule the generator
 // applies (field numbers from k8s.io/api v0.35.4's generated.proto): proto2 presence against
 // JSON's omitempty, fields of Go embedded structs read into the outer struct, wrapper messages

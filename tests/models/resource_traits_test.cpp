@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Resource traits generated from the paths of the 1.35 spec: the facts Api<T> relies on to
 // build URLs and to reject, at compile time, calls the server would refuse. The live server's
 // discovery documents are compared with every trait in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Two Kubernetes versions' models in one program: each version has its own namespace, types
 // and codecs, so a tool can read with one and write with another. Uses v1.34 next to the
 // default v1.35 on a Pod the v1.35.4 server sent.

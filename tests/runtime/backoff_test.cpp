@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kubex::runtime::Backoff with the time passed in: the delays grow, stay under the cap, spread
 // with jitter, and start over after a healthy stretch.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The controller over kubex::testing::ScriptedTransport: the timing of its promises (a change
 // during a reconcile reconciled once more afterwards and never concurrently, growing delays
 // after failures, requeues, the concurrency limit, a graceful shutdown) needs changes that

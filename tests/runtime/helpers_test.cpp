@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The operator helpers that need no server: status conditions (when lastTransitionTime moves)
 // and owner references (one controller at most). Their use against the real apiserver is in
 // tests/integration/controller_test.cpp.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A candidate process for tests/integration/leader_election_test.cpp: it campaigns for a Lease
 // with short durations and prints a timeline, one line per callback, each stamped with the
 // steady clock (CLOCK_MONOTONIC, which every process on the machine shares, so the test can

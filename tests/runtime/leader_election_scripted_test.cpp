@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The leader elector through kubex::testing::ScriptedTransport: what a candidate does with each
 // answer (a free Lease, none, one held by another that stops changing, 409 Conflict, failed and
 // unanswered renewals, the release), with every request and every written field checked. The

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // The pieces of a scripted pod server (kubex::testing::ScriptedTransport) that the runtime's

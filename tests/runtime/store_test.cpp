@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The reflector's Store with events applied by hand: the initial state swapped in whole,
 // changes and deletions, indexes kept current, readers on other threads, objects that outlive
 // their removal.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The watcher through kubex::testing::ScriptedTransport: what it does with each answer a
 // server can give (pages, clean ends, 410 as a status or as an ERROR event, refusals, streams
 // that close at once or send what does not decode), with every request it makes checked. The

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The controller's work queue on its own (no server): de-duplication, a key never handed to
 // two workers at once, a key added while held handed out again after done(), delays where the
 // earliest wins, failure delays that grow and are forgotten, and shutdown.

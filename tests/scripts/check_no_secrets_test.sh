@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # scripts/check-no-secrets.sh on logs made here: it must fail on each kind of secret (a
 # kubeconfig token, a line of its client key, a planted secret, a minted one), on no log and on
 # a missing list, pass on a clean log, and never print the secret it found.

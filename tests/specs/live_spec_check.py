@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Cross-checks specs/v1.35.4 (the committed documents plus the enum overlay) against what
 testenv's real kube-apiserver v1.35.4 serves at /openapi/v3, using kubectl as the client.
 

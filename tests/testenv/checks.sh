@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Checks that testenv is a real, working control plane, using kubectl as an independent
 # client: the kubectl v1.35.4 built with testenv (a symlink beside KUBEX_TESTENV_BIN, put
 # first on PATH here as scripts/with-testenv.sh does). Usage: checks.sh CHECK_NAME   (ctest

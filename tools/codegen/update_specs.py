@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Refreshes specs/ from the k8s.io/kubernetes Go modules: for every release kubex covers,
 the OpenAPI v3 documents and the v2 swagger.json of api/openapi-spec, the field enums of
 pkg/generated/openapi (see kubex_codegen/goenums.py), and a PROVENANCE.json with the module

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Command testenv runs a real Kubernetes control plane on loopback TLS for kubex's tests,
 // examples and benchmarks: embedded etcd, kube-apiserver, kube-controller-manager and
 // kube-scheduler from k8s.io/kubernetes, plus simulated nodes that serve the kubelet API.

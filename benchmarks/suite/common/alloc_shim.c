@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* The memory pass's allocation counter: an LD_PRELOAD library over glibc's malloc family.
  * Adapters that find kubex_bench_alloc_snapshot (dlsym) report allocations and bytes per
  * operation from two snapshots around their measured loop; the timing pass never loads it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // What every C++ adapter of the benchmark suite shares: its command line, the measured loop's

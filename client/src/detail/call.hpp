@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Internal: a request as the transport performs it, and the errors that name it
 // ("GET https://host:port/api/v1/pods: connect: timed out after 5000 ms"). Never installed.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "detail/credentials.hpp"
 
 #include <kubex/core/base64.hpp>

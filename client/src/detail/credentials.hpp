@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Internal: the transport's credentials. A static token, basic auth or client certificate is
 // used as it is; a token file is re-read when due; an exec plugin and the OIDC issuer, which
 // may take seconds, are asked on a thread of their own, one fetch at a time, while the strand

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Internal: how the transport opens a connection to its apiserver: resolve (unless the host is
 // an address), TCP connect, a tunnel through the proxy if there is one, keep-alive probes, then
 // the TLS handshake with SNI, the server's name or address verified and ALPN offered. Each

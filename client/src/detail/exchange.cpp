@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "detail/exchange.hpp"
 
 #include <kubex/core/error.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Internal: one attempt of a call on a connection the transport routed it to, over HTTP/1.1
 // (Beast) or as an HTTP/2 stream (libnghttp2), and the response it yields: the head, and the
 // body inflated when it came gzip. Retries, routing and credentials are the transport's.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // gzip bodies (Content-Encoding: gzip), inflated with zlib under a size limit, whole or piece
 // by piece as they arrive.
 #pragma once

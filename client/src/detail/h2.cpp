@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "detail/h2.hpp"
 
 #include <kubex/client/http.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // HTTP/2 (RFC 9113) over one of the transport's TLS connections, framed by libnghttp2: many

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the transport checks and adds to a request's head: targets and headers that cannot
 // break the request line or inject headers, and the Impersonate-* headers of a kubeconfig user.
 #pragma once

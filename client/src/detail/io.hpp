@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // The transport's I/O building blocks, shared by its HTTP/1.1 connections and HTTP/2 sessions:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Internal: a whole response's body shown to HttpRequest::on_body while it arrives, inflated
 // on the way when it comes gzip, so that a list is decoded during the transfer either way and
 // neither the compressed nor the inflated body is ever held whole. Never installed.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Internal: PEM parsing shared by the kubeconfig loader (to name the bad field early) and the

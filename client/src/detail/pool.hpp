@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Internal: the transport's connection slots. HTTP/1.1 connections (busy or idle), HTTP/2

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The client-side rate limit (ClientOptions::qps, burst): a token bucket that says how long a
 // request waits, on a clock the caller passes in so that it can be tested without waiting.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Internal: fails an operation at its start without throwing from the initiating function:
 // the handler gets the error on its own executor, as co_spawn delivers every other failure.
 // Never installed.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Internal: the readers behind an open ResponseStream (a watch, a log follow), one per

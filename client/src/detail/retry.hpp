@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The transport's retry decisions, apart from its I/O so that each can be tested alone: the
 // backoff between attempts, the server's Retry-After, and which failures a read may repeat.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Internal: response bodies given back by their readers (Transport::recycle), for the next
 // responses to be read into: a client reading one large list after another then reuses the
 // same multi-megabyte buffer instead of growing a fresh one. Never installed.

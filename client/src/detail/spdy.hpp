@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Internal: the SPDY/3.1 framing that port-forward speaks inside its WebSocket
 // (`SPDY/3.1+portforward.k8s.io`): the apiserver relays the bytes to the kubelet's SPDY server
 // (moby/spdystream), so the client writes SYN_STREAM, DATA and RST_STREAM frames and reads the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Internal: small text helpers of the client, among them the checks of secret-bearing text

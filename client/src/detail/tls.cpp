@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "detail/tls.hpp"
 
 #include <kubex/core/error.hpp>

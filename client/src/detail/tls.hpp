@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // TLS for the transport's connections: the client context (protocol floor, trust, client
 // certificate) and the cache of the session the next connection resumes.
 #pragma once

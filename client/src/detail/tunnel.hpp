@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tunnels through a proxy to the apiserver on a freshly connected socket, before TLS: HTTP
 // CONNECT (RFC 9110 §9.3.6, Basic proxy credentials) or SOCKS5 (RFC 1928, username/password
 // per RFC 1929, the proxy resolving the server's name). TLS then runs end to end.

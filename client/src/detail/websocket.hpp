@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Internal: the WebSocket upgrade of a freshly dialed connection (Boost.Beast), and the open
 // WebSocket behind kubex::client::WebSocket. Never installed.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // FaultServer: a loopback server that only exists for faults the real kube-apiserver cannot be
 // made to produce (see fault_server.hpp). Ordinary behaviour is tested against tools/testenv.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Internal to kubex_test_support: the accept loop of the small loopback servers (FaultServer,

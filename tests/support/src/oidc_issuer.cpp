@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // OidcIssuer: see oidc_issuer.hpp. Serves one connection at a time on a background thread.
 
 #include <kubex/testing/oidc_issuer.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include <kubex/testing/websocket_server.hpp>
 
 #include "loopback_acceptor.hpp"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """python3 -m kubex_codegen [--check] [VERSION ...]: (re)generates models/<vX_Y>/ from specs/."""
 
 import argparse

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Renders the protobuf codec of one group-version: `kubex_read_proto(protobuf::Reader&, T&)` and
 `kubex_write_proto(protobuf::Writer&, const T&)` for every struct with a proto message, in
 src/<group>.pb.cpp (a translation unit of its own, so a program that never uses protobuf links

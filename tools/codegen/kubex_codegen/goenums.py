@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Enum values of Kubernetes API fields, read from zz_generated.openapi.go.
 
 The OpenAPI documents committed in k8s.io/kubernetes (api/openapi-spec/v3) are generated

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Maps the model's structs (from OpenAPI) onto the proto messages of the same version.
 
 Most fields have the same name in both. The exceptions, found on every version 1.32-1.37:

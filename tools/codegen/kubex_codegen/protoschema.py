@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Reads the messages of Kubernetes' generated.proto files: the field numbers, labels and types
 that the protobuf codecs are generated from.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Reads the committed specs into a normalised type model the emitters render."""
 
 import io

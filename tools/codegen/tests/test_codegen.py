@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Tests of the model generator on a small fixture spec: golden output plus structural checks.
 
 Run: python3 -m unittest discover -s tools/codegen/tests   (UPDATE_GOLDEN=1 rewrites golden/)

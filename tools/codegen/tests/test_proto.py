@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Tests of the proto side of the generator: reading generated.proto and Go struct tags, mapping
 model structs onto messages (the exceptions included), and the rendered readers.
 

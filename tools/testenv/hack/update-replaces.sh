@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Regenerates the replace block that maps every k8s.io staging module required by
 # k8s.io/kubernetes at the fake version v0.0.0 to its published v0.X.Y tag.
 # Replace directives in a dependency's go.mod are ignored by Go, so a consumer of

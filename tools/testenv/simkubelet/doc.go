@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Package simkubelet simulates Kubernetes nodes behind a real kube-apiserver: it registers
 // Nodes with a realistic status and renews their Leases, drives pods bound to them through
 // a kubelet-like lifecycle (Running with container IDs, IPs and conditions; graceful

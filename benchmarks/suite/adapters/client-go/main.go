@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The client-go adapters of the benchmark suite (benchmarks/suite/run.py runs them): every
 // scenario through client-go's typed clientset (its metadata client for the metadata
 // scenarios), one shared *http.Client, the burst of the watch scenarios in a goroutine.

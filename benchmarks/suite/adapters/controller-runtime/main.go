@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The controller-runtime program of the controller benchmark (benchmarks/suite/controller.py,
 // protocol in README.md): a controller of Echoes (bench.kubex.dev/v1, namespaced) that
 // server-side applies, for each Echo, a ConfigMap of the same name holding spec.value and owned

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds the controller-runtime program of the controller benchmark
 # (bench-controller-runtime) into the bench cache, from the versions pinned in go.mod/go.sum.
 # Quiet and quick when the binary is up to date: its stamp (the sources' and the Go version's

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds the kube-rs adapter's three programs (kube-rs-bench, kube-rs-runtime,
 # kube-rs-controller: Cargo.toml's [[bin]]s) from the pinned Cargo.lock, and the streaming
 # benchmark's kube-rs-streaming (streaming/: kube's `ws` feature, its own Cargo.lock), into the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kubectl v1.35.4 on its own, for the streaming benchmark's kubectl row
 // (benchmarks/suite/streaming.py): the body of k8s.io/kubernetes/cmd/kubectl's main at
 // v1.35.4, as tools/testenv/kubectl.go has it, built without the control plane that testenv's

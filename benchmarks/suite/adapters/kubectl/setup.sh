@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds kubectl v1.35.4 on its own (main.go) into the bench cache, from the versions pinned
 # in go.mod/go.sum, stamped with its release version as scripts/build-testenv.sh stamps
 # testenv's. The streaming benchmark times `kubectl exec` with it: testenv's kubectl is the

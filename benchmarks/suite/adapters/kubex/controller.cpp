@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The kubex adapter of the controller benchmark (benchmarks/suite/controller.py): a
 // Controller<Echo> that owns ConfigMaps, reconciling each Echo into a ConfigMap by server-side
 // apply. Speaks the protocol in benchmarks/suite/controller/README.md: "converged" after N

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The kubex adapter of the benchmark suite: every scenario through the typed Api<T>, with
 // C++20 coroutines on one io_context in one thread (as the Python peers use one event loop
 // and kube-rs a current-thread runtime). The watch burst runs as a sibling coroutine.

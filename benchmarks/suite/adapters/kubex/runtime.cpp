@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The kubex adapter of the runtime benchmark (benchmarks/suite/runtime.py): a reflector of a
 // namespace's pods synced and held, or a typed watch read through a stream of modifications.
 // The client's io_context runs on one thread; the main thread waits on the store, as an

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The kubex adapter of the streaming benchmark (benchmarks/suite/streaming.py): exec and
 // port-forward through the apiserver, one process per scenario doing its iterations.
 //

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The kubernetes-asyncio adapter of the benchmark suite (k8s-asyncio).
 
 Typed calls through the generated CoreV1Api (V1Pod, V1PodList, V1NamespaceList models) on one

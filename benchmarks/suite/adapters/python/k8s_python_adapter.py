@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The official (synchronous) Kubernetes Python client's adapter of the benchmark suite
 (k8s-python).
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The Kubex (Python) adapters of the benchmark suite: kubex-py-aiohttp and kubex-py-httpx.
 
 Every scenario through Kubex's typed Api[Pod] / Api[Namespace] (Pydantic models), its

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """What every Python adapter of the benchmark suite shares (standard library only): the command
 line, the measured loop's bookkeeping (wall samples, client CPU, RSS, new TCP connections) and
 the one JSON line printed for the driver (benchmarks/suite/run.py documents the fields). It

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs the Python peers of the benchmark suite: one venv per library under
 # $KUBEX_BENCH_CACHE/python/<name>-venv (default cache ~/.cache/kubex-bench), each from its
 # pinned requirements-<name>.txt in this folder. Idempotent and quiet when done: a venv is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The physical limits of the benchmark suite, measured in the same run as the clients:
 //   L1 (--decode off): the same requests as the adapters (same URL, Accept and body; no
 //       Accept-Encoding) over one persistent TLS connection with OpenSSL and blocking sockets;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Api<T>: the typed verbs of one Kubernetes resource, on top of Client. Generic over any type

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // The blocking client. This header and blocking_api.hpp include nothing of Asio: a program

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // The blocking facade of Api<T>: the same verbs as plain function calls that return results

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Discovery: which groups, versions and resources the server serves, so that a kind known

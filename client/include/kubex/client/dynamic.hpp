@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // DynamicApi: the verbs of a resource known only at run time (an ApiResource from Discovery or

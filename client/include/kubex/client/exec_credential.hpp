@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Exec credential plugins (kubeconfig user `exec`), as client-go runs them: the program gets
 // KUBERNETES_EXEC_INFO, no terminal, and prints an ExecCredential on stdout.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // How a Client behaves: timeouts, pool, protocols, proxy, retries, rate limit, compression,
 // headers and warnings. Defaults suit controllers and long watches.

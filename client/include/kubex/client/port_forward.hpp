@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // port-forward: TCP streams to ports of a pod through the apiserver, over one WebSocket per
 // PortForwarder in the protocol the 1.30+ apiserver serves (`SPDY/3.1+portforward.k8s.io`:

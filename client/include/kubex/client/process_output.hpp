@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // What exec and attach sessions deliver, without the Asio machinery: shared by the
 // asynchronous RemoteProcess and the blocking facade.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // exec and attach: a process in a container, reached through the apiserver over a WebSocket
 // that speaks the channel protocol (v5.channel.k8s.io, or v4 from older servers). Output is

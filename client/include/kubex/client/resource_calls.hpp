@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // What Api<T> and BlockingApi<T> send for each verb of resource T and how they read the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // The items of a streamed response body as they arrive, without I/O: the lines of a followed

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // An upgraded connection to the apiserver (exec, attach, port-forward): WebSocket messages in
 // both directions over the transport's TLS, proxy and credentials.

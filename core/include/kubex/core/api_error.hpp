@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Failed API calls: the HTTP status as a std::error_code, the server's `Status` object as data,
 // and predicates in the manner of client-go's apierrors (IsNotFound, IsConflict, ...).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Arena memory for decoded objects. Decoding one object (a Pod, a list item, a watch event)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Where the arena memory of decoded objects goes, summed over the process: for benchmarks and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Where the generated models' out-of-line Box functions (box.hpp) put a boxed object: in the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Custom resources without code generation: a plain struct, KUBEX_JSON_OBJECT for its fields

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Discovery documents, parsed without I/O: aggregated discovery (apidiscovery.k8s.io/v2

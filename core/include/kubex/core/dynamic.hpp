@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Objects of kinds known only at run time (a CRD found by discovery, a kind named on a command

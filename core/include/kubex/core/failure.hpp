@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // What a failed operation means, as a value: the decision a retry loop, a watcher or a
 // controller's requeue takes (retry, list again, stop, report), made once from the exception

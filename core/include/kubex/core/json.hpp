@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // JSON reading and writing for models. The reader is an opaque handle over simdjson's

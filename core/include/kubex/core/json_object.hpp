@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // JSON codecs for user-written structs without code generation: custom resources, patch bodies,

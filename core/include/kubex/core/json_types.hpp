@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // JSON codecs of kubex's value types, as the Kubernetes API writes them. Generated model

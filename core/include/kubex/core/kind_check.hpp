@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A typed decode must not take one kind for another: a Deployment answered to a GET of a Pod,
 // or a single object answered to a list call (which would otherwise read as an empty list:

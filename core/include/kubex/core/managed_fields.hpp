@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // The fields one field manager owns, as client-go's Extract<Kind> functions give them: the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // kubex::Map<K, V>: the map type of the generated models (labels, annotations, resource

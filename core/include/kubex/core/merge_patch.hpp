@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // JSON merge patches (RFC 7396, `application/merge-patch+json`) computed from two versions of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Metadata-only objects (meta/v1 PartialObjectMetadata): what the apiserver sends when asked

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // std::optional<kubex::String> specialized to 16 bytes, as the standard allows for a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Options of API calls, as the apiserver names them in the query string or the DeleteOptions

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Patch bodies for `PATCH`: the four types the apiserver accepts, each with its Content-Type,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Percent-encoding (RFC 3986 §2.1) and the hex digits behind it: the one place the library

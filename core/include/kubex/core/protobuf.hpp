@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The protobuf wire format (proto2, as Kubernetes' generated.proto files use it): a reader of
 // one message's fields over borrowed bytes, and a writer appending fields to a string. The
 // Kubernetes envelope and watch framing on top of it are in protobuf_envelope.hpp.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The containers a repeated or map field of a generated model is held in, std's and kubex's
 // compact ones alike: the reader and the writer of protobuf fields both dispatch on them.
 #pragma once

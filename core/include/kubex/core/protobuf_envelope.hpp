@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How the apiserver wraps protobuf objects: every body starts with the magic "k8s\0" and a
 // runtime.Unknown that names the object's apiVersion and kind and holds its own bytes; a
 // watch stream is a sequence of frames, each a 4-byte big-endian length and a

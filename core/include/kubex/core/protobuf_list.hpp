@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Decoding a protobuf list body while it is still arriving, as json_list.hpp does for JSON:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Protobuf readers for core's generic metadata types: ListMetadata (meta/v1 ListMeta), the
 // metadata-only PartialObjectMetadata and ObjectList. They make metadata-only calls readable
 // from protobuf for every kind whose ObjectMeta has a generated reader, custom resources

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A whole protobuf body (envelope included) read straight into the typed model its generated
 // reader (kubex_read_proto) fills, with the kind the envelope names checked as a JSON body's
 // is; and the body a typed model's generated writer (kubex_write_proto) makes of it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reading protobuf fields into the value types the generated models use. The generated
 // `kubex_read_proto(protobuf::Reader&, T&)` of each model calls `protobuf::read` for a field's
 // value once `Reader::next()` stands on it; overloads here cover scalars, enums, the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // meta/v1 Status in protobuf: what the apiserver sends for a failed request, a delete's
 // success, and a watch's ERROR event when the client asked for protobuf.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Watch events in protobuf: each frame of a `watch=true` response asked for in protobuf is a
 // metav1.WatchEvent whose object is a whole body again, envelope included (protobuf_envelope.hpp).
 // The object is read straight into the typed model, as the JSON watch reads a line.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Writing the generated models' value types as protobuf fields: the counterpart of
 // protobuf_read.hpp. The generated `kubex_write_proto(protobuf::Writer&, const T&)` of each
 // model calls `protobuf::write(w, number, member)` for every member it holds, in field-number

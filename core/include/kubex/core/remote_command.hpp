@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The channel protocol of exec and attach (`v5.channel.k8s.io`, falling back to v4) as pure
 // functions: every WebSocket message is one channel byte followed by that stream's bytes, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // The requests of the Kubernetes REST API, built without I/O: method, path with query, body

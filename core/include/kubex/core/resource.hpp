@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // What kubex knows about a Kubernetes resource type at compile time: where it lives in the API

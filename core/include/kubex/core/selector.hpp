@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Typed builders for the labelSelector and fieldSelector query parameters. Keys and values are

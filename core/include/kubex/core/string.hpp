@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // kubex::String: the string of the generated models. 16 bytes (std::string takes 32), up to 15

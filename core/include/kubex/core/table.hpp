@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // meta/v1 Table: the server-side printing kubectl get uses (`Accept: ...;as=Table`). Columns

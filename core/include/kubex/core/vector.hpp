@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // kubex::Vector<T>: the list type of the generated models. 16 bytes (std::vector takes 24); its

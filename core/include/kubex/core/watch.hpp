@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Watch events: one JSON object per line of a `watch=true` response, `{"type": ..., "object":

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // The delays between attempts after failures: jittered and exponential, as client-go's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // The watcher for code without an event loop: next() blocks until the next event, running the

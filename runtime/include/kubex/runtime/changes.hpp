@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // The plain event stream of a reflector: added, modified, deleted, as client-go's informer

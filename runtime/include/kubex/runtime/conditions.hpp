@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Status conditions, as apimachinery's meta.SetStatusCondition keeps them: one entry per type,

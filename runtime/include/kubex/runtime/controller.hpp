@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // The controller: reconciles each object of T whenever it, or an object related to it,

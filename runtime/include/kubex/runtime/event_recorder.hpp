@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // An events.k8s.io/v1 event recorder, with client-go's aggregation (tools/events): an event

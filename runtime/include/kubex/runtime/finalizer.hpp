@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Finalizers for reconcilers: an object is not deleted before its controller has cleaned up

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Leader election on a coordination.k8s.io/v1 Lease, as client-go's leaderelection package

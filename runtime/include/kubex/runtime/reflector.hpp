@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // The reflector: a watcher whose events keep a Store current, for as long as it runs. Readers

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // The reflector's store: the objects a watcher's events describe, readable from any thread

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // One consumer's share of a reflector: the events the reflector applied to its store, in

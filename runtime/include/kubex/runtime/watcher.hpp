@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // The watcher: the state of a resource, then every change to it, for as long as it runs,

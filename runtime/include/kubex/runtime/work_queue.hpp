@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // The controller's work queue, with client-go's workqueue semantics: a key waits at most once

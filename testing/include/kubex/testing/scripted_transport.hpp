@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // ScriptedTransport: a client::Transport that plays a script instead of talking to a server,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Package measure holds the clocks the client-go programs share (as
 // benchmarks/suite/common/measure.hpp).
 package measure

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The client-go adapter of the runtime benchmark (benchmarks/suite/runtime.py): a shared
 // informer of a namespace's pods synced and held (typed, with a transform, or the metadata
 // informer), or a typed watch read through a stream of modifications.

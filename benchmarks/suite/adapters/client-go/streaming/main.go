@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The client-go adapter of the streaming benchmark (benchmarks/suite/streaming.py): exec and
 // port-forward through the apiserver, set up as kubectl v1.35 sets them up, one process per
 // scenario doing its iterations.

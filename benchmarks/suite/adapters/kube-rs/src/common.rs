@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 //! What the kube-rs programs share: the command line, the client from a kubeconfig, the clocks
 //! (as benchmarks/suite/common/measure.hpp) and how a failure ends them. Each program uses a
 //! part of it.

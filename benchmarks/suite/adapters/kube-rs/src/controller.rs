@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 //! The kube-rs program of the controller benchmark (benchmarks/suite/controller.py): a
 //! kube-runtime `Controller` for the Echo custom resource (bench.kubex.dev/v1, as a
 //! `DynamicObject` with its `ApiResource`) that owns ConfigMaps. Each reconcile applies the

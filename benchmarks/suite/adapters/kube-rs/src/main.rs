@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 //! The kube-rs adapter of the benchmark suite: every scenario through kube's typed `Api<K>`
 //! (k8s-openapi types, v1_35), on a tokio current-thread runtime (one thread, like the other
 //! adapters' single event loops). The watch burst runs as a sibling future (`tokio::try_join!`).

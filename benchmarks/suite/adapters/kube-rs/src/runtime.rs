@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 //! The kube-rs adapter of the runtime benchmark (benchmarks/suite/runtime.py): kube-runtime's
 //! reflector over `watcher` (or `metadata_watcher`) for a namespace's pods, synced and held, or a
 //! typed `Api::watch` read through a stream of modifications. Tokio current-thread runtime.

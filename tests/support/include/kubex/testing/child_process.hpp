@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // A program the test runs beside itself (an operator replica, an election candidate): started

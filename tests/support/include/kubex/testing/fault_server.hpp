@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // FaultServer exists ONLY for transport faults that the real kube-apiserver (tools/testenv)

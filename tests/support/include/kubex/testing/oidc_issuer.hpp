@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // A small OpenID Connect issuer on 127.0.0.1 for the auth-provider tests: the discovery document

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Small helpers of the tests that drive kubex::client::Client directly. Header-only: users

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Sets or clears an environment variable for one scope and restores it afterwards. Tests that
 // use it must not run threads that read the environment meanwhile.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // The TCP connections of this process, read from /proc: an account of connection reuse that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // TcpProxy forwards TCP between clients and the real apiserver (tools/testenv) on loopback and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Access to the real control plane that scripts/with-testenv.sh starts (tools/testenv), for

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // ScriptedWebSocketServer exists ONLY for channel-protocol faults the real kube-apiserver never

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Who the apiserver says the caller of a connection is, from a SelfSubjectReview. Header-only:
 // users link kubex::client and simdjson themselves.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // An independent look at what a real server sends on the wire, for integration tests that must

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 //! The kube-rs adapter of the streaming benchmark (benchmarks/suite/streaming.py): exec
 //! (`Api::<Pod>::exec`, WebSocket v5.channel.k8s.io or v4) and port-forward
 //! (`Api::<Pod>::portforward`, which speaks the WebSocket port-forward protocol
