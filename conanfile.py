@@ -30,8 +30,8 @@ class KubexConan(ConanFile):
     # What the libraries' build reads; tests, examples and benchmarks are not built here.
     exports_sources = (
         "CMakeLists.txt", "LICENSE", "NOTICE",
-        "cmake/*", "core/*", "models/*", "client/*", "runtime/*", "testing/*", "tools/*",
-        "!tools/testenv/*",
+        "cmake/*", "core/*", "models/*", "client/*", "runtime/*", "testing/*",
+        "tools/codegen/*", "!tools/codegen/tests/*",
     )
 
     def set_version(self):

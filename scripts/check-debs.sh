@@ -104,6 +104,20 @@ if grep -rIl -e "$build" -e "$root/" "$prefix" >"$out/absolute-paths.txt"; then
   fail "files above name the build or source tree ($build, $root)"
 fi
 
+# pkg-config: kubex.pc says prefix=/usr; --define-prefix takes the prefix from where the file
+# lies, as a relocated prefix needs.
+pc=$(grep -Em1 '^\./usr/lib/(.*/)?pkgconfig/kubex\.pc$' "$(files "$dev")" || true)
+if [ -n "$pc" ]; then
+  command -v pkg-config >/dev/null || fail "pkg-config not found on PATH"
+  flags=$(PKG_CONFIG_PATH="$prefix/$(dirname "${pc#./}")" pkg-config --define-prefix --cflags --libs kubex) \
+    || fail "pkg-config --cflags --libs kubex fails on the unpacked $pc"
+  [[ " $flags " == *" -I$prefix/usr/include "* ]] \
+    || fail "pkg-config --define-prefix kubex gives no -I$prefix/usr/include: $flags"
+  echo "check-debs: pkg-config kubex: $flags"
+else
+  echo "check-debs: no kubex.pc in libkubex-dev (this tree installs none): pkg-config not checked"
+fi
+
 # test_package/ is a plain CMake project; the same compiler and ccache as the build.
 compiler=$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' "$build/CMakeCache.txt")
 launcher=$(sed -n 's/^CMAKE_CXX_COMPILER_LAUNCHER:[A-Z]*=//p' "$build/CMakeCache.txt")
