@@ -26,6 +26,8 @@ endif()
 set(KUBEX_DEBIAN_SOVERSION "${PROJECT_VERSION_MAJOR}.${PROJECT_VERSION_MINOR}")
 set(KUBEX_DEBIAN_RUNTIME_PACKAGE "libkubex${KUBEX_DEBIAN_SOVERSION}")
 set(KUBEX_DEBIAN_DEV_PACKAGE "libkubex-dev")
+# The Debian revision of a packaging of the same upstream version.
+set(KUBEX_DEBIAN_RELEASE 1)
 
 # /usr/share/doc/<package>/: Debian's copyright file (machine-readable format), LICENSE, NOTICE.
 set(KUBEX_DEBIAN_COPYRIGHT "${PROJECT_BINARY_DIR}/debian/copyright")
@@ -48,6 +50,23 @@ License: Apache-2.0
  On Debian systems the full text of the Apache License 2.0 is in
  /usr/share/common-licenses/Apache-2.0, and in LICENSE beside this file.
 ]=] @ONLY)
+# Who answers for the packages: set it to a real name and address when publishing them.
+set(KUBEX_DEBIAN_MAINTAINER "The kubex authors <kubex@packages.invalid>" CACHE STRING
+  "Maintainer field of the .debs (Name <address>)")
+# A non-native package carries a Debian changelog; this one says where the package came from.
+# Its date honours SOURCE_DATE_EPOCH (reproducible builds).
+string(TIMESTAMP kubex_debian_date "%a, %d %b %Y %H:%M:%S +0000" UTC)
+file(CONFIGURE OUTPUT "${PROJECT_BINARY_DIR}/debian/changelog.Debian" CONTENT
+"kubex (${PROJECT_VERSION}-${KUBEX_DEBIAN_RELEASE}) unstable; urgency=medium
+
+  * kubex ${PROJECT_VERSION}, packaged by CPack (cmake/KubexPackaging.cmake). What changed
+    upstream: CHANGELOG.md in the sources.
+
+ -- ${KUBEX_DEBIAN_MAINTAINER}  ${kubex_debian_date}
+")
+file(ARCHIVE_CREATE OUTPUT "${PROJECT_BINARY_DIR}/debian/changelog.Debian.gz"
+  PATHS "${PROJECT_BINARY_DIR}/debian/changelog.Debian" FORMAT raw COMPRESSION GZip COMPRESSION_LEVEL 9)
+
 set(kubex_doc_components Development)
 if(BUILD_SHARED_LIBS)
   list(APPEND kubex_doc_components Runtime)
@@ -58,7 +77,8 @@ foreach(component IN LISTS kubex_doc_components)
   else()
     set(package "${KUBEX_DEBIAN_DEV_PACKAGE}")
   endif()
-  install(FILES "${KUBEX_DEBIAN_COPYRIGHT}" LICENSE NOTICE
+  install(FILES "${KUBEX_DEBIAN_COPYRIGHT}" "${PROJECT_BINARY_DIR}/debian/changelog.Debian.gz"
+    LICENSE NOTICE
     DESTINATION "${CMAKE_INSTALL_DATAROOTDIR}/doc/${package}"
     COMPONENT ${component}
   )
@@ -79,14 +99,14 @@ else()
   set(CPACK_COMPONENTS_ALL Development)
 endif()
 
-set(CPACK_DEBIAN_PACKAGE_MAINTAINER "The kubex authors")
+set(CPACK_DEBIAN_PACKAGE_MAINTAINER "${KUBEX_DEBIAN_MAINTAINER}")
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
-set(CPACK_DEBIAN_PACKAGE_RELEASE 1)
+set(CPACK_DEBIAN_PACKAGE_RELEASE ${KUBEX_DEBIAN_RELEASE})
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(kubex_debian_about
-  "kubex is a Kubernetes API client library for C++20: typed models of the Kubernetes API,\n"
-  "an asynchronous (Boost.Asio coroutines) and a blocking client, watches, reflectors and\n"
-  "the building blocks of controllers.")
+  "kubex is a Kubernetes API client library for C++20: typed models of the\n"
+  "Kubernetes API, an asynchronous (Boost.Asio coroutines) and a blocking\n"
+  "client, watches, reflectors and the building blocks of controllers.")
 string(CONCAT kubex_debian_about ${kubex_debian_about})
 
 # Each package's synopsis is the first line of its description. CPackDeb would put the
@@ -111,7 +131,7 @@ set(CPACK_DEBIAN_RUNTIME_PACKAGE_GENERATE_SHLIBS ON)
 set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_NAME "${KUBEX_DEBIAN_DEV_PACKAGE}")
 set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_SECTION libdevel)
 set(CPACK_DEBIAN_DEVELOPMENT_DESCRIPTION
-  "Kubernetes API client library for C++20 - development files\n${kubex_debian_about}\n.\nThis package contains the headers, the CMake and pkg-config packages and the\nlibraries to link with.")
+  "Kubernetes API client library for C++20 - development files\n${kubex_debian_about}\n.\nThis package contains the headers, the CMake and pkg-config packages and\nthe libraries to link with.")
 # What find_package(kubex) finds again (kubexConfig.cmake: find_dependency, pkg-config), and
 # what static libraries need at link time. Boost 1.81: Debian 12's default libboost-dev is 1.74.
 set(kubex_debian_dev_depends
@@ -123,7 +143,7 @@ set(kubex_debian_dev_depends
   "zlib1g-dev"
   "pkg-config")
 if(BUILD_SHARED_LIBS)
-  list(PREPEND kubex_debian_dev_depends "${KUBEX_DEBIAN_RUNTIME_PACKAGE} (= ${PROJECT_VERSION}-${CPACK_DEBIAN_PACKAGE_RELEASE})")
+  list(PREPEND kubex_debian_dev_depends "${KUBEX_DEBIAN_RUNTIME_PACKAGE} (= ${PROJECT_VERSION}-${KUBEX_DEBIAN_RELEASE})")
 endif()
 list(JOIN kubex_debian_dev_depends ", " CPACK_DEBIAN_DEVELOPMENT_PACKAGE_DEPENDS)
 # kubex_crd_models() runs the installed generator with Python 3 (python3-yaml for YAML).

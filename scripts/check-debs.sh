@@ -97,6 +97,16 @@ for deb in "${debs[@]}"; do
   dpkg-deb -x "$deb" "$prefix"
 done
 
+# Debian's own checker where it is installed (apt-get install lintian): errors fail; warnings
+# are shown (initial-upload-closes-no-bugs concerns uploads to Debian's archive only).
+if command -v lintian >/dev/null; then
+  lintian --tag-display-limit 0 "${debs[@]}" >"$out/lintian.log" 2>&1 || true
+  grep -E '^[EW]: ' "$out/lintian.log" | sed 's/^/  lintian: /' || true
+  ! grep -q '^E: ' "$out/lintian.log" || fail "lintian reports errors (above; $out/lintian.log)"
+else
+  echo "check-debs: lintian not installed: not run"
+fi
+
 # Relocatable: nothing installed may name the build or source tree (the CMake files must work
 # out their prefix from where they lie, as the unpacked prefix is not /usr).
 if grep -rIl -e "$build" -e "$root/" "$prefix" >"$out/absolute-paths.txt"; then
