@@ -125,8 +125,17 @@ set(CPACK_DEBIAN_RUNTIME_DESCRIPTION
 # Boost is header-only here (Asio, Beast): no Boost library at run time.
 set(CPACK_DEBIAN_RUNTIME_PACKAGE_DEPENDS
   "libc6, libgcc-s1, libstdc++6 (>= 12), libssl3 (>= 3.0.0), libnghttp2-14 (>= 1.43), libsimdjson14, libyaml-cpp0.7, zlib1g (>= 1:1.2.11)")
-# The shlibs control file and the ldconfig trigger.
-set(CPACK_DEBIAN_RUNTIME_PACKAGE_GENERATE_SHLIBS ON)
+# The shlibs control file and the ldconfig trigger of each package holding shared libraries
+# (CPack finds them with `file`). A new minor has a new soname, so ">=" suffices.
+set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
+set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS_POLICY ">=")
+# CPack 3.25 calls ldconfig from postinst/postrm; Debian asks for the ldconfig trigger.
+file(CONFIGURE OUTPUT "${PROJECT_BINARY_DIR}/debian/runtime/triggers"
+  CONTENT "activate-noawait ldconfig\n")
+set(CPACK_DEBIAN_RUNTIME_PACKAGE_CONTROL_EXTRA "${PROJECT_BINARY_DIR}/debian/runtime/triggers")
+# Shared libraries stripped of their debug information (Debian would ship it in a -dbgsym
+# package); CMake strips no static library, so libkubex-dev's keep theirs.
+set(CPACK_STRIP_FILES ON)
 
 set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_NAME "${KUBEX_DEBIAN_DEV_PACKAGE}")
 set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_SECTION libdevel)

@@ -5,6 +5,7 @@
 #
 #   scripts/check-conan.sh                          test_package prints the version
 #   scripts/with-testenv.sh scripts/check-conan.sh  and lists namespaces on testenv's apiserver
+#   scripts/check-conan.sh -o 'kubex/*:shared=True' arguments after it go to `conan create`
 #
 # Environment: KUBEX_CONAN_PROFILE (default conan/profiles/ci: the ci preset's flags, so the
 # compiles hit what the ci build put in ccache; conan/profiles/debian12 is the plain one),
@@ -52,7 +53,7 @@ cp -r test_package "$work/test_package"
 
 started=$(date +%s)
 nice -n 10 "$conan" create . -pr:a "$profile" -s build_type=RelWithDebInfo \
-  -tf "$work/test_package" -c "tools.build:jobs=$jobs" --build=missing \
+  -tf "$work/test_package" -c "tools.build:jobs=$jobs" --build=missing "$@" \
   || { echo "check-conan: conan create failed (log above)" >&2; exit 1; }
 ended=$(date +%s)
 

@@ -48,11 +48,12 @@ package_file() {
     [ "$(dpkg-deb -f "$deb" Package)" = "$1" ] && { echo "$deb"; return; }
   done
 }
-# The file holding a package's paths, one a line (written once, and read from a file: grep -q
-# on a live dpkg-deb pipe would kill it, and pipefail fail the check).
+# The file holding a package's paths, one a line, a symlink's own path and not its target.
+# Written once and read from a file: grep -q on a live dpkg-deb pipe would kill it, and
+# pipefail fail the check.
 files() {
   local list="$out/$(basename "$1" .deb).files"
-  [ -f "$list" ] || dpkg-deb -c "$1" | awk '{print $NF}' >"$list"
+  [ -f "$list" ] || dpkg-deb -c "$1" | sed -E 's/ -> .*$//' | awk '{print $NF}' >"$list"
   echo "$list"
 }
 # Fails unless the package has a path matching the extended regex.
@@ -150,9 +151,11 @@ nice -n 10 cmake --build "$consumer" >"$out/consumer-build.log" 2>&1 \
 
 program="$consumer/kubex_test_package"
 if ((shared)); then
-  ldd "$program" | grep -q "$prefix/usr/lib/.*libkubex_core\.so" \
-    || { ldd "$program" >&2; fail "test_package does not load libkubex_core from $prefix"; }
-  echo "check-debs: test_package loads $(ldd "$program" | grep -c "$prefix") libraries from the .debs"
+  libs=$(ldd "$program")
+  grep -q "=> $prefix/usr/lib/libkubex_core\.so\.[0-9]" <<<"$libs" \
+    || { echo "$libs" >&2; fail "test_package does not load libkubex_core from $prefix"; }
+  echo "check-debs: test_package loads $(grep -c "=> $prefix" <<<"$libs") libraries from the .debs:"
+  grep "=> $prefix" <<<"$libs" | sed 's/^\s*/  /'
 fi
 if [ -n "${KUBEX_TESTENV_KUBECONFIG:-}" ]; then
   echo "check-debs: test_package against $KUBEX_TESTENV_KUBECONFIG"
