@@ -4,8 +4,14 @@
 # Generates typed models for the CustomResourceDefinitions in MANIFEST at build time
 # (tools/codegen, Python 3 with python3-yaml) and makes <target> an INTERFACE library whose
 # users include <HEADER>. The header is regenerated when the manifest or the generator changes.
-find_package(Python3 3.9 REQUIRED COMPONENTS Interpreter)
-set(KUBEX_CODEGEN_DIR "${CMAKE_CURRENT_LIST_DIR}/../tools/codegen" CACHE INTERNAL "")
+#
+# The same function comes with the installed package (find_package(kubex)), which carries the
+# generator under share/kubex/codegen; kubexConfig.cmake points KUBEX_CODEGEN_DIR there.
+find_package(Python3 3.9 COMPONENTS Interpreter)
+if(NOT KUBEX_CODEGEN_DIR)
+  set(KUBEX_CODEGEN_DIR "${CMAKE_CURRENT_LIST_DIR}/../tools/codegen")
+endif()
+set(KUBEX_CODEGEN_DIR "${KUBEX_CODEGEN_DIR}" CACHE INTERNAL "")
 
 function(kubex_crd_models target)
   cmake_parse_arguments(ARG "" "MANIFEST;NAMESPACE;HEADER" "" ${ARGN})
@@ -14,6 +20,10 @@ function(kubex_crd_models target)
       message(FATAL_ERROR "kubex_crd_models(${target}): ${required} is required")
     endif()
   endforeach()
+  if(NOT Python3_Interpreter_FOUND)
+    message(FATAL_ERROR "kubex_crd_models(${target}): the model generator needs Python 3.9 or "
+      "newer (with python3-yaml for YAML manifests), and none was found")
+  endif()
   get_filename_component(manifest "${ARG_MANIFEST}" ABSOLUTE)
   set(include_dir "${CMAKE_CURRENT_BINARY_DIR}/${target}_include")
   set(header "${include_dir}/${ARG_HEADER}")

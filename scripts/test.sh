@@ -86,6 +86,7 @@ scripts/install-deps.sh
 step "format and static checks"
 scripts/format.sh --check
 scripts/check-spdx.sh
+scripts/check-version.sh
 
 step "model generator: tests, committed models match the committed specs and compile with clang"
 python3 -m unittest discover -s tools/codegen/tests
@@ -172,6 +173,11 @@ integration() {
 export -f integration
 export asan jobs
 scripts/with-testenv.sh bash -c integration
+
+# Each way a user takes kubex in (find_package, pkg-config, add_subdirectory, FetchContent)
+# builds a program that lists the namespaces of a real apiserver, and runs it.
+step "packages: every way in, built and run against a real control plane"
+scripts/with-testenv.sh scripts/check-packages.sh
 
 step "models of every Kubernetes version: tests (the build began beside the integration tests)"
 if ! wait "$side_builds"; then

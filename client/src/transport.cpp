@@ -9,6 +9,7 @@
 #include <kubex/core/api_error.hpp>
 #include <kubex/core/error.hpp>
 #include <kubex/core/protobuf_envelope.hpp>
+#include <kubex/version.hpp>
 
 #include "detail/call.hpp"
 #include "detail/credentials.hpp"
@@ -46,10 +47,6 @@
 #include <system_error>
 #include <utility>
 #include <vector>
-
-#ifndef KUBEX_VERSION
-#error "KUBEX_VERSION must be defined by the build"
-#endif
 
 // The platform in the default User-Agent, as client-go writes GOOS/GOARCH.
 #if defined(__linux__)
@@ -104,7 +101,7 @@ constexpr std::uint32_t h2_stream_window = std::uint32_t{4} << 20U;
 constexpr int max_refusals = 3;
 
 std::string default_user_agent() {
-  return "kubex-cpp/" KUBEX_VERSION " (" KUBEX_OS "/" KUBEX_ARCH ")";
+  return "kubex-cpp/" KUBEX_VERSION_STRING " (" KUBEX_OS "/" KUBEX_ARCH ")";
 }
 
 // The options with their defaults filled in, checked.
