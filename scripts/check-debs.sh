@@ -118,15 +118,25 @@ if grep -rIl -e "$build" -e "$root/" "$prefix" >"$out/absolute-paths.txt"; then
 fi
 
 # pkg-config: kubex.pc says prefix=/usr; --define-prefix takes the prefix from where the file
-# lies, as a relocated prefix needs.
+# lies, as a relocated prefix needs. (It redefines the system modules' prefixes as well, so
+# kubex's own variables are checked, not the whole --cflags line.)
 pc=$(grep -Em1 '^\./usr/lib/(.*/)?pkgconfig/kubex\.pc$' "$(files "$dev")" || true)
 if [ -n "$pc" ]; then
   command -v pkg-config >/dev/null || fail "pkg-config not found on PATH"
-  flags=$(PKG_CONFIG_PATH="$prefix/$(dirname "${pc#./}")" pkg-config --define-prefix --cflags --libs kubex) \
-    || fail "pkg-config --cflags --libs kubex fails on the unpacked $pc"
-  [[ " $flags " == *" -I$prefix/usr/include "* ]] \
-    || fail "pkg-config --define-prefix kubex gives no -I$prefix/usr/include: $flags"
-  echo "check-debs: pkg-config kubex: $flags"
+  pc_dir="$prefix/$(dirname "${pc#./}")"
+  [ "$(pkg-config --variable=prefix "$pc_dir/kubex.pc")" = /usr ] \
+    || fail "$pc: prefix is not /usr"
+  for var in includedir libdir; do
+    value=$(PKG_CONFIG_PATH="$pc_dir" pkg-config --define-prefix --variable=$var kubex) \
+      || fail "pkg-config fails on the unpacked $pc"
+    case "$value" in
+      "$prefix"/usr/*) ;;
+      *) fail "pkg-config --define-prefix kubex: $var is $value, not under $prefix/usr" ;;
+    esac
+  done
+  PKG_CONFIG_PATH="$pc_dir" pkg-config --exists --print-errors kubex \
+    || fail "pkg-config kubex: a module it requires is missing"
+  echo "check-debs: kubex.pc: prefix=/usr, relocates to $prefix/usr"
 else
   echo "check-debs: no kubex.pc in libkubex-dev (this tree installs none): pkg-config not checked"
 fi

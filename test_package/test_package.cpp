@@ -1,20 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 // A first program against an installed kubex (Conan's test_package; scripts/check-debs.sh).
-// Prints the version of the linked library; given a kubeconfig (argv[1], or the environment's
-// KUBEX_TESTENV_KUBECONFIG) it lists the namespaces with the blocking API and fails unless
-// "default" is among them.
+// Prints the version of the linked library and fails unless the headers are of the same one;
+// given a kubeconfig (argv[1], or the environment's KUBEX_TESTENV_KUBECONFIG) it lists the
+// namespaces with the blocking API and fails unless "default" is among them.
 //
 //   kubex_test_package [KUBECONFIG]
 
 #include <kubex/client/api.hpp>
 #include <kubex/client/blocking_api.hpp>
 #include <kubex/client/kubeconfig.hpp>
-#include <kubex/core/path.hpp>
 #include <kubex/k8s/default.hpp>
 #include <kubex/k8s/v1_35/core/v1.hpp>
-#if __has_include(<kubex/version.hpp>)
 #include <kubex/version.hpp>
-#endif
 
 #include <cstdio>
 #include <cstdlib>
@@ -22,14 +19,13 @@
 #include <string>
 
 int main(int argc, char** argv) {
-#ifdef KUBEX_VERSION_STRING
-  std::printf("kubex %s (headers %s)\n", std::string(kubex::version()).c_str(),
-              KUBEX_VERSION_STRING);
-#else
-  // Before kubex/version.hpp: something the library computes, to show that it links and runs.
-  std::printf("kubex: %s\n",
-              kubex::resource_path({.version = "v1", .resource = "namespaces"}).c_str());
-#endif
+  const std::string linked(kubex::version());
+  std::printf("kubex %s (headers %s)\n", linked.c_str(), KUBEX_VERSION_STRING);
+  if (linked != KUBEX_VERSION_STRING) {
+    std::fprintf(stderr, "kubex_test_package: the library is %s, its headers %s\n", linked.c_str(),
+                 KUBEX_VERSION_STRING);
+    return 1;
+  }
   std::string kubeconfig;
   if (argc > 1) {
     kubeconfig = argv[1];
