@@ -13,14 +13,14 @@
 
 set(CMAKE_INSTALL_DEFAULT_COMPONENT_NAME Development)
 
+if(NOT PROJECT_IS_TOP_LEVEL)
+  return()  # a parent project's packaging is its own
+endif()
+
 # A package is made from what the libraries' build installed, not from a build of every target
 # (tests, examples) that `install`'s preinstall step runs by default. A tree without the
 # libraries fails the install naming the target to build (kubex_install_requires_built).
 set(CMAKE_SKIP_INSTALL_ALL_DEPENDENCY ON)
-
-if(NOT PROJECT_IS_TOP_LEVEL)
-  return()  # a parent project's packaging is its own
-endif()
 
 # The soname's version (0.x: every minor may break the ABI), which names the runtime package.
 set(KUBEX_DEBIAN_SOVERSION "${PROJECT_VERSION_MAJOR}.${PROJECT_VERSION_MINOR}")
