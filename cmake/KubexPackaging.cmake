@@ -18,8 +18,9 @@ if(NOT PROJECT_IS_TOP_LEVEL)
 endif()
 
 # A package is made from what the libraries' build installed, not from a build of every target
-# (tests, examples) that `install`'s preinstall step runs by default. A tree without the
-# libraries fails the install naming the target to build (kubex_install_requires_built).
+# (tests, examples), which `install` and, with Makefiles, cpack's preinstall step run first by
+# default. A tree without the libraries fails the install naming the target to build
+# (kubex_install_requires_built).
 set(CMAKE_SKIP_INSTALL_ALL_DEPENDENCY ON)
 
 # The soname's version (0.x: every minor may break the ABI), which names the runtime package.
