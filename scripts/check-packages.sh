@@ -4,6 +4,8 @@
 #   find_package   an installed tree (cmake --install of build/ci)
 #   pkg-config     the same tree, with a plain compiler line
 #   add_subdirectory and FetchContent (from a local path): the source tree, built by the consumer
+#   deb            the .debs of build/ci, unpacked with dpkg -x (scripts/check-debs.sh)
+#   conan          `conan create` of the recipe and its test_package (scripts/check-conan.sh)
 # With KUBEX_TESTENV_KUBECONFIG set (scripts/with-testenv.sh), each program lists the namespaces
 # of that real apiserver; without, it checks only that headers and library agree on the version.
 # Prints the size of what each way installs. Needs build/ci's libraries (built if missing).
@@ -17,7 +19,8 @@ only=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --only) only=",$2,"; shift 2 ;;
-    *) echo "usage: $0 [--only find_package,pkg-config,add_subdirectory,FetchContent]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--only find_package,pkg-config,add_subdirectory,FetchContent,deb,conan]" >&2
+      exit 2 ;;
   esac
 done
 wanted() { [ -z "$only" ] || [[ "$only" == *",$1,"* ]]; }
@@ -47,7 +50,7 @@ run_consumer() {
 }
 
 prefix="$work/prefix"
-if wanted find_package || wanted pkg-config; then
+if wanted find_package || wanted pkg-config || wanted deb; then
   section "install build/ci into $prefix"
   if [ ! -f build/ci/CMakeCache.txt ]; then
     cmake --preset ci >/dev/null
@@ -98,5 +101,15 @@ for mode in add_subdirectory FetchContent; do
     { tail -n 40 "$work/$mode-build.log"; exit 1; }
   run_consumer "$dir/kubex-list-namespaces" "$mode"
 done
+
+if wanted deb; then
+  section "the .debs of build/ci, unpacked with dpkg -x"
+  scripts/check-debs.sh build/ci
+fi
+
+if wanted conan; then
+  section "conan create and its test_package"
+  scripts/check-conan.sh
+fi
 
 echo; echo "packages: every consumer built and ran"
