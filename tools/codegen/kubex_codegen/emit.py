@@ -251,7 +251,7 @@ class Emitter:
                     t = t.elem
         lines = [BANNER.format(k8s=self.k8s), "#pragma once\n\n",
                  "#include <array>\n#include <cstdint>\n#include <optional>\n#include <string_view>\n#include <type_traits>\n\n",
-                 "#include <kubex/core/box.hpp>\n#include <kubex/core/map.hpp>\n#include <kubex/core/raw_json.hpp>\n"
+                 "#include <kubex/core/box.hpp>\n#include <kubex/core/export.hpp>\n#include <kubex/core/map.hpp>\n#include <kubex/core/raw_json.hpp>\n"
                  "#include <kubex/core/resource.hpp>\n#include <kubex/core/string.hpp>\n#include <kubex/core/string_enum.hpp>\n"
                  "#include <kubex/core/vector.hpp>\n"]
         for inc in sorted(value_includes):
@@ -269,11 +269,16 @@ class Emitter:
             lines.append(f"struct {s.name};\n")
         lines.append("\n")
         # Before any struct, so that every Box sees them (see kubex/core/box.hpp).
+        # KUBEX_API on each function, not `#pragma GCC visibility push(default)` around the
+        # header: that would give the structs themselves default visibility, and every template
+        # the library instantiates over them (std::vector, Box, the codecs' helpers) would be
+        # exported from the shared library as well.
         lines.append("// Where a Box creates, copies and destroys each type: out of line, in this group's .cpp.\n")
+        lines.append("// KUBEX_API: exported from the shared library (kubex/core/export.hpp).\n")
         for s in sorted(structs, key=lambda s: s.name):
-            lines.append(f"{s.name}* kubex_box_new(std::type_identity<{s.name}>);\n")
-            lines.append(f"{s.name}* kubex_box_copy(const {s.name}& from);\n")
-            lines.append(f"void kubex_box_delete({s.name}* p) noexcept;\n")
+            lines.append(f"KUBEX_API {s.name}* kubex_box_new(std::type_identity<{s.name}>);\n")
+            lines.append(f"KUBEX_API {s.name}* kubex_box_copy(const {s.name}& from);\n")
+            lines.append(f"KUBEX_API void kubex_box_delete({s.name}* p) noexcept;\n")
         lines.append("\n")
         for s in sorted(structs, key=lambda s: s.name):
             for e in s.enums:
@@ -298,8 +303,8 @@ class Emitter:
             lines.append("};\n\n")
         lines.append("// JSON codec, found by argument-dependent lookup (see kubex/core/json.hpp).\n")
         for s in sorted(structs, key=lambda s: s.name):
-            lines.append(f"void kubex_read(::kubex::json::Reader& r, {s.name}& o);\n")
-            lines.append(f"void kubex_write(::kubex::json::Writer& w, const {s.name}& o);\n")
+            lines.append(f"KUBEX_API void kubex_read(::kubex::json::Reader& r, {s.name}& o);\n")
+            lines.append(f"KUBEX_API void kubex_write(::kubex::json::Writer& w, const {s.name}& o);\n")
         if self.messages is not None:
             lines.append("\n" + emit_proto.declarations(structs, self.messages))
         lines.append(f"\n}}  // namespace {ns}\n")

@@ -271,8 +271,8 @@ def declarations(structs, messages: dict) -> str:
              "// this group's .pb.cpp.\n"]
     for s in sorted(structs, key=lambda s: s.name):
         if map_struct(s, messages) is not None:
-            lines.append(f"void kubex_read_proto(::kubex::protobuf::Reader& r, {s.name}& o);\n")
-            lines.append(f"void kubex_write_proto(::kubex::protobuf::Writer& w, const {s.name}& o);\n")
+            lines.append(f"KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, {s.name}& o);\n")
+            lines.append(f"KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const {s.name}& o);\n")
     return "".join(lines)
 
 

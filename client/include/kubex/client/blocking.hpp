@@ -9,6 +9,7 @@
 #include <kubex/client/options.hpp>
 #include <kubex/client/process_output.hpp>
 #include <kubex/client/stats.hpp>
+#include <kubex/core/export.hpp>
 #include <kubex/core/request.hpp>
 
 #include <chrono>
@@ -28,7 +29,7 @@ class BlockingClient;
 
 /// An open streaming response (a watch, a log follow) of a BlockingClient, read with blocking
 /// calls. Destroying or cancelling it closes the stream.
-class BlockingStream {
+class KUBEX_API BlockingStream {
  public:
   /// Closes the stream if it is still open.
   ~BlockingStream();
@@ -59,7 +60,7 @@ class BlockingStream {
 
 /// An exec or attach session of a BlockingClient (see RemoteProcess), driven by blocking
 /// calls. Destroying it closes the connection.
-class BlockingProcess {
+class KUBEX_API BlockingProcess {
  public:
   /// Closes the connection if it is still open.
   ~BlockingProcess();
@@ -98,7 +99,7 @@ class BlockingProcess {
 
 /// A port-forward connection of a BlockingClient (see PortStream): one connection to a port
 /// of a pod, through a tunnel of its own. Destroying it resets the connection.
-class BlockingPortStream {
+class KUBEX_API BlockingPortStream {
  public:
   /// Resets the connection if it is still open.
   ~BlockingPortStream();
@@ -130,7 +131,7 @@ class BlockingPortStream {
 /// io_context on the calling thread until the request has completed. It shares the transport's
 /// behaviour (keep-alive pool, gzip, retries, rate limit, credentials) and its errors, which it
 /// throws. Not thread-safe: use one BlockingClient per thread, or Client from several.
-class BlockingClient {
+class KUBEX_API BlockingClient {
  public:
   /// Prepares the transport; does not connect yet.
   /// @throws kubex::ConfigError if the configuration cannot be used (plain http server,

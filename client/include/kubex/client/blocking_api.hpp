@@ -13,6 +13,7 @@
 
 #include <kubex/client/blocking.hpp>
 #include <kubex/client/resource_calls.hpp>
+#include <kubex/core/export.hpp>
 
 #include <exception>
 #include <optional>
@@ -44,7 +45,7 @@ R blocking_send(BlockingClient& client, HttpRequest request, const Decode& decod
 }
 
 /// Opens a stream for `request`; throws the ApiError of a non-2xx answer.
-BlockingStream blocking_open(BlockingClient& client, ApiRequest request);
+KUBEX_API BlockingStream blocking_open(BlockingClient& client, ApiRequest request);
 
 /// The items of a blocking stream, cut and decoded by `Items` (LineItems, WatchItems).
 template <class Items>

@@ -7,6 +7,7 @@
 #include <kubex/client/stats.hpp>
 #include <kubex/client/websocket.hpp>
 #include <kubex/core/error.hpp>
+#include <kubex/core/export.hpp>
 
 #include <boost/asio/any_completion_handler.hpp>
 #include <boost/asio/any_io_executor.hpp>
@@ -32,7 +33,7 @@ using RequestSignature = void(std::exception_ptr, HttpResponse);
 /// is read piece by piece as the server sends it. Destroying or cancelling it closes the
 /// connection (over HTTP/2: resets the stream, the connection carries on); a stream read to
 /// its end returns a reusable connection to the pool.
-class ResponseStream {
+class KUBEX_API ResponseStream {
  public:
   /// The state a transport keeps for an open stream.
   class Impl {
@@ -122,7 +123,7 @@ using StreamSignature = void(std::exception_ptr, ResponseStream);
 /// The transport interface: sends authenticated requests to one apiserver. make_transport
 /// speaks HTTP/1.1 or HTTP/2; other backends implement the same interface, so Client and
 /// everything above it does not change with the backend.
-class Transport {
+class KUBEX_API Transport {
  public:
   virtual ~Transport() = default;
   /// The executor on which handlers without an associated executor complete.
@@ -161,17 +162,20 @@ class Transport {
 /// (its own work runs on a strand of `executor`).
 /// @throws kubex::ConfigError if the configuration cannot be used (plain http server,
 ///         unusable certificate or key).
-std::shared_ptr<Transport> make_transport(boost::asio::any_io_executor executor,
-                                          ClientConfig config, ClientOptions options = {});
+KUBEX_API std::shared_ptr<Transport> make_transport(boost::asio::any_io_executor executor,
+                                                    ClientConfig config,
+                                                    ClientOptions options = {});
 
 /// make_transport with HTTP/1.1 only, whatever `options.http2` and
 /// `options.http2_for_streams` say.
-std::shared_ptr<Transport> make_http1_transport(boost::asio::any_io_executor executor,
-                                                ClientConfig config, ClientOptions options = {});
+KUBEX_API std::shared_ptr<Transport> make_http1_transport(boost::asio::any_io_executor executor,
+                                                          ClientConfig config,
+                                                          ClientOptions options = {});
 
 /// make_transport with HTTP/2 offered for every request, whatever `options.http2` says.
-std::shared_ptr<Transport> make_http2_transport(boost::asio::any_io_executor executor,
-                                                ClientConfig config, ClientOptions options = {});
+KUBEX_API std::shared_ptr<Transport> make_http2_transport(boost::asio::any_io_executor executor,
+                                                          ClientConfig config,
+                                                          ClientOptions options = {});
 
 /// An asynchronous Kubernetes API client: a cheap, copyable handle to a shared transport.
 /// Every operation takes an Asio completion token: `boost::asio::use_awaitable` (C++20

@@ -8,6 +8,7 @@
 
 #include <kubex/client/client.hpp>
 #include <kubex/core/discovery.hpp>
+#include <kubex/core/export.hpp>
 
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/co_spawn.hpp>
@@ -39,14 +40,14 @@ struct DiscoveryState {
   bool refreshed = false;
   bool aggregated = false;
 };
-boost::asio::awaitable<void> discovery_refresh(std::shared_ptr<DiscoveryState> state);
-boost::asio::awaitable<ApiResource> discovery_resolve(std::shared_ptr<DiscoveryState> state,
-                                                      std::string group, std::string kind);
+KUBEX_API boost::asio::awaitable<void> discovery_refresh(std::shared_ptr<DiscoveryState> state);
+KUBEX_API boost::asio::awaitable<ApiResource> discovery_resolve(
+    std::shared_ptr<DiscoveryState> state, std::string group, std::string kind);
 }  // namespace detail
 
 /// The server's resources, cached. Lookups are not synchronised with a refresh in progress:
 /// use one Discovery from one strand or thread at a time.
-class Discovery {
+class KUBEX_API Discovery {
  public:
   /// A discovery cache for `client`; empty until the first refresh.
   explicit Discovery(Client client, DiscoveryOptions options = {})

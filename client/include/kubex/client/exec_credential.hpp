@@ -4,6 +4,7 @@
 // KUBERNETES_EXEC_INFO, no terminal, and prints an ExecCredential on stdout.
 
 #include <kubex/client/kubeconfig.hpp>
+#include <kubex/core/export.hpp>
 #include <kubex/core/time.hpp>
 
 #include <chrono>
@@ -31,7 +32,7 @@ struct ExecCredential {
 /// @throws kubex::Error (errc::invalid_config) naming the plugin and what went wrong: it could
 ///         not start (with the installHint), exited with a non-zero status, timed out after
 ///         `timeout`, or printed no valid ExecCredential of the configured apiVersion.
-[[nodiscard]] ExecCredential run_exec_plugin(
+[[nodiscard]] KUBEX_API ExecCredential run_exec_plugin(
     const ClientConfig& config, std::chrono::milliseconds timeout = std::chrono::minutes(1));
 
 }  // namespace kubex::client

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <kubex/core/export.hpp>
+
 #include <chrono>
 #include <functional>
 #include <optional>
@@ -59,6 +61,6 @@ struct HttpResponse {
 /// Parses the values of `Warning` headers (RFC 7234 §5.5, as the apiserver writes them:
 /// `299 - "text"`, several possibly comma-separated in one header) and appends their texts
 /// to `out`, unescaped. Malformed values are skipped, as client-go skips them.
-void parse_warning_header(std::string_view value, std::vector<std::string>& out);
+KUBEX_API void parse_warning_header(std::string_view value, std::vector<std::string>& out);
 
 }  // namespace kubex::client

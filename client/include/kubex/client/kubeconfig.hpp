@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <kubex/core/export.hpp>
 #include <kubex/core/url.hpp>
 
 #include <filesystem>
@@ -146,16 +147,15 @@ struct KubeconfigOptions {
 ///
 /// @throws kubex::ConfigError naming the file and field, e.g.
 ///         `kubeconfig /p: users[admin].client-key-data: invalid base64`.
-[[nodiscard]] ClientConfig load_kubeconfig(const std::filesystem::path& path,
-                                           const KubeconfigOptions& options = {});
+[[nodiscard]] KUBEX_API ClientConfig load_kubeconfig(const std::filesystem::path& path,
+                                                     const KubeconfigOptions& options = {});
 
 /// Resolves a kubeconfig held in memory (YAML or JSON). Relative file paths in it are resolved
 /// against `base_directory`; `source_name` identifies the document in error messages.
 /// @throws kubex::ConfigError as load_kubeconfig does.
-[[nodiscard]] ClientConfig parse_kubeconfig(std::string_view yaml,
-                                            const std::filesystem::path& base_directory,
-                                            std::string_view source_name = "kubeconfig <memory>",
-                                            const KubeconfigOptions& options = {});
+[[nodiscard]] KUBEX_API ClientConfig parse_kubeconfig(
+    std::string_view yaml, const std::filesystem::path& base_directory,
+    std::string_view source_name = "kubeconfig <memory>", const KubeconfigOptions& options = {});
 
 /// Loads and merges several kubeconfig files the way client-go merges `KUBECONFIG=a:b:c`: for
 /// each cluster, user and context name the first file that defines it wins, and so does the
@@ -163,11 +163,12 @@ struct KubeconfigOptions {
 /// twice is read once, an empty file is accepted; relative paths resolve against the
 /// directory of the file they appear in, and errors name that file.
 /// @throws kubex::ConfigError as load_kubeconfig does, or if none of the files exists.
-[[nodiscard]] ClientConfig load_kubeconfig_files(const std::vector<std::filesystem::path>& paths,
-                                                 const KubeconfigOptions& options = {});
+[[nodiscard]] KUBEX_API ClientConfig load_kubeconfig_files(
+    const std::vector<std::filesystem::path>& paths, const KubeconfigOptions& options = {});
 
 /// Splits a `KUBECONFIG` value at ':' and drops empty items.
-[[nodiscard]] std::vector<std::filesystem::path> split_kubeconfig_env(std::string_view value);
+[[nodiscard]] KUBEX_API std::vector<std::filesystem::path> split_kubeconfig_env(
+    std::string_view value);
 
 /// Where a pod finds its service account, and which environment tells it the apiserver.
 struct InClusterOptions {
@@ -180,11 +181,11 @@ struct InClusterOptions {
 /// service account's token (its path kept in `token_file`, so a transport can re-read the
 /// rotated token), CA and namespace (default "default" if the file is absent).
 /// @throws kubex::ConfigError naming the variable or file that is missing or unusable.
-[[nodiscard]] ClientConfig incluster_config(const InClusterOptions& options = {});
+[[nodiscard]] KUBEX_API ClientConfig incluster_config(const InClusterOptions& options = {});
 
 /// True if the environment looks like a pod's: KUBERNETES_SERVICE_HOST and
 /// KUBERNETES_SERVICE_PORT are both set.
-[[nodiscard]] bool in_cluster_environment() noexcept;
+[[nodiscard]] KUBEX_API bool in_cluster_environment() noexcept;
 
 /// Finds the configuration the way kubectl does, in this order: the files of `KUBECONFIG` if
 /// it is set and not empty (merged, see load_kubeconfig_files), else `$HOME/.kube/config` if
@@ -192,6 +193,6 @@ struct InClusterOptions {
 /// choice is simply a call to load_kubeconfig or incluster_config instead.
 /// @throws kubex::ConfigError saying what was tried if nothing is found, or what is wrong with
 ///         the configuration that was found.
-[[nodiscard]] ClientConfig infer_config(const KubeconfigOptions& options = {});
+[[nodiscard]] KUBEX_API ClientConfig infer_config(const KubeconfigOptions& options = {});
 
 }  // namespace kubex::client

@@ -8,6 +8,7 @@
 
 #include <kubex/client/client.hpp>
 #include <kubex/client/resource_calls.hpp>
+#include <kubex/core/export.hpp>
 
 #include <boost/asio/any_completion_handler.hpp>
 #include <boost/asio/async_result.hpp>
@@ -29,7 +30,7 @@ using PortWriteSignature = void(std::exception_ptr);
 /// One connection to a port of the pod. Read and write it like a socket; async_close_write
 /// half-closes it (the pod's program reads end of file). Destroying it resets the connection.
 /// One read at a time; writes may overlap reads.
-class PortStream {
+class KUBEX_API PortStream {
  public:
   /// The stream's state, shared with the tunnel (internal).
   struct State;
@@ -93,7 +94,7 @@ using PortOpenSignature = void(std::exception_ptr, PortStream);
 
 /// A port-forward tunnel to one pod: any number of streams to its ports share one WebSocket.
 /// The tunnel stays open while this object or any of its streams lives.
-class PortForwarder {
+class KUBEX_API PortForwarder {
  public:
   /// The tunnel's state (internal).
   struct Tunnel;
@@ -138,8 +139,8 @@ inline constexpr std::string_view port_forward_protocol = "SPDY/3.1+portforward.
 namespace detail {
 
 /// Upgrades `prepared` (RequestBuilder::port_forward) to a tunnel.
-void open_port_forward(const Client& client, Prepared prepared,
-                       boost::asio::any_completion_handler<PortForwardSignature> handler);
+KUBEX_API void open_port_forward(const Client& client, Prepared prepared,
+                                 boost::asio::any_completion_handler<PortForwardSignature> handler);
 
 }  // namespace detail
 
@@ -159,7 +160,7 @@ struct LocalForwardStats {
 /// `kubectl port-forward`: listens on 127.0.0.1 and forwards every connection it accepts to
 /// a port of a pod, many at once, each through a tunnel of its own (a slow connection never
 /// stalls another). Stops when destroyed.
-class LocalPortForward {
+class KUBEX_API LocalPortForward {
  public:
   /// Listens on 127.0.0.1:`local_port` (0: a free port) and forwards to `remote_port` of the
   /// pod that `request` (RequestBuilder::port_forward) names.

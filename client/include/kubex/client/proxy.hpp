@@ -3,6 +3,7 @@
 
 #include <kubex/client/kubeconfig.hpp>
 #include <kubex/client/options.hpp>
+#include <kubex/core/export.hpp>
 
 #include <cstdint>
 #include <functional>
@@ -33,13 +34,13 @@ struct ProxyConfig {
 /// Parses `http://[user:pass@]host[:port]` or `socks5://...` (a bare `host:port` means http, as
 /// in Go). `source` names the setting in errors; errors never repeat the user information.
 /// @throws kubex::ConfigError for other schemes (https proxies are not supported) or bad URLs.
-[[nodiscard]] ProxyConfig parse_proxy_url(std::string_view url, std::string_view source);
+[[nodiscard]] KUBEX_API ProxyConfig parse_proxy_url(std::string_view url, std::string_view source);
 
 /// True if a NO_PROXY list excludes `host`:`port`, with Go's rules: comma-separated entries;
 /// `*` matches everything; an IP address or CIDR range matches addresses; `example.com`
 /// matches it and its subdomains, `.example.com` only subdomains; an entry may carry a port.
-[[nodiscard]] bool no_proxy_matches(std::string_view no_proxy, std::string_view host,
-                                    std::uint16_t port);
+[[nodiscard]] KUBEX_API bool no_proxy_matches(std::string_view no_proxy, std::string_view host,
+                                              std::uint16_t port);
 
 /// Looks up an environment variable; nullptr when unset.
 using EnvLookup = std::function<const char*(const char*)>;
@@ -49,8 +50,8 @@ using EnvLookup = std::function<const char*(const char*)>;
 /// (or https_proxy) unless NO_PROXY (or no_proxy) excludes the server; loopback servers are
 /// never proxied from the environment. std::nullopt for a direct connection.
 /// @throws kubex::ConfigError for an unusable proxy URL.
-[[nodiscard]] std::optional<ProxyConfig> select_proxy(const ClientConfig& config,
-                                                      const ClientOptions& options,
-                                                      const EnvLookup& getenv = {});
+[[nodiscard]] KUBEX_API std::optional<ProxyConfig> select_proxy(const ClientConfig& config,
+                                                                const ClientOptions& options,
+                                                                const EnvLookup& getenv = {});
 
 }  // namespace kubex::client

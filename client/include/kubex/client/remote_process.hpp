@@ -9,6 +9,7 @@
 #include <kubex/client/process_output.hpp>
 #include <kubex/client/resource_calls.hpp>
 #include <kubex/client/websocket.hpp>
+#include <kubex/core/export.hpp>
 
 #include <boost/asio/any_completion_handler.hpp>
 #include <boost/asio/any_io_executor.hpp>
@@ -40,7 +41,7 @@ using ProcessWriteSignature = void(std::exception_ptr);
 /// through its token's cancellation slot (terminal) fails it with std::errc::operation_canceled
 /// and leaves the session unusable; emit the signal where Asio asks, on the thread that runs
 /// the client's executor. From any other thread, cancel() is the way.
-class RemoteProcess {
+class KUBEX_API RemoteProcess {
  public:
   /// An empty session; only assignable and destructible.
   RemoteProcess() = default;
@@ -130,14 +131,15 @@ using ProcessRunSignature = void(std::exception_ptr, ExecResult);
 namespace detail {
 
 /// Upgrades `prepared` (RequestBuilder::exec or attach) to a session.
-void open_process(const Client& client, Prepared prepared, bool tty, ProcessOptions options,
-                  boost::asio::any_completion_handler<ProcessOpenSignature> handler);
+KUBEX_API void open_process(const Client& client, Prepared prepared, bool tty,
+                            ProcessOptions options,
+                            boost::asio::any_completion_handler<ProcessOpenSignature> handler);
 
 /// Runs `prepared` (RequestBuilder::exec) to its end: writes `input` to its stdin and closes
 /// it when `with_stdin`, and collects its output while doing so.
-void run_process(const Client& client, Prepared prepared, std::string input, bool with_stdin,
-                 ProcessOptions options,
-                 boost::asio::any_completion_handler<ProcessRunSignature> handler);
+KUBEX_API void run_process(const Client& client, Prepared prepared, std::string input,
+                           bool with_stdin, ProcessOptions options,
+                           boost::asio::any_completion_handler<ProcessRunSignature> handler);
 
 }  // namespace detail
 

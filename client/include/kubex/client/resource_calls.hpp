@@ -13,6 +13,7 @@
 #include <kubex/client/stream_items.hpp>
 #include <kubex/core/api_error.hpp>
 #include <kubex/core/error.hpp>
+#include <kubex/core/export.hpp>
 #include <kubex/core/json.hpp>
 #include <kubex/core/json_list.hpp>
 #include <kubex/core/kind_check.hpp>
@@ -58,14 +59,14 @@ inline constexpr std::string_view accept_protobuf =
 namespace detail {
 
 /// The HTTP form of an API request.
-HttpRequest to_http(ApiRequest request);
+KUBEX_API HttpRequest to_http(ApiRequest request);
 
 /// The ApiError for a non-2xx response to `method` `target`, as an exception pointer.
-std::exception_ptr api_error(std::string_view method, std::string_view target,
-                             const HttpResponse& response);
+KUBEX_API std::exception_ptr api_error(std::string_view method, std::string_view target,
+                                       const HttpResponse& response);
 
 /// True when a JSON body is a meta/v1 Status (kind "Status").
-bool is_status_body(const std::string& body);
+KUBEX_API bool is_status_body(const std::string& body);
 
 /// Decodes a successful response body into an R, or fails with a DecodeError that names the
 /// request.

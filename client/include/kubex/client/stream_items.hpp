@@ -8,6 +8,7 @@
 
 #include <kubex/client/http.hpp>
 #include <kubex/core/error.hpp>
+#include <kubex/core/export.hpp>
 #include <kubex/core/json.hpp>
 #include <kubex/core/protobuf.hpp>
 #include <kubex/core/protobuf_envelope.hpp>
@@ -34,7 +35,7 @@ concept protobuf_writable = requires(protobuf::Writer& w, const T& o) { kubex_wr
 namespace detail {
 
 /// Finds complete lines in a growing buffer without scanning any byte twice.
-class LineBuffer {
+class KUBEX_API LineBuffer {
  public:
   /// Where new bytes are appended.
   std::string& data() noexcept { return data_; }

@@ -4,6 +4,7 @@
 // both directions over the transport's TLS, proxy and credentials.
 
 #include <kubex/core/error.hpp>
+#include <kubex/core/export.hpp>
 
 #include <boost/asio/any_completion_handler.hpp>
 #include <boost/asio/associated_executor.hpp>
@@ -59,7 +60,7 @@ using WebSocketWriteSignature = void(std::exception_ptr);
 /// An open WebSocket to the apiserver. One read at a time; writes may overlap (they are sent
 /// in order). Destroying it closes the connection at once; async_close closes it politely.
 /// Every operation may be started from any thread.
-class WebSocket {
+class KUBEX_API WebSocket {
  public:
   /// The state a transport keeps for an open WebSocket.
   class Impl {

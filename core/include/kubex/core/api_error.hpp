@@ -4,6 +4,7 @@
 // and predicates in the manner of client-go's apierrors (IsNotFound, IsConflict, ...).
 
 #include <kubex/core/error.hpp>
+#include <kubex/core/export.hpp>
 
 #include <chrono>
 #include <cstdint>
@@ -38,10 +39,10 @@ enum class http_status {
 
 /// The category of HTTP status error codes; its name is "kubex.http" and a code's value is
 /// the status number.
-const std::error_category& http_category() noexcept;
+KUBEX_API const std::error_category& http_category() noexcept;
 
 /// Makes `s` usable as a std::error_code (found by argument-dependent lookup).
-std::error_code make_error_code(http_status s) noexcept;
+KUBEX_API std::error_code make_error_code(http_status s) noexcept;
 
 /// One cause of a failure, e.g. a field that failed validation.
 struct StatusCause {
@@ -89,7 +90,7 @@ class Reader;
 
 /// Reads a meta/v1 Status from JSON (the hook the kubex JSON codec finds for Status, e.g.
 /// inside a watch ERROR event).
-void kubex_read(json::Reader& r, Status& status);
+KUBEX_API void kubex_read(json::Reader& r, Status& status);
 
 /// A failed API call: the HTTP status as `code()` (category http_category()), the server's
 /// Status, and a message naming the request, e.g.
@@ -97,7 +98,7 @@ void kubex_read(json::Reader& r, Status& status);
 /// The message is never empty. It holds no credentials: only the method, the path and what
 /// the server answered (a body that is not a Status is quoted, cut to 200 bytes, with
 /// control characters escaped).
-class ApiError : public Error {
+class KUBEX_API ApiError : public Error {
  public:
   /// Builds the error for a response with a non-2xx `http_status` and body `body` to the
   /// request `method` `target` (path and query). A body that is not a Status JSON object is
@@ -125,39 +126,39 @@ class ApiError : public Error {
 };
 
 /// 404, or reason NotFound.
-[[nodiscard]] bool is_not_found(const ApiError& e) noexcept;
+[[nodiscard]] KUBEX_API bool is_not_found(const ApiError& e) noexcept;
 /// 409 with reason AlreadyExists: a create found the name taken.
-[[nodiscard]] bool is_already_exists(const ApiError& e) noexcept;
+[[nodiscard]] KUBEX_API bool is_already_exists(const ApiError& e) noexcept;
 /// 409 for any other reason than AlreadyExists, typically a stale resourceVersion.
-[[nodiscard]] bool is_conflict(const ApiError& e) noexcept;
+[[nodiscard]] KUBEX_API bool is_conflict(const ApiError& e) noexcept;
 /// 410, or reason Gone or Expired: the resourceVersion or continue token is too old, so a
 /// watch or paginated list must start again from a fresh list.
-[[nodiscard]] bool is_gone(const ApiError& e) noexcept;
+[[nodiscard]] KUBEX_API bool is_gone(const ApiError& e) noexcept;
 /// 422, or reason Invalid: the object failed validation (see details().causes).
-[[nodiscard]] bool is_invalid(const ApiError& e) noexcept;
+[[nodiscard]] KUBEX_API bool is_invalid(const ApiError& e) noexcept;
 /// 400, or reason BadRequest.
-[[nodiscard]] bool is_bad_request(const ApiError& e) noexcept;
+[[nodiscard]] KUBEX_API bool is_bad_request(const ApiError& e) noexcept;
 /// 401, or reason Unauthorized.
-[[nodiscard]] bool is_unauthorized(const ApiError& e) noexcept;
+[[nodiscard]] KUBEX_API bool is_unauthorized(const ApiError& e) noexcept;
 /// 403, or reason Forbidden.
-[[nodiscard]] bool is_forbidden(const ApiError& e) noexcept;
+[[nodiscard]] KUBEX_API bool is_forbidden(const ApiError& e) noexcept;
 /// 405, or reason MethodNotAllowed.
-[[nodiscard]] bool is_method_not_allowed(const ApiError& e) noexcept;
+[[nodiscard]] KUBEX_API bool is_method_not_allowed(const ApiError& e) noexcept;
 /// 429, or reason TooManyRequests.
-[[nodiscard]] bool is_too_many_requests(const ApiError& e) noexcept;
+[[nodiscard]] KUBEX_API bool is_too_many_requests(const ApiError& e) noexcept;
 /// 504, or reason Timeout or ServerTimeout: the server gave up, the request may be retried.
-[[nodiscard]] bool is_timeout(const ApiError& e) noexcept;
+[[nodiscard]] KUBEX_API bool is_timeout(const ApiError& e) noexcept;
 /// The resourceVersion asked for is newer than the server has yet (an apiserver whose cache
 /// lags the one a list came from): a Status with the cause ResourceVersionTooLarge, or a
 /// Timeout (504) whose cause or message says "Too large resource version", as servers before
 /// 1.18.6 answer. A watch must start again from a fresh list, after a delay.
-[[nodiscard]] bool is_resource_version_too_large(const Status& status) noexcept;
+[[nodiscard]] KUBEX_API bool is_resource_version_too_large(const Status& status) noexcept;
 /// is_resource_version_too_large of the error's Status.
-[[nodiscard]] bool is_resource_version_too_large(const ApiError& e) noexcept;
+[[nodiscard]] KUBEX_API bool is_resource_version_too_large(const ApiError& e) noexcept;
 /// 500, or reason InternalError.
-[[nodiscard]] bool is_internal_error(const ApiError& e) noexcept;
+[[nodiscard]] KUBEX_API bool is_internal_error(const ApiError& e) noexcept;
 /// 503, or reason ServiceUnavailable.
-[[nodiscard]] bool is_service_unavailable(const ApiError& e) noexcept;
+[[nodiscard]] KUBEX_API bool is_service_unavailable(const ApiError& e) noexcept;
 
 }  // namespace kubex
 

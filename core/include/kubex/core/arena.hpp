@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <kubex/core/export.hpp>
+
 // Arena memory for decoded objects. Decoding one object (a Pod, a list item, a watch event)
 // allocates its strings, vectors and maps from one Arena, a few malloc calls instead of one per
 // container. Nothing is freed when the Arena goes: each block counts the containers that use
@@ -18,7 +20,7 @@ namespace kubex {
 
 /// Bump allocation for one decoded object; see the file comment. Not thread-safe: one decode
 /// owns it. The memory it hands out may be released from any thread.
-class Arena {
+class KUBEX_API Arena {
  public:
   /// `first_block`: the bytes the first block should hold (0: a default), e.g. an estimate from
   /// the object's encoded size, so that one object usually takes one block.
@@ -60,29 +62,31 @@ class Arena {
 };
 
 /// Gives back memory from Arena::allocate; its block is freed with the last of its users.
-void arena_release(void* p) noexcept;
+KUBEX_API void arena_release(void* p) noexcept;
 
 /// How many arena blocks the process holds: blocks some container still uses, and the blocks
 /// of live Arenas. For tests and diagnostics of what decoded objects keep.
-[[nodiscard]] std::size_t arena_live_blocks() noexcept;
+[[nodiscard]] KUBEX_API std::size_t arena_live_blocks() noexcept;
 
 /// True when a thread keeps the arena blocks it frees for its next decodes; false under
 /// AddressSanitizer, which must see a block used after it went back.
-[[nodiscard]] bool arena_caches_blocks() noexcept;
+[[nodiscard]] KUBEX_API bool arena_caches_blocks() noexcept;
 
 /// `n` bytes aligned to 8 from the current arena, or from the heap outside a decode; either
 /// way freed by tagged_release(), which tells them apart by the word before them.
-void* tagged_allocate(std::size_t n);
+KUBEX_API void* tagged_allocate(std::size_t n);
 /// Frees memory from tagged_allocate().
-void tagged_release(void* p) noexcept;
+KUBEX_API void tagged_release(void* p) noexcept;
 
 namespace detail {
 // The arena decoding on this thread allocates from. Set only by ArenaScope, so code outside a
-// decode never sees it.
-inline thread_local Arena* current_arena = nullptr;
+// decode never sees it. Both variables are exported: with hidden symbols each shared library
+// and the program would have a copy of their own, and a decode in libkubex_core would not
+// reach the Box allocations of the models' library.
+KUBEX_API inline thread_local Arena* current_arena = nullptr;
 // The arena copies of containers allocate from on this thread, or null (the heap). Set only by
 // ArenaCopyScope.
-inline thread_local Arena* copy_arena = nullptr;
+KUBEX_API inline thread_local Arena* copy_arena = nullptr;
 }  // namespace detail
 
 /// The Arena that containers filled on this thread allocate from, or null (the heap).

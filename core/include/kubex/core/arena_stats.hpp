@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <kubex/core/export.hpp>
+
 // Where the arena memory of decoded objects goes, summed over the process: for benchmarks and
 // diagnostics (benchmarks/models/codec_bench.cpp reports it per item), not for control flow.
 
@@ -17,6 +19,6 @@ struct ArenaStats {
 };
 
 /// The totals so far; the difference of two calls is what happened between them.
-[[nodiscard]] ArenaStats arena_stats() noexcept;
+[[nodiscard]] KUBEX_API ArenaStats arena_stats() noexcept;
 
 }  // namespace kubex

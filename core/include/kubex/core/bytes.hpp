@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <kubex/core/export.hpp>
+
 #include <cstddef>
 #include <optional>
 #include <span>
@@ -16,7 +18,7 @@ namespace kubex {
 /// The bytes are stored in a std::string: it holds any byte values including zeros, gives a
 /// std::string_view of the data without copying (most such data is text: certificates, tokens,
 /// configuration), and moves cheaply. bytes() offers the same data as std::byte for binary use.
-class Bytes {
+class KUBEX_API Bytes {
  public:
   /// No bytes.
   Bytes() noexcept = default;

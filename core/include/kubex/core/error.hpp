@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <kubex/core/export.hpp>
+
 #include <stdexcept>
 #include <string>
 #include <system_error>
@@ -31,14 +33,14 @@ enum class errc {
 };
 
 /// The category of kubex::errc codes; its name is "kubex".
-const std::error_category& error_category() noexcept;
+KUBEX_API const std::error_category& error_category() noexcept;
 
 /// Makes `e` usable as a std::error_code (found by argument-dependent lookup).
-std::error_code make_error_code(errc e) noexcept;
+KUBEX_API std::error_code make_error_code(errc e) noexcept;
 
 /// Base class of every exception kubex throws. `what()` is the full, human-readable message;
 /// `code()` tells programs what went wrong. Messages never contain tokens or key material.
-class Error : public std::runtime_error {
+class KUBEX_API Error : public std::runtime_error {
  public:
   /// Creates an error with the given code and complete message.
   Error(std::error_code code, const std::string& message);
@@ -53,7 +55,7 @@ class Error : public std::runtime_error {
 /// Thrown when a kubeconfig or client configuration cannot be used. The message names the
 /// source and the offending field, e.g. `kubeconfig /p: users[admin].client-key-data: invalid
 /// base64`. `code()` is always errc::invalid_config.
-class ConfigError : public Error {
+class KUBEX_API ConfigError : public Error {
  public:
   /// Creates a configuration error with the complete message.
   explicit ConfigError(const std::string& message);

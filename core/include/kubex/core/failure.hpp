@@ -5,6 +5,7 @@
 // pointer that every kubex operation completes with. See docs/architecture.md, "Errors".
 
 #include <kubex/core/api_error.hpp>
+#include <kubex/core/export.hpp>
 
 #include <chrono>
 #include <exception>
@@ -47,7 +48,7 @@ enum class failure_kind {
 /// futures throw the full kubex::Error); a Failure looks inside once, so code that must decide
 /// what to do next asks plain questions instead of writing a chain of catch blocks. Cheap to
 /// copy; keeps the exception alive.
-class Failure {
+class KUBEX_API Failure {
  public:
   /// No failure.
   Failure() noexcept = default;
@@ -99,6 +100,6 @@ class Failure {
 };
 
 /// The name of `kind`, e.g. "transport".
-[[nodiscard]] std::string_view to_string(failure_kind kind) noexcept;
+[[nodiscard]] KUBEX_API std::string_view to_string(failure_kind kind) noexcept;
 
 }  // namespace kubex

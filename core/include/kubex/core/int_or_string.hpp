@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <kubex/core/export.hpp>
 #include <kubex/core/string.hpp>
 
 #include <cstdint>
@@ -17,7 +18,7 @@ namespace kubex {
 ///
 /// The constructors are implicit so that fields read naturally: `spec.max_surge = "25%";`,
 /// `port.target_port = 8080;`. The integer is 32-bit, as in Go.
-class IntOrString {
+class KUBEX_API IntOrString {
  public:
   /// The integer 0 (Go's zero value).
   IntOrString() noexcept = default;

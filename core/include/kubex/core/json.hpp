@@ -8,6 +8,7 @@
 
 #include <kubex/core/box.hpp>
 #include <kubex/core/error.hpp>
+#include <kubex/core/export.hpp>
 #include <kubex/core/map.hpp>
 #include <kubex/core/raw_json.hpp>
 #include <kubex/core/string.hpp>
@@ -28,7 +29,7 @@ namespace kubex::json {
 /// JSON that does not fit the model it is decoded into. what() is "<path>: <reason>", where
 /// the path names the offending field, e.g.
 /// `items[3].spec.containers[0].ports[1].containerPort: expected an integer, got a string`.
-class DecodeError : public Error {
+class KUBEX_API DecodeError : public Error {
  public:
   /// An error at the current value; enclosing readers add the path while it propagates.
   explicit DecodeError(std::string reason);
@@ -53,7 +54,7 @@ class DecodeError : public Error {
 /// One JSON value being read. Each value may be read once, with one of the accessors; fields
 /// and elements not read are skipped, and checked to be valid JSON as raw values are. Readers
 /// exist only during a decode call.
-class Reader {
+class KUBEX_API Reader {
  public:
   /// The JSON type of a value.
   enum class Type { null, boolean, number, string, array, object };
@@ -112,7 +113,7 @@ class Reader {
 
 /// Appends compact JSON to a string. Keys and values are written in call order; commas are
 /// inserted automatically.
-class Writer {
+class KUBEX_API Writer {
  public:
   /// What a writer does with a required field whose value is empty.
   enum class Mode : std::uint8_t {
@@ -295,7 +296,7 @@ struct Codec<std::int64_t> {
 
 template <>
 struct Codec<std::int32_t> {
-  static void read(Reader& r, std::int32_t& v);
+  KUBEX_API static void read(Reader& r, std::int32_t& v);
   static void write(Writer& w, std::int32_t v) { w.int64(v); }
 };
 
@@ -507,7 +508,8 @@ namespace detail {
 using DecodeFn = void (*)(Reader&, void*);
 // `depth`: the levels of arrays and objects around the document, counted against the nesting
 // limit (a list's item decoded on its own sits at depth 2).
-void decode(std::string_view json, bool padded, void* out, DecodeFn fn, std::size_t depth = 0);
+KUBEX_API void decode(std::string_view json, bool padded, void* out, DecodeFn fn,
+                      std::size_t depth = 0);
 }  // namespace detail
 
 /// Decodes a JSON document into `out`, replacing its contents. The document must be one

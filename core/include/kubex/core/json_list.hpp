@@ -6,6 +6,7 @@
 // the transfer, the parser works on one item at a time instead of the whole document, and the
 // bytes of decoded items can be dropped from the receive buffer.
 
+#include <kubex/core/export.hpp>
 #include <kubex/core/json.hpp>
 
 #include <cstddef>
@@ -20,7 +21,7 @@ namespace kubex::json {
 /// Finds, in the text of a JSON object that grows at its end, the elements of its top-level
 /// "items" array as each one completes. Checks only the array's own punctuation; the
 /// elements and the rest of the object are left to the decoder.
-class ListSplitter {
+class KUBEX_API ListSplitter {
  public:
   /// An element's text: [begin, end) in the text as it is now.
   struct Element {

@@ -6,6 +6,7 @@
 // compared: a model's members hold its own kind and apiVersion by default, so a body that
 // carries none of them passes (the apiserver leaves them out of list items).
 
+#include <kubex/core/export.hpp>
 #include <kubex/core/json.hpp>
 #include <kubex/core/resource.hpp>
 
@@ -30,8 +31,8 @@ std::string_view member_text(const M& member) {
 }
 
 // Throws the DecodeError of a body of kind `got` (`got_version`) where `want` was expected.
-[[noreturn]] void kind_mismatch(std::string_view got, std::string_view got_version,
-                                std::string_view want, std::string_view want_version);
+[[noreturn]] KUBEX_API void kind_mismatch(std::string_view got, std::string_view got_version,
+                                          std::string_view want, std::string_view want_version);
 
 // Checks a decoded kind and apiVersion (empty: the body carried none) against the expected.
 inline void check_kind_text(std::string_view kind, std::string_view api_version,

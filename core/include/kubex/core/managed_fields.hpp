@@ -5,6 +5,7 @@
 // object cut down to what a manager's server-side apply set, so a controller can change one
 // field and apply again without taking, or dropping, fields it never set.
 
+#include <kubex/core/export.hpp>
 #include <kubex/core/json.hpp>
 
 #include <string>
@@ -16,14 +17,14 @@ namespace kubex {
 /// fieldsV1: "f:<field>", "k:<list item keys>", "v:<set value>", "i:<index>" and ".") names,
 /// as compact JSON.
 /// @throws json::DecodeError if either text is not valid JSON or the field set is not an object.
-std::string extract_fields(std::string_view object, std::string_view fields_v1);
+KUBEX_API std::string extract_fields(std::string_view object, std::string_view fields_v1);
 
 /// The fieldsV1 of the managedFields entry of `manager` whose operation is Apply, for
 /// `subresource` ("" for the object itself, "status"), in JSON object `object`; empty when
 /// there is none.
 /// @throws json::DecodeError if `object` is not valid JSON.
-std::string applied_fields(std::string_view object, std::string_view manager,
-                           std::string_view subresource = {});
+KUBEX_API std::string applied_fields(std::string_view object, std::string_view manager,
+                                     std::string_view subresource = {});
 
 /// `object` cut down to the fields `manager` set by server-side apply on `subresource` ("" for
 /// the object itself), with its apiVersion, kind, name and namespace: the partial object to

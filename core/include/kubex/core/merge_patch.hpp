@@ -6,6 +6,7 @@
 // what changed is sent, and a field that was removed is sent as null, which deletes it on the
 // server.
 
+#include <kubex/core/export.hpp>
 #include <kubex/core/json.hpp>
 
 #include <concepts>
@@ -18,7 +19,7 @@ namespace kubex::json {
 /// with their new values, removed fields as null, unchanged fields left out; arrays are replaced
 /// whole (RFC 7396 has no element-wise merge). "{}" when nothing changed.
 /// @throws DecodeError if either text is not valid JSON.
-std::string create_merge_patch(std::string_view original, std::string_view modified);
+KUBEX_API std::string create_merge_patch(std::string_view original, std::string_view modified);
 
 /// The merge patch that turns `original` into `modified`, both encoded with their codecs.
 /// Clearing an optional field of `modified` sends null for it.
@@ -31,6 +32,6 @@ std::string create_merge_patch(const T& original, const T& modified) {
 /// Applies merge patch `patch` to document `target` as RFC 7396 §2 defines, e.g. to preview
 /// what the server will store. Fields keep their order; new fields come last.
 /// @throws DecodeError if either text is not valid JSON.
-std::string apply_merge_patch(std::string_view target, std::string_view patch);
+KUBEX_API std::string apply_merge_patch(std::string_view target, std::string_view patch);
 
 }  // namespace kubex::json

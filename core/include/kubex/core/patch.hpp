@@ -4,6 +4,7 @@
 // Patch bodies for `PATCH`: the four types the apiserver accepts, each with its Content-Type,
 // and a builder for RFC 6902 JSON patches with RFC 6901 pointer escaping.
 
+#include <kubex/core/export.hpp>
 #include <kubex/core/json.hpp>
 
 #include <cstdint>
@@ -40,12 +41,12 @@ enum class PatchType : std::uint8_t {
 
 /// Escapes one reference token for a JSON pointer (RFC 6901 §3: '~' as "~0", '/' as "~1"),
 /// e.g. the label key "app.kubernetes.io/name" becomes "app.kubernetes.io~1name".
-[[nodiscard]] std::string escape_pointer_token(std::string_view token);
+[[nodiscard]] KUBEX_API std::string escape_pointer_token(std::string_view token);
 
 /// The JSON pointer made of `tokens`, each escaped:
 /// `json_pointer({"metadata", "labels", "app.kubernetes.io/name"})` is
 /// "/metadata/labels/app.kubernetes.io~1name".
-[[nodiscard]] std::string json_pointer(std::initializer_list<std::string_view> tokens);
+[[nodiscard]] KUBEX_API std::string json_pointer(std::initializer_list<std::string_view> tokens);
 
 /// An RFC 6902 JSON Patch: a list of operations applied in order, atomically. Values are
 /// written with their kubex codec, so strings, numbers, models and kubex::RawJson all work.
@@ -54,7 +55,7 @@ enum class PatchType : std::uint8_t {
 ///                  .test("/metadata/resourceVersion", rv)
 ///                  .replace("/spec/replicas", 3)
 ///                  .remove(kubex::json_pointer({"metadata", "labels", "app.kubernetes.io/name"}));
-class JsonPatch {
+class KUBEX_API JsonPatch {
  public:
   /// Adds `value` at `path` (inserting into arrays; "/-" appends).
   template <class T>

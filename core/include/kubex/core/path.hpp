@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <kubex/core/export.hpp>
+
 #include <string>
 #include <string_view>
 
@@ -9,11 +11,11 @@ namespace kubex {
 /// True if `segment` may be used as one segment of a request path: it is non-empty, is not
 /// "." or "..", and contains neither '/' nor '%' (client-go's IsValidPathSegmentName). Escaping
 /// alone is not enough for those, because the apiserver decodes the path before routing.
-[[nodiscard]] bool is_valid_path_segment(std::string_view segment) noexcept;
+[[nodiscard]] KUBEX_API bool is_valid_path_segment(std::string_view segment) noexcept;
 
 /// Percent-encodes every byte of `segment` except RFC 3986 unreserved characters, ':' and '@',
 /// so the result is exactly one path segment. Does not validate; see is_valid_path_segment.
-[[nodiscard]] std::string escape_path_segment(std::string_view segment);
+[[nodiscard]] KUBEX_API std::string escape_path_segment(std::string_view segment);
 
 /// The parts of a Kubernetes REST path. Designed for designated initializers:
 /// `resource_path({.version = "v1", .resource = "pods", .namespace_name = "default"})`.
@@ -40,6 +42,6 @@ struct ResourcePathParts {
 /// `/apis/apps/v1/namespaces/web/deployments/front/scale`.
 /// @throws kubex::Error with errc::invalid_path naming the part that is missing or
 ///         not a valid path segment.
-[[nodiscard]] std::string resource_path(const ResourcePathParts& parts);
+[[nodiscard]] KUBEX_API std::string resource_path(const ResourcePathParts& parts);
 
 }  // namespace kubex

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <kubex/core/export.hpp>
+
 // Percent-encoding (RFC 3986 §2.1) and the hex digits behind it: the one place the library
 // writes %XX, for path segments, query values, form bodies and header names alike.
 
@@ -52,10 +54,10 @@ void append_percent_encoded(std::string& out, std::string_view text, Keep keep) 
 
 /// `text` with every byte but the unreserved ones percent-encoded: a query value, or a value
 /// of an application/x-www-form-urlencoded body (RFC 6749 §2.3.1 client credentials).
-[[nodiscard]] std::string percent_encode(std::string_view text);
+[[nodiscard]] KUBEX_API std::string percent_encode(std::string_view text);
 
 /// `text` with its %XX escapes decoded (either case of hex); std::nullopt if a '%' is not
 /// followed by two hex digits.
-[[nodiscard]] std::optional<std::string> percent_decode(std::string_view text);
+[[nodiscard]] KUBEX_API std::optional<std::string> percent_decode(std::string_view text);
 
 }  // namespace kubex

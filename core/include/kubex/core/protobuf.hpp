@@ -5,6 +5,7 @@
 #pragma once
 
 #include <kubex/core/error.hpp>
+#include <kubex/core/export.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -16,7 +17,7 @@ namespace kubex::protobuf {
 
 /// Thrown for malformed protobuf: the message says what was read and at which byte of the
 /// body it failed; `code()` is errc::invalid_protobuf. The body itself is never quoted.
-class DecodeError : public Error {
+class KUBEX_API DecodeError : public Error {
  public:
   /// Creates the error with its complete message.
   explicit DecodeError(const std::string& reason);
@@ -37,7 +38,7 @@ inline constexpr int max_depth = 100;
 /// reader (or `skip()`) then takes its value, checking that the wire type fits. Every read is
 /// bounds-checked and throws DecodeError naming the byte offset in the whole body. Views
 /// returned by `bytes()` and `string()` point into the reader's input.
-class Reader {
+class KUBEX_API Reader {
  public:
   /// Reads `data`, which starts at byte `origin` of the body (for error messages).
   explicit Reader(std::string_view data, std::size_t origin = 0, int depth = 0) noexcept
@@ -162,7 +163,7 @@ class Reader {
 
 /// Appends fields to a string in the canonical encoding (shortest varints). Field numbers
 /// must be 1 to max_field_number.
-class Writer {
+class KUBEX_API Writer {
  public:
   /// Appends to `out`.
   explicit Writer(std::string& out) noexcept : out_(out) {}
@@ -209,6 +210,6 @@ class Writer {
 };
 
 /// Appends `value` as a varint (1 to 10 bytes).
-void append_varint(std::string& out, std::uint64_t value);
+KUBEX_API void append_varint(std::string& out, std::uint64_t value);
 
 }  // namespace kubex::protobuf

@@ -5,6 +5,7 @@
 // metav1.WatchEvent whose object is such a body again. The wire format is in protobuf.hpp.
 #pragma once
 
+#include <kubex/core/export.hpp>
 #include <kubex/core/protobuf.hpp>
 
 #include <cstddef>
@@ -39,7 +40,7 @@ struct Envelope {
 
 /// Opens a protobuf body. Fields the envelope does not define are skipped.
 /// @throws DecodeError when the body lacks the magic or its envelope is malformed.
-[[nodiscard]] Envelope open_envelope(std::string_view body);
+[[nodiscard]] KUBEX_API Envelope open_envelope(std::string_view body);
 
 /// Where an opened envelope's object message starts in the whole response, for error
 /// messages: `body` is the envelope's bytes (open_envelope's argument), starting at byte
@@ -52,8 +53,8 @@ struct Envelope {
 /// The body the apiserver would send for an object of `api_version`/`kind` whose message is
 /// `raw`: the magic and the envelope, byte for byte as Go writes them (every field present,
 /// the encoding and content type empty).
-[[nodiscard]] std::string seal_envelope(std::string_view api_version, std::string_view kind,
-                                        std::string_view raw);
+[[nodiscard]] KUBEX_API std::string seal_envelope(std::string_view api_version,
+                                                  std::string_view kind, std::string_view raw);
 
 /// One event of a protobuf watch (metav1.WatchEvent). The views point into the frame.
 struct WatchEventFrame {
@@ -65,10 +66,10 @@ struct WatchEventFrame {
 
 /// Reads a watch frame's event.
 /// @throws DecodeError when the frame is not a well-formed WatchEvent.
-[[nodiscard]] WatchEventFrame read_watch_event(std::string_view frame);
+[[nodiscard]] KUBEX_API WatchEventFrame read_watch_event(std::string_view frame);
 
 /// Cuts a protobuf watch stream into frames as its bytes arrive, in whatever pieces.
-class FrameSplitter {
+class KUBEX_API FrameSplitter {
  public:
   /// Refuses frames longer than `max_frame` bytes (0: no limit).
   explicit FrameSplitter(std::size_t max_frame) noexcept : max_frame_(max_frame) {}

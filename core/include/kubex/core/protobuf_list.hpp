@@ -9,6 +9,7 @@
 // and of meta/v1).
 
 #include <kubex/core/arena.hpp>
+#include <kubex/core/export.hpp>
 #include <kubex/core/protobuf.hpp>
 #include <kubex/core/protobuf_object.hpp>
 
@@ -24,7 +25,7 @@ namespace kubex::protobuf {
 /// Finds, in a protobuf list body that grows at its end, the items of its list message as
 /// each one completes. Checks the framing of the fields it passes (keys, wire types, lengths);
 /// the items and the list's other fields are left to the decoder.
-class ListSplitter {
+class KUBEX_API ListSplitter {
  public:
   /// An item's message: [begin, end) in the body as it is now.
   struct Element {

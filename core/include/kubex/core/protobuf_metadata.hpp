@@ -6,6 +6,7 @@
 #pragma once
 
 #include <kubex/core/custom_resource.hpp>
+#include <kubex/core/export.hpp>
 #include <kubex/core/metadata.hpp>
 #include <kubex/core/protobuf.hpp>
 #include <kubex/core/protobuf_read.hpp>
@@ -14,7 +15,7 @@ namespace kubex {
 
 /// Reads meta/v1 ListMeta: selfLink 1, resourceVersion 2, continue 3, remainingItemCount 4
 /// (empty strings read as absent, as JSON omits them).
-void kubex_read_proto(protobuf::Reader& r, ListMetadata& o);
+KUBEX_API void kubex_read_proto(protobuf::Reader& r, ListMetadata& o);
 
 /// Reads meta/v1 PartialObjectMetadata: metadata 1. The type meta travels in the envelope.
 template <class Meta>

@@ -13,6 +13,7 @@
 #include <kubex/core/arena.hpp>
 #include <kubex/core/box.hpp>
 #include <kubex/core/bytes.hpp>
+#include <kubex/core/export.hpp>
 #include <kubex/core/int_or_string.hpp>
 #include <kubex/core/map.hpp>
 #include <kubex/core/protobuf.hpp>
@@ -35,43 +36,43 @@
 namespace kubex::protobuf {
 
 /// A `string` field.
-void read(Reader& r, std::string& out);
+KUBEX_API void read(Reader& r, std::string& out);
 /// A `string` field.
 inline void read(Reader& r, String& out) {
   out.assign(r.string());
 }
 /// A `bool` field.
-void read(Reader& r, bool& out);
+KUBEX_API void read(Reader& r, bool& out);
 /// An `int32` field.
-void read(Reader& r, std::int32_t& out);
+KUBEX_API void read(Reader& r, std::int32_t& out);
 /// An `int64` field.
-void read(Reader& r, std::int64_t& out);
+KUBEX_API void read(Reader& r, std::int64_t& out);
 /// A `double` field.
-void read(Reader& r, double& out);
+KUBEX_API void read(Reader& r, double& out);
 /// A `bytes` field.
-void read(Reader& r, Bytes& out);
+KUBEX_API void read(Reader& r, Bytes& out);
 /// A resource.Quantity message ({string = 1}); a string that is not a quantity is refused.
-void read(Reader& r, Quantity& out);
+KUBEX_API void read(Reader& r, Quantity& out);
 /// An intstr.IntOrString message ({type = 1, intVal = 2, strVal = 3}).
-void read(Reader& r, IntOrString& out);
+KUBEX_API void read(Reader& r, IntOrString& out);
 /// A metav1.Time message ({seconds = 1, nanos = 2}); the nanoseconds are dropped, as Go's
 /// Time keeps seconds only on the wire in JSON.
-void read(Reader& r, Time& out);
+KUBEX_API void read(Reader& r, Time& out);
 /// A metav1.MicroTime message ({seconds = 1, nanos = 2}), kept to the microsecond.
-void read(Reader& r, MicroTime& out);
+KUBEX_API void read(Reader& r, MicroTime& out);
 /// An optional metav1.Time: Go writes a zero time as an empty message, which JSON shows as
 /// null, so it reads as absent.
-void read(Reader& r, std::optional<Time>& out);
+KUBEX_API void read(Reader& r, std::optional<Time>& out);
 /// An optional metav1.MicroTime; an empty message reads as absent, as for Time.
-void read(Reader& r, std::optional<MicroTime>& out);
+KUBEX_API void read(Reader& r, std::optional<MicroTime>& out);
 /// A message whose field 1 holds JSON text: runtime.RawExtension, metav1.FieldsV1, the
 /// apiextensions JSON type. A raw value that is not JSON (an embedded protobuf object) is
 /// refused.
-void read(Reader& r, RawJson& out);
+KUBEX_API void read(Reader& r, RawJson& out);
 /// An empty message that JSON shows as the free-form object `{}` (a marker type such as
 /// CustomResourceSubresourceStatus); any field it carries is refused, so nothing is lost
 /// silently.
-void read_empty_object(Reader& r, RawJson& out);
+KUBEX_API void read_empty_object(Reader& r, RawJson& out);
 
 // The templates are declared before any is defined, so that each finds the others whatever
 // they nest (an optional list, a map of lists): argument-dependent lookup would not, as the

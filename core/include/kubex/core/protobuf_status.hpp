@@ -4,6 +4,7 @@
 #pragma once
 
 #include <kubex/core/api_error.hpp>
+#include <kubex/core/export.hpp>
 
 #include <cstddef>
 #include <optional>
@@ -15,10 +16,10 @@ namespace kubex::protobuf {
 /// message 3, reason 4, details 5 (name 1, group 2, kind 3, causes 4 (type 1, message 2,
 /// field 3), retryAfterSeconds 5, uid 6), code 6. `origin` is where `raw` starts in the body.
 /// @throws DecodeError for malformed protobuf.
-[[nodiscard]] Status read_status(std::string_view raw, std::size_t origin = 0);
+[[nodiscard]] KUBEX_API Status read_status(std::string_view raw, std::size_t origin = 0);
 
 /// The Status a whole protobuf body holds (envelope included), or std::nullopt when the body
 /// is not a protobuf envelope of kind Status.
-[[nodiscard]] std::optional<Status> status_of_body(std::string_view body) noexcept;
+[[nodiscard]] KUBEX_API std::optional<Status> status_of_body(std::string_view body) noexcept;
 
 }  // namespace kubex::protobuf

@@ -8,6 +8,7 @@
 #include <kubex/core/box.hpp>
 #include <kubex/core/bytes.hpp>
 #include <kubex/core/error.hpp>
+#include <kubex/core/export.hpp>
 #include <kubex/core/int_or_string.hpp>
 #include <kubex/core/map.hpp>
 #include <kubex/core/protobuf.hpp>
@@ -34,14 +35,14 @@ namespace kubex::protobuf {
 /// read from JSON that its model does not know (only JSON can write them back), or a free-form
 /// value whose message has no room for it. A caller that has JSON to fall back on sends JSON;
 /// `code()` is errc::invalid_argument and the message names what could not be written.
-class Unrepresentable : public Error {
+class KUBEX_API Unrepresentable : public Error {
  public:
   /// Creates the error with its complete message.
   explicit Unrepresentable(const std::string& reason);
 };
 
 /// A `string` field (written even when empty: Go writes every value field).
-void write(Writer& w, std::uint32_t field, std::string_view value);
+KUBEX_API void write(Writer& w, std::uint32_t field, std::string_view value);
 /// A `string` field; exact for std::string, which IntOrString would also take.
 inline void write(Writer& w, std::uint32_t field, const std::string& value) {
   write(w, field, std::string_view(value));
@@ -51,33 +52,33 @@ inline void write(Writer& w, std::uint32_t field, const String& value) {
   write(w, field, value.view());
 }
 /// A `bool` field.
-void write(Writer& w, std::uint32_t field, bool value);
+KUBEX_API void write(Writer& w, std::uint32_t field, bool value);
 /// An `int32` field.
-void write(Writer& w, std::uint32_t field, std::int32_t value);
+KUBEX_API void write(Writer& w, std::uint32_t field, std::int32_t value);
 /// An `int64` field.
-void write(Writer& w, std::uint32_t field, std::int64_t value);
+KUBEX_API void write(Writer& w, std::uint32_t field, std::int64_t value);
 /// A `double` field.
-void write(Writer& w, std::uint32_t field, double value);
+KUBEX_API void write(Writer& w, std::uint32_t field, double value);
 /// A `bytes` field.
-void write(Writer& w, std::uint32_t field, const Bytes& value);
+KUBEX_API void write(Writer& w, std::uint32_t field, const Bytes& value);
 /// A resource.Quantity message ({string = 1}).
-void write(Writer& w, std::uint32_t field, const Quantity& value);
+KUBEX_API void write(Writer& w, std::uint32_t field, const Quantity& value);
 /// An intstr.IntOrString message ({type = 1, intVal = 2, strVal = 3}).
-void write(Writer& w, std::uint32_t field, const IntOrString& value);
+KUBEX_API void write(Writer& w, std::uint32_t field, const IntOrString& value);
 /// A metav1.Time message ({seconds = 1, nanos = 2}).
-void write(Writer& w, std::uint32_t field, const Time& value);
+KUBEX_API void write(Writer& w, std::uint32_t field, const Time& value);
 /// A metav1.MicroTime message ({seconds = 1, nanos = 2}).
-void write(Writer& w, std::uint32_t field, const MicroTime& value);
+KUBEX_API void write(Writer& w, std::uint32_t field, const MicroTime& value);
 /// A message whose field 1 holds JSON text (RawExtension, FieldsV1, the apiextensions JSON
 /// type); nothing for an empty (null) value.
-void write(Writer& w, std::uint32_t field, const RawJson& value);
+KUBEX_API void write(Writer& w, std::uint32_t field, const RawJson& value);
 /// An empty message that JSON shows as `{}` (CustomResourceSubresourceStatus).
 /// @throws Unrepresentable when the value is anything but `{}` or null.
-void write_empty_object(Writer& w, std::uint32_t field, const RawJson& value);
+KUBEX_API void write_empty_object(Writer& w, std::uint32_t field, const RawJson& value);
 
 /// The unknown fields of an object, appended after its known ones.
 /// @throws Unrepresentable when some were read from JSON.
-void write_unknown(Writer& w, const UnknownFields& unknown, std::string_view type);
+KUBEX_API void write_unknown(Writer& w, const UnknownFields& unknown, std::string_view type);
 
 // The templates are declared before any is defined, so that each finds the others whatever
 // they nest (see protobuf_read.hpp).

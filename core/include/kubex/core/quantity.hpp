@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <kubex/core/export.hpp>
 #include <kubex/core/string.hpp>
 
 #include <compare>
@@ -34,7 +35,7 @@ enum class QuantityFormat : std::uint8_t {
 /// A parsed Quantity remembers its text, so to_string() reproduces the input byte for byte
 /// until the value is changed; canonical() gives Go's canonical spelling. Comparison is by
 /// value across formats: "1000m" == "1" and "1Ki" == "1024".
-class Quantity {
+class KUBEX_API Quantity {
  public:
   /// Zero, in decimal_si format, with no original text.
   Quantity() noexcept = default;
@@ -132,10 +133,10 @@ class Quantity {
   [[nodiscard]] Quantity operator-() const;
 
   /// Equality of values, ignoring format and original text: "1000m" == "1".
-  friend bool operator==(const Quantity& a, const Quantity& b) noexcept;
+  friend KUBEX_API bool operator==(const Quantity& a, const Quantity& b) noexcept;
 
   /// Orders by value. Weak, because equal values may still be spelled differently.
-  friend std::weak_ordering operator<=>(const Quantity& a, const Quantity& b) noexcept;
+  friend KUBEX_API std::weak_ordering operator<=>(const Quantity& a, const Quantity& b) noexcept;
 
  private:
   Quantity(bool negative, std::uint64_t magnitude_high, std::uint64_t magnitude_low,

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
+
+#include <kubex/core/export.hpp>
 // The channel protocol of exec and attach (`v5.channel.k8s.io`, falling back to v4) as pure
 // functions: every WebSocket message is one channel byte followed by that stream's bytes, and
 // the error channel ends the session with a meta/v1 Status that carries the exit code.
@@ -27,13 +29,13 @@ enum class Channel : std::uint8_t {
 };
 
 /// A message carrying `data` on `channel`.
-[[nodiscard]] std::string frame(Channel channel, std::string_view data);
+[[nodiscard]] KUBEX_API std::string frame(Channel channel, std::string_view data);
 
 /// The resize message for a terminal of `width` columns and `height` rows.
-[[nodiscard]] std::string resize_frame(std::uint16_t width, std::uint16_t height);
+[[nodiscard]] KUBEX_API std::string resize_frame(std::uint16_t width, std::uint16_t height);
 
 /// The v5 message that ends stream `channel` (stdin, so that `cat` sees end of file).
-[[nodiscard]] std::string close_frame(Channel channel);
+[[nodiscard]] KUBEX_API std::string close_frame(Channel channel);
 
 /// The exit code the error channel's message `status_json` reports: 0 for Success, N for a
 /// Failure with reason NonZeroExitCode and an ExitCode cause. `context` names the request in
@@ -42,6 +44,6 @@ enum class Channel : std::uint8_t {
 ///         is not running), with the server's Status.
 /// @throws kubex::Error (errc::invalid_json) if the message is not a Status, or reports a
 ///         non-zero exit without a usable code.
-[[nodiscard]] int exit_code(std::string_view context, std::string_view status_json);
+[[nodiscard]] KUBEX_API int exit_code(std::string_view context, std::string_view status_json);
 
 }  // namespace kubex::remote_command

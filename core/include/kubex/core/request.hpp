@@ -5,6 +5,7 @@
 // and media types for every verb and subresource of one resource. Api<T> sends what this
 // builds; tests check it byte for byte.
 
+#include <kubex/core/export.hpp>
 #include <kubex/core/params.hpp>
 #include <kubex/core/patch.hpp>
 
@@ -76,7 +77,7 @@ inline constexpr std::chrono::seconds watch_idle_margin{30};
 /// Builds the requests for one resource in one namespace (or cluster-wide, or across all
 /// namespaces when `namespace_name` is empty). Names are checked and escaped: a name that
 /// cannot be a path segment fails with errc::invalid_path before anything is sent.
-class RequestBuilder {
+class KUBEX_API RequestBuilder {
  public:
   /// The requests for `plural` in `group`/`version`, in `namespace_name` ("" for cluster-scoped
   /// resources and for all namespaces).
@@ -142,9 +143,9 @@ class RequestBuilder {
 
 /// Appends `key=value` to `target` as a query parameter ('?' or '&' as needed), percent-encoding
 /// the value as Go's url.QueryEscape does, except that spaces become %20.
-void append_query(std::string& target, std::string_view key, std::string_view value);
+KUBEX_API void append_query(std::string& target, std::string_view key, std::string_view value);
 
 /// The meta/v1 DeleteOptions JSON for `params` ("dryRun" as the list ["All"] the API expects).
-[[nodiscard]] std::string delete_options_json(const DeleteParams& params);
+[[nodiscard]] KUBEX_API std::string delete_options_json(const DeleteParams& params);
 
 }  // namespace kubex

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <kubex/core/export.hpp>
+
 // Typed builders for the labelSelector and fieldSelector query parameters. Keys and values are
 // checked when added, so a typo fails in the program with a message naming it, not as a 400
 // from the server. Raw strings are accepted by ListParams/WatchParams as well.
@@ -16,7 +18,7 @@ namespace kubex {
 ///     auto s = kubex::LabelSelector{}.eq("app", "web").in("tier", {"front",
 ///     "back"}).exists("team"); api.list({.label_selector = s.str()});  // "app=web,tier in
 ///     (front,back),team"
-class LabelSelector {
+class KUBEX_API LabelSelector {
  public:
   /// `key=value`.
   LabelSelector& eq(std::string_view key, std::string_view value);
@@ -41,7 +43,7 @@ class LabelSelector {
 
 /// A field selector: `field=value` / `field!=value` requirements joined by ','. Which fields a
 /// resource supports is up to the server (metadata.name and metadata.namespace always work).
-class FieldSelector {
+class KUBEX_API FieldSelector {
  public:
   /// `field=value`.
   FieldSelector& eq(std::string_view field, std::string_view value);
@@ -57,8 +59,8 @@ class FieldSelector {
 
 /// True if `key` is a valid label key: an optional DNS-subdomain prefix and '/', then a name of
 /// 1-63 characters [A-Za-z0-9_.-] starting and ending with an alphanumeric.
-[[nodiscard]] bool is_valid_label_key(std::string_view key) noexcept;
+[[nodiscard]] KUBEX_API bool is_valid_label_key(std::string_view key) noexcept;
 /// True if `value` is a valid label value: empty, or as a label key's name part.
-[[nodiscard]] bool is_valid_label_value(std::string_view value) noexcept;
+[[nodiscard]] KUBEX_API bool is_valid_label_value(std::string_view value) noexcept;
 
 }  // namespace kubex

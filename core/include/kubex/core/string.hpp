@@ -7,6 +7,7 @@
 // both, and is NUL-terminated. std::optional<String> takes 16 bytes too (optional_string.hpp).
 
 #include <kubex/core/arena.hpp>
+#include <kubex/core/export.hpp>
 
 #include <bit>
 #include <compare>
@@ -21,7 +22,7 @@
 namespace kubex {
 
 /// A compact string; see the file comment.
-class String {
+class KUBEX_API String {
  public:
   using value_type = char;
   using size_type = std::size_t;
@@ -222,7 +223,7 @@ class String {
 };
 
 /// Writes the characters.
-std::ostream& operator<<(std::ostream& os, const String& s);
+KUBEX_API std::ostream& operator<<(std::ostream& os, const String& s);
 
 }  // namespace kubex
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <kubex/core/export.hpp>
+
 #include <chrono>
 #include <compare>
 #include <optional>
@@ -23,7 +25,7 @@ namespace kubex {
 /// timestamp; a JSON `null` is for the decoder to map to an absent value.
 ///
 /// The default value is the Unix epoch, 1970-01-01T00:00:00Z.
-class Time {
+class KUBEX_API Time {
  public:
   /// Second ticks since the Unix epoch, in UTC.
   using time_point_type = std::chrono::sys_seconds;
@@ -62,7 +64,7 @@ class Time {
 /// truncating the rest; the same dates and offsets are rejected.
 ///
 /// The default value is the Unix epoch.
-class MicroTime {
+class KUBEX_API MicroTime {
  public:
   /// Microsecond ticks since the Unix epoch, in UTC.
   using time_point_type = std::chrono::sys_time<std::chrono::microseconds>;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <kubex/core/export.hpp>
+
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -10,7 +12,7 @@ namespace kubex {
 /// An apiserver base URL as written in a kubeconfig `server` field, split into the parts a
 /// transport needs. Only `scheme://host[:port][/path]` is accepted: user information, queries
 /// and fragments have no meaning for an apiserver address and are rejected.
-struct ServerUrl {
+struct KUBEX_API ServerUrl {
   /// "https" or "http", lower case.
   std::string scheme{};
   /// Host name or IP address; IPv6 addresses are stored without brackets.
@@ -30,6 +32,6 @@ struct ServerUrl {
 
 /// Parses an apiserver URL.
 /// @throws kubex::Error with errc::invalid_url and a reason that never repeats user information.
-[[nodiscard]] ServerUrl parse_server_url(std::string_view text);
+[[nodiscard]] KUBEX_API ServerUrl parse_server_url(std::string_view text);
 
 }  // namespace kubex

@@ -6,6 +6,7 @@
 // event carries the server's Status (e.g. 410 Gone when the resourceVersion is too old).
 
 #include <kubex/core/api_error.hpp>
+#include <kubex/core/export.hpp>
 #include <kubex/core/json.hpp>
 
 #include <cstdint>
@@ -56,7 +57,7 @@ struct WatchEvent {
 namespace detail {
 
 /// Parses an event type name; false if it is none of the five.
-bool parse_watch_event_type(std::string_view name, WatchEventType& out) noexcept;
+KUBEX_API bool parse_watch_event_type(std::string_view name, WatchEventType& out) noexcept;
 
 // Reads the event's fields in one pass: when "type" comes first (as the apiserver writes it)
 // the object is decoded in place; otherwise its raw text is kept and decoded afterwards.

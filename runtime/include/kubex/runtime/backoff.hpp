@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <kubex/core/export.hpp>
+
 // The delays between attempts after failures: jittered and exponential, as client-go's
 // reflector and kube-rs's DefaultBackoff wait, so that a watcher facing a failing server never
 // becomes a hot loop, and a fleet of them does not retry in step.
@@ -27,7 +29,7 @@ struct BackoffPolicy {
 };
 
 /// The delays of a BackoffPolicy. Not thread-safe; time is passed in, so tests need no clock.
-class Backoff {
+class KUBEX_API Backoff {
  public:
   /// The clock whose time points next() takes.
   using clock = std::chrono::steady_clock;

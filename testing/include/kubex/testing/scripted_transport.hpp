@@ -9,6 +9,7 @@
 // else fails that request with an error naming both, and verify() reports it.
 
 #include <kubex/client/client.hpp>
+#include <kubex/core/export.hpp>
 
 #include <boost/asio/any_io_executor.hpp>
 
@@ -61,8 +62,8 @@ struct Step {
 
 /// A Transport that answers from a script of Steps, in order. Thread-safe; handlers complete
 /// on their associated executor, or the one given here.
-class ScriptedTransport final : public client::Transport,
-                                public std::enable_shared_from_this<ScriptedTransport> {
+class KUBEX_API ScriptedTransport final : public client::Transport,
+                                          public std::enable_shared_from_this<ScriptedTransport> {
  public:
   /// A transport on `executor`; config() returns `config` (its namespace_name is what
   /// Api<T>::default_namespaced uses).

@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include <kubex/core/box.hpp>
+#include <kubex/core/export.hpp>
 #include <kubex/core/map.hpp>
 #include <kubex/core/raw_json.hpp>
 #include <kubex/core/resource.hpp>
@@ -30,9 +31,10 @@ namespace kubex::k8s::v1_35::version {
 struct Info;
 
 // Where a Box creates, copies and destroys each type: out of line, in this group's .cpp.
-Info* kubex_box_new(std::type_identity<Info>);
-Info* kubex_box_copy(const Info& from);
-void kubex_box_delete(Info* p) noexcept;
+// KUBEX_API: exported from the shared library (kubex/core/export.hpp).
+KUBEX_API Info* kubex_box_new(std::type_identity<Info>);
+KUBEX_API Info* kubex_box_copy(const Info& from);
+KUBEX_API void kubex_box_delete(Info* p) noexcept;
 
 /// Info contains versioning information.
 struct Info {
@@ -63,8 +65,8 @@ struct Info {
 };
 
 // JSON codec, found by argument-dependent lookup (see kubex/core/json.hpp).
-void kubex_read(::kubex::json::Reader& r, Info& o);
-void kubex_write(::kubex::json::Writer& w, const Info& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, Info& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const Info& o);
 
 // Protobuf readers and writers (kubex/core/protobuf_read.hpp, protobuf_write.hpp), in
 // this group's .pb.cpp.

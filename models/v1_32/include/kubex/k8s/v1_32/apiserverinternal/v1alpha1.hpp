@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include <kubex/core/box.hpp>
+#include <kubex/core/export.hpp>
 #include <kubex/core/map.hpp>
 #include <kubex/core/raw_json.hpp>
 #include <kubex/core/resource.hpp>
@@ -36,21 +37,22 @@ struct StorageVersionList;
 struct StorageVersionStatus;
 
 // Where a Box creates, copies and destroys each type: out of line, in this group's .cpp.
-ServerStorageVersion* kubex_box_new(std::type_identity<ServerStorageVersion>);
-ServerStorageVersion* kubex_box_copy(const ServerStorageVersion& from);
-void kubex_box_delete(ServerStorageVersion* p) noexcept;
-StorageVersion* kubex_box_new(std::type_identity<StorageVersion>);
-StorageVersion* kubex_box_copy(const StorageVersion& from);
-void kubex_box_delete(StorageVersion* p) noexcept;
-StorageVersionCondition* kubex_box_new(std::type_identity<StorageVersionCondition>);
-StorageVersionCondition* kubex_box_copy(const StorageVersionCondition& from);
-void kubex_box_delete(StorageVersionCondition* p) noexcept;
-StorageVersionList* kubex_box_new(std::type_identity<StorageVersionList>);
-StorageVersionList* kubex_box_copy(const StorageVersionList& from);
-void kubex_box_delete(StorageVersionList* p) noexcept;
-StorageVersionStatus* kubex_box_new(std::type_identity<StorageVersionStatus>);
-StorageVersionStatus* kubex_box_copy(const StorageVersionStatus& from);
-void kubex_box_delete(StorageVersionStatus* p) noexcept;
+// KUBEX_API: exported from the shared library (kubex/core/export.hpp).
+KUBEX_API ServerStorageVersion* kubex_box_new(std::type_identity<ServerStorageVersion>);
+KUBEX_API ServerStorageVersion* kubex_box_copy(const ServerStorageVersion& from);
+KUBEX_API void kubex_box_delete(ServerStorageVersion* p) noexcept;
+KUBEX_API StorageVersion* kubex_box_new(std::type_identity<StorageVersion>);
+KUBEX_API StorageVersion* kubex_box_copy(const StorageVersion& from);
+KUBEX_API void kubex_box_delete(StorageVersion* p) noexcept;
+KUBEX_API StorageVersionCondition* kubex_box_new(std::type_identity<StorageVersionCondition>);
+KUBEX_API StorageVersionCondition* kubex_box_copy(const StorageVersionCondition& from);
+KUBEX_API void kubex_box_delete(StorageVersionCondition* p) noexcept;
+KUBEX_API StorageVersionList* kubex_box_new(std::type_identity<StorageVersionList>);
+KUBEX_API StorageVersionList* kubex_box_copy(const StorageVersionList& from);
+KUBEX_API void kubex_box_delete(StorageVersionList* p) noexcept;
+KUBEX_API StorageVersionStatus* kubex_box_new(std::type_identity<StorageVersionStatus>);
+KUBEX_API StorageVersionStatus* kubex_box_copy(const StorageVersionStatus& from);
+KUBEX_API void kubex_box_delete(StorageVersionStatus* p) noexcept;
 
 /// An API server instance reports the version it can decode and the version it encodes objects
 /// to when persisting objects in the backend.
@@ -147,29 +149,29 @@ struct StorageVersionList {
 };
 
 // JSON codec, found by argument-dependent lookup (see kubex/core/json.hpp).
-void kubex_read(::kubex::json::Reader& r, ServerStorageVersion& o);
-void kubex_write(::kubex::json::Writer& w, const ServerStorageVersion& o);
-void kubex_read(::kubex::json::Reader& r, StorageVersion& o);
-void kubex_write(::kubex::json::Writer& w, const StorageVersion& o);
-void kubex_read(::kubex::json::Reader& r, StorageVersionCondition& o);
-void kubex_write(::kubex::json::Writer& w, const StorageVersionCondition& o);
-void kubex_read(::kubex::json::Reader& r, StorageVersionList& o);
-void kubex_write(::kubex::json::Writer& w, const StorageVersionList& o);
-void kubex_read(::kubex::json::Reader& r, StorageVersionStatus& o);
-void kubex_write(::kubex::json::Writer& w, const StorageVersionStatus& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, ServerStorageVersion& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const ServerStorageVersion& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, StorageVersion& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const StorageVersion& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, StorageVersionCondition& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const StorageVersionCondition& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, StorageVersionList& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const StorageVersionList& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, StorageVersionStatus& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const StorageVersionStatus& o);
 
 // Protobuf readers and writers (kubex/core/protobuf_read.hpp, protobuf_write.hpp), in
 // this group's .pb.cpp.
-void kubex_read_proto(::kubex::protobuf::Reader& r, ServerStorageVersion& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const ServerStorageVersion& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, StorageVersion& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const StorageVersion& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, StorageVersionCondition& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const StorageVersionCondition& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, StorageVersionList& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const StorageVersionList& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, StorageVersionStatus& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const StorageVersionStatus& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, ServerStorageVersion& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const ServerStorageVersion& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, StorageVersion& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const StorageVersion& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, StorageVersionCondition& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const StorageVersionCondition& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, StorageVersionList& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const StorageVersionList& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, StorageVersionStatus& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const StorageVersionStatus& o);
 
 }  // namespace kubex::k8s::v1_32::apiserverinternal::v1alpha1
 

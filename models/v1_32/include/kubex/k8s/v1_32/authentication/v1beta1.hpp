@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include <kubex/core/box.hpp>
+#include <kubex/core/export.hpp>
 #include <kubex/core/map.hpp>
 #include <kubex/core/raw_json.hpp>
 #include <kubex/core/resource.hpp>
@@ -33,12 +34,13 @@ struct SelfSubjectReview;
 struct SelfSubjectReviewStatus;
 
 // Where a Box creates, copies and destroys each type: out of line, in this group's .cpp.
-SelfSubjectReview* kubex_box_new(std::type_identity<SelfSubjectReview>);
-SelfSubjectReview* kubex_box_copy(const SelfSubjectReview& from);
-void kubex_box_delete(SelfSubjectReview* p) noexcept;
-SelfSubjectReviewStatus* kubex_box_new(std::type_identity<SelfSubjectReviewStatus>);
-SelfSubjectReviewStatus* kubex_box_copy(const SelfSubjectReviewStatus& from);
-void kubex_box_delete(SelfSubjectReviewStatus* p) noexcept;
+// KUBEX_API: exported from the shared library (kubex/core/export.hpp).
+KUBEX_API SelfSubjectReview* kubex_box_new(std::type_identity<SelfSubjectReview>);
+KUBEX_API SelfSubjectReview* kubex_box_copy(const SelfSubjectReview& from);
+KUBEX_API void kubex_box_delete(SelfSubjectReview* p) noexcept;
+KUBEX_API SelfSubjectReviewStatus* kubex_box_new(std::type_identity<SelfSubjectReviewStatus>);
+KUBEX_API SelfSubjectReviewStatus* kubex_box_copy(const SelfSubjectReviewStatus& from);
+KUBEX_API void kubex_box_delete(SelfSubjectReviewStatus* p) noexcept;
 
 /// SelfSubjectReview contains the user information that the kube-apiserver has about the user
 /// making this request.
@@ -70,17 +72,17 @@ struct SelfSubjectReviewStatus {
 };
 
 // JSON codec, found by argument-dependent lookup (see kubex/core/json.hpp).
-void kubex_read(::kubex::json::Reader& r, SelfSubjectReview& o);
-void kubex_write(::kubex::json::Writer& w, const SelfSubjectReview& o);
-void kubex_read(::kubex::json::Reader& r, SelfSubjectReviewStatus& o);
-void kubex_write(::kubex::json::Writer& w, const SelfSubjectReviewStatus& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, SelfSubjectReview& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const SelfSubjectReview& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, SelfSubjectReviewStatus& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const SelfSubjectReviewStatus& o);
 
 // Protobuf readers and writers (kubex/core/protobuf_read.hpp, protobuf_write.hpp), in
 // this group's .pb.cpp.
-void kubex_read_proto(::kubex::protobuf::Reader& r, SelfSubjectReview& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const SelfSubjectReview& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, SelfSubjectReviewStatus& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const SelfSubjectReviewStatus& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, SelfSubjectReview& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const SelfSubjectReview& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, SelfSubjectReviewStatus& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const SelfSubjectReviewStatus& o);
 
 }  // namespace kubex::k8s::v1_32::authentication::v1beta1
 

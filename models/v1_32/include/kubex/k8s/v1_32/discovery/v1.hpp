@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include <kubex/core/box.hpp>
+#include <kubex/core/export.hpp>
 #include <kubex/core/map.hpp>
 #include <kubex/core/raw_json.hpp>
 #include <kubex/core/resource.hpp>
@@ -38,27 +39,28 @@ struct EndpointSliceList;
 struct ForZone;
 
 // Where a Box creates, copies and destroys each type: out of line, in this group's .cpp.
-Endpoint* kubex_box_new(std::type_identity<Endpoint>);
-Endpoint* kubex_box_copy(const Endpoint& from);
-void kubex_box_delete(Endpoint* p) noexcept;
-EndpointConditions* kubex_box_new(std::type_identity<EndpointConditions>);
-EndpointConditions* kubex_box_copy(const EndpointConditions& from);
-void kubex_box_delete(EndpointConditions* p) noexcept;
-EndpointHints* kubex_box_new(std::type_identity<EndpointHints>);
-EndpointHints* kubex_box_copy(const EndpointHints& from);
-void kubex_box_delete(EndpointHints* p) noexcept;
-EndpointPort* kubex_box_new(std::type_identity<EndpointPort>);
-EndpointPort* kubex_box_copy(const EndpointPort& from);
-void kubex_box_delete(EndpointPort* p) noexcept;
-EndpointSlice* kubex_box_new(std::type_identity<EndpointSlice>);
-EndpointSlice* kubex_box_copy(const EndpointSlice& from);
-void kubex_box_delete(EndpointSlice* p) noexcept;
-EndpointSliceList* kubex_box_new(std::type_identity<EndpointSliceList>);
-EndpointSliceList* kubex_box_copy(const EndpointSliceList& from);
-void kubex_box_delete(EndpointSliceList* p) noexcept;
-ForZone* kubex_box_new(std::type_identity<ForZone>);
-ForZone* kubex_box_copy(const ForZone& from);
-void kubex_box_delete(ForZone* p) noexcept;
+// KUBEX_API: exported from the shared library (kubex/core/export.hpp).
+KUBEX_API Endpoint* kubex_box_new(std::type_identity<Endpoint>);
+KUBEX_API Endpoint* kubex_box_copy(const Endpoint& from);
+KUBEX_API void kubex_box_delete(Endpoint* p) noexcept;
+KUBEX_API EndpointConditions* kubex_box_new(std::type_identity<EndpointConditions>);
+KUBEX_API EndpointConditions* kubex_box_copy(const EndpointConditions& from);
+KUBEX_API void kubex_box_delete(EndpointConditions* p) noexcept;
+KUBEX_API EndpointHints* kubex_box_new(std::type_identity<EndpointHints>);
+KUBEX_API EndpointHints* kubex_box_copy(const EndpointHints& from);
+KUBEX_API void kubex_box_delete(EndpointHints* p) noexcept;
+KUBEX_API EndpointPort* kubex_box_new(std::type_identity<EndpointPort>);
+KUBEX_API EndpointPort* kubex_box_copy(const EndpointPort& from);
+KUBEX_API void kubex_box_delete(EndpointPort* p) noexcept;
+KUBEX_API EndpointSlice* kubex_box_new(std::type_identity<EndpointSlice>);
+KUBEX_API EndpointSlice* kubex_box_copy(const EndpointSlice& from);
+KUBEX_API void kubex_box_delete(EndpointSlice* p) noexcept;
+KUBEX_API EndpointSliceList* kubex_box_new(std::type_identity<EndpointSliceList>);
+KUBEX_API EndpointSliceList* kubex_box_copy(const EndpointSliceList& from);
+KUBEX_API void kubex_box_delete(EndpointSliceList* p) noexcept;
+KUBEX_API ForZone* kubex_box_new(std::type_identity<ForZone>);
+KUBEX_API ForZone* kubex_box_copy(const ForZone& from);
+KUBEX_API void kubex_box_delete(ForZone* p) noexcept;
 
 /// protocol represents the IP protocol for this port.
 struct EndpointPortProtocol : ::kubex::StringEnum<EndpointPortProtocol> {
@@ -207,37 +209,37 @@ struct EndpointSliceList {
 };
 
 // JSON codec, found by argument-dependent lookup (see kubex/core/json.hpp).
-void kubex_read(::kubex::json::Reader& r, Endpoint& o);
-void kubex_write(::kubex::json::Writer& w, const Endpoint& o);
-void kubex_read(::kubex::json::Reader& r, EndpointConditions& o);
-void kubex_write(::kubex::json::Writer& w, const EndpointConditions& o);
-void kubex_read(::kubex::json::Reader& r, EndpointHints& o);
-void kubex_write(::kubex::json::Writer& w, const EndpointHints& o);
-void kubex_read(::kubex::json::Reader& r, EndpointPort& o);
-void kubex_write(::kubex::json::Writer& w, const EndpointPort& o);
-void kubex_read(::kubex::json::Reader& r, EndpointSlice& o);
-void kubex_write(::kubex::json::Writer& w, const EndpointSlice& o);
-void kubex_read(::kubex::json::Reader& r, EndpointSliceList& o);
-void kubex_write(::kubex::json::Writer& w, const EndpointSliceList& o);
-void kubex_read(::kubex::json::Reader& r, ForZone& o);
-void kubex_write(::kubex::json::Writer& w, const ForZone& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, Endpoint& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const Endpoint& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, EndpointConditions& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const EndpointConditions& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, EndpointHints& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const EndpointHints& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, EndpointPort& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const EndpointPort& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, EndpointSlice& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const EndpointSlice& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, EndpointSliceList& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const EndpointSliceList& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, ForZone& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const ForZone& o);
 
 // Protobuf readers and writers (kubex/core/protobuf_read.hpp, protobuf_write.hpp), in
 // this group's .pb.cpp.
-void kubex_read_proto(::kubex::protobuf::Reader& r, Endpoint& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const Endpoint& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, EndpointConditions& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const EndpointConditions& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, EndpointHints& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const EndpointHints& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, EndpointPort& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const EndpointPort& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, EndpointSlice& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const EndpointSlice& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, EndpointSliceList& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const EndpointSliceList& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, ForZone& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const ForZone& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, Endpoint& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const Endpoint& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, EndpointConditions& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const EndpointConditions& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, EndpointHints& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const EndpointHints& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, EndpointPort& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const EndpointPort& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, EndpointSlice& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const EndpointSlice& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, EndpointSliceList& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const EndpointSliceList& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, ForZone& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const ForZone& o);
 
 }  // namespace kubex::k8s::v1_32::discovery::v1
 

@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include <kubex/core/box.hpp>
+#include <kubex/core/export.hpp>
 #include <kubex/core/map.hpp>
 #include <kubex/core/raw_json.hpp>
 #include <kubex/core/resource.hpp>
@@ -32,12 +33,13 @@ struct VolumeAttributesClass;
 struct VolumeAttributesClassList;
 
 // Where a Box creates, copies and destroys each type: out of line, in this group's .cpp.
-VolumeAttributesClass* kubex_box_new(std::type_identity<VolumeAttributesClass>);
-VolumeAttributesClass* kubex_box_copy(const VolumeAttributesClass& from);
-void kubex_box_delete(VolumeAttributesClass* p) noexcept;
-VolumeAttributesClassList* kubex_box_new(std::type_identity<VolumeAttributesClassList>);
-VolumeAttributesClassList* kubex_box_copy(const VolumeAttributesClassList& from);
-void kubex_box_delete(VolumeAttributesClassList* p) noexcept;
+// KUBEX_API: exported from the shared library (kubex/core/export.hpp).
+KUBEX_API VolumeAttributesClass* kubex_box_new(std::type_identity<VolumeAttributesClass>);
+KUBEX_API VolumeAttributesClass* kubex_box_copy(const VolumeAttributesClass& from);
+KUBEX_API void kubex_box_delete(VolumeAttributesClass* p) noexcept;
+KUBEX_API VolumeAttributesClassList* kubex_box_new(std::type_identity<VolumeAttributesClassList>);
+KUBEX_API VolumeAttributesClassList* kubex_box_copy(const VolumeAttributesClassList& from);
+KUBEX_API void kubex_box_delete(VolumeAttributesClassList* p) noexcept;
 
 /// VolumeAttributesClass represents a specification of mutable volume attributes defined by the
 /// CSI driver.
@@ -78,17 +80,17 @@ struct VolumeAttributesClassList {
 };
 
 // JSON codec, found by argument-dependent lookup (see kubex/core/json.hpp).
-void kubex_read(::kubex::json::Reader& r, VolumeAttributesClass& o);
-void kubex_write(::kubex::json::Writer& w, const VolumeAttributesClass& o);
-void kubex_read(::kubex::json::Reader& r, VolumeAttributesClassList& o);
-void kubex_write(::kubex::json::Writer& w, const VolumeAttributesClassList& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, VolumeAttributesClass& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const VolumeAttributesClass& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, VolumeAttributesClassList& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const VolumeAttributesClassList& o);
 
 // Protobuf readers and writers (kubex/core/protobuf_read.hpp, protobuf_write.hpp), in
 // this group's .pb.cpp.
-void kubex_read_proto(::kubex::protobuf::Reader& r, VolumeAttributesClass& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const VolumeAttributesClass& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, VolumeAttributesClassList& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const VolumeAttributesClassList& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, VolumeAttributesClass& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const VolumeAttributesClass& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, VolumeAttributesClassList& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const VolumeAttributesClassList& o);
 
 }  // namespace kubex::k8s::v1_32::storage::v1alpha1
 

@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include <kubex/core/box.hpp>
+#include <kubex/core/export.hpp>
 #include <kubex/core/map.hpp>
 #include <kubex/core/raw_json.hpp>
 #include <kubex/core/resource.hpp>
@@ -45,51 +46,52 @@ struct SubjectAccessReviewStatus;
 struct SubjectRulesReviewStatus;
 
 // Where a Box creates, copies and destroys each type: out of line, in this group's .cpp.
-FieldSelectorAttributes* kubex_box_new(std::type_identity<FieldSelectorAttributes>);
-FieldSelectorAttributes* kubex_box_copy(const FieldSelectorAttributes& from);
-void kubex_box_delete(FieldSelectorAttributes* p) noexcept;
-LabelSelectorAttributes* kubex_box_new(std::type_identity<LabelSelectorAttributes>);
-LabelSelectorAttributes* kubex_box_copy(const LabelSelectorAttributes& from);
-void kubex_box_delete(LabelSelectorAttributes* p) noexcept;
-LocalSubjectAccessReview* kubex_box_new(std::type_identity<LocalSubjectAccessReview>);
-LocalSubjectAccessReview* kubex_box_copy(const LocalSubjectAccessReview& from);
-void kubex_box_delete(LocalSubjectAccessReview* p) noexcept;
-NonResourceAttributes* kubex_box_new(std::type_identity<NonResourceAttributes>);
-NonResourceAttributes* kubex_box_copy(const NonResourceAttributes& from);
-void kubex_box_delete(NonResourceAttributes* p) noexcept;
-NonResourceRule* kubex_box_new(std::type_identity<NonResourceRule>);
-NonResourceRule* kubex_box_copy(const NonResourceRule& from);
-void kubex_box_delete(NonResourceRule* p) noexcept;
-ResourceAttributes* kubex_box_new(std::type_identity<ResourceAttributes>);
-ResourceAttributes* kubex_box_copy(const ResourceAttributes& from);
-void kubex_box_delete(ResourceAttributes* p) noexcept;
-ResourceRule* kubex_box_new(std::type_identity<ResourceRule>);
-ResourceRule* kubex_box_copy(const ResourceRule& from);
-void kubex_box_delete(ResourceRule* p) noexcept;
-SelfSubjectAccessReview* kubex_box_new(std::type_identity<SelfSubjectAccessReview>);
-SelfSubjectAccessReview* kubex_box_copy(const SelfSubjectAccessReview& from);
-void kubex_box_delete(SelfSubjectAccessReview* p) noexcept;
-SelfSubjectAccessReviewSpec* kubex_box_new(std::type_identity<SelfSubjectAccessReviewSpec>);
-SelfSubjectAccessReviewSpec* kubex_box_copy(const SelfSubjectAccessReviewSpec& from);
-void kubex_box_delete(SelfSubjectAccessReviewSpec* p) noexcept;
-SelfSubjectRulesReview* kubex_box_new(std::type_identity<SelfSubjectRulesReview>);
-SelfSubjectRulesReview* kubex_box_copy(const SelfSubjectRulesReview& from);
-void kubex_box_delete(SelfSubjectRulesReview* p) noexcept;
-SelfSubjectRulesReviewSpec* kubex_box_new(std::type_identity<SelfSubjectRulesReviewSpec>);
-SelfSubjectRulesReviewSpec* kubex_box_copy(const SelfSubjectRulesReviewSpec& from);
-void kubex_box_delete(SelfSubjectRulesReviewSpec* p) noexcept;
-SubjectAccessReview* kubex_box_new(std::type_identity<SubjectAccessReview>);
-SubjectAccessReview* kubex_box_copy(const SubjectAccessReview& from);
-void kubex_box_delete(SubjectAccessReview* p) noexcept;
-SubjectAccessReviewSpec* kubex_box_new(std::type_identity<SubjectAccessReviewSpec>);
-SubjectAccessReviewSpec* kubex_box_copy(const SubjectAccessReviewSpec& from);
-void kubex_box_delete(SubjectAccessReviewSpec* p) noexcept;
-SubjectAccessReviewStatus* kubex_box_new(std::type_identity<SubjectAccessReviewStatus>);
-SubjectAccessReviewStatus* kubex_box_copy(const SubjectAccessReviewStatus& from);
-void kubex_box_delete(SubjectAccessReviewStatus* p) noexcept;
-SubjectRulesReviewStatus* kubex_box_new(std::type_identity<SubjectRulesReviewStatus>);
-SubjectRulesReviewStatus* kubex_box_copy(const SubjectRulesReviewStatus& from);
-void kubex_box_delete(SubjectRulesReviewStatus* p) noexcept;
+// KUBEX_API: exported from the shared library (kubex/core/export.hpp).
+KUBEX_API FieldSelectorAttributes* kubex_box_new(std::type_identity<FieldSelectorAttributes>);
+KUBEX_API FieldSelectorAttributes* kubex_box_copy(const FieldSelectorAttributes& from);
+KUBEX_API void kubex_box_delete(FieldSelectorAttributes* p) noexcept;
+KUBEX_API LabelSelectorAttributes* kubex_box_new(std::type_identity<LabelSelectorAttributes>);
+KUBEX_API LabelSelectorAttributes* kubex_box_copy(const LabelSelectorAttributes& from);
+KUBEX_API void kubex_box_delete(LabelSelectorAttributes* p) noexcept;
+KUBEX_API LocalSubjectAccessReview* kubex_box_new(std::type_identity<LocalSubjectAccessReview>);
+KUBEX_API LocalSubjectAccessReview* kubex_box_copy(const LocalSubjectAccessReview& from);
+KUBEX_API void kubex_box_delete(LocalSubjectAccessReview* p) noexcept;
+KUBEX_API NonResourceAttributes* kubex_box_new(std::type_identity<NonResourceAttributes>);
+KUBEX_API NonResourceAttributes* kubex_box_copy(const NonResourceAttributes& from);
+KUBEX_API void kubex_box_delete(NonResourceAttributes* p) noexcept;
+KUBEX_API NonResourceRule* kubex_box_new(std::type_identity<NonResourceRule>);
+KUBEX_API NonResourceRule* kubex_box_copy(const NonResourceRule& from);
+KUBEX_API void kubex_box_delete(NonResourceRule* p) noexcept;
+KUBEX_API ResourceAttributes* kubex_box_new(std::type_identity<ResourceAttributes>);
+KUBEX_API ResourceAttributes* kubex_box_copy(const ResourceAttributes& from);
+KUBEX_API void kubex_box_delete(ResourceAttributes* p) noexcept;
+KUBEX_API ResourceRule* kubex_box_new(std::type_identity<ResourceRule>);
+KUBEX_API ResourceRule* kubex_box_copy(const ResourceRule& from);
+KUBEX_API void kubex_box_delete(ResourceRule* p) noexcept;
+KUBEX_API SelfSubjectAccessReview* kubex_box_new(std::type_identity<SelfSubjectAccessReview>);
+KUBEX_API SelfSubjectAccessReview* kubex_box_copy(const SelfSubjectAccessReview& from);
+KUBEX_API void kubex_box_delete(SelfSubjectAccessReview* p) noexcept;
+KUBEX_API SelfSubjectAccessReviewSpec* kubex_box_new(std::type_identity<SelfSubjectAccessReviewSpec>);
+KUBEX_API SelfSubjectAccessReviewSpec* kubex_box_copy(const SelfSubjectAccessReviewSpec& from);
+KUBEX_API void kubex_box_delete(SelfSubjectAccessReviewSpec* p) noexcept;
+KUBEX_API SelfSubjectRulesReview* kubex_box_new(std::type_identity<SelfSubjectRulesReview>);
+KUBEX_API SelfSubjectRulesReview* kubex_box_copy(const SelfSubjectRulesReview& from);
+KUBEX_API void kubex_box_delete(SelfSubjectRulesReview* p) noexcept;
+KUBEX_API SelfSubjectRulesReviewSpec* kubex_box_new(std::type_identity<SelfSubjectRulesReviewSpec>);
+KUBEX_API SelfSubjectRulesReviewSpec* kubex_box_copy(const SelfSubjectRulesReviewSpec& from);
+KUBEX_API void kubex_box_delete(SelfSubjectRulesReviewSpec* p) noexcept;
+KUBEX_API SubjectAccessReview* kubex_box_new(std::type_identity<SubjectAccessReview>);
+KUBEX_API SubjectAccessReview* kubex_box_copy(const SubjectAccessReview& from);
+KUBEX_API void kubex_box_delete(SubjectAccessReview* p) noexcept;
+KUBEX_API SubjectAccessReviewSpec* kubex_box_new(std::type_identity<SubjectAccessReviewSpec>);
+KUBEX_API SubjectAccessReviewSpec* kubex_box_copy(const SubjectAccessReviewSpec& from);
+KUBEX_API void kubex_box_delete(SubjectAccessReviewSpec* p) noexcept;
+KUBEX_API SubjectAccessReviewStatus* kubex_box_new(std::type_identity<SubjectAccessReviewStatus>);
+KUBEX_API SubjectAccessReviewStatus* kubex_box_copy(const SubjectAccessReviewStatus& from);
+KUBEX_API void kubex_box_delete(SubjectAccessReviewStatus* p) noexcept;
+KUBEX_API SubjectRulesReviewStatus* kubex_box_new(std::type_identity<SubjectRulesReviewStatus>);
+KUBEX_API SubjectRulesReviewStatus* kubex_box_copy(const SubjectRulesReviewStatus& from);
+KUBEX_API void kubex_box_delete(SubjectRulesReviewStatus* p) noexcept;
 
 /// FieldSelectorAttributes indicates a field limited access.
 struct FieldSelectorAttributes {
@@ -353,69 +355,69 @@ struct SubjectRulesReviewStatus {
 };
 
 // JSON codec, found by argument-dependent lookup (see kubex/core/json.hpp).
-void kubex_read(::kubex::json::Reader& r, FieldSelectorAttributes& o);
-void kubex_write(::kubex::json::Writer& w, const FieldSelectorAttributes& o);
-void kubex_read(::kubex::json::Reader& r, LabelSelectorAttributes& o);
-void kubex_write(::kubex::json::Writer& w, const LabelSelectorAttributes& o);
-void kubex_read(::kubex::json::Reader& r, LocalSubjectAccessReview& o);
-void kubex_write(::kubex::json::Writer& w, const LocalSubjectAccessReview& o);
-void kubex_read(::kubex::json::Reader& r, NonResourceAttributes& o);
-void kubex_write(::kubex::json::Writer& w, const NonResourceAttributes& o);
-void kubex_read(::kubex::json::Reader& r, NonResourceRule& o);
-void kubex_write(::kubex::json::Writer& w, const NonResourceRule& o);
-void kubex_read(::kubex::json::Reader& r, ResourceAttributes& o);
-void kubex_write(::kubex::json::Writer& w, const ResourceAttributes& o);
-void kubex_read(::kubex::json::Reader& r, ResourceRule& o);
-void kubex_write(::kubex::json::Writer& w, const ResourceRule& o);
-void kubex_read(::kubex::json::Reader& r, SelfSubjectAccessReview& o);
-void kubex_write(::kubex::json::Writer& w, const SelfSubjectAccessReview& o);
-void kubex_read(::kubex::json::Reader& r, SelfSubjectAccessReviewSpec& o);
-void kubex_write(::kubex::json::Writer& w, const SelfSubjectAccessReviewSpec& o);
-void kubex_read(::kubex::json::Reader& r, SelfSubjectRulesReview& o);
-void kubex_write(::kubex::json::Writer& w, const SelfSubjectRulesReview& o);
-void kubex_read(::kubex::json::Reader& r, SelfSubjectRulesReviewSpec& o);
-void kubex_write(::kubex::json::Writer& w, const SelfSubjectRulesReviewSpec& o);
-void kubex_read(::kubex::json::Reader& r, SubjectAccessReview& o);
-void kubex_write(::kubex::json::Writer& w, const SubjectAccessReview& o);
-void kubex_read(::kubex::json::Reader& r, SubjectAccessReviewSpec& o);
-void kubex_write(::kubex::json::Writer& w, const SubjectAccessReviewSpec& o);
-void kubex_read(::kubex::json::Reader& r, SubjectAccessReviewStatus& o);
-void kubex_write(::kubex::json::Writer& w, const SubjectAccessReviewStatus& o);
-void kubex_read(::kubex::json::Reader& r, SubjectRulesReviewStatus& o);
-void kubex_write(::kubex::json::Writer& w, const SubjectRulesReviewStatus& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, FieldSelectorAttributes& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const FieldSelectorAttributes& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, LabelSelectorAttributes& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const LabelSelectorAttributes& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, LocalSubjectAccessReview& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const LocalSubjectAccessReview& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, NonResourceAttributes& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const NonResourceAttributes& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, NonResourceRule& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const NonResourceRule& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, ResourceAttributes& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const ResourceAttributes& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, ResourceRule& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const ResourceRule& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, SelfSubjectAccessReview& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const SelfSubjectAccessReview& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, SelfSubjectAccessReviewSpec& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const SelfSubjectAccessReviewSpec& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, SelfSubjectRulesReview& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const SelfSubjectRulesReview& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, SelfSubjectRulesReviewSpec& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const SelfSubjectRulesReviewSpec& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, SubjectAccessReview& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const SubjectAccessReview& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, SubjectAccessReviewSpec& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const SubjectAccessReviewSpec& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, SubjectAccessReviewStatus& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const SubjectAccessReviewStatus& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, SubjectRulesReviewStatus& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const SubjectRulesReviewStatus& o);
 
 // Protobuf readers and writers (kubex/core/protobuf_read.hpp, protobuf_write.hpp), in
 // this group's .pb.cpp.
-void kubex_read_proto(::kubex::protobuf::Reader& r, FieldSelectorAttributes& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const FieldSelectorAttributes& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, LabelSelectorAttributes& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const LabelSelectorAttributes& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, LocalSubjectAccessReview& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const LocalSubjectAccessReview& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, NonResourceAttributes& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const NonResourceAttributes& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, NonResourceRule& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const NonResourceRule& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, ResourceAttributes& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const ResourceAttributes& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, ResourceRule& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const ResourceRule& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, SelfSubjectAccessReview& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const SelfSubjectAccessReview& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, SelfSubjectAccessReviewSpec& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const SelfSubjectAccessReviewSpec& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, SelfSubjectRulesReview& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const SelfSubjectRulesReview& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, SelfSubjectRulesReviewSpec& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const SelfSubjectRulesReviewSpec& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, SubjectAccessReview& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const SubjectAccessReview& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, SubjectAccessReviewSpec& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const SubjectAccessReviewSpec& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, SubjectAccessReviewStatus& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const SubjectAccessReviewStatus& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, SubjectRulesReviewStatus& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const SubjectRulesReviewStatus& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, FieldSelectorAttributes& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const FieldSelectorAttributes& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, LabelSelectorAttributes& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const LabelSelectorAttributes& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, LocalSubjectAccessReview& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const LocalSubjectAccessReview& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, NonResourceAttributes& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const NonResourceAttributes& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, NonResourceRule& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const NonResourceRule& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, ResourceAttributes& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const ResourceAttributes& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, ResourceRule& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const ResourceRule& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, SelfSubjectAccessReview& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const SelfSubjectAccessReview& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, SelfSubjectAccessReviewSpec& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const SelfSubjectAccessReviewSpec& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, SelfSubjectRulesReview& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const SelfSubjectRulesReview& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, SelfSubjectRulesReviewSpec& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const SelfSubjectRulesReviewSpec& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, SubjectAccessReview& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const SubjectAccessReview& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, SubjectAccessReviewSpec& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const SubjectAccessReviewSpec& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, SubjectAccessReviewStatus& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const SubjectAccessReviewStatus& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, SubjectRulesReviewStatus& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const SubjectRulesReviewStatus& o);
 
 }  // namespace kubex::k8s::v1_33::authorization::v1
 

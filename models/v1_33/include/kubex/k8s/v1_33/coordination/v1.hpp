@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include <kubex/core/box.hpp>
+#include <kubex/core/export.hpp>
 #include <kubex/core/map.hpp>
 #include <kubex/core/raw_json.hpp>
 #include <kubex/core/resource.hpp>
@@ -34,15 +35,16 @@ struct LeaseList;
 struct LeaseSpec;
 
 // Where a Box creates, copies and destroys each type: out of line, in this group's .cpp.
-Lease* kubex_box_new(std::type_identity<Lease>);
-Lease* kubex_box_copy(const Lease& from);
-void kubex_box_delete(Lease* p) noexcept;
-LeaseList* kubex_box_new(std::type_identity<LeaseList>);
-LeaseList* kubex_box_copy(const LeaseList& from);
-void kubex_box_delete(LeaseList* p) noexcept;
-LeaseSpec* kubex_box_new(std::type_identity<LeaseSpec>);
-LeaseSpec* kubex_box_copy(const LeaseSpec& from);
-void kubex_box_delete(LeaseSpec* p) noexcept;
+// KUBEX_API: exported from the shared library (kubex/core/export.hpp).
+KUBEX_API Lease* kubex_box_new(std::type_identity<Lease>);
+KUBEX_API Lease* kubex_box_copy(const Lease& from);
+KUBEX_API void kubex_box_delete(Lease* p) noexcept;
+KUBEX_API LeaseList* kubex_box_new(std::type_identity<LeaseList>);
+KUBEX_API LeaseList* kubex_box_copy(const LeaseList& from);
+KUBEX_API void kubex_box_delete(LeaseList* p) noexcept;
+KUBEX_API LeaseSpec* kubex_box_new(std::type_identity<LeaseSpec>);
+KUBEX_API LeaseSpec* kubex_box_copy(const LeaseSpec& from);
+KUBEX_API void kubex_box_delete(LeaseSpec* p) noexcept;
 
 /// Lease defines a lease concept.
 struct Lease {
@@ -105,21 +107,21 @@ struct LeaseSpec {
 };
 
 // JSON codec, found by argument-dependent lookup (see kubex/core/json.hpp).
-void kubex_read(::kubex::json::Reader& r, Lease& o);
-void kubex_write(::kubex::json::Writer& w, const Lease& o);
-void kubex_read(::kubex::json::Reader& r, LeaseList& o);
-void kubex_write(::kubex::json::Writer& w, const LeaseList& o);
-void kubex_read(::kubex::json::Reader& r, LeaseSpec& o);
-void kubex_write(::kubex::json::Writer& w, const LeaseSpec& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, Lease& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const Lease& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, LeaseList& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const LeaseList& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, LeaseSpec& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const LeaseSpec& o);
 
 // Protobuf readers and writers (kubex/core/protobuf_read.hpp, protobuf_write.hpp), in
 // this group's .pb.cpp.
-void kubex_read_proto(::kubex::protobuf::Reader& r, Lease& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const Lease& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, LeaseList& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const LeaseList& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, LeaseSpec& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const LeaseSpec& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, Lease& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const Lease& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, LeaseList& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const LeaseList& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, LeaseSpec& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const LeaseSpec& o);
 
 }  // namespace kubex::k8s::v1_33::coordination::v1
 

@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include <kubex/core/box.hpp>
+#include <kubex/core/export.hpp>
 #include <kubex/core/map.hpp>
 #include <kubex/core/raw_json.hpp>
 #include <kubex/core/resource.hpp>
@@ -42,42 +43,43 @@ struct RoleRef;
 struct Subject;
 
 // Where a Box creates, copies and destroys each type: out of line, in this group's .cpp.
-AggregationRule* kubex_box_new(std::type_identity<AggregationRule>);
-AggregationRule* kubex_box_copy(const AggregationRule& from);
-void kubex_box_delete(AggregationRule* p) noexcept;
-ClusterRole* kubex_box_new(std::type_identity<ClusterRole>);
-ClusterRole* kubex_box_copy(const ClusterRole& from);
-void kubex_box_delete(ClusterRole* p) noexcept;
-ClusterRoleBinding* kubex_box_new(std::type_identity<ClusterRoleBinding>);
-ClusterRoleBinding* kubex_box_copy(const ClusterRoleBinding& from);
-void kubex_box_delete(ClusterRoleBinding* p) noexcept;
-ClusterRoleBindingList* kubex_box_new(std::type_identity<ClusterRoleBindingList>);
-ClusterRoleBindingList* kubex_box_copy(const ClusterRoleBindingList& from);
-void kubex_box_delete(ClusterRoleBindingList* p) noexcept;
-ClusterRoleList* kubex_box_new(std::type_identity<ClusterRoleList>);
-ClusterRoleList* kubex_box_copy(const ClusterRoleList& from);
-void kubex_box_delete(ClusterRoleList* p) noexcept;
-PolicyRule* kubex_box_new(std::type_identity<PolicyRule>);
-PolicyRule* kubex_box_copy(const PolicyRule& from);
-void kubex_box_delete(PolicyRule* p) noexcept;
-Role* kubex_box_new(std::type_identity<Role>);
-Role* kubex_box_copy(const Role& from);
-void kubex_box_delete(Role* p) noexcept;
-RoleBinding* kubex_box_new(std::type_identity<RoleBinding>);
-RoleBinding* kubex_box_copy(const RoleBinding& from);
-void kubex_box_delete(RoleBinding* p) noexcept;
-RoleBindingList* kubex_box_new(std::type_identity<RoleBindingList>);
-RoleBindingList* kubex_box_copy(const RoleBindingList& from);
-void kubex_box_delete(RoleBindingList* p) noexcept;
-RoleList* kubex_box_new(std::type_identity<RoleList>);
-RoleList* kubex_box_copy(const RoleList& from);
-void kubex_box_delete(RoleList* p) noexcept;
-RoleRef* kubex_box_new(std::type_identity<RoleRef>);
-RoleRef* kubex_box_copy(const RoleRef& from);
-void kubex_box_delete(RoleRef* p) noexcept;
-Subject* kubex_box_new(std::type_identity<Subject>);
-Subject* kubex_box_copy(const Subject& from);
-void kubex_box_delete(Subject* p) noexcept;
+// KUBEX_API: exported from the shared library (kubex/core/export.hpp).
+KUBEX_API AggregationRule* kubex_box_new(std::type_identity<AggregationRule>);
+KUBEX_API AggregationRule* kubex_box_copy(const AggregationRule& from);
+KUBEX_API void kubex_box_delete(AggregationRule* p) noexcept;
+KUBEX_API ClusterRole* kubex_box_new(std::type_identity<ClusterRole>);
+KUBEX_API ClusterRole* kubex_box_copy(const ClusterRole& from);
+KUBEX_API void kubex_box_delete(ClusterRole* p) noexcept;
+KUBEX_API ClusterRoleBinding* kubex_box_new(std::type_identity<ClusterRoleBinding>);
+KUBEX_API ClusterRoleBinding* kubex_box_copy(const ClusterRoleBinding& from);
+KUBEX_API void kubex_box_delete(ClusterRoleBinding* p) noexcept;
+KUBEX_API ClusterRoleBindingList* kubex_box_new(std::type_identity<ClusterRoleBindingList>);
+KUBEX_API ClusterRoleBindingList* kubex_box_copy(const ClusterRoleBindingList& from);
+KUBEX_API void kubex_box_delete(ClusterRoleBindingList* p) noexcept;
+KUBEX_API ClusterRoleList* kubex_box_new(std::type_identity<ClusterRoleList>);
+KUBEX_API ClusterRoleList* kubex_box_copy(const ClusterRoleList& from);
+KUBEX_API void kubex_box_delete(ClusterRoleList* p) noexcept;
+KUBEX_API PolicyRule* kubex_box_new(std::type_identity<PolicyRule>);
+KUBEX_API PolicyRule* kubex_box_copy(const PolicyRule& from);
+KUBEX_API void kubex_box_delete(PolicyRule* p) noexcept;
+KUBEX_API Role* kubex_box_new(std::type_identity<Role>);
+KUBEX_API Role* kubex_box_copy(const Role& from);
+KUBEX_API void kubex_box_delete(Role* p) noexcept;
+KUBEX_API RoleBinding* kubex_box_new(std::type_identity<RoleBinding>);
+KUBEX_API RoleBinding* kubex_box_copy(const RoleBinding& from);
+KUBEX_API void kubex_box_delete(RoleBinding* p) noexcept;
+KUBEX_API RoleBindingList* kubex_box_new(std::type_identity<RoleBindingList>);
+KUBEX_API RoleBindingList* kubex_box_copy(const RoleBindingList& from);
+KUBEX_API void kubex_box_delete(RoleBindingList* p) noexcept;
+KUBEX_API RoleList* kubex_box_new(std::type_identity<RoleList>);
+KUBEX_API RoleList* kubex_box_copy(const RoleList& from);
+KUBEX_API void kubex_box_delete(RoleList* p) noexcept;
+KUBEX_API RoleRef* kubex_box_new(std::type_identity<RoleRef>);
+KUBEX_API RoleRef* kubex_box_copy(const RoleRef& from);
+KUBEX_API void kubex_box_delete(RoleRef* p) noexcept;
+KUBEX_API Subject* kubex_box_new(std::type_identity<Subject>);
+KUBEX_API Subject* kubex_box_copy(const Subject& from);
+KUBEX_API void kubex_box_delete(Subject* p) noexcept;
 
 /// AggregationRule describes how to locate ClusterRoles to aggregate into the ClusterRole
 struct AggregationRule {
@@ -290,57 +292,57 @@ struct RoleList {
 };
 
 // JSON codec, found by argument-dependent lookup (see kubex/core/json.hpp).
-void kubex_read(::kubex::json::Reader& r, AggregationRule& o);
-void kubex_write(::kubex::json::Writer& w, const AggregationRule& o);
-void kubex_read(::kubex::json::Reader& r, ClusterRole& o);
-void kubex_write(::kubex::json::Writer& w, const ClusterRole& o);
-void kubex_read(::kubex::json::Reader& r, ClusterRoleBinding& o);
-void kubex_write(::kubex::json::Writer& w, const ClusterRoleBinding& o);
-void kubex_read(::kubex::json::Reader& r, ClusterRoleBindingList& o);
-void kubex_write(::kubex::json::Writer& w, const ClusterRoleBindingList& o);
-void kubex_read(::kubex::json::Reader& r, ClusterRoleList& o);
-void kubex_write(::kubex::json::Writer& w, const ClusterRoleList& o);
-void kubex_read(::kubex::json::Reader& r, PolicyRule& o);
-void kubex_write(::kubex::json::Writer& w, const PolicyRule& o);
-void kubex_read(::kubex::json::Reader& r, Role& o);
-void kubex_write(::kubex::json::Writer& w, const Role& o);
-void kubex_read(::kubex::json::Reader& r, RoleBinding& o);
-void kubex_write(::kubex::json::Writer& w, const RoleBinding& o);
-void kubex_read(::kubex::json::Reader& r, RoleBindingList& o);
-void kubex_write(::kubex::json::Writer& w, const RoleBindingList& o);
-void kubex_read(::kubex::json::Reader& r, RoleList& o);
-void kubex_write(::kubex::json::Writer& w, const RoleList& o);
-void kubex_read(::kubex::json::Reader& r, RoleRef& o);
-void kubex_write(::kubex::json::Writer& w, const RoleRef& o);
-void kubex_read(::kubex::json::Reader& r, Subject& o);
-void kubex_write(::kubex::json::Writer& w, const Subject& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, AggregationRule& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const AggregationRule& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, ClusterRole& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const ClusterRole& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, ClusterRoleBinding& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const ClusterRoleBinding& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, ClusterRoleBindingList& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const ClusterRoleBindingList& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, ClusterRoleList& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const ClusterRoleList& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, PolicyRule& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const PolicyRule& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, Role& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const Role& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, RoleBinding& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const RoleBinding& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, RoleBindingList& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const RoleBindingList& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, RoleList& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const RoleList& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, RoleRef& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const RoleRef& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, Subject& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const Subject& o);
 
 // Protobuf readers and writers (kubex/core/protobuf_read.hpp, protobuf_write.hpp), in
 // this group's .pb.cpp.
-void kubex_read_proto(::kubex::protobuf::Reader& r, AggregationRule& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const AggregationRule& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, ClusterRole& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const ClusterRole& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, ClusterRoleBinding& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const ClusterRoleBinding& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, ClusterRoleBindingList& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const ClusterRoleBindingList& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, ClusterRoleList& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const ClusterRoleList& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, PolicyRule& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const PolicyRule& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, Role& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const Role& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, RoleBinding& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const RoleBinding& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, RoleBindingList& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const RoleBindingList& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, RoleList& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const RoleList& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, RoleRef& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const RoleRef& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, Subject& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const Subject& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, AggregationRule& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const AggregationRule& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, ClusterRole& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const ClusterRole& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, ClusterRoleBinding& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const ClusterRoleBinding& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, ClusterRoleBindingList& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const ClusterRoleBindingList& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, ClusterRoleList& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const ClusterRoleList& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, PolicyRule& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const PolicyRule& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, Role& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const Role& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, RoleBinding& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const RoleBinding& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, RoleBindingList& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const RoleBindingList& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, RoleList& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const RoleList& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, RoleRef& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const RoleRef& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, Subject& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const Subject& o);
 
 }  // namespace kubex::k8s::v1_33::rbac::v1
 

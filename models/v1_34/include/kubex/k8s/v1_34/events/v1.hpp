@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include <kubex/core/box.hpp>
+#include <kubex/core/export.hpp>
 #include <kubex/core/map.hpp>
 #include <kubex/core/raw_json.hpp>
 #include <kubex/core/resource.hpp>
@@ -35,15 +36,16 @@ struct EventList;
 struct EventSeries;
 
 // Where a Box creates, copies and destroys each type: out of line, in this group's .cpp.
-Event* kubex_box_new(std::type_identity<Event>);
-Event* kubex_box_copy(const Event& from);
-void kubex_box_delete(Event* p) noexcept;
-EventList* kubex_box_new(std::type_identity<EventList>);
-EventList* kubex_box_copy(const EventList& from);
-void kubex_box_delete(EventList* p) noexcept;
-EventSeries* kubex_box_new(std::type_identity<EventSeries>);
-EventSeries* kubex_box_copy(const EventSeries& from);
-void kubex_box_delete(EventSeries* p) noexcept;
+// KUBEX_API: exported from the shared library (kubex/core/export.hpp).
+KUBEX_API Event* kubex_box_new(std::type_identity<Event>);
+KUBEX_API Event* kubex_box_copy(const Event& from);
+KUBEX_API void kubex_box_delete(Event* p) noexcept;
+KUBEX_API EventList* kubex_box_new(std::type_identity<EventList>);
+KUBEX_API EventList* kubex_box_copy(const EventList& from);
+KUBEX_API void kubex_box_delete(EventList* p) noexcept;
+KUBEX_API EventSeries* kubex_box_new(std::type_identity<EventSeries>);
+KUBEX_API EventSeries* kubex_box_copy(const EventSeries& from);
+KUBEX_API void kubex_box_delete(EventSeries* p) noexcept;
 
 /// Event is a report of an event somewhere in the cluster.
 struct Event {
@@ -125,21 +127,21 @@ struct EventSeries {
 };
 
 // JSON codec, found by argument-dependent lookup (see kubex/core/json.hpp).
-void kubex_read(::kubex::json::Reader& r, Event& o);
-void kubex_write(::kubex::json::Writer& w, const Event& o);
-void kubex_read(::kubex::json::Reader& r, EventList& o);
-void kubex_write(::kubex::json::Writer& w, const EventList& o);
-void kubex_read(::kubex::json::Reader& r, EventSeries& o);
-void kubex_write(::kubex::json::Writer& w, const EventSeries& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, Event& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const Event& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, EventList& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const EventList& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, EventSeries& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const EventSeries& o);
 
 // Protobuf readers and writers (kubex/core/protobuf_read.hpp, protobuf_write.hpp), in
 // this group's .pb.cpp.
-void kubex_read_proto(::kubex::protobuf::Reader& r, Event& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const Event& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, EventList& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const EventList& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, EventSeries& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const EventSeries& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, Event& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const Event& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, EventList& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const EventList& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, EventSeries& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const EventSeries& o);
 
 }  // namespace kubex::k8s::v1_34::events::v1
 

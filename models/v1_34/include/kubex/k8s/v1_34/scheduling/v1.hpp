@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include <kubex/core/box.hpp>
+#include <kubex/core/export.hpp>
 #include <kubex/core/map.hpp>
 #include <kubex/core/raw_json.hpp>
 #include <kubex/core/resource.hpp>
@@ -32,12 +33,13 @@ struct PriorityClass;
 struct PriorityClassList;
 
 // Where a Box creates, copies and destroys each type: out of line, in this group's .cpp.
-PriorityClass* kubex_box_new(std::type_identity<PriorityClass>);
-PriorityClass* kubex_box_copy(const PriorityClass& from);
-void kubex_box_delete(PriorityClass* p) noexcept;
-PriorityClassList* kubex_box_new(std::type_identity<PriorityClassList>);
-PriorityClassList* kubex_box_copy(const PriorityClassList& from);
-void kubex_box_delete(PriorityClassList* p) noexcept;
+// KUBEX_API: exported from the shared library (kubex/core/export.hpp).
+KUBEX_API PriorityClass* kubex_box_new(std::type_identity<PriorityClass>);
+KUBEX_API PriorityClass* kubex_box_copy(const PriorityClass& from);
+KUBEX_API void kubex_box_delete(PriorityClass* p) noexcept;
+KUBEX_API PriorityClassList* kubex_box_new(std::type_identity<PriorityClassList>);
+KUBEX_API PriorityClassList* kubex_box_copy(const PriorityClassList& from);
+KUBEX_API void kubex_box_delete(PriorityClassList* p) noexcept;
 
 /// preemptionPolicy is the Policy for preempting pods with lower priority.
 struct PriorityClassPreemptionPolicy : ::kubex::StringEnum<PriorityClassPreemptionPolicy> {
@@ -94,17 +96,17 @@ struct PriorityClassList {
 };
 
 // JSON codec, found by argument-dependent lookup (see kubex/core/json.hpp).
-void kubex_read(::kubex::json::Reader& r, PriorityClass& o);
-void kubex_write(::kubex::json::Writer& w, const PriorityClass& o);
-void kubex_read(::kubex::json::Reader& r, PriorityClassList& o);
-void kubex_write(::kubex::json::Writer& w, const PriorityClassList& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, PriorityClass& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const PriorityClass& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, PriorityClassList& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const PriorityClassList& o);
 
 // Protobuf readers and writers (kubex/core/protobuf_read.hpp, protobuf_write.hpp), in
 // this group's .pb.cpp.
-void kubex_read_proto(::kubex::protobuf::Reader& r, PriorityClass& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const PriorityClass& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, PriorityClassList& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const PriorityClassList& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, PriorityClass& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const PriorityClass& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, PriorityClassList& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const PriorityClassList& o);
 
 }  // namespace kubex::k8s::v1_34::scheduling::v1
 

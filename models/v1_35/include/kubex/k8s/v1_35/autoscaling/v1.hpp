@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include <kubex/core/box.hpp>
+#include <kubex/core/export.hpp>
 #include <kubex/core/map.hpp>
 #include <kubex/core/raw_json.hpp>
 #include <kubex/core/resource.hpp>
@@ -39,30 +40,31 @@ struct ScaleSpec;
 struct ScaleStatus;
 
 // Where a Box creates, copies and destroys each type: out of line, in this group's .cpp.
-CrossVersionObjectReference* kubex_box_new(std::type_identity<CrossVersionObjectReference>);
-CrossVersionObjectReference* kubex_box_copy(const CrossVersionObjectReference& from);
-void kubex_box_delete(CrossVersionObjectReference* p) noexcept;
-HorizontalPodAutoscaler* kubex_box_new(std::type_identity<HorizontalPodAutoscaler>);
-HorizontalPodAutoscaler* kubex_box_copy(const HorizontalPodAutoscaler& from);
-void kubex_box_delete(HorizontalPodAutoscaler* p) noexcept;
-HorizontalPodAutoscalerList* kubex_box_new(std::type_identity<HorizontalPodAutoscalerList>);
-HorizontalPodAutoscalerList* kubex_box_copy(const HorizontalPodAutoscalerList& from);
-void kubex_box_delete(HorizontalPodAutoscalerList* p) noexcept;
-HorizontalPodAutoscalerSpec* kubex_box_new(std::type_identity<HorizontalPodAutoscalerSpec>);
-HorizontalPodAutoscalerSpec* kubex_box_copy(const HorizontalPodAutoscalerSpec& from);
-void kubex_box_delete(HorizontalPodAutoscalerSpec* p) noexcept;
-HorizontalPodAutoscalerStatus* kubex_box_new(std::type_identity<HorizontalPodAutoscalerStatus>);
-HorizontalPodAutoscalerStatus* kubex_box_copy(const HorizontalPodAutoscalerStatus& from);
-void kubex_box_delete(HorizontalPodAutoscalerStatus* p) noexcept;
-Scale* kubex_box_new(std::type_identity<Scale>);
-Scale* kubex_box_copy(const Scale& from);
-void kubex_box_delete(Scale* p) noexcept;
-ScaleSpec* kubex_box_new(std::type_identity<ScaleSpec>);
-ScaleSpec* kubex_box_copy(const ScaleSpec& from);
-void kubex_box_delete(ScaleSpec* p) noexcept;
-ScaleStatus* kubex_box_new(std::type_identity<ScaleStatus>);
-ScaleStatus* kubex_box_copy(const ScaleStatus& from);
-void kubex_box_delete(ScaleStatus* p) noexcept;
+// KUBEX_API: exported from the shared library (kubex/core/export.hpp).
+KUBEX_API CrossVersionObjectReference* kubex_box_new(std::type_identity<CrossVersionObjectReference>);
+KUBEX_API CrossVersionObjectReference* kubex_box_copy(const CrossVersionObjectReference& from);
+KUBEX_API void kubex_box_delete(CrossVersionObjectReference* p) noexcept;
+KUBEX_API HorizontalPodAutoscaler* kubex_box_new(std::type_identity<HorizontalPodAutoscaler>);
+KUBEX_API HorizontalPodAutoscaler* kubex_box_copy(const HorizontalPodAutoscaler& from);
+KUBEX_API void kubex_box_delete(HorizontalPodAutoscaler* p) noexcept;
+KUBEX_API HorizontalPodAutoscalerList* kubex_box_new(std::type_identity<HorizontalPodAutoscalerList>);
+KUBEX_API HorizontalPodAutoscalerList* kubex_box_copy(const HorizontalPodAutoscalerList& from);
+KUBEX_API void kubex_box_delete(HorizontalPodAutoscalerList* p) noexcept;
+KUBEX_API HorizontalPodAutoscalerSpec* kubex_box_new(std::type_identity<HorizontalPodAutoscalerSpec>);
+KUBEX_API HorizontalPodAutoscalerSpec* kubex_box_copy(const HorizontalPodAutoscalerSpec& from);
+KUBEX_API void kubex_box_delete(HorizontalPodAutoscalerSpec* p) noexcept;
+KUBEX_API HorizontalPodAutoscalerStatus* kubex_box_new(std::type_identity<HorizontalPodAutoscalerStatus>);
+KUBEX_API HorizontalPodAutoscalerStatus* kubex_box_copy(const HorizontalPodAutoscalerStatus& from);
+KUBEX_API void kubex_box_delete(HorizontalPodAutoscalerStatus* p) noexcept;
+KUBEX_API Scale* kubex_box_new(std::type_identity<Scale>);
+KUBEX_API Scale* kubex_box_copy(const Scale& from);
+KUBEX_API void kubex_box_delete(Scale* p) noexcept;
+KUBEX_API ScaleSpec* kubex_box_new(std::type_identity<ScaleSpec>);
+KUBEX_API ScaleSpec* kubex_box_copy(const ScaleSpec& from);
+KUBEX_API void kubex_box_delete(ScaleSpec* p) noexcept;
+KUBEX_API ScaleStatus* kubex_box_new(std::type_identity<ScaleStatus>);
+KUBEX_API ScaleStatus* kubex_box_copy(const ScaleStatus& from);
+KUBEX_API void kubex_box_delete(ScaleStatus* p) noexcept;
 
 /// CrossVersionObjectReference contains enough information to let you identify the referred
 /// resource.
@@ -207,41 +209,41 @@ struct ScaleStatus {
 };
 
 // JSON codec, found by argument-dependent lookup (see kubex/core/json.hpp).
-void kubex_read(::kubex::json::Reader& r, CrossVersionObjectReference& o);
-void kubex_write(::kubex::json::Writer& w, const CrossVersionObjectReference& o);
-void kubex_read(::kubex::json::Reader& r, HorizontalPodAutoscaler& o);
-void kubex_write(::kubex::json::Writer& w, const HorizontalPodAutoscaler& o);
-void kubex_read(::kubex::json::Reader& r, HorizontalPodAutoscalerList& o);
-void kubex_write(::kubex::json::Writer& w, const HorizontalPodAutoscalerList& o);
-void kubex_read(::kubex::json::Reader& r, HorizontalPodAutoscalerSpec& o);
-void kubex_write(::kubex::json::Writer& w, const HorizontalPodAutoscalerSpec& o);
-void kubex_read(::kubex::json::Reader& r, HorizontalPodAutoscalerStatus& o);
-void kubex_write(::kubex::json::Writer& w, const HorizontalPodAutoscalerStatus& o);
-void kubex_read(::kubex::json::Reader& r, Scale& o);
-void kubex_write(::kubex::json::Writer& w, const Scale& o);
-void kubex_read(::kubex::json::Reader& r, ScaleSpec& o);
-void kubex_write(::kubex::json::Writer& w, const ScaleSpec& o);
-void kubex_read(::kubex::json::Reader& r, ScaleStatus& o);
-void kubex_write(::kubex::json::Writer& w, const ScaleStatus& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, CrossVersionObjectReference& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const CrossVersionObjectReference& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, HorizontalPodAutoscaler& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const HorizontalPodAutoscaler& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, HorizontalPodAutoscalerList& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const HorizontalPodAutoscalerList& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, HorizontalPodAutoscalerSpec& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const HorizontalPodAutoscalerSpec& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, HorizontalPodAutoscalerStatus& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const HorizontalPodAutoscalerStatus& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, Scale& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const Scale& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, ScaleSpec& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const ScaleSpec& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, ScaleStatus& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const ScaleStatus& o);
 
 // Protobuf readers and writers (kubex/core/protobuf_read.hpp, protobuf_write.hpp), in
 // this group's .pb.cpp.
-void kubex_read_proto(::kubex::protobuf::Reader& r, CrossVersionObjectReference& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const CrossVersionObjectReference& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, HorizontalPodAutoscaler& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const HorizontalPodAutoscaler& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, HorizontalPodAutoscalerList& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const HorizontalPodAutoscalerList& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, HorizontalPodAutoscalerSpec& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const HorizontalPodAutoscalerSpec& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, HorizontalPodAutoscalerStatus& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const HorizontalPodAutoscalerStatus& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, Scale& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const Scale& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, ScaleSpec& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const ScaleSpec& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, ScaleStatus& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const ScaleStatus& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, CrossVersionObjectReference& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const CrossVersionObjectReference& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, HorizontalPodAutoscaler& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const HorizontalPodAutoscaler& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, HorizontalPodAutoscalerList& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const HorizontalPodAutoscalerList& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, HorizontalPodAutoscalerSpec& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const HorizontalPodAutoscalerSpec& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, HorizontalPodAutoscalerStatus& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const HorizontalPodAutoscalerStatus& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, Scale& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const Scale& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, ScaleSpec& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const ScaleSpec& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, ScaleStatus& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const ScaleStatus& o);
 
 }  // namespace kubex::k8s::v1_35::autoscaling::v1
 

@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include <kubex/core/box.hpp>
+#include <kubex/core/export.hpp>
 #include <kubex/core/map.hpp>
 #include <kubex/core/raw_json.hpp>
 #include <kubex/core/resource.hpp>
@@ -39,27 +40,28 @@ struct PodCertificateRequestSpec;
 struct PodCertificateRequestStatus;
 
 // Where a Box creates, copies and destroys each type: out of line, in this group's .cpp.
-ClusterTrustBundle* kubex_box_new(std::type_identity<ClusterTrustBundle>);
-ClusterTrustBundle* kubex_box_copy(const ClusterTrustBundle& from);
-void kubex_box_delete(ClusterTrustBundle* p) noexcept;
-ClusterTrustBundleList* kubex_box_new(std::type_identity<ClusterTrustBundleList>);
-ClusterTrustBundleList* kubex_box_copy(const ClusterTrustBundleList& from);
-void kubex_box_delete(ClusterTrustBundleList* p) noexcept;
-ClusterTrustBundleSpec* kubex_box_new(std::type_identity<ClusterTrustBundleSpec>);
-ClusterTrustBundleSpec* kubex_box_copy(const ClusterTrustBundleSpec& from);
-void kubex_box_delete(ClusterTrustBundleSpec* p) noexcept;
-PodCertificateRequest* kubex_box_new(std::type_identity<PodCertificateRequest>);
-PodCertificateRequest* kubex_box_copy(const PodCertificateRequest& from);
-void kubex_box_delete(PodCertificateRequest* p) noexcept;
-PodCertificateRequestList* kubex_box_new(std::type_identity<PodCertificateRequestList>);
-PodCertificateRequestList* kubex_box_copy(const PodCertificateRequestList& from);
-void kubex_box_delete(PodCertificateRequestList* p) noexcept;
-PodCertificateRequestSpec* kubex_box_new(std::type_identity<PodCertificateRequestSpec>);
-PodCertificateRequestSpec* kubex_box_copy(const PodCertificateRequestSpec& from);
-void kubex_box_delete(PodCertificateRequestSpec* p) noexcept;
-PodCertificateRequestStatus* kubex_box_new(std::type_identity<PodCertificateRequestStatus>);
-PodCertificateRequestStatus* kubex_box_copy(const PodCertificateRequestStatus& from);
-void kubex_box_delete(PodCertificateRequestStatus* p) noexcept;
+// KUBEX_API: exported from the shared library (kubex/core/export.hpp).
+KUBEX_API ClusterTrustBundle* kubex_box_new(std::type_identity<ClusterTrustBundle>);
+KUBEX_API ClusterTrustBundle* kubex_box_copy(const ClusterTrustBundle& from);
+KUBEX_API void kubex_box_delete(ClusterTrustBundle* p) noexcept;
+KUBEX_API ClusterTrustBundleList* kubex_box_new(std::type_identity<ClusterTrustBundleList>);
+KUBEX_API ClusterTrustBundleList* kubex_box_copy(const ClusterTrustBundleList& from);
+KUBEX_API void kubex_box_delete(ClusterTrustBundleList* p) noexcept;
+KUBEX_API ClusterTrustBundleSpec* kubex_box_new(std::type_identity<ClusterTrustBundleSpec>);
+KUBEX_API ClusterTrustBundleSpec* kubex_box_copy(const ClusterTrustBundleSpec& from);
+KUBEX_API void kubex_box_delete(ClusterTrustBundleSpec* p) noexcept;
+KUBEX_API PodCertificateRequest* kubex_box_new(std::type_identity<PodCertificateRequest>);
+KUBEX_API PodCertificateRequest* kubex_box_copy(const PodCertificateRequest& from);
+KUBEX_API void kubex_box_delete(PodCertificateRequest* p) noexcept;
+KUBEX_API PodCertificateRequestList* kubex_box_new(std::type_identity<PodCertificateRequestList>);
+KUBEX_API PodCertificateRequestList* kubex_box_copy(const PodCertificateRequestList& from);
+KUBEX_API void kubex_box_delete(PodCertificateRequestList* p) noexcept;
+KUBEX_API PodCertificateRequestSpec* kubex_box_new(std::type_identity<PodCertificateRequestSpec>);
+KUBEX_API PodCertificateRequestSpec* kubex_box_copy(const PodCertificateRequestSpec& from);
+KUBEX_API void kubex_box_delete(PodCertificateRequestSpec* p) noexcept;
+KUBEX_API PodCertificateRequestStatus* kubex_box_new(std::type_identity<PodCertificateRequestStatus>);
+KUBEX_API PodCertificateRequestStatus* kubex_box_copy(const PodCertificateRequestStatus& from);
+KUBEX_API void kubex_box_delete(PodCertificateRequestStatus* p) noexcept;
 
 /// ClusterTrustBundleSpec contains the signer and trust anchors.
 struct ClusterTrustBundleSpec {
@@ -201,37 +203,37 @@ struct PodCertificateRequestStatus {
 };
 
 // JSON codec, found by argument-dependent lookup (see kubex/core/json.hpp).
-void kubex_read(::kubex::json::Reader& r, ClusterTrustBundle& o);
-void kubex_write(::kubex::json::Writer& w, const ClusterTrustBundle& o);
-void kubex_read(::kubex::json::Reader& r, ClusterTrustBundleList& o);
-void kubex_write(::kubex::json::Writer& w, const ClusterTrustBundleList& o);
-void kubex_read(::kubex::json::Reader& r, ClusterTrustBundleSpec& o);
-void kubex_write(::kubex::json::Writer& w, const ClusterTrustBundleSpec& o);
-void kubex_read(::kubex::json::Reader& r, PodCertificateRequest& o);
-void kubex_write(::kubex::json::Writer& w, const PodCertificateRequest& o);
-void kubex_read(::kubex::json::Reader& r, PodCertificateRequestList& o);
-void kubex_write(::kubex::json::Writer& w, const PodCertificateRequestList& o);
-void kubex_read(::kubex::json::Reader& r, PodCertificateRequestSpec& o);
-void kubex_write(::kubex::json::Writer& w, const PodCertificateRequestSpec& o);
-void kubex_read(::kubex::json::Reader& r, PodCertificateRequestStatus& o);
-void kubex_write(::kubex::json::Writer& w, const PodCertificateRequestStatus& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, ClusterTrustBundle& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const ClusterTrustBundle& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, ClusterTrustBundleList& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const ClusterTrustBundleList& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, ClusterTrustBundleSpec& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const ClusterTrustBundleSpec& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, PodCertificateRequest& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const PodCertificateRequest& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, PodCertificateRequestList& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const PodCertificateRequestList& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, PodCertificateRequestSpec& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const PodCertificateRequestSpec& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, PodCertificateRequestStatus& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const PodCertificateRequestStatus& o);
 
 // Protobuf readers and writers (kubex/core/protobuf_read.hpp, protobuf_write.hpp), in
 // this group's .pb.cpp.
-void kubex_read_proto(::kubex::protobuf::Reader& r, ClusterTrustBundle& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const ClusterTrustBundle& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, ClusterTrustBundleList& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const ClusterTrustBundleList& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, ClusterTrustBundleSpec& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const ClusterTrustBundleSpec& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, PodCertificateRequest& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const PodCertificateRequest& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, PodCertificateRequestList& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const PodCertificateRequestList& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, PodCertificateRequestSpec& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const PodCertificateRequestSpec& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, PodCertificateRequestStatus& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const PodCertificateRequestStatus& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, ClusterTrustBundle& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const ClusterTrustBundle& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, ClusterTrustBundleList& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const ClusterTrustBundleList& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, ClusterTrustBundleSpec& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const ClusterTrustBundleSpec& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, PodCertificateRequest& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const PodCertificateRequest& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, PodCertificateRequestList& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const PodCertificateRequestList& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, PodCertificateRequestSpec& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const PodCertificateRequestSpec& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, PodCertificateRequestStatus& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const PodCertificateRequestStatus& o);
 
 }  // namespace kubex::k8s::v1_35::certificates::v1beta1
 

@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include <kubex/core/box.hpp>
+#include <kubex/core/export.hpp>
 #include <kubex/core/map.hpp>
 #include <kubex/core/raw_json.hpp>
 #include <kubex/core/resource.hpp>
@@ -36,18 +37,19 @@ struct RuntimeClassList;
 struct Scheduling;
 
 // Where a Box creates, copies and destroys each type: out of line, in this group's .cpp.
-Overhead* kubex_box_new(std::type_identity<Overhead>);
-Overhead* kubex_box_copy(const Overhead& from);
-void kubex_box_delete(Overhead* p) noexcept;
-RuntimeClass* kubex_box_new(std::type_identity<RuntimeClass>);
-RuntimeClass* kubex_box_copy(const RuntimeClass& from);
-void kubex_box_delete(RuntimeClass* p) noexcept;
-RuntimeClassList* kubex_box_new(std::type_identity<RuntimeClassList>);
-RuntimeClassList* kubex_box_copy(const RuntimeClassList& from);
-void kubex_box_delete(RuntimeClassList* p) noexcept;
-Scheduling* kubex_box_new(std::type_identity<Scheduling>);
-Scheduling* kubex_box_copy(const Scheduling& from);
-void kubex_box_delete(Scheduling* p) noexcept;
+// KUBEX_API: exported from the shared library (kubex/core/export.hpp).
+KUBEX_API Overhead* kubex_box_new(std::type_identity<Overhead>);
+KUBEX_API Overhead* kubex_box_copy(const Overhead& from);
+KUBEX_API void kubex_box_delete(Overhead* p) noexcept;
+KUBEX_API RuntimeClass* kubex_box_new(std::type_identity<RuntimeClass>);
+KUBEX_API RuntimeClass* kubex_box_copy(const RuntimeClass& from);
+KUBEX_API void kubex_box_delete(RuntimeClass* p) noexcept;
+KUBEX_API RuntimeClassList* kubex_box_new(std::type_identity<RuntimeClassList>);
+KUBEX_API RuntimeClassList* kubex_box_copy(const RuntimeClassList& from);
+KUBEX_API void kubex_box_delete(RuntimeClassList* p) noexcept;
+KUBEX_API Scheduling* kubex_box_new(std::type_identity<Scheduling>);
+KUBEX_API Scheduling* kubex_box_copy(const Scheduling& from);
+KUBEX_API void kubex_box_delete(Scheduling* p) noexcept;
 
 /// Overhead structure represents the resource overhead associated with running a pod.
 struct Overhead {
@@ -118,25 +120,25 @@ struct Scheduling {
 };
 
 // JSON codec, found by argument-dependent lookup (see kubex/core/json.hpp).
-void kubex_read(::kubex::json::Reader& r, Overhead& o);
-void kubex_write(::kubex::json::Writer& w, const Overhead& o);
-void kubex_read(::kubex::json::Reader& r, RuntimeClass& o);
-void kubex_write(::kubex::json::Writer& w, const RuntimeClass& o);
-void kubex_read(::kubex::json::Reader& r, RuntimeClassList& o);
-void kubex_write(::kubex::json::Writer& w, const RuntimeClassList& o);
-void kubex_read(::kubex::json::Reader& r, Scheduling& o);
-void kubex_write(::kubex::json::Writer& w, const Scheduling& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, Overhead& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const Overhead& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, RuntimeClass& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const RuntimeClass& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, RuntimeClassList& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const RuntimeClassList& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, Scheduling& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const Scheduling& o);
 
 // Protobuf readers and writers (kubex/core/protobuf_read.hpp, protobuf_write.hpp), in
 // this group's .pb.cpp.
-void kubex_read_proto(::kubex::protobuf::Reader& r, Overhead& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const Overhead& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, RuntimeClass& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const RuntimeClass& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, RuntimeClassList& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const RuntimeClassList& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, Scheduling& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const Scheduling& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, Overhead& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const Overhead& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, RuntimeClass& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const RuntimeClass& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, RuntimeClassList& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const RuntimeClassList& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, Scheduling& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const Scheduling& o);
 
 }  // namespace kubex::k8s::v1_35::node::v1
 

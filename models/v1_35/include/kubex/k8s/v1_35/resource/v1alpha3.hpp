@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include <kubex/core/box.hpp>
+#include <kubex/core/export.hpp>
 #include <kubex/core/map.hpp>
 #include <kubex/core/raw_json.hpp>
 #include <kubex/core/resource.hpp>
@@ -37,24 +38,25 @@ struct DeviceTaintRuleStatus;
 struct DeviceTaintSelector;
 
 // Where a Box creates, copies and destroys each type: out of line, in this group's .cpp.
-DeviceTaint* kubex_box_new(std::type_identity<DeviceTaint>);
-DeviceTaint* kubex_box_copy(const DeviceTaint& from);
-void kubex_box_delete(DeviceTaint* p) noexcept;
-DeviceTaintRule* kubex_box_new(std::type_identity<DeviceTaintRule>);
-DeviceTaintRule* kubex_box_copy(const DeviceTaintRule& from);
-void kubex_box_delete(DeviceTaintRule* p) noexcept;
-DeviceTaintRuleList* kubex_box_new(std::type_identity<DeviceTaintRuleList>);
-DeviceTaintRuleList* kubex_box_copy(const DeviceTaintRuleList& from);
-void kubex_box_delete(DeviceTaintRuleList* p) noexcept;
-DeviceTaintRuleSpec* kubex_box_new(std::type_identity<DeviceTaintRuleSpec>);
-DeviceTaintRuleSpec* kubex_box_copy(const DeviceTaintRuleSpec& from);
-void kubex_box_delete(DeviceTaintRuleSpec* p) noexcept;
-DeviceTaintRuleStatus* kubex_box_new(std::type_identity<DeviceTaintRuleStatus>);
-DeviceTaintRuleStatus* kubex_box_copy(const DeviceTaintRuleStatus& from);
-void kubex_box_delete(DeviceTaintRuleStatus* p) noexcept;
-DeviceTaintSelector* kubex_box_new(std::type_identity<DeviceTaintSelector>);
-DeviceTaintSelector* kubex_box_copy(const DeviceTaintSelector& from);
-void kubex_box_delete(DeviceTaintSelector* p) noexcept;
+// KUBEX_API: exported from the shared library (kubex/core/export.hpp).
+KUBEX_API DeviceTaint* kubex_box_new(std::type_identity<DeviceTaint>);
+KUBEX_API DeviceTaint* kubex_box_copy(const DeviceTaint& from);
+KUBEX_API void kubex_box_delete(DeviceTaint* p) noexcept;
+KUBEX_API DeviceTaintRule* kubex_box_new(std::type_identity<DeviceTaintRule>);
+KUBEX_API DeviceTaintRule* kubex_box_copy(const DeviceTaintRule& from);
+KUBEX_API void kubex_box_delete(DeviceTaintRule* p) noexcept;
+KUBEX_API DeviceTaintRuleList* kubex_box_new(std::type_identity<DeviceTaintRuleList>);
+KUBEX_API DeviceTaintRuleList* kubex_box_copy(const DeviceTaintRuleList& from);
+KUBEX_API void kubex_box_delete(DeviceTaintRuleList* p) noexcept;
+KUBEX_API DeviceTaintRuleSpec* kubex_box_new(std::type_identity<DeviceTaintRuleSpec>);
+KUBEX_API DeviceTaintRuleSpec* kubex_box_copy(const DeviceTaintRuleSpec& from);
+KUBEX_API void kubex_box_delete(DeviceTaintRuleSpec* p) noexcept;
+KUBEX_API DeviceTaintRuleStatus* kubex_box_new(std::type_identity<DeviceTaintRuleStatus>);
+KUBEX_API DeviceTaintRuleStatus* kubex_box_copy(const DeviceTaintRuleStatus& from);
+KUBEX_API void kubex_box_delete(DeviceTaintRuleStatus* p) noexcept;
+KUBEX_API DeviceTaintSelector* kubex_box_new(std::type_identity<DeviceTaintSelector>);
+KUBEX_API DeviceTaintSelector* kubex_box_copy(const DeviceTaintSelector& from);
+KUBEX_API void kubex_box_delete(DeviceTaintSelector* p) noexcept;
 
 /// The effect of the taint on claims that do not tolerate the taint and through such claims on
 /// the pods using them.
@@ -166,33 +168,33 @@ struct DeviceTaintSelector {
 };
 
 // JSON codec, found by argument-dependent lookup (see kubex/core/json.hpp).
-void kubex_read(::kubex::json::Reader& r, DeviceTaint& o);
-void kubex_write(::kubex::json::Writer& w, const DeviceTaint& o);
-void kubex_read(::kubex::json::Reader& r, DeviceTaintRule& o);
-void kubex_write(::kubex::json::Writer& w, const DeviceTaintRule& o);
-void kubex_read(::kubex::json::Reader& r, DeviceTaintRuleList& o);
-void kubex_write(::kubex::json::Writer& w, const DeviceTaintRuleList& o);
-void kubex_read(::kubex::json::Reader& r, DeviceTaintRuleSpec& o);
-void kubex_write(::kubex::json::Writer& w, const DeviceTaintRuleSpec& o);
-void kubex_read(::kubex::json::Reader& r, DeviceTaintRuleStatus& o);
-void kubex_write(::kubex::json::Writer& w, const DeviceTaintRuleStatus& o);
-void kubex_read(::kubex::json::Reader& r, DeviceTaintSelector& o);
-void kubex_write(::kubex::json::Writer& w, const DeviceTaintSelector& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, DeviceTaint& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const DeviceTaint& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, DeviceTaintRule& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const DeviceTaintRule& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, DeviceTaintRuleList& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const DeviceTaintRuleList& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, DeviceTaintRuleSpec& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const DeviceTaintRuleSpec& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, DeviceTaintRuleStatus& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const DeviceTaintRuleStatus& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, DeviceTaintSelector& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const DeviceTaintSelector& o);
 
 // Protobuf readers and writers (kubex/core/protobuf_read.hpp, protobuf_write.hpp), in
 // this group's .pb.cpp.
-void kubex_read_proto(::kubex::protobuf::Reader& r, DeviceTaint& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const DeviceTaint& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, DeviceTaintRule& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const DeviceTaintRule& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, DeviceTaintRuleList& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const DeviceTaintRuleList& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, DeviceTaintRuleSpec& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const DeviceTaintRuleSpec& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, DeviceTaintRuleStatus& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const DeviceTaintRuleStatus& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, DeviceTaintSelector& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const DeviceTaintSelector& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, DeviceTaint& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const DeviceTaint& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, DeviceTaintRule& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const DeviceTaintRule& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, DeviceTaintRuleList& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const DeviceTaintRuleList& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, DeviceTaintRuleSpec& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const DeviceTaintRuleSpec& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, DeviceTaintRuleStatus& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const DeviceTaintRuleStatus& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, DeviceTaintSelector& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const DeviceTaintSelector& o);
 
 }  // namespace kubex::k8s::v1_35::resource::v1alpha3
 

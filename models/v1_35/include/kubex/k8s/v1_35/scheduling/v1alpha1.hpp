@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include <kubex/core/box.hpp>
+#include <kubex/core/export.hpp>
 #include <kubex/core/map.hpp>
 #include <kubex/core/raw_json.hpp>
 #include <kubex/core/resource.hpp>
@@ -37,27 +38,28 @@ struct WorkloadList;
 struct WorkloadSpec;
 
 // Where a Box creates, copies and destroys each type: out of line, in this group's .cpp.
-GangSchedulingPolicy* kubex_box_new(std::type_identity<GangSchedulingPolicy>);
-GangSchedulingPolicy* kubex_box_copy(const GangSchedulingPolicy& from);
-void kubex_box_delete(GangSchedulingPolicy* p) noexcept;
-PodGroup* kubex_box_new(std::type_identity<PodGroup>);
-PodGroup* kubex_box_copy(const PodGroup& from);
-void kubex_box_delete(PodGroup* p) noexcept;
-PodGroupPolicy* kubex_box_new(std::type_identity<PodGroupPolicy>);
-PodGroupPolicy* kubex_box_copy(const PodGroupPolicy& from);
-void kubex_box_delete(PodGroupPolicy* p) noexcept;
-TypedLocalObjectReference* kubex_box_new(std::type_identity<TypedLocalObjectReference>);
-TypedLocalObjectReference* kubex_box_copy(const TypedLocalObjectReference& from);
-void kubex_box_delete(TypedLocalObjectReference* p) noexcept;
-Workload* kubex_box_new(std::type_identity<Workload>);
-Workload* kubex_box_copy(const Workload& from);
-void kubex_box_delete(Workload* p) noexcept;
-WorkloadList* kubex_box_new(std::type_identity<WorkloadList>);
-WorkloadList* kubex_box_copy(const WorkloadList& from);
-void kubex_box_delete(WorkloadList* p) noexcept;
-WorkloadSpec* kubex_box_new(std::type_identity<WorkloadSpec>);
-WorkloadSpec* kubex_box_copy(const WorkloadSpec& from);
-void kubex_box_delete(WorkloadSpec* p) noexcept;
+// KUBEX_API: exported from the shared library (kubex/core/export.hpp).
+KUBEX_API GangSchedulingPolicy* kubex_box_new(std::type_identity<GangSchedulingPolicy>);
+KUBEX_API GangSchedulingPolicy* kubex_box_copy(const GangSchedulingPolicy& from);
+KUBEX_API void kubex_box_delete(GangSchedulingPolicy* p) noexcept;
+KUBEX_API PodGroup* kubex_box_new(std::type_identity<PodGroup>);
+KUBEX_API PodGroup* kubex_box_copy(const PodGroup& from);
+KUBEX_API void kubex_box_delete(PodGroup* p) noexcept;
+KUBEX_API PodGroupPolicy* kubex_box_new(std::type_identity<PodGroupPolicy>);
+KUBEX_API PodGroupPolicy* kubex_box_copy(const PodGroupPolicy& from);
+KUBEX_API void kubex_box_delete(PodGroupPolicy* p) noexcept;
+KUBEX_API TypedLocalObjectReference* kubex_box_new(std::type_identity<TypedLocalObjectReference>);
+KUBEX_API TypedLocalObjectReference* kubex_box_copy(const TypedLocalObjectReference& from);
+KUBEX_API void kubex_box_delete(TypedLocalObjectReference* p) noexcept;
+KUBEX_API Workload* kubex_box_new(std::type_identity<Workload>);
+KUBEX_API Workload* kubex_box_copy(const Workload& from);
+KUBEX_API void kubex_box_delete(Workload* p) noexcept;
+KUBEX_API WorkloadList* kubex_box_new(std::type_identity<WorkloadList>);
+KUBEX_API WorkloadList* kubex_box_copy(const WorkloadList& from);
+KUBEX_API void kubex_box_delete(WorkloadList* p) noexcept;
+KUBEX_API WorkloadSpec* kubex_box_new(std::type_identity<WorkloadSpec>);
+KUBEX_API WorkloadSpec* kubex_box_copy(const WorkloadSpec& from);
+KUBEX_API void kubex_box_delete(WorkloadSpec* p) noexcept;
 
 /// GangSchedulingPolicy defines the parameters for gang scheduling.
 struct GangSchedulingPolicy {
@@ -165,37 +167,37 @@ struct WorkloadList {
 };
 
 // JSON codec, found by argument-dependent lookup (see kubex/core/json.hpp).
-void kubex_read(::kubex::json::Reader& r, GangSchedulingPolicy& o);
-void kubex_write(::kubex::json::Writer& w, const GangSchedulingPolicy& o);
-void kubex_read(::kubex::json::Reader& r, PodGroup& o);
-void kubex_write(::kubex::json::Writer& w, const PodGroup& o);
-void kubex_read(::kubex::json::Reader& r, PodGroupPolicy& o);
-void kubex_write(::kubex::json::Writer& w, const PodGroupPolicy& o);
-void kubex_read(::kubex::json::Reader& r, TypedLocalObjectReference& o);
-void kubex_write(::kubex::json::Writer& w, const TypedLocalObjectReference& o);
-void kubex_read(::kubex::json::Reader& r, Workload& o);
-void kubex_write(::kubex::json::Writer& w, const Workload& o);
-void kubex_read(::kubex::json::Reader& r, WorkloadList& o);
-void kubex_write(::kubex::json::Writer& w, const WorkloadList& o);
-void kubex_read(::kubex::json::Reader& r, WorkloadSpec& o);
-void kubex_write(::kubex::json::Writer& w, const WorkloadSpec& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, GangSchedulingPolicy& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const GangSchedulingPolicy& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, PodGroup& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const PodGroup& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, PodGroupPolicy& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const PodGroupPolicy& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, TypedLocalObjectReference& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const TypedLocalObjectReference& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, Workload& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const Workload& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, WorkloadList& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const WorkloadList& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, WorkloadSpec& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const WorkloadSpec& o);
 
 // Protobuf readers and writers (kubex/core/protobuf_read.hpp, protobuf_write.hpp), in
 // this group's .pb.cpp.
-void kubex_read_proto(::kubex::protobuf::Reader& r, GangSchedulingPolicy& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const GangSchedulingPolicy& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, PodGroup& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const PodGroup& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, PodGroupPolicy& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const PodGroupPolicy& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, TypedLocalObjectReference& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const TypedLocalObjectReference& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, Workload& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const Workload& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, WorkloadList& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const WorkloadList& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, WorkloadSpec& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const WorkloadSpec& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, GangSchedulingPolicy& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const GangSchedulingPolicy& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, PodGroup& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const PodGroup& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, PodGroupPolicy& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const PodGroupPolicy& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, TypedLocalObjectReference& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const TypedLocalObjectReference& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, Workload& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const Workload& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, WorkloadList& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const WorkloadList& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, WorkloadSpec& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const WorkloadSpec& o);
 
 }  // namespace kubex::k8s::v1_35::scheduling::v1alpha1
 

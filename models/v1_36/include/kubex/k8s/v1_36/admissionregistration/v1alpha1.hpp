@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include <kubex/core/box.hpp>
+#include <kubex/core/export.hpp>
 #include <kubex/core/map.hpp>
 #include <kubex/core/raw_json.hpp>
 #include <kubex/core/resource.hpp>
@@ -45,51 +46,52 @@ struct ParamRef;
 struct Variable;
 
 // Where a Box creates, copies and destroys each type: out of line, in this group's .cpp.
-ApplyConfiguration* kubex_box_new(std::type_identity<ApplyConfiguration>);
-ApplyConfiguration* kubex_box_copy(const ApplyConfiguration& from);
-void kubex_box_delete(ApplyConfiguration* p) noexcept;
-JSONPatch* kubex_box_new(std::type_identity<JSONPatch>);
-JSONPatch* kubex_box_copy(const JSONPatch& from);
-void kubex_box_delete(JSONPatch* p) noexcept;
-MatchCondition* kubex_box_new(std::type_identity<MatchCondition>);
-MatchCondition* kubex_box_copy(const MatchCondition& from);
-void kubex_box_delete(MatchCondition* p) noexcept;
-MatchResources* kubex_box_new(std::type_identity<MatchResources>);
-MatchResources* kubex_box_copy(const MatchResources& from);
-void kubex_box_delete(MatchResources* p) noexcept;
-MutatingAdmissionPolicy* kubex_box_new(std::type_identity<MutatingAdmissionPolicy>);
-MutatingAdmissionPolicy* kubex_box_copy(const MutatingAdmissionPolicy& from);
-void kubex_box_delete(MutatingAdmissionPolicy* p) noexcept;
-MutatingAdmissionPolicyBinding* kubex_box_new(std::type_identity<MutatingAdmissionPolicyBinding>);
-MutatingAdmissionPolicyBinding* kubex_box_copy(const MutatingAdmissionPolicyBinding& from);
-void kubex_box_delete(MutatingAdmissionPolicyBinding* p) noexcept;
-MutatingAdmissionPolicyBindingList* kubex_box_new(std::type_identity<MutatingAdmissionPolicyBindingList>);
-MutatingAdmissionPolicyBindingList* kubex_box_copy(const MutatingAdmissionPolicyBindingList& from);
-void kubex_box_delete(MutatingAdmissionPolicyBindingList* p) noexcept;
-MutatingAdmissionPolicyBindingSpec* kubex_box_new(std::type_identity<MutatingAdmissionPolicyBindingSpec>);
-MutatingAdmissionPolicyBindingSpec* kubex_box_copy(const MutatingAdmissionPolicyBindingSpec& from);
-void kubex_box_delete(MutatingAdmissionPolicyBindingSpec* p) noexcept;
-MutatingAdmissionPolicyList* kubex_box_new(std::type_identity<MutatingAdmissionPolicyList>);
-MutatingAdmissionPolicyList* kubex_box_copy(const MutatingAdmissionPolicyList& from);
-void kubex_box_delete(MutatingAdmissionPolicyList* p) noexcept;
-MutatingAdmissionPolicySpec* kubex_box_new(std::type_identity<MutatingAdmissionPolicySpec>);
-MutatingAdmissionPolicySpec* kubex_box_copy(const MutatingAdmissionPolicySpec& from);
-void kubex_box_delete(MutatingAdmissionPolicySpec* p) noexcept;
-Mutation* kubex_box_new(std::type_identity<Mutation>);
-Mutation* kubex_box_copy(const Mutation& from);
-void kubex_box_delete(Mutation* p) noexcept;
-NamedRuleWithOperations* kubex_box_new(std::type_identity<NamedRuleWithOperations>);
-NamedRuleWithOperations* kubex_box_copy(const NamedRuleWithOperations& from);
-void kubex_box_delete(NamedRuleWithOperations* p) noexcept;
-ParamKind* kubex_box_new(std::type_identity<ParamKind>);
-ParamKind* kubex_box_copy(const ParamKind& from);
-void kubex_box_delete(ParamKind* p) noexcept;
-ParamRef* kubex_box_new(std::type_identity<ParamRef>);
-ParamRef* kubex_box_copy(const ParamRef& from);
-void kubex_box_delete(ParamRef* p) noexcept;
-Variable* kubex_box_new(std::type_identity<Variable>);
-Variable* kubex_box_copy(const Variable& from);
-void kubex_box_delete(Variable* p) noexcept;
+// KUBEX_API: exported from the shared library (kubex/core/export.hpp).
+KUBEX_API ApplyConfiguration* kubex_box_new(std::type_identity<ApplyConfiguration>);
+KUBEX_API ApplyConfiguration* kubex_box_copy(const ApplyConfiguration& from);
+KUBEX_API void kubex_box_delete(ApplyConfiguration* p) noexcept;
+KUBEX_API JSONPatch* kubex_box_new(std::type_identity<JSONPatch>);
+KUBEX_API JSONPatch* kubex_box_copy(const JSONPatch& from);
+KUBEX_API void kubex_box_delete(JSONPatch* p) noexcept;
+KUBEX_API MatchCondition* kubex_box_new(std::type_identity<MatchCondition>);
+KUBEX_API MatchCondition* kubex_box_copy(const MatchCondition& from);
+KUBEX_API void kubex_box_delete(MatchCondition* p) noexcept;
+KUBEX_API MatchResources* kubex_box_new(std::type_identity<MatchResources>);
+KUBEX_API MatchResources* kubex_box_copy(const MatchResources& from);
+KUBEX_API void kubex_box_delete(MatchResources* p) noexcept;
+KUBEX_API MutatingAdmissionPolicy* kubex_box_new(std::type_identity<MutatingAdmissionPolicy>);
+KUBEX_API MutatingAdmissionPolicy* kubex_box_copy(const MutatingAdmissionPolicy& from);
+KUBEX_API void kubex_box_delete(MutatingAdmissionPolicy* p) noexcept;
+KUBEX_API MutatingAdmissionPolicyBinding* kubex_box_new(std::type_identity<MutatingAdmissionPolicyBinding>);
+KUBEX_API MutatingAdmissionPolicyBinding* kubex_box_copy(const MutatingAdmissionPolicyBinding& from);
+KUBEX_API void kubex_box_delete(MutatingAdmissionPolicyBinding* p) noexcept;
+KUBEX_API MutatingAdmissionPolicyBindingList* kubex_box_new(std::type_identity<MutatingAdmissionPolicyBindingList>);
+KUBEX_API MutatingAdmissionPolicyBindingList* kubex_box_copy(const MutatingAdmissionPolicyBindingList& from);
+KUBEX_API void kubex_box_delete(MutatingAdmissionPolicyBindingList* p) noexcept;
+KUBEX_API MutatingAdmissionPolicyBindingSpec* kubex_box_new(std::type_identity<MutatingAdmissionPolicyBindingSpec>);
+KUBEX_API MutatingAdmissionPolicyBindingSpec* kubex_box_copy(const MutatingAdmissionPolicyBindingSpec& from);
+KUBEX_API void kubex_box_delete(MutatingAdmissionPolicyBindingSpec* p) noexcept;
+KUBEX_API MutatingAdmissionPolicyList* kubex_box_new(std::type_identity<MutatingAdmissionPolicyList>);
+KUBEX_API MutatingAdmissionPolicyList* kubex_box_copy(const MutatingAdmissionPolicyList& from);
+KUBEX_API void kubex_box_delete(MutatingAdmissionPolicyList* p) noexcept;
+KUBEX_API MutatingAdmissionPolicySpec* kubex_box_new(std::type_identity<MutatingAdmissionPolicySpec>);
+KUBEX_API MutatingAdmissionPolicySpec* kubex_box_copy(const MutatingAdmissionPolicySpec& from);
+KUBEX_API void kubex_box_delete(MutatingAdmissionPolicySpec* p) noexcept;
+KUBEX_API Mutation* kubex_box_new(std::type_identity<Mutation>);
+KUBEX_API Mutation* kubex_box_copy(const Mutation& from);
+KUBEX_API void kubex_box_delete(Mutation* p) noexcept;
+KUBEX_API NamedRuleWithOperations* kubex_box_new(std::type_identity<NamedRuleWithOperations>);
+KUBEX_API NamedRuleWithOperations* kubex_box_copy(const NamedRuleWithOperations& from);
+KUBEX_API void kubex_box_delete(NamedRuleWithOperations* p) noexcept;
+KUBEX_API ParamKind* kubex_box_new(std::type_identity<ParamKind>);
+KUBEX_API ParamKind* kubex_box_copy(const ParamKind& from);
+KUBEX_API void kubex_box_delete(ParamKind* p) noexcept;
+KUBEX_API ParamRef* kubex_box_new(std::type_identity<ParamRef>);
+KUBEX_API ParamRef* kubex_box_copy(const ParamRef& from);
+KUBEX_API void kubex_box_delete(ParamRef* p) noexcept;
+KUBEX_API Variable* kubex_box_new(std::type_identity<Variable>);
+KUBEX_API Variable* kubex_box_copy(const Variable& from);
+KUBEX_API void kubex_box_delete(Variable* p) noexcept;
 
 /// matchPolicy defines how the "MatchResources" list is used to match incoming requests.
 struct MatchResourcesMatchPolicy : ::kubex::StringEnum<MatchResourcesMatchPolicy> {
@@ -440,69 +442,69 @@ struct ParamRef {
 };
 
 // JSON codec, found by argument-dependent lookup (see kubex/core/json.hpp).
-void kubex_read(::kubex::json::Reader& r, ApplyConfiguration& o);
-void kubex_write(::kubex::json::Writer& w, const ApplyConfiguration& o);
-void kubex_read(::kubex::json::Reader& r, JSONPatch& o);
-void kubex_write(::kubex::json::Writer& w, const JSONPatch& o);
-void kubex_read(::kubex::json::Reader& r, MatchCondition& o);
-void kubex_write(::kubex::json::Writer& w, const MatchCondition& o);
-void kubex_read(::kubex::json::Reader& r, MatchResources& o);
-void kubex_write(::kubex::json::Writer& w, const MatchResources& o);
-void kubex_read(::kubex::json::Reader& r, MutatingAdmissionPolicy& o);
-void kubex_write(::kubex::json::Writer& w, const MutatingAdmissionPolicy& o);
-void kubex_read(::kubex::json::Reader& r, MutatingAdmissionPolicyBinding& o);
-void kubex_write(::kubex::json::Writer& w, const MutatingAdmissionPolicyBinding& o);
-void kubex_read(::kubex::json::Reader& r, MutatingAdmissionPolicyBindingList& o);
-void kubex_write(::kubex::json::Writer& w, const MutatingAdmissionPolicyBindingList& o);
-void kubex_read(::kubex::json::Reader& r, MutatingAdmissionPolicyBindingSpec& o);
-void kubex_write(::kubex::json::Writer& w, const MutatingAdmissionPolicyBindingSpec& o);
-void kubex_read(::kubex::json::Reader& r, MutatingAdmissionPolicyList& o);
-void kubex_write(::kubex::json::Writer& w, const MutatingAdmissionPolicyList& o);
-void kubex_read(::kubex::json::Reader& r, MutatingAdmissionPolicySpec& o);
-void kubex_write(::kubex::json::Writer& w, const MutatingAdmissionPolicySpec& o);
-void kubex_read(::kubex::json::Reader& r, Mutation& o);
-void kubex_write(::kubex::json::Writer& w, const Mutation& o);
-void kubex_read(::kubex::json::Reader& r, NamedRuleWithOperations& o);
-void kubex_write(::kubex::json::Writer& w, const NamedRuleWithOperations& o);
-void kubex_read(::kubex::json::Reader& r, ParamKind& o);
-void kubex_write(::kubex::json::Writer& w, const ParamKind& o);
-void kubex_read(::kubex::json::Reader& r, ParamRef& o);
-void kubex_write(::kubex::json::Writer& w, const ParamRef& o);
-void kubex_read(::kubex::json::Reader& r, Variable& o);
-void kubex_write(::kubex::json::Writer& w, const Variable& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, ApplyConfiguration& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const ApplyConfiguration& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, JSONPatch& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const JSONPatch& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, MatchCondition& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const MatchCondition& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, MatchResources& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const MatchResources& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, MutatingAdmissionPolicy& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const MutatingAdmissionPolicy& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, MutatingAdmissionPolicyBinding& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const MutatingAdmissionPolicyBinding& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, MutatingAdmissionPolicyBindingList& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const MutatingAdmissionPolicyBindingList& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, MutatingAdmissionPolicyBindingSpec& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const MutatingAdmissionPolicyBindingSpec& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, MutatingAdmissionPolicyList& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const MutatingAdmissionPolicyList& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, MutatingAdmissionPolicySpec& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const MutatingAdmissionPolicySpec& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, Mutation& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const Mutation& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, NamedRuleWithOperations& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const NamedRuleWithOperations& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, ParamKind& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const ParamKind& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, ParamRef& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const ParamRef& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, Variable& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const Variable& o);
 
 // Protobuf readers and writers (kubex/core/protobuf_read.hpp, protobuf_write.hpp), in
 // this group's .pb.cpp.
-void kubex_read_proto(::kubex::protobuf::Reader& r, ApplyConfiguration& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const ApplyConfiguration& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, JSONPatch& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const JSONPatch& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, MatchCondition& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const MatchCondition& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, MatchResources& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const MatchResources& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, MutatingAdmissionPolicy& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const MutatingAdmissionPolicy& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, MutatingAdmissionPolicyBinding& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const MutatingAdmissionPolicyBinding& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, MutatingAdmissionPolicyBindingList& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const MutatingAdmissionPolicyBindingList& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, MutatingAdmissionPolicyBindingSpec& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const MutatingAdmissionPolicyBindingSpec& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, MutatingAdmissionPolicyList& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const MutatingAdmissionPolicyList& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, MutatingAdmissionPolicySpec& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const MutatingAdmissionPolicySpec& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, Mutation& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const Mutation& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, NamedRuleWithOperations& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const NamedRuleWithOperations& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, ParamKind& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const ParamKind& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, ParamRef& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const ParamRef& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, Variable& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const Variable& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, ApplyConfiguration& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const ApplyConfiguration& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, JSONPatch& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const JSONPatch& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, MatchCondition& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const MatchCondition& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, MatchResources& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const MatchResources& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, MutatingAdmissionPolicy& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const MutatingAdmissionPolicy& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, MutatingAdmissionPolicyBinding& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const MutatingAdmissionPolicyBinding& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, MutatingAdmissionPolicyBindingList& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const MutatingAdmissionPolicyBindingList& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, MutatingAdmissionPolicyBindingSpec& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const MutatingAdmissionPolicyBindingSpec& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, MutatingAdmissionPolicyList& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const MutatingAdmissionPolicyList& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, MutatingAdmissionPolicySpec& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const MutatingAdmissionPolicySpec& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, Mutation& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const Mutation& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, NamedRuleWithOperations& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const NamedRuleWithOperations& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, ParamKind& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const ParamKind& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, ParamRef& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const ParamRef& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, Variable& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const Variable& o);
 
 }  // namespace kubex::k8s::v1_36::admissionregistration::v1alpha1
 

@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include <kubex/core/box.hpp>
+#include <kubex/core/export.hpp>
 #include <kubex/core/map.hpp>
 #include <kubex/core/raw_json.hpp>
 #include <kubex/core/resource.hpp>
@@ -38,24 +39,25 @@ struct APIServiceStatus;
 struct ServiceReference;
 
 // Where a Box creates, copies and destroys each type: out of line, in this group's .cpp.
-APIService* kubex_box_new(std::type_identity<APIService>);
-APIService* kubex_box_copy(const APIService& from);
-void kubex_box_delete(APIService* p) noexcept;
-APIServiceCondition* kubex_box_new(std::type_identity<APIServiceCondition>);
-APIServiceCondition* kubex_box_copy(const APIServiceCondition& from);
-void kubex_box_delete(APIServiceCondition* p) noexcept;
-APIServiceList* kubex_box_new(std::type_identity<APIServiceList>);
-APIServiceList* kubex_box_copy(const APIServiceList& from);
-void kubex_box_delete(APIServiceList* p) noexcept;
-APIServiceSpec* kubex_box_new(std::type_identity<APIServiceSpec>);
-APIServiceSpec* kubex_box_copy(const APIServiceSpec& from);
-void kubex_box_delete(APIServiceSpec* p) noexcept;
-APIServiceStatus* kubex_box_new(std::type_identity<APIServiceStatus>);
-APIServiceStatus* kubex_box_copy(const APIServiceStatus& from);
-void kubex_box_delete(APIServiceStatus* p) noexcept;
-ServiceReference* kubex_box_new(std::type_identity<ServiceReference>);
-ServiceReference* kubex_box_copy(const ServiceReference& from);
-void kubex_box_delete(ServiceReference* p) noexcept;
+// KUBEX_API: exported from the shared library (kubex/core/export.hpp).
+KUBEX_API APIService* kubex_box_new(std::type_identity<APIService>);
+KUBEX_API APIService* kubex_box_copy(const APIService& from);
+KUBEX_API void kubex_box_delete(APIService* p) noexcept;
+KUBEX_API APIServiceCondition* kubex_box_new(std::type_identity<APIServiceCondition>);
+KUBEX_API APIServiceCondition* kubex_box_copy(const APIServiceCondition& from);
+KUBEX_API void kubex_box_delete(APIServiceCondition* p) noexcept;
+KUBEX_API APIServiceList* kubex_box_new(std::type_identity<APIServiceList>);
+KUBEX_API APIServiceList* kubex_box_copy(const APIServiceList& from);
+KUBEX_API void kubex_box_delete(APIServiceList* p) noexcept;
+KUBEX_API APIServiceSpec* kubex_box_new(std::type_identity<APIServiceSpec>);
+KUBEX_API APIServiceSpec* kubex_box_copy(const APIServiceSpec& from);
+KUBEX_API void kubex_box_delete(APIServiceSpec* p) noexcept;
+KUBEX_API APIServiceStatus* kubex_box_new(std::type_identity<APIServiceStatus>);
+KUBEX_API APIServiceStatus* kubex_box_copy(const APIServiceStatus& from);
+KUBEX_API void kubex_box_delete(APIServiceStatus* p) noexcept;
+KUBEX_API ServiceReference* kubex_box_new(std::type_identity<ServiceReference>);
+KUBEX_API ServiceReference* kubex_box_copy(const ServiceReference& from);
+KUBEX_API void kubex_box_delete(ServiceReference* p) noexcept;
 
 /// APIService represents a server for a particular GroupVersion.
 struct APIService {
@@ -165,33 +167,33 @@ struct ServiceReference {
 };
 
 // JSON codec, found by argument-dependent lookup (see kubex/core/json.hpp).
-void kubex_read(::kubex::json::Reader& r, APIService& o);
-void kubex_write(::kubex::json::Writer& w, const APIService& o);
-void kubex_read(::kubex::json::Reader& r, APIServiceCondition& o);
-void kubex_write(::kubex::json::Writer& w, const APIServiceCondition& o);
-void kubex_read(::kubex::json::Reader& r, APIServiceList& o);
-void kubex_write(::kubex::json::Writer& w, const APIServiceList& o);
-void kubex_read(::kubex::json::Reader& r, APIServiceSpec& o);
-void kubex_write(::kubex::json::Writer& w, const APIServiceSpec& o);
-void kubex_read(::kubex::json::Reader& r, APIServiceStatus& o);
-void kubex_write(::kubex::json::Writer& w, const APIServiceStatus& o);
-void kubex_read(::kubex::json::Reader& r, ServiceReference& o);
-void kubex_write(::kubex::json::Writer& w, const ServiceReference& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, APIService& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const APIService& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, APIServiceCondition& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const APIServiceCondition& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, APIServiceList& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const APIServiceList& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, APIServiceSpec& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const APIServiceSpec& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, APIServiceStatus& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const APIServiceStatus& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, ServiceReference& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const ServiceReference& o);
 
 // Protobuf readers and writers (kubex/core/protobuf_read.hpp, protobuf_write.hpp), in
 // this group's .pb.cpp.
-void kubex_read_proto(::kubex::protobuf::Reader& r, APIService& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const APIService& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, APIServiceCondition& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const APIServiceCondition& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, APIServiceList& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const APIServiceList& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, APIServiceSpec& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const APIServiceSpec& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, APIServiceStatus& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const APIServiceStatus& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, ServiceReference& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const ServiceReference& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, APIService& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const APIService& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, APIServiceCondition& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const APIServiceCondition& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, APIServiceList& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const APIServiceList& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, APIServiceSpec& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const APIServiceSpec& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, APIServiceStatus& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const APIServiceStatus& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, ServiceReference& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const ServiceReference& o);
 
 }  // namespace kubex::k8s::v1_36::apiregistration::v1
 

@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include <kubex/core/box.hpp>
+#include <kubex/core/export.hpp>
 #include <kubex/core/map.hpp>
 #include <kubex/core/raw_json.hpp>
 #include <kubex/core/resource.hpp>
@@ -37,21 +38,22 @@ struct CertificateSigningRequestSpec;
 struct CertificateSigningRequestStatus;
 
 // Where a Box creates, copies and destroys each type: out of line, in this group's .cpp.
-CertificateSigningRequest* kubex_box_new(std::type_identity<CertificateSigningRequest>);
-CertificateSigningRequest* kubex_box_copy(const CertificateSigningRequest& from);
-void kubex_box_delete(CertificateSigningRequest* p) noexcept;
-CertificateSigningRequestCondition* kubex_box_new(std::type_identity<CertificateSigningRequestCondition>);
-CertificateSigningRequestCondition* kubex_box_copy(const CertificateSigningRequestCondition& from);
-void kubex_box_delete(CertificateSigningRequestCondition* p) noexcept;
-CertificateSigningRequestList* kubex_box_new(std::type_identity<CertificateSigningRequestList>);
-CertificateSigningRequestList* kubex_box_copy(const CertificateSigningRequestList& from);
-void kubex_box_delete(CertificateSigningRequestList* p) noexcept;
-CertificateSigningRequestSpec* kubex_box_new(std::type_identity<CertificateSigningRequestSpec>);
-CertificateSigningRequestSpec* kubex_box_copy(const CertificateSigningRequestSpec& from);
-void kubex_box_delete(CertificateSigningRequestSpec* p) noexcept;
-CertificateSigningRequestStatus* kubex_box_new(std::type_identity<CertificateSigningRequestStatus>);
-CertificateSigningRequestStatus* kubex_box_copy(const CertificateSigningRequestStatus& from);
-void kubex_box_delete(CertificateSigningRequestStatus* p) noexcept;
+// KUBEX_API: exported from the shared library (kubex/core/export.hpp).
+KUBEX_API CertificateSigningRequest* kubex_box_new(std::type_identity<CertificateSigningRequest>);
+KUBEX_API CertificateSigningRequest* kubex_box_copy(const CertificateSigningRequest& from);
+KUBEX_API void kubex_box_delete(CertificateSigningRequest* p) noexcept;
+KUBEX_API CertificateSigningRequestCondition* kubex_box_new(std::type_identity<CertificateSigningRequestCondition>);
+KUBEX_API CertificateSigningRequestCondition* kubex_box_copy(const CertificateSigningRequestCondition& from);
+KUBEX_API void kubex_box_delete(CertificateSigningRequestCondition* p) noexcept;
+KUBEX_API CertificateSigningRequestList* kubex_box_new(std::type_identity<CertificateSigningRequestList>);
+KUBEX_API CertificateSigningRequestList* kubex_box_copy(const CertificateSigningRequestList& from);
+KUBEX_API void kubex_box_delete(CertificateSigningRequestList* p) noexcept;
+KUBEX_API CertificateSigningRequestSpec* kubex_box_new(std::type_identity<CertificateSigningRequestSpec>);
+KUBEX_API CertificateSigningRequestSpec* kubex_box_copy(const CertificateSigningRequestSpec& from);
+KUBEX_API void kubex_box_delete(CertificateSigningRequestSpec* p) noexcept;
+KUBEX_API CertificateSigningRequestStatus* kubex_box_new(std::type_identity<CertificateSigningRequestStatus>);
+KUBEX_API CertificateSigningRequestStatus* kubex_box_copy(const CertificateSigningRequestStatus& from);
+KUBEX_API void kubex_box_delete(CertificateSigningRequestStatus* p) noexcept;
 
 /// Values of an enumerated field of CertificateSigningRequestSpec.
 struct CertificateSigningRequestSpecUsagesItem : ::kubex::StringEnum<CertificateSigningRequestSpecUsagesItem> {
@@ -206,29 +208,29 @@ struct CertificateSigningRequestStatus {
 };
 
 // JSON codec, found by argument-dependent lookup (see kubex/core/json.hpp).
-void kubex_read(::kubex::json::Reader& r, CertificateSigningRequest& o);
-void kubex_write(::kubex::json::Writer& w, const CertificateSigningRequest& o);
-void kubex_read(::kubex::json::Reader& r, CertificateSigningRequestCondition& o);
-void kubex_write(::kubex::json::Writer& w, const CertificateSigningRequestCondition& o);
-void kubex_read(::kubex::json::Reader& r, CertificateSigningRequestList& o);
-void kubex_write(::kubex::json::Writer& w, const CertificateSigningRequestList& o);
-void kubex_read(::kubex::json::Reader& r, CertificateSigningRequestSpec& o);
-void kubex_write(::kubex::json::Writer& w, const CertificateSigningRequestSpec& o);
-void kubex_read(::kubex::json::Reader& r, CertificateSigningRequestStatus& o);
-void kubex_write(::kubex::json::Writer& w, const CertificateSigningRequestStatus& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, CertificateSigningRequest& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const CertificateSigningRequest& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, CertificateSigningRequestCondition& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const CertificateSigningRequestCondition& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, CertificateSigningRequestList& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const CertificateSigningRequestList& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, CertificateSigningRequestSpec& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const CertificateSigningRequestSpec& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, CertificateSigningRequestStatus& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const CertificateSigningRequestStatus& o);
 
 // Protobuf readers and writers (kubex/core/protobuf_read.hpp, protobuf_write.hpp), in
 // this group's .pb.cpp.
-void kubex_read_proto(::kubex::protobuf::Reader& r, CertificateSigningRequest& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const CertificateSigningRequest& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, CertificateSigningRequestCondition& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const CertificateSigningRequestCondition& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, CertificateSigningRequestList& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const CertificateSigningRequestList& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, CertificateSigningRequestSpec& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const CertificateSigningRequestSpec& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, CertificateSigningRequestStatus& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const CertificateSigningRequestStatus& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, CertificateSigningRequest& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const CertificateSigningRequest& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, CertificateSigningRequestCondition& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const CertificateSigningRequestCondition& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, CertificateSigningRequestList& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const CertificateSigningRequestList& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, CertificateSigningRequestSpec& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const CertificateSigningRequestSpec& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, CertificateSigningRequestStatus& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const CertificateSigningRequestStatus& o);
 
 }  // namespace kubex::k8s::v1_36::certificates::v1
 

@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include <kubex/core/box.hpp>
+#include <kubex/core/export.hpp>
 #include <kubex/core/map.hpp>
 #include <kubex/core/raw_json.hpp>
 #include <kubex/core/resource.hpp>
@@ -34,15 +35,16 @@ struct LeaseCandidateList;
 struct LeaseCandidateSpec;
 
 // Where a Box creates, copies and destroys each type: out of line, in this group's .cpp.
-LeaseCandidate* kubex_box_new(std::type_identity<LeaseCandidate>);
-LeaseCandidate* kubex_box_copy(const LeaseCandidate& from);
-void kubex_box_delete(LeaseCandidate* p) noexcept;
-LeaseCandidateList* kubex_box_new(std::type_identity<LeaseCandidateList>);
-LeaseCandidateList* kubex_box_copy(const LeaseCandidateList& from);
-void kubex_box_delete(LeaseCandidateList* p) noexcept;
-LeaseCandidateSpec* kubex_box_new(std::type_identity<LeaseCandidateSpec>);
-LeaseCandidateSpec* kubex_box_copy(const LeaseCandidateSpec& from);
-void kubex_box_delete(LeaseCandidateSpec* p) noexcept;
+// KUBEX_API: exported from the shared library (kubex/core/export.hpp).
+KUBEX_API LeaseCandidate* kubex_box_new(std::type_identity<LeaseCandidate>);
+KUBEX_API LeaseCandidate* kubex_box_copy(const LeaseCandidate& from);
+KUBEX_API void kubex_box_delete(LeaseCandidate* p) noexcept;
+KUBEX_API LeaseCandidateList* kubex_box_new(std::type_identity<LeaseCandidateList>);
+KUBEX_API LeaseCandidateList* kubex_box_copy(const LeaseCandidateList& from);
+KUBEX_API void kubex_box_delete(LeaseCandidateList* p) noexcept;
+KUBEX_API LeaseCandidateSpec* kubex_box_new(std::type_identity<LeaseCandidateSpec>);
+KUBEX_API LeaseCandidateSpec* kubex_box_copy(const LeaseCandidateSpec& from);
+KUBEX_API void kubex_box_delete(LeaseCandidateSpec* p) noexcept;
 
 /// LeaseCandidateSpec is a specification of a Lease.
 struct LeaseCandidateSpec {
@@ -101,21 +103,21 @@ struct LeaseCandidateList {
 };
 
 // JSON codec, found by argument-dependent lookup (see kubex/core/json.hpp).
-void kubex_read(::kubex::json::Reader& r, LeaseCandidate& o);
-void kubex_write(::kubex::json::Writer& w, const LeaseCandidate& o);
-void kubex_read(::kubex::json::Reader& r, LeaseCandidateList& o);
-void kubex_write(::kubex::json::Writer& w, const LeaseCandidateList& o);
-void kubex_read(::kubex::json::Reader& r, LeaseCandidateSpec& o);
-void kubex_write(::kubex::json::Writer& w, const LeaseCandidateSpec& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, LeaseCandidate& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const LeaseCandidate& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, LeaseCandidateList& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const LeaseCandidateList& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, LeaseCandidateSpec& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const LeaseCandidateSpec& o);
 
 // Protobuf readers and writers (kubex/core/protobuf_read.hpp, protobuf_write.hpp), in
 // this group's .pb.cpp.
-void kubex_read_proto(::kubex::protobuf::Reader& r, LeaseCandidate& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const LeaseCandidate& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, LeaseCandidateList& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const LeaseCandidateList& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, LeaseCandidateSpec& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const LeaseCandidateSpec& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, LeaseCandidate& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const LeaseCandidate& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, LeaseCandidateList& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const LeaseCandidateList& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, LeaseCandidateSpec& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const LeaseCandidateSpec& o);
 
 }  // namespace kubex::k8s::v1_36::coordination::v1beta1
 

@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include <kubex/core/box.hpp>
+#include <kubex/core/export.hpp>
 #include <kubex/core/map.hpp>
 #include <kubex/core/raw_json.hpp>
 #include <kubex/core/resource.hpp>
@@ -38,30 +39,31 @@ struct ServiceCIDRSpec;
 struct ServiceCIDRStatus;
 
 // Where a Box creates, copies and destroys each type: out of line, in this group's .cpp.
-IPAddress* kubex_box_new(std::type_identity<IPAddress>);
-IPAddress* kubex_box_copy(const IPAddress& from);
-void kubex_box_delete(IPAddress* p) noexcept;
-IPAddressList* kubex_box_new(std::type_identity<IPAddressList>);
-IPAddressList* kubex_box_copy(const IPAddressList& from);
-void kubex_box_delete(IPAddressList* p) noexcept;
-IPAddressSpec* kubex_box_new(std::type_identity<IPAddressSpec>);
-IPAddressSpec* kubex_box_copy(const IPAddressSpec& from);
-void kubex_box_delete(IPAddressSpec* p) noexcept;
-ParentReference* kubex_box_new(std::type_identity<ParentReference>);
-ParentReference* kubex_box_copy(const ParentReference& from);
-void kubex_box_delete(ParentReference* p) noexcept;
-ServiceCIDR* kubex_box_new(std::type_identity<ServiceCIDR>);
-ServiceCIDR* kubex_box_copy(const ServiceCIDR& from);
-void kubex_box_delete(ServiceCIDR* p) noexcept;
-ServiceCIDRList* kubex_box_new(std::type_identity<ServiceCIDRList>);
-ServiceCIDRList* kubex_box_copy(const ServiceCIDRList& from);
-void kubex_box_delete(ServiceCIDRList* p) noexcept;
-ServiceCIDRSpec* kubex_box_new(std::type_identity<ServiceCIDRSpec>);
-ServiceCIDRSpec* kubex_box_copy(const ServiceCIDRSpec& from);
-void kubex_box_delete(ServiceCIDRSpec* p) noexcept;
-ServiceCIDRStatus* kubex_box_new(std::type_identity<ServiceCIDRStatus>);
-ServiceCIDRStatus* kubex_box_copy(const ServiceCIDRStatus& from);
-void kubex_box_delete(ServiceCIDRStatus* p) noexcept;
+// KUBEX_API: exported from the shared library (kubex/core/export.hpp).
+KUBEX_API IPAddress* kubex_box_new(std::type_identity<IPAddress>);
+KUBEX_API IPAddress* kubex_box_copy(const IPAddress& from);
+KUBEX_API void kubex_box_delete(IPAddress* p) noexcept;
+KUBEX_API IPAddressList* kubex_box_new(std::type_identity<IPAddressList>);
+KUBEX_API IPAddressList* kubex_box_copy(const IPAddressList& from);
+KUBEX_API void kubex_box_delete(IPAddressList* p) noexcept;
+KUBEX_API IPAddressSpec* kubex_box_new(std::type_identity<IPAddressSpec>);
+KUBEX_API IPAddressSpec* kubex_box_copy(const IPAddressSpec& from);
+KUBEX_API void kubex_box_delete(IPAddressSpec* p) noexcept;
+KUBEX_API ParentReference* kubex_box_new(std::type_identity<ParentReference>);
+KUBEX_API ParentReference* kubex_box_copy(const ParentReference& from);
+KUBEX_API void kubex_box_delete(ParentReference* p) noexcept;
+KUBEX_API ServiceCIDR* kubex_box_new(std::type_identity<ServiceCIDR>);
+KUBEX_API ServiceCIDR* kubex_box_copy(const ServiceCIDR& from);
+KUBEX_API void kubex_box_delete(ServiceCIDR* p) noexcept;
+KUBEX_API ServiceCIDRList* kubex_box_new(std::type_identity<ServiceCIDRList>);
+KUBEX_API ServiceCIDRList* kubex_box_copy(const ServiceCIDRList& from);
+KUBEX_API void kubex_box_delete(ServiceCIDRList* p) noexcept;
+KUBEX_API ServiceCIDRSpec* kubex_box_new(std::type_identity<ServiceCIDRSpec>);
+KUBEX_API ServiceCIDRSpec* kubex_box_copy(const ServiceCIDRSpec& from);
+KUBEX_API void kubex_box_delete(ServiceCIDRSpec* p) noexcept;
+KUBEX_API ServiceCIDRStatus* kubex_box_new(std::type_identity<ServiceCIDRStatus>);
+KUBEX_API ServiceCIDRStatus* kubex_box_copy(const ServiceCIDRStatus& from);
+KUBEX_API void kubex_box_delete(ServiceCIDRStatus* p) noexcept;
 
 /// ParentReference describes a reference to a parent object.
 struct ParentReference {
@@ -185,41 +187,41 @@ struct ServiceCIDRStatus {
 };
 
 // JSON codec, found by argument-dependent lookup (see kubex/core/json.hpp).
-void kubex_read(::kubex::json::Reader& r, IPAddress& o);
-void kubex_write(::kubex::json::Writer& w, const IPAddress& o);
-void kubex_read(::kubex::json::Reader& r, IPAddressList& o);
-void kubex_write(::kubex::json::Writer& w, const IPAddressList& o);
-void kubex_read(::kubex::json::Reader& r, IPAddressSpec& o);
-void kubex_write(::kubex::json::Writer& w, const IPAddressSpec& o);
-void kubex_read(::kubex::json::Reader& r, ParentReference& o);
-void kubex_write(::kubex::json::Writer& w, const ParentReference& o);
-void kubex_read(::kubex::json::Reader& r, ServiceCIDR& o);
-void kubex_write(::kubex::json::Writer& w, const ServiceCIDR& o);
-void kubex_read(::kubex::json::Reader& r, ServiceCIDRList& o);
-void kubex_write(::kubex::json::Writer& w, const ServiceCIDRList& o);
-void kubex_read(::kubex::json::Reader& r, ServiceCIDRSpec& o);
-void kubex_write(::kubex::json::Writer& w, const ServiceCIDRSpec& o);
-void kubex_read(::kubex::json::Reader& r, ServiceCIDRStatus& o);
-void kubex_write(::kubex::json::Writer& w, const ServiceCIDRStatus& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, IPAddress& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const IPAddress& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, IPAddressList& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const IPAddressList& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, IPAddressSpec& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const IPAddressSpec& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, ParentReference& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const ParentReference& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, ServiceCIDR& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const ServiceCIDR& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, ServiceCIDRList& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const ServiceCIDRList& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, ServiceCIDRSpec& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const ServiceCIDRSpec& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, ServiceCIDRStatus& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const ServiceCIDRStatus& o);
 
 // Protobuf readers and writers (kubex/core/protobuf_read.hpp, protobuf_write.hpp), in
 // this group's .pb.cpp.
-void kubex_read_proto(::kubex::protobuf::Reader& r, IPAddress& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const IPAddress& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, IPAddressList& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const IPAddressList& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, IPAddressSpec& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const IPAddressSpec& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, ParentReference& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const ParentReference& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, ServiceCIDR& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const ServiceCIDR& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, ServiceCIDRList& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const ServiceCIDRList& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, ServiceCIDRSpec& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const ServiceCIDRSpec& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, ServiceCIDRStatus& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const ServiceCIDRStatus& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, IPAddress& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const IPAddress& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, IPAddressList& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const IPAddressList& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, IPAddressSpec& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const IPAddressSpec& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, ParentReference& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const ParentReference& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, ServiceCIDR& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const ServiceCIDR& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, ServiceCIDRList& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const ServiceCIDRList& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, ServiceCIDRSpec& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const ServiceCIDRSpec& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, ServiceCIDRStatus& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const ServiceCIDRStatus& o);
 
 }  // namespace kubex::k8s::v1_36::networking::v1beta1
 

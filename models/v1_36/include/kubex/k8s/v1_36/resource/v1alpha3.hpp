@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include <kubex/core/box.hpp>
+#include <kubex/core/export.hpp>
 #include <kubex/core/map.hpp>
 #include <kubex/core/raw_json.hpp>
 #include <kubex/core/resource.hpp>
@@ -42,39 +43,40 @@ struct ResourcePoolStatusRequestSpec;
 struct ResourcePoolStatusRequestStatus;
 
 // Where a Box creates, copies and destroys each type: out of line, in this group's .cpp.
-DeviceTaint* kubex_box_new(std::type_identity<DeviceTaint>);
-DeviceTaint* kubex_box_copy(const DeviceTaint& from);
-void kubex_box_delete(DeviceTaint* p) noexcept;
-DeviceTaintRule* kubex_box_new(std::type_identity<DeviceTaintRule>);
-DeviceTaintRule* kubex_box_copy(const DeviceTaintRule& from);
-void kubex_box_delete(DeviceTaintRule* p) noexcept;
-DeviceTaintRuleList* kubex_box_new(std::type_identity<DeviceTaintRuleList>);
-DeviceTaintRuleList* kubex_box_copy(const DeviceTaintRuleList& from);
-void kubex_box_delete(DeviceTaintRuleList* p) noexcept;
-DeviceTaintRuleSpec* kubex_box_new(std::type_identity<DeviceTaintRuleSpec>);
-DeviceTaintRuleSpec* kubex_box_copy(const DeviceTaintRuleSpec& from);
-void kubex_box_delete(DeviceTaintRuleSpec* p) noexcept;
-DeviceTaintRuleStatus* kubex_box_new(std::type_identity<DeviceTaintRuleStatus>);
-DeviceTaintRuleStatus* kubex_box_copy(const DeviceTaintRuleStatus& from);
-void kubex_box_delete(DeviceTaintRuleStatus* p) noexcept;
-DeviceTaintSelector* kubex_box_new(std::type_identity<DeviceTaintSelector>);
-DeviceTaintSelector* kubex_box_copy(const DeviceTaintSelector& from);
-void kubex_box_delete(DeviceTaintSelector* p) noexcept;
-PoolStatus* kubex_box_new(std::type_identity<PoolStatus>);
-PoolStatus* kubex_box_copy(const PoolStatus& from);
-void kubex_box_delete(PoolStatus* p) noexcept;
-ResourcePoolStatusRequest* kubex_box_new(std::type_identity<ResourcePoolStatusRequest>);
-ResourcePoolStatusRequest* kubex_box_copy(const ResourcePoolStatusRequest& from);
-void kubex_box_delete(ResourcePoolStatusRequest* p) noexcept;
-ResourcePoolStatusRequestList* kubex_box_new(std::type_identity<ResourcePoolStatusRequestList>);
-ResourcePoolStatusRequestList* kubex_box_copy(const ResourcePoolStatusRequestList& from);
-void kubex_box_delete(ResourcePoolStatusRequestList* p) noexcept;
-ResourcePoolStatusRequestSpec* kubex_box_new(std::type_identity<ResourcePoolStatusRequestSpec>);
-ResourcePoolStatusRequestSpec* kubex_box_copy(const ResourcePoolStatusRequestSpec& from);
-void kubex_box_delete(ResourcePoolStatusRequestSpec* p) noexcept;
-ResourcePoolStatusRequestStatus* kubex_box_new(std::type_identity<ResourcePoolStatusRequestStatus>);
-ResourcePoolStatusRequestStatus* kubex_box_copy(const ResourcePoolStatusRequestStatus& from);
-void kubex_box_delete(ResourcePoolStatusRequestStatus* p) noexcept;
+// KUBEX_API: exported from the shared library (kubex/core/export.hpp).
+KUBEX_API DeviceTaint* kubex_box_new(std::type_identity<DeviceTaint>);
+KUBEX_API DeviceTaint* kubex_box_copy(const DeviceTaint& from);
+KUBEX_API void kubex_box_delete(DeviceTaint* p) noexcept;
+KUBEX_API DeviceTaintRule* kubex_box_new(std::type_identity<DeviceTaintRule>);
+KUBEX_API DeviceTaintRule* kubex_box_copy(const DeviceTaintRule& from);
+KUBEX_API void kubex_box_delete(DeviceTaintRule* p) noexcept;
+KUBEX_API DeviceTaintRuleList* kubex_box_new(std::type_identity<DeviceTaintRuleList>);
+KUBEX_API DeviceTaintRuleList* kubex_box_copy(const DeviceTaintRuleList& from);
+KUBEX_API void kubex_box_delete(DeviceTaintRuleList* p) noexcept;
+KUBEX_API DeviceTaintRuleSpec* kubex_box_new(std::type_identity<DeviceTaintRuleSpec>);
+KUBEX_API DeviceTaintRuleSpec* kubex_box_copy(const DeviceTaintRuleSpec& from);
+KUBEX_API void kubex_box_delete(DeviceTaintRuleSpec* p) noexcept;
+KUBEX_API DeviceTaintRuleStatus* kubex_box_new(std::type_identity<DeviceTaintRuleStatus>);
+KUBEX_API DeviceTaintRuleStatus* kubex_box_copy(const DeviceTaintRuleStatus& from);
+KUBEX_API void kubex_box_delete(DeviceTaintRuleStatus* p) noexcept;
+KUBEX_API DeviceTaintSelector* kubex_box_new(std::type_identity<DeviceTaintSelector>);
+KUBEX_API DeviceTaintSelector* kubex_box_copy(const DeviceTaintSelector& from);
+KUBEX_API void kubex_box_delete(DeviceTaintSelector* p) noexcept;
+KUBEX_API PoolStatus* kubex_box_new(std::type_identity<PoolStatus>);
+KUBEX_API PoolStatus* kubex_box_copy(const PoolStatus& from);
+KUBEX_API void kubex_box_delete(PoolStatus* p) noexcept;
+KUBEX_API ResourcePoolStatusRequest* kubex_box_new(std::type_identity<ResourcePoolStatusRequest>);
+KUBEX_API ResourcePoolStatusRequest* kubex_box_copy(const ResourcePoolStatusRequest& from);
+KUBEX_API void kubex_box_delete(ResourcePoolStatusRequest* p) noexcept;
+KUBEX_API ResourcePoolStatusRequestList* kubex_box_new(std::type_identity<ResourcePoolStatusRequestList>);
+KUBEX_API ResourcePoolStatusRequestList* kubex_box_copy(const ResourcePoolStatusRequestList& from);
+KUBEX_API void kubex_box_delete(ResourcePoolStatusRequestList* p) noexcept;
+KUBEX_API ResourcePoolStatusRequestSpec* kubex_box_new(std::type_identity<ResourcePoolStatusRequestSpec>);
+KUBEX_API ResourcePoolStatusRequestSpec* kubex_box_copy(const ResourcePoolStatusRequestSpec& from);
+KUBEX_API void kubex_box_delete(ResourcePoolStatusRequestSpec* p) noexcept;
+KUBEX_API ResourcePoolStatusRequestStatus* kubex_box_new(std::type_identity<ResourcePoolStatusRequestStatus>);
+KUBEX_API ResourcePoolStatusRequestStatus* kubex_box_copy(const ResourcePoolStatusRequestStatus& from);
+KUBEX_API void kubex_box_delete(ResourcePoolStatusRequestStatus* p) noexcept;
 
 /// The effect of the taint on claims that do not tolerate the taint and through such claims on
 /// the pods using them.
@@ -286,53 +288,53 @@ struct ResourcePoolStatusRequestStatus {
 };
 
 // JSON codec, found by argument-dependent lookup (see kubex/core/json.hpp).
-void kubex_read(::kubex::json::Reader& r, DeviceTaint& o);
-void kubex_write(::kubex::json::Writer& w, const DeviceTaint& o);
-void kubex_read(::kubex::json::Reader& r, DeviceTaintRule& o);
-void kubex_write(::kubex::json::Writer& w, const DeviceTaintRule& o);
-void kubex_read(::kubex::json::Reader& r, DeviceTaintRuleList& o);
-void kubex_write(::kubex::json::Writer& w, const DeviceTaintRuleList& o);
-void kubex_read(::kubex::json::Reader& r, DeviceTaintRuleSpec& o);
-void kubex_write(::kubex::json::Writer& w, const DeviceTaintRuleSpec& o);
-void kubex_read(::kubex::json::Reader& r, DeviceTaintRuleStatus& o);
-void kubex_write(::kubex::json::Writer& w, const DeviceTaintRuleStatus& o);
-void kubex_read(::kubex::json::Reader& r, DeviceTaintSelector& o);
-void kubex_write(::kubex::json::Writer& w, const DeviceTaintSelector& o);
-void kubex_read(::kubex::json::Reader& r, PoolStatus& o);
-void kubex_write(::kubex::json::Writer& w, const PoolStatus& o);
-void kubex_read(::kubex::json::Reader& r, ResourcePoolStatusRequest& o);
-void kubex_write(::kubex::json::Writer& w, const ResourcePoolStatusRequest& o);
-void kubex_read(::kubex::json::Reader& r, ResourcePoolStatusRequestList& o);
-void kubex_write(::kubex::json::Writer& w, const ResourcePoolStatusRequestList& o);
-void kubex_read(::kubex::json::Reader& r, ResourcePoolStatusRequestSpec& o);
-void kubex_write(::kubex::json::Writer& w, const ResourcePoolStatusRequestSpec& o);
-void kubex_read(::kubex::json::Reader& r, ResourcePoolStatusRequestStatus& o);
-void kubex_write(::kubex::json::Writer& w, const ResourcePoolStatusRequestStatus& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, DeviceTaint& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const DeviceTaint& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, DeviceTaintRule& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const DeviceTaintRule& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, DeviceTaintRuleList& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const DeviceTaintRuleList& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, DeviceTaintRuleSpec& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const DeviceTaintRuleSpec& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, DeviceTaintRuleStatus& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const DeviceTaintRuleStatus& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, DeviceTaintSelector& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const DeviceTaintSelector& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, PoolStatus& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const PoolStatus& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, ResourcePoolStatusRequest& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const ResourcePoolStatusRequest& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, ResourcePoolStatusRequestList& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const ResourcePoolStatusRequestList& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, ResourcePoolStatusRequestSpec& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const ResourcePoolStatusRequestSpec& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, ResourcePoolStatusRequestStatus& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const ResourcePoolStatusRequestStatus& o);
 
 // Protobuf readers and writers (kubex/core/protobuf_read.hpp, protobuf_write.hpp), in
 // this group's .pb.cpp.
-void kubex_read_proto(::kubex::protobuf::Reader& r, DeviceTaint& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const DeviceTaint& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, DeviceTaintRule& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const DeviceTaintRule& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, DeviceTaintRuleList& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const DeviceTaintRuleList& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, DeviceTaintRuleSpec& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const DeviceTaintRuleSpec& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, DeviceTaintRuleStatus& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const DeviceTaintRuleStatus& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, DeviceTaintSelector& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const DeviceTaintSelector& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, PoolStatus& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const PoolStatus& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, ResourcePoolStatusRequest& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const ResourcePoolStatusRequest& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, ResourcePoolStatusRequestList& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const ResourcePoolStatusRequestList& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, ResourcePoolStatusRequestSpec& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const ResourcePoolStatusRequestSpec& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, ResourcePoolStatusRequestStatus& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const ResourcePoolStatusRequestStatus& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, DeviceTaint& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const DeviceTaint& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, DeviceTaintRule& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const DeviceTaintRule& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, DeviceTaintRuleList& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const DeviceTaintRuleList& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, DeviceTaintRuleSpec& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const DeviceTaintRuleSpec& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, DeviceTaintRuleStatus& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const DeviceTaintRuleStatus& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, DeviceTaintSelector& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const DeviceTaintSelector& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, PoolStatus& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const PoolStatus& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, ResourcePoolStatusRequest& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const ResourcePoolStatusRequest& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, ResourcePoolStatusRequestList& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const ResourcePoolStatusRequestList& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, ResourcePoolStatusRequestSpec& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const ResourcePoolStatusRequestSpec& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, ResourcePoolStatusRequestStatus& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const ResourcePoolStatusRequestStatus& o);
 
 }  // namespace kubex::k8s::v1_36::resource::v1alpha3
 

@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include <kubex/core/box.hpp>
+#include <kubex/core/export.hpp>
 #include <kubex/core/map.hpp>
 #include <kubex/core/raw_json.hpp>
 #include <kubex/core/resource.hpp>
@@ -41,36 +42,37 @@ struct TokenReviewStatus;
 struct UserInfo;
 
 // Where a Box creates, copies and destroys each type: out of line, in this group's .cpp.
-BoundObjectReference* kubex_box_new(std::type_identity<BoundObjectReference>);
-BoundObjectReference* kubex_box_copy(const BoundObjectReference& from);
-void kubex_box_delete(BoundObjectReference* p) noexcept;
-SelfSubjectReview* kubex_box_new(std::type_identity<SelfSubjectReview>);
-SelfSubjectReview* kubex_box_copy(const SelfSubjectReview& from);
-void kubex_box_delete(SelfSubjectReview* p) noexcept;
-SelfSubjectReviewStatus* kubex_box_new(std::type_identity<SelfSubjectReviewStatus>);
-SelfSubjectReviewStatus* kubex_box_copy(const SelfSubjectReviewStatus& from);
-void kubex_box_delete(SelfSubjectReviewStatus* p) noexcept;
-TokenRequest* kubex_box_new(std::type_identity<TokenRequest>);
-TokenRequest* kubex_box_copy(const TokenRequest& from);
-void kubex_box_delete(TokenRequest* p) noexcept;
-TokenRequestSpec* kubex_box_new(std::type_identity<TokenRequestSpec>);
-TokenRequestSpec* kubex_box_copy(const TokenRequestSpec& from);
-void kubex_box_delete(TokenRequestSpec* p) noexcept;
-TokenRequestStatus* kubex_box_new(std::type_identity<TokenRequestStatus>);
-TokenRequestStatus* kubex_box_copy(const TokenRequestStatus& from);
-void kubex_box_delete(TokenRequestStatus* p) noexcept;
-TokenReview* kubex_box_new(std::type_identity<TokenReview>);
-TokenReview* kubex_box_copy(const TokenReview& from);
-void kubex_box_delete(TokenReview* p) noexcept;
-TokenReviewSpec* kubex_box_new(std::type_identity<TokenReviewSpec>);
-TokenReviewSpec* kubex_box_copy(const TokenReviewSpec& from);
-void kubex_box_delete(TokenReviewSpec* p) noexcept;
-TokenReviewStatus* kubex_box_new(std::type_identity<TokenReviewStatus>);
-TokenReviewStatus* kubex_box_copy(const TokenReviewStatus& from);
-void kubex_box_delete(TokenReviewStatus* p) noexcept;
-UserInfo* kubex_box_new(std::type_identity<UserInfo>);
-UserInfo* kubex_box_copy(const UserInfo& from);
-void kubex_box_delete(UserInfo* p) noexcept;
+// KUBEX_API: exported from the shared library (kubex/core/export.hpp).
+KUBEX_API BoundObjectReference* kubex_box_new(std::type_identity<BoundObjectReference>);
+KUBEX_API BoundObjectReference* kubex_box_copy(const BoundObjectReference& from);
+KUBEX_API void kubex_box_delete(BoundObjectReference* p) noexcept;
+KUBEX_API SelfSubjectReview* kubex_box_new(std::type_identity<SelfSubjectReview>);
+KUBEX_API SelfSubjectReview* kubex_box_copy(const SelfSubjectReview& from);
+KUBEX_API void kubex_box_delete(SelfSubjectReview* p) noexcept;
+KUBEX_API SelfSubjectReviewStatus* kubex_box_new(std::type_identity<SelfSubjectReviewStatus>);
+KUBEX_API SelfSubjectReviewStatus* kubex_box_copy(const SelfSubjectReviewStatus& from);
+KUBEX_API void kubex_box_delete(SelfSubjectReviewStatus* p) noexcept;
+KUBEX_API TokenRequest* kubex_box_new(std::type_identity<TokenRequest>);
+KUBEX_API TokenRequest* kubex_box_copy(const TokenRequest& from);
+KUBEX_API void kubex_box_delete(TokenRequest* p) noexcept;
+KUBEX_API TokenRequestSpec* kubex_box_new(std::type_identity<TokenRequestSpec>);
+KUBEX_API TokenRequestSpec* kubex_box_copy(const TokenRequestSpec& from);
+KUBEX_API void kubex_box_delete(TokenRequestSpec* p) noexcept;
+KUBEX_API TokenRequestStatus* kubex_box_new(std::type_identity<TokenRequestStatus>);
+KUBEX_API TokenRequestStatus* kubex_box_copy(const TokenRequestStatus& from);
+KUBEX_API void kubex_box_delete(TokenRequestStatus* p) noexcept;
+KUBEX_API TokenReview* kubex_box_new(std::type_identity<TokenReview>);
+KUBEX_API TokenReview* kubex_box_copy(const TokenReview& from);
+KUBEX_API void kubex_box_delete(TokenReview* p) noexcept;
+KUBEX_API TokenReviewSpec* kubex_box_new(std::type_identity<TokenReviewSpec>);
+KUBEX_API TokenReviewSpec* kubex_box_copy(const TokenReviewSpec& from);
+KUBEX_API void kubex_box_delete(TokenReviewSpec* p) noexcept;
+KUBEX_API TokenReviewStatus* kubex_box_new(std::type_identity<TokenReviewStatus>);
+KUBEX_API TokenReviewStatus* kubex_box_copy(const TokenReviewStatus& from);
+KUBEX_API void kubex_box_delete(TokenReviewStatus* p) noexcept;
+KUBEX_API UserInfo* kubex_box_new(std::type_identity<UserInfo>);
+KUBEX_API UserInfo* kubex_box_copy(const UserInfo& from);
+KUBEX_API void kubex_box_delete(UserInfo* p) noexcept;
 
 /// BoundObjectReference is a reference to an object that a token is bound to.
 struct BoundObjectReference {
@@ -236,49 +238,49 @@ struct UserInfo {
 };
 
 // JSON codec, found by argument-dependent lookup (see kubex/core/json.hpp).
-void kubex_read(::kubex::json::Reader& r, BoundObjectReference& o);
-void kubex_write(::kubex::json::Writer& w, const BoundObjectReference& o);
-void kubex_read(::kubex::json::Reader& r, SelfSubjectReview& o);
-void kubex_write(::kubex::json::Writer& w, const SelfSubjectReview& o);
-void kubex_read(::kubex::json::Reader& r, SelfSubjectReviewStatus& o);
-void kubex_write(::kubex::json::Writer& w, const SelfSubjectReviewStatus& o);
-void kubex_read(::kubex::json::Reader& r, TokenRequest& o);
-void kubex_write(::kubex::json::Writer& w, const TokenRequest& o);
-void kubex_read(::kubex::json::Reader& r, TokenRequestSpec& o);
-void kubex_write(::kubex::json::Writer& w, const TokenRequestSpec& o);
-void kubex_read(::kubex::json::Reader& r, TokenRequestStatus& o);
-void kubex_write(::kubex::json::Writer& w, const TokenRequestStatus& o);
-void kubex_read(::kubex::json::Reader& r, TokenReview& o);
-void kubex_write(::kubex::json::Writer& w, const TokenReview& o);
-void kubex_read(::kubex::json::Reader& r, TokenReviewSpec& o);
-void kubex_write(::kubex::json::Writer& w, const TokenReviewSpec& o);
-void kubex_read(::kubex::json::Reader& r, TokenReviewStatus& o);
-void kubex_write(::kubex::json::Writer& w, const TokenReviewStatus& o);
-void kubex_read(::kubex::json::Reader& r, UserInfo& o);
-void kubex_write(::kubex::json::Writer& w, const UserInfo& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, BoundObjectReference& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const BoundObjectReference& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, SelfSubjectReview& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const SelfSubjectReview& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, SelfSubjectReviewStatus& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const SelfSubjectReviewStatus& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, TokenRequest& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const TokenRequest& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, TokenRequestSpec& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const TokenRequestSpec& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, TokenRequestStatus& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const TokenRequestStatus& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, TokenReview& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const TokenReview& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, TokenReviewSpec& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const TokenReviewSpec& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, TokenReviewStatus& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const TokenReviewStatus& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, UserInfo& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const UserInfo& o);
 
 // Protobuf readers and writers (kubex/core/protobuf_read.hpp, protobuf_write.hpp), in
 // this group's .pb.cpp.
-void kubex_read_proto(::kubex::protobuf::Reader& r, BoundObjectReference& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const BoundObjectReference& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, SelfSubjectReview& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const SelfSubjectReview& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, SelfSubjectReviewStatus& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const SelfSubjectReviewStatus& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, TokenRequest& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const TokenRequest& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, TokenRequestSpec& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const TokenRequestSpec& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, TokenRequestStatus& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const TokenRequestStatus& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, TokenReview& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const TokenReview& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, TokenReviewSpec& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const TokenReviewSpec& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, TokenReviewStatus& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const TokenReviewStatus& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, UserInfo& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const UserInfo& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, BoundObjectReference& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const BoundObjectReference& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, SelfSubjectReview& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const SelfSubjectReview& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, SelfSubjectReviewStatus& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const SelfSubjectReviewStatus& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, TokenRequest& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const TokenRequest& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, TokenRequestSpec& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const TokenRequestSpec& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, TokenRequestStatus& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const TokenRequestStatus& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, TokenReview& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const TokenReview& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, TokenReviewSpec& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const TokenReviewSpec& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, TokenReviewStatus& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const TokenReviewStatus& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, UserInfo& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const UserInfo& o);
 
 }  // namespace kubex::k8s::v1_37::authentication::v1
 

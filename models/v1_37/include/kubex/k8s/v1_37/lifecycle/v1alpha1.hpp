@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include <kubex/core/box.hpp>
+#include <kubex/core/export.hpp>
 #include <kubex/core/map.hpp>
 #include <kubex/core/raw_json.hpp>
 #include <kubex/core/resource.hpp>
@@ -46,51 +47,52 @@ struct ResponderStatus;
 struct TargetResponder;
 
 // Where a Box creates, copies and destroys each type: out of line, in this group's .cpp.
-Eviction* kubex_box_new(std::type_identity<Eviction>);
-Eviction* kubex_box_copy(const Eviction& from);
-void kubex_box_delete(Eviction* p) noexcept;
-EvictionList* kubex_box_new(std::type_identity<EvictionList>);
-EvictionList* kubex_box_copy(const EvictionList& from);
-void kubex_box_delete(EvictionList* p) noexcept;
-EvictionPodReference* kubex_box_new(std::type_identity<EvictionPodReference>);
-EvictionPodReference* kubex_box_copy(const EvictionPodReference& from);
-void kubex_box_delete(EvictionPodReference* p) noexcept;
-EvictionRequest* kubex_box_new(std::type_identity<EvictionRequest>);
-EvictionRequest* kubex_box_copy(const EvictionRequest& from);
-void kubex_box_delete(EvictionRequest* p) noexcept;
-EvictionRequestList* kubex_box_new(std::type_identity<EvictionRequestList>);
-EvictionRequestList* kubex_box_copy(const EvictionRequestList& from);
-void kubex_box_delete(EvictionRequestList* p) noexcept;
-EvictionRequestPodReference* kubex_box_new(std::type_identity<EvictionRequestPodReference>);
-EvictionRequestPodReference* kubex_box_copy(const EvictionRequestPodReference& from);
-void kubex_box_delete(EvictionRequestPodReference* p) noexcept;
-EvictionRequestSpec* kubex_box_new(std::type_identity<EvictionRequestSpec>);
-EvictionRequestSpec* kubex_box_copy(const EvictionRequestSpec& from);
-void kubex_box_delete(EvictionRequestSpec* p) noexcept;
-EvictionRequestStatus* kubex_box_new(std::type_identity<EvictionRequestStatus>);
-EvictionRequestStatus* kubex_box_copy(const EvictionRequestStatus& from);
-void kubex_box_delete(EvictionRequestStatus* p) noexcept;
-EvictionRequestTarget* kubex_box_new(std::type_identity<EvictionRequestTarget>);
-EvictionRequestTarget* kubex_box_copy(const EvictionRequestTarget& from);
-void kubex_box_delete(EvictionRequestTarget* p) noexcept;
-EvictionSpec* kubex_box_new(std::type_identity<EvictionSpec>);
-EvictionSpec* kubex_box_copy(const EvictionSpec& from);
-void kubex_box_delete(EvictionSpec* p) noexcept;
-EvictionStatus* kubex_box_new(std::type_identity<EvictionStatus>);
-EvictionStatus* kubex_box_copy(const EvictionStatus& from);
-void kubex_box_delete(EvictionStatus* p) noexcept;
-EvictionTarget* kubex_box_new(std::type_identity<EvictionTarget>);
-EvictionTarget* kubex_box_copy(const EvictionTarget& from);
-void kubex_box_delete(EvictionTarget* p) noexcept;
-Requester* kubex_box_new(std::type_identity<Requester>);
-Requester* kubex_box_copy(const Requester& from);
-void kubex_box_delete(Requester* p) noexcept;
-ResponderStatus* kubex_box_new(std::type_identity<ResponderStatus>);
-ResponderStatus* kubex_box_copy(const ResponderStatus& from);
-void kubex_box_delete(ResponderStatus* p) noexcept;
-TargetResponder* kubex_box_new(std::type_identity<TargetResponder>);
-TargetResponder* kubex_box_copy(const TargetResponder& from);
-void kubex_box_delete(TargetResponder* p) noexcept;
+// KUBEX_API: exported from the shared library (kubex/core/export.hpp).
+KUBEX_API Eviction* kubex_box_new(std::type_identity<Eviction>);
+KUBEX_API Eviction* kubex_box_copy(const Eviction& from);
+KUBEX_API void kubex_box_delete(Eviction* p) noexcept;
+KUBEX_API EvictionList* kubex_box_new(std::type_identity<EvictionList>);
+KUBEX_API EvictionList* kubex_box_copy(const EvictionList& from);
+KUBEX_API void kubex_box_delete(EvictionList* p) noexcept;
+KUBEX_API EvictionPodReference* kubex_box_new(std::type_identity<EvictionPodReference>);
+KUBEX_API EvictionPodReference* kubex_box_copy(const EvictionPodReference& from);
+KUBEX_API void kubex_box_delete(EvictionPodReference* p) noexcept;
+KUBEX_API EvictionRequest* kubex_box_new(std::type_identity<EvictionRequest>);
+KUBEX_API EvictionRequest* kubex_box_copy(const EvictionRequest& from);
+KUBEX_API void kubex_box_delete(EvictionRequest* p) noexcept;
+KUBEX_API EvictionRequestList* kubex_box_new(std::type_identity<EvictionRequestList>);
+KUBEX_API EvictionRequestList* kubex_box_copy(const EvictionRequestList& from);
+KUBEX_API void kubex_box_delete(EvictionRequestList* p) noexcept;
+KUBEX_API EvictionRequestPodReference* kubex_box_new(std::type_identity<EvictionRequestPodReference>);
+KUBEX_API EvictionRequestPodReference* kubex_box_copy(const EvictionRequestPodReference& from);
+KUBEX_API void kubex_box_delete(EvictionRequestPodReference* p) noexcept;
+KUBEX_API EvictionRequestSpec* kubex_box_new(std::type_identity<EvictionRequestSpec>);
+KUBEX_API EvictionRequestSpec* kubex_box_copy(const EvictionRequestSpec& from);
+KUBEX_API void kubex_box_delete(EvictionRequestSpec* p) noexcept;
+KUBEX_API EvictionRequestStatus* kubex_box_new(std::type_identity<EvictionRequestStatus>);
+KUBEX_API EvictionRequestStatus* kubex_box_copy(const EvictionRequestStatus& from);
+KUBEX_API void kubex_box_delete(EvictionRequestStatus* p) noexcept;
+KUBEX_API EvictionRequestTarget* kubex_box_new(std::type_identity<EvictionRequestTarget>);
+KUBEX_API EvictionRequestTarget* kubex_box_copy(const EvictionRequestTarget& from);
+KUBEX_API void kubex_box_delete(EvictionRequestTarget* p) noexcept;
+KUBEX_API EvictionSpec* kubex_box_new(std::type_identity<EvictionSpec>);
+KUBEX_API EvictionSpec* kubex_box_copy(const EvictionSpec& from);
+KUBEX_API void kubex_box_delete(EvictionSpec* p) noexcept;
+KUBEX_API EvictionStatus* kubex_box_new(std::type_identity<EvictionStatus>);
+KUBEX_API EvictionStatus* kubex_box_copy(const EvictionStatus& from);
+KUBEX_API void kubex_box_delete(EvictionStatus* p) noexcept;
+KUBEX_API EvictionTarget* kubex_box_new(std::type_identity<EvictionTarget>);
+KUBEX_API EvictionTarget* kubex_box_copy(const EvictionTarget& from);
+KUBEX_API void kubex_box_delete(EvictionTarget* p) noexcept;
+KUBEX_API Requester* kubex_box_new(std::type_identity<Requester>);
+KUBEX_API Requester* kubex_box_copy(const Requester& from);
+KUBEX_API void kubex_box_delete(Requester* p) noexcept;
+KUBEX_API ResponderStatus* kubex_box_new(std::type_identity<ResponderStatus>);
+KUBEX_API ResponderStatus* kubex_box_copy(const ResponderStatus& from);
+KUBEX_API void kubex_box_delete(ResponderStatus* p) noexcept;
+KUBEX_API TargetResponder* kubex_box_new(std::type_identity<TargetResponder>);
+KUBEX_API TargetResponder* kubex_box_copy(const TargetResponder& from);
+KUBEX_API void kubex_box_delete(TargetResponder* p) noexcept;
 
 /// intent specifies the action that should be taken for the specified target.
 struct EvictionRequestSpecIntent : ::kubex::StringEnum<EvictionRequestSpecIntent> {
@@ -376,69 +378,69 @@ struct EvictionStatus {
 };
 
 // JSON codec, found by argument-dependent lookup (see kubex/core/json.hpp).
-void kubex_read(::kubex::json::Reader& r, Eviction& o);
-void kubex_write(::kubex::json::Writer& w, const Eviction& o);
-void kubex_read(::kubex::json::Reader& r, EvictionList& o);
-void kubex_write(::kubex::json::Writer& w, const EvictionList& o);
-void kubex_read(::kubex::json::Reader& r, EvictionPodReference& o);
-void kubex_write(::kubex::json::Writer& w, const EvictionPodReference& o);
-void kubex_read(::kubex::json::Reader& r, EvictionRequest& o);
-void kubex_write(::kubex::json::Writer& w, const EvictionRequest& o);
-void kubex_read(::kubex::json::Reader& r, EvictionRequestList& o);
-void kubex_write(::kubex::json::Writer& w, const EvictionRequestList& o);
-void kubex_read(::kubex::json::Reader& r, EvictionRequestPodReference& o);
-void kubex_write(::kubex::json::Writer& w, const EvictionRequestPodReference& o);
-void kubex_read(::kubex::json::Reader& r, EvictionRequestSpec& o);
-void kubex_write(::kubex::json::Writer& w, const EvictionRequestSpec& o);
-void kubex_read(::kubex::json::Reader& r, EvictionRequestStatus& o);
-void kubex_write(::kubex::json::Writer& w, const EvictionRequestStatus& o);
-void kubex_read(::kubex::json::Reader& r, EvictionRequestTarget& o);
-void kubex_write(::kubex::json::Writer& w, const EvictionRequestTarget& o);
-void kubex_read(::kubex::json::Reader& r, EvictionSpec& o);
-void kubex_write(::kubex::json::Writer& w, const EvictionSpec& o);
-void kubex_read(::kubex::json::Reader& r, EvictionStatus& o);
-void kubex_write(::kubex::json::Writer& w, const EvictionStatus& o);
-void kubex_read(::kubex::json::Reader& r, EvictionTarget& o);
-void kubex_write(::kubex::json::Writer& w, const EvictionTarget& o);
-void kubex_read(::kubex::json::Reader& r, Requester& o);
-void kubex_write(::kubex::json::Writer& w, const Requester& o);
-void kubex_read(::kubex::json::Reader& r, ResponderStatus& o);
-void kubex_write(::kubex::json::Writer& w, const ResponderStatus& o);
-void kubex_read(::kubex::json::Reader& r, TargetResponder& o);
-void kubex_write(::kubex::json::Writer& w, const TargetResponder& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, Eviction& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const Eviction& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, EvictionList& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const EvictionList& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, EvictionPodReference& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const EvictionPodReference& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, EvictionRequest& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const EvictionRequest& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, EvictionRequestList& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const EvictionRequestList& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, EvictionRequestPodReference& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const EvictionRequestPodReference& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, EvictionRequestSpec& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const EvictionRequestSpec& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, EvictionRequestStatus& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const EvictionRequestStatus& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, EvictionRequestTarget& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const EvictionRequestTarget& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, EvictionSpec& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const EvictionSpec& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, EvictionStatus& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const EvictionStatus& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, EvictionTarget& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const EvictionTarget& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, Requester& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const Requester& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, ResponderStatus& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const ResponderStatus& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, TargetResponder& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const TargetResponder& o);
 
 // Protobuf readers and writers (kubex/core/protobuf_read.hpp, protobuf_write.hpp), in
 // this group's .pb.cpp.
-void kubex_read_proto(::kubex::protobuf::Reader& r, Eviction& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const Eviction& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, EvictionList& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const EvictionList& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, EvictionPodReference& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const EvictionPodReference& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, EvictionRequest& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const EvictionRequest& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, EvictionRequestList& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const EvictionRequestList& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, EvictionRequestPodReference& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const EvictionRequestPodReference& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, EvictionRequestSpec& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const EvictionRequestSpec& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, EvictionRequestStatus& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const EvictionRequestStatus& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, EvictionRequestTarget& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const EvictionRequestTarget& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, EvictionSpec& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const EvictionSpec& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, EvictionStatus& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const EvictionStatus& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, EvictionTarget& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const EvictionTarget& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, Requester& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const Requester& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, ResponderStatus& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const ResponderStatus& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, TargetResponder& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const TargetResponder& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, Eviction& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const Eviction& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, EvictionList& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const EvictionList& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, EvictionPodReference& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const EvictionPodReference& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, EvictionRequest& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const EvictionRequest& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, EvictionRequestList& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const EvictionRequestList& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, EvictionRequestPodReference& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const EvictionRequestPodReference& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, EvictionRequestSpec& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const EvictionRequestSpec& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, EvictionRequestStatus& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const EvictionRequestStatus& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, EvictionRequestTarget& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const EvictionRequestTarget& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, EvictionSpec& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const EvictionSpec& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, EvictionStatus& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const EvictionStatus& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, EvictionTarget& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const EvictionTarget& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, Requester& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const Requester& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, ResponderStatus& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const ResponderStatus& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, TargetResponder& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const TargetResponder& o);
 
 }  // namespace kubex::k8s::v1_37::lifecycle::v1alpha1
 

@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include <kubex/core/box.hpp>
+#include <kubex/core/export.hpp>
 #include <kubex/core/map.hpp>
 #include <kubex/core/raw_json.hpp>
 #include <kubex/core/resource.hpp>
@@ -37,21 +38,22 @@ struct PodDisruptionBudgetSpec;
 struct PodDisruptionBudgetStatus;
 
 // Where a Box creates, copies and destroys each type: out of line, in this group's .cpp.
-Eviction* kubex_box_new(std::type_identity<Eviction>);
-Eviction* kubex_box_copy(const Eviction& from);
-void kubex_box_delete(Eviction* p) noexcept;
-PodDisruptionBudget* kubex_box_new(std::type_identity<PodDisruptionBudget>);
-PodDisruptionBudget* kubex_box_copy(const PodDisruptionBudget& from);
-void kubex_box_delete(PodDisruptionBudget* p) noexcept;
-PodDisruptionBudgetList* kubex_box_new(std::type_identity<PodDisruptionBudgetList>);
-PodDisruptionBudgetList* kubex_box_copy(const PodDisruptionBudgetList& from);
-void kubex_box_delete(PodDisruptionBudgetList* p) noexcept;
-PodDisruptionBudgetSpec* kubex_box_new(std::type_identity<PodDisruptionBudgetSpec>);
-PodDisruptionBudgetSpec* kubex_box_copy(const PodDisruptionBudgetSpec& from);
-void kubex_box_delete(PodDisruptionBudgetSpec* p) noexcept;
-PodDisruptionBudgetStatus* kubex_box_new(std::type_identity<PodDisruptionBudgetStatus>);
-PodDisruptionBudgetStatus* kubex_box_copy(const PodDisruptionBudgetStatus& from);
-void kubex_box_delete(PodDisruptionBudgetStatus* p) noexcept;
+// KUBEX_API: exported from the shared library (kubex/core/export.hpp).
+KUBEX_API Eviction* kubex_box_new(std::type_identity<Eviction>);
+KUBEX_API Eviction* kubex_box_copy(const Eviction& from);
+KUBEX_API void kubex_box_delete(Eviction* p) noexcept;
+KUBEX_API PodDisruptionBudget* kubex_box_new(std::type_identity<PodDisruptionBudget>);
+KUBEX_API PodDisruptionBudget* kubex_box_copy(const PodDisruptionBudget& from);
+KUBEX_API void kubex_box_delete(PodDisruptionBudget* p) noexcept;
+KUBEX_API PodDisruptionBudgetList* kubex_box_new(std::type_identity<PodDisruptionBudgetList>);
+KUBEX_API PodDisruptionBudgetList* kubex_box_copy(const PodDisruptionBudgetList& from);
+KUBEX_API void kubex_box_delete(PodDisruptionBudgetList* p) noexcept;
+KUBEX_API PodDisruptionBudgetSpec* kubex_box_new(std::type_identity<PodDisruptionBudgetSpec>);
+KUBEX_API PodDisruptionBudgetSpec* kubex_box_copy(const PodDisruptionBudgetSpec& from);
+KUBEX_API void kubex_box_delete(PodDisruptionBudgetSpec* p) noexcept;
+KUBEX_API PodDisruptionBudgetStatus* kubex_box_new(std::type_identity<PodDisruptionBudgetStatus>);
+KUBEX_API PodDisruptionBudgetStatus* kubex_box_copy(const PodDisruptionBudgetStatus& from);
+KUBEX_API void kubex_box_delete(PodDisruptionBudgetStatus* p) noexcept;
 
 /// unhealthyPodEvictionPolicy defines the criteria for when unhealthy pods should be considered
 /// for eviction.
@@ -165,29 +167,29 @@ struct PodDisruptionBudgetStatus {
 };
 
 // JSON codec, found by argument-dependent lookup (see kubex/core/json.hpp).
-void kubex_read(::kubex::json::Reader& r, Eviction& o);
-void kubex_write(::kubex::json::Writer& w, const Eviction& o);
-void kubex_read(::kubex::json::Reader& r, PodDisruptionBudget& o);
-void kubex_write(::kubex::json::Writer& w, const PodDisruptionBudget& o);
-void kubex_read(::kubex::json::Reader& r, PodDisruptionBudgetList& o);
-void kubex_write(::kubex::json::Writer& w, const PodDisruptionBudgetList& o);
-void kubex_read(::kubex::json::Reader& r, PodDisruptionBudgetSpec& o);
-void kubex_write(::kubex::json::Writer& w, const PodDisruptionBudgetSpec& o);
-void kubex_read(::kubex::json::Reader& r, PodDisruptionBudgetStatus& o);
-void kubex_write(::kubex::json::Writer& w, const PodDisruptionBudgetStatus& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, Eviction& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const Eviction& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, PodDisruptionBudget& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const PodDisruptionBudget& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, PodDisruptionBudgetList& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const PodDisruptionBudgetList& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, PodDisruptionBudgetSpec& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const PodDisruptionBudgetSpec& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, PodDisruptionBudgetStatus& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const PodDisruptionBudgetStatus& o);
 
 // Protobuf readers and writers (kubex/core/protobuf_read.hpp, protobuf_write.hpp), in
 // this group's .pb.cpp.
-void kubex_read_proto(::kubex::protobuf::Reader& r, Eviction& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const Eviction& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, PodDisruptionBudget& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const PodDisruptionBudget& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, PodDisruptionBudgetList& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const PodDisruptionBudgetList& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, PodDisruptionBudgetSpec& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const PodDisruptionBudgetSpec& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, PodDisruptionBudgetStatus& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const PodDisruptionBudgetStatus& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, Eviction& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const Eviction& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, PodDisruptionBudget& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const PodDisruptionBudget& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, PodDisruptionBudgetList& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const PodDisruptionBudgetList& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, PodDisruptionBudgetSpec& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const PodDisruptionBudgetSpec& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, PodDisruptionBudgetStatus& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const PodDisruptionBudgetStatus& o);
 
 }  // namespace kubex::k8s::v1_37::policy::v1
 

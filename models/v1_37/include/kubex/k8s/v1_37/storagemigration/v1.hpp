@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include <kubex/core/box.hpp>
+#include <kubex/core/export.hpp>
 #include <kubex/core/map.hpp>
 #include <kubex/core/raw_json.hpp>
 #include <kubex/core/resource.hpp>
@@ -34,18 +35,19 @@ struct StorageVersionMigrationSpec;
 struct StorageVersionMigrationStatus;
 
 // Where a Box creates, copies and destroys each type: out of line, in this group's .cpp.
-StorageVersionMigration* kubex_box_new(std::type_identity<StorageVersionMigration>);
-StorageVersionMigration* kubex_box_copy(const StorageVersionMigration& from);
-void kubex_box_delete(StorageVersionMigration* p) noexcept;
-StorageVersionMigrationList* kubex_box_new(std::type_identity<StorageVersionMigrationList>);
-StorageVersionMigrationList* kubex_box_copy(const StorageVersionMigrationList& from);
-void kubex_box_delete(StorageVersionMigrationList* p) noexcept;
-StorageVersionMigrationSpec* kubex_box_new(std::type_identity<StorageVersionMigrationSpec>);
-StorageVersionMigrationSpec* kubex_box_copy(const StorageVersionMigrationSpec& from);
-void kubex_box_delete(StorageVersionMigrationSpec* p) noexcept;
-StorageVersionMigrationStatus* kubex_box_new(std::type_identity<StorageVersionMigrationStatus>);
-StorageVersionMigrationStatus* kubex_box_copy(const StorageVersionMigrationStatus& from);
-void kubex_box_delete(StorageVersionMigrationStatus* p) noexcept;
+// KUBEX_API: exported from the shared library (kubex/core/export.hpp).
+KUBEX_API StorageVersionMigration* kubex_box_new(std::type_identity<StorageVersionMigration>);
+KUBEX_API StorageVersionMigration* kubex_box_copy(const StorageVersionMigration& from);
+KUBEX_API void kubex_box_delete(StorageVersionMigration* p) noexcept;
+KUBEX_API StorageVersionMigrationList* kubex_box_new(std::type_identity<StorageVersionMigrationList>);
+KUBEX_API StorageVersionMigrationList* kubex_box_copy(const StorageVersionMigrationList& from);
+KUBEX_API void kubex_box_delete(StorageVersionMigrationList* p) noexcept;
+KUBEX_API StorageVersionMigrationSpec* kubex_box_new(std::type_identity<StorageVersionMigrationSpec>);
+KUBEX_API StorageVersionMigrationSpec* kubex_box_copy(const StorageVersionMigrationSpec& from);
+KUBEX_API void kubex_box_delete(StorageVersionMigrationSpec* p) noexcept;
+KUBEX_API StorageVersionMigrationStatus* kubex_box_new(std::type_identity<StorageVersionMigrationStatus>);
+KUBEX_API StorageVersionMigrationStatus* kubex_box_copy(const StorageVersionMigrationStatus& from);
+KUBEX_API void kubex_box_delete(StorageVersionMigrationStatus* p) noexcept;
 
 /// StorageVersionMigration represents a migration of stored data to the latest storage version.
 struct StorageVersionMigration {
@@ -109,25 +111,25 @@ struct StorageVersionMigrationStatus {
 };
 
 // JSON codec, found by argument-dependent lookup (see kubex/core/json.hpp).
-void kubex_read(::kubex::json::Reader& r, StorageVersionMigration& o);
-void kubex_write(::kubex::json::Writer& w, const StorageVersionMigration& o);
-void kubex_read(::kubex::json::Reader& r, StorageVersionMigrationList& o);
-void kubex_write(::kubex::json::Writer& w, const StorageVersionMigrationList& o);
-void kubex_read(::kubex::json::Reader& r, StorageVersionMigrationSpec& o);
-void kubex_write(::kubex::json::Writer& w, const StorageVersionMigrationSpec& o);
-void kubex_read(::kubex::json::Reader& r, StorageVersionMigrationStatus& o);
-void kubex_write(::kubex::json::Writer& w, const StorageVersionMigrationStatus& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, StorageVersionMigration& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const StorageVersionMigration& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, StorageVersionMigrationList& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const StorageVersionMigrationList& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, StorageVersionMigrationSpec& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const StorageVersionMigrationSpec& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, StorageVersionMigrationStatus& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const StorageVersionMigrationStatus& o);
 
 // Protobuf readers and writers (kubex/core/protobuf_read.hpp, protobuf_write.hpp), in
 // this group's .pb.cpp.
-void kubex_read_proto(::kubex::protobuf::Reader& r, StorageVersionMigration& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const StorageVersionMigration& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, StorageVersionMigrationList& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const StorageVersionMigrationList& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, StorageVersionMigrationSpec& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const StorageVersionMigrationSpec& o);
-void kubex_read_proto(::kubex::protobuf::Reader& r, StorageVersionMigrationStatus& o);
-void kubex_write_proto(::kubex::protobuf::Writer& w, const StorageVersionMigrationStatus& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, StorageVersionMigration& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const StorageVersionMigration& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, StorageVersionMigrationList& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const StorageVersionMigrationList& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, StorageVersionMigrationSpec& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const StorageVersionMigrationSpec& o);
+KUBEX_API void kubex_read_proto(::kubex::protobuf::Reader& r, StorageVersionMigrationStatus& o);
+KUBEX_API void kubex_write_proto(::kubex::protobuf::Writer& w, const StorageVersionMigrationStatus& o);
 
 }  // namespace kubex::k8s::v1_37::storagemigration::v1
 

@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include <kubex/core/box.hpp>
+#include <kubex/core/export.hpp>
 #include <kubex/core/map.hpp>
 #include <kubex/core/raw_json.hpp>
 #include <kubex/core/resource.hpp>
@@ -34,21 +35,22 @@ struct WidgetSpec;
 struct WidgetStatus;
 
 // Where a Box creates, copies and destroys each type: out of line, in this group's .cpp.
-Widget* kubex_box_new(std::type_identity<Widget>);
-Widget* kubex_box_copy(const Widget& from);
-void kubex_box_delete(Widget* p) noexcept;
-WidgetList* kubex_box_new(std::type_identity<WidgetList>);
-WidgetList* kubex_box_copy(const WidgetList& from);
-void kubex_box_delete(WidgetList* p) noexcept;
-WidgetReview* kubex_box_new(std::type_identity<WidgetReview>);
-WidgetReview* kubex_box_copy(const WidgetReview& from);
-void kubex_box_delete(WidgetReview* p) noexcept;
-WidgetSpec* kubex_box_new(std::type_identity<WidgetSpec>);
-WidgetSpec* kubex_box_copy(const WidgetSpec& from);
-void kubex_box_delete(WidgetSpec* p) noexcept;
-WidgetStatus* kubex_box_new(std::type_identity<WidgetStatus>);
-WidgetStatus* kubex_box_copy(const WidgetStatus& from);
-void kubex_box_delete(WidgetStatus* p) noexcept;
+// KUBEX_API: exported from the shared library (kubex/core/export.hpp).
+KUBEX_API Widget* kubex_box_new(std::type_identity<Widget>);
+KUBEX_API Widget* kubex_box_copy(const Widget& from);
+KUBEX_API void kubex_box_delete(Widget* p) noexcept;
+KUBEX_API WidgetList* kubex_box_new(std::type_identity<WidgetList>);
+KUBEX_API WidgetList* kubex_box_copy(const WidgetList& from);
+KUBEX_API void kubex_box_delete(WidgetList* p) noexcept;
+KUBEX_API WidgetReview* kubex_box_new(std::type_identity<WidgetReview>);
+KUBEX_API WidgetReview* kubex_box_copy(const WidgetReview& from);
+KUBEX_API void kubex_box_delete(WidgetReview* p) noexcept;
+KUBEX_API WidgetSpec* kubex_box_new(std::type_identity<WidgetSpec>);
+KUBEX_API WidgetSpec* kubex_box_copy(const WidgetSpec& from);
+KUBEX_API void kubex_box_delete(WidgetSpec* p) noexcept;
+KUBEX_API WidgetStatus* kubex_box_new(std::type_identity<WidgetStatus>);
+KUBEX_API WidgetStatus* kubex_box_copy(const WidgetStatus& from);
+KUBEX_API void kubex_box_delete(WidgetStatus* p) noexcept;
 
 /// Phase of the widget.
 struct WidgetStatusPhase : ::kubex::StringEnum<WidgetStatusPhase> {
@@ -146,16 +148,16 @@ struct WidgetStatus {
 };
 
 // JSON codec, found by argument-dependent lookup (see kubex/core/json.hpp).
-void kubex_read(::kubex::json::Reader& r, Widget& o);
-void kubex_write(::kubex::json::Writer& w, const Widget& o);
-void kubex_read(::kubex::json::Reader& r, WidgetList& o);
-void kubex_write(::kubex::json::Writer& w, const WidgetList& o);
-void kubex_read(::kubex::json::Reader& r, WidgetReview& o);
-void kubex_write(::kubex::json::Writer& w, const WidgetReview& o);
-void kubex_read(::kubex::json::Reader& r, WidgetSpec& o);
-void kubex_write(::kubex::json::Writer& w, const WidgetSpec& o);
-void kubex_read(::kubex::json::Reader& r, WidgetStatus& o);
-void kubex_write(::kubex::json::Writer& w, const WidgetStatus& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, Widget& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const Widget& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, WidgetList& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const WidgetList& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, WidgetReview& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const WidgetReview& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, WidgetSpec& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const WidgetSpec& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, WidgetStatus& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const WidgetStatus& o);
 
 }  // namespace kubex::k8s::v1_99::demo::v1
 

@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include <kubex/core/box.hpp>
+#include <kubex/core/export.hpp>
 #include <kubex/core/map.hpp>
 #include <kubex/core/raw_json.hpp>
 #include <kubex/core/resource.hpp>
@@ -27,9 +28,10 @@ namespace kubex::k8s::v1_99::meta::v1 {
 struct ObjectMeta;
 
 // Where a Box creates, copies and destroys each type: out of line, in this group's .cpp.
-ObjectMeta* kubex_box_new(std::type_identity<ObjectMeta>);
-ObjectMeta* kubex_box_copy(const ObjectMeta& from);
-void kubex_box_delete(ObjectMeta* p) noexcept;
+// KUBEX_API: exported from the shared library (kubex/core/export.hpp).
+KUBEX_API ObjectMeta* kubex_box_new(std::type_identity<ObjectMeta>);
+KUBEX_API ObjectMeta* kubex_box_copy(const ObjectMeta& from);
+KUBEX_API void kubex_box_delete(ObjectMeta* p) noexcept;
 
 /// ObjectMeta.
 struct ObjectMeta {
@@ -45,7 +47,7 @@ struct ObjectMeta {
 };
 
 // JSON codec, found by argument-dependent lookup (see kubex/core/json.hpp).
-void kubex_read(::kubex::json::Reader& r, ObjectMeta& o);
-void kubex_write(::kubex::json::Writer& w, const ObjectMeta& o);
+KUBEX_API void kubex_read(::kubex::json::Reader& r, ObjectMeta& o);
+KUBEX_API void kubex_write(::kubex::json::Writer& w, const ObjectMeta& o);
 
 }  // namespace kubex::k8s::v1_99::meta::v1
