@@ -4,8 +4,11 @@
 #   find_package   an installed tree (cmake --install of build/ci)
 #   pkg-config     the same tree, with a plain compiler line
 #   add_subdirectory and FetchContent (from a local path): the source tree, built by the consumer
-#   deb            the .debs of build/ci, unpacked with dpkg -x (scripts/check-debs.sh)
+#   deb            the .deb of build/ci, unpacked with dpkg -x (scripts/check-debs.sh)
 #   conan          `conan create` of the recipe and its test_package (scripts/check-conan.sh)
+#   shared         build/shared (preset shared) installed: the program runs on the shared
+#                  libraries of the prefix (ldd says so)
+#   deb-shared     the .debs of build/shared: libkubex0.1 and libkubex-dev
 # With KUBEX_TESTENV_KUBECONFIG set (scripts/with-testenv.sh), each program lists the namespaces
 # of that real apiserver; without, it checks only that headers and library agree on the version.
 # Prints the size of what each way installs. Needs build/ci's libraries (built if missing).
@@ -19,7 +22,7 @@ only=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --only) only=",$2,"; shift 2 ;;
-    *) echo "usage: $0 [--only find_package,pkg-config,add_subdirectory,FetchContent,deb,conan]" >&2
+    *) echo "usage: $0 [--only find_package,pkg-config,add_subdirectory,FetchContent,deb,conan,shared,deb-shared]" >&2
       exit 2 ;;
   esac
 done
@@ -110,6 +113,38 @@ fi
 if wanted conan; then
   section "conan create and its test_package"
   scripts/check-conan.sh
+fi
+
+if wanted shared || wanted deb-shared; then
+  section "build/shared: the shared libraries"
+  if [ ! -f build/shared/CMakeCache.txt ]; then
+    cmake --preset shared >/dev/null
+  fi
+  cmake --build build/shared --target kubex_libraries
+fi
+
+if wanted shared; then
+  section "the shared libraries installed, and a program that runs on them"
+  shared_prefix="$work/shared-prefix"
+  rm -rf "$shared_prefix" "$work/shared"
+  cmake --install build/shared --prefix "$shared_prefix" >/dev/null
+  echo "installed: $(du -sh "$shared_prefix" | cut -f1);" \
+    "$(find "$shared_prefix" -name 'libkubex_*.so.*.*.*' -printf '%f %s B, ' | sed 's/, $//')"
+  cmake -S "$consumer" -B "$work/shared" "${flags[@]}" -DCMAKE_PREFIX_PATH="$shared_prefix" >/dev/null
+  cmake --build "$work/shared"
+  program="$work/shared/kubex-list-namespaces"
+  # Each kubex library the program needs must resolve into the prefix, by its 0.1 soname.
+  ldd "$program" | grep 'libkubex' | sed 's/^[[:space:]]*/  /'
+  for lib in core client; do
+    ldd "$program" | grep -q "libkubex_$lib\.so\.[0-9]*\.[0-9]* => $shared_prefix/" ||
+      { echo "error: ldd does not show libkubex_$lib from $shared_prefix" >&2; exit 1; }
+  done
+  run_consumer "$program" shared
+fi
+
+if wanted deb-shared; then
+  section "the .debs of build/shared, unpacked with dpkg -x"
+  scripts/check-debs.sh build/shared
 fi
 
 echo; echo "packages: every consumer built and ran"

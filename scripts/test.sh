@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # The test command (README, .ci/run): installs what is missing (the main job's set-up too),
-# builds kubex and testenv, checks formatting and layering, runs unit and fault tests (plain
-# and under ASan+UBSan), starts a real control plane and runs the integration tests against
-# it (both builds) while the models of every Kubernetes version and the fuzz targets build
-# beside them, then tests those models and fuzzes the model decoder for a minute and the
+# builds kubex and testenv, checks formatting, layering, SPDX lines and the version, runs unit
+# and fault tests (plain, under ASan+UBSan, and on shared libraries), starts a real control
+# plane and runs the integration tests against it (both builds) while the models of every
+# Kubernetes version and the fuzz targets build beside them, builds and runs a program each
+# way a user takes kubex in (scripts/check-packages.sh: installed tree, pkg-config,
+# add_subdirectory, FetchContent, .debs, Conan, shared libraries) against the same real
+# control plane, then tests those models and fuzzes the model decoder for a minute and the
 # kubeconfig reader and the protobuf reader for half a minute each. Every test log is checked
 # for the credentials the tests used.
 # Exits non-zero on any failure; testenv is stopped whatever happens.
@@ -124,6 +127,14 @@ for p in "${presets[@]}"; do
     "build/$p/Testing/Temporary/LastTest.log"
 done
 
+# The shared libraries (BUILD_SHARED_LIBS, hidden symbols): the unit tests linked against
+# them, each library's soname, and nothing exported outside namespace kubex. Its objects are
+# ci's but for the libraries' -fPIC, so a warm ccache builds it in about a minute.
+step "shared libraries (preset shared): build, unit tests, exported symbols"
+cmake --preset shared >/dev/null
+cmake --build --preset shared -j "$jobs"
+ctest --preset shared -L unit --output-on-failure -j "$jobs"
+
 # Every generated Kubernetes version's models (issue 21) but the default one, which ci and asan
 # test (unity builds at -O0 without debug information), and the fuzz targets (clang, with their
 # models and the client): seconds each with a warm cache, ~7 min each on a cold one. They build
@@ -174,8 +185,9 @@ export -f integration
 export asan jobs
 scripts/with-testenv.sh bash -c integration
 
-# Each way a user takes kubex in (find_package, pkg-config, add_subdirectory, FetchContent)
-# builds a program that lists the namespaces of a real apiserver, and runs it.
+# Each way a user takes kubex in (find_package, pkg-config, add_subdirectory, FetchContent,
+# the .debs, Conan, the shared libraries) builds a program that lists the namespaces of a real
+# apiserver, and runs it.
 step "packages: every way in, built and run against a real control plane"
 scripts/with-testenv.sh scripts/check-packages.sh
 
