@@ -79,16 +79,12 @@ class KUBEX_API Reader {
   /// unescaped and valid during the call. DecodeError if the value is not an object.
   template <class F>
   void for_each_field(F&& f) {
-    each_field(&f, [](void* ctx, std::string_view key, Reader& value) {
-      (*static_cast<std::remove_reference_t<F>*>(ctx))(key, value);
-    });
+    each_field(&f, &call_field<std::remove_reference_t<F>>);
   }
   /// Calls `f(Reader& element)` for each element of an array. DecodeError if it is not one.
   template <class F>
   void for_each_element(F&& f) {
-    each_element(&f, [](void* ctx, Reader& value) {
-      (*static_cast<std::remove_reference_t<F>*>(ctx))(value);
-    });
+    each_element(&f, &call_element<std::remove_reference_t<F>>);
   }
 
   /// Throws a DecodeError for this value.
@@ -102,6 +98,17 @@ class KUBEX_API Reader {
   using ElementFn = void (*)(void*, Reader&);
   void each_field(void* ctx, FieldFn fn);
   void each_element(void* ctx, ElementFn fn);
+  // The callbacks of for_each_field and for_each_element. Inline member templates, hidden
+  // (-fvisibility-inlines-hidden), where a lambda's invoker would take the exported class's
+  // visibility and be exported from a shared library once per instantiation.
+  template <class F>
+  static void call_field(void* ctx, std::string_view key, Reader& value) {
+    (*static_cast<F*>(ctx))(key, value);
+  }
+  template <class F>
+  static void call_element(void* ctx, Reader& value) {
+    (*static_cast<F*>(ctx))(value);
+  }
   // The value's text, checked to be valid JSON; valid until the document is released.
   std::string_view raw_view();
   // Checks and consumes the value if no accessor read it: simdjson would skip it by counting
