@@ -5,7 +5,7 @@
 // while the events are applied, with the initial state swapped in whole at init_done, and
 // indexes (by namespace, and any others the caller defines) kept up to date with each change.
 
-#include <kubex/runtime/watcher.hpp>
+#include <kubex/runtime/watcher_event.hpp>
 
 #include <chrono>
 #include <condition_variable>

@@ -29,6 +29,7 @@
 #include <kubex/runtime/backoff.hpp>
 #include <kubex/runtime/counter.hpp>
 #include <kubex/runtime/resource_version.hpp>
+#include <kubex/runtime/watcher_event.hpp>
 
 #include <boost/asio/compose.hpp>
 #include <boost/asio/post.hpp>
@@ -51,24 +52,6 @@
 #include <utility>
 
 namespace kubex::runtime {
-
-/// What a watcher event says.
-enum class WatcherEventType : std::uint8_t {
-  init,        ///< A (re)list starts: the init_apply events that follow are the whole state.
-  init_apply,  ///< An object of the state being listed.
-  init_done,   ///< The listed state is complete: replace what was known with it.
-  apply,       ///< An object was added or changed.
-  deleted,     ///< An object was deleted; `object` is its last state.
-};
-
-/// One event of a watcher.
-template <class K>
-struct WatcherEvent {
-  /// What happened.
-  WatcherEventType type = WatcherEventType::init;
-  /// The object (init_apply, apply, deleted); default-constructed otherwise.
-  K object{};
-};
 
 /// How a watcher gets the state it starts from.
 enum class InitialState : std::uint8_t {
