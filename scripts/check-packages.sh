@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Builds tests/packaging/list_namespaces.cpp each way a user takes kubex in, and runs it:
+# Builds test_package/test_package.cpp (the one consumer program, also Conan's test_package)
+# each way a user takes kubex in, with tests/packaging/CMakeLists.txt, and runs it:
 #   find_package   an installed tree (cmake --install of build/ci)
 #   pkg-config     the same tree, with a plain compiler line
 #   add_subdirectory and FetchContent (from a local path): the source tree, built by the consumer
@@ -83,9 +84,9 @@ if wanted pkg-config; then
   [ "$(pkg-config --modversion kubex)" = "$(sed -nE 's/^project\(kubex VERSION ([0-9.]+).*/\1/p' CMakeLists.txt)" ] ||
     { echo "error: kubex.pc's version differs from CMakeLists.txt's" >&2; exit 1; }
   read -r -a pc_flags <<<"$(pkg-config --cflags --libs kubex)"
-  echo "c++ -std=c++20 list_namespaces.cpp ${pc_flags[*]}"
+  echo "c++ -std=c++20 test_package.cpp ${pc_flags[*]}"
   mkdir -p "$work/pkg-config"
-  ${CXX:-c++} -std=c++20 -O1 "$consumer/list_namespaces.cpp" "${pc_flags[@]}" \
+  ${CXX:-c++} -std=c++20 -O1 "$root/test_package/test_package.cpp" "${pc_flags[@]}" \
     -o "$work/pkg-config/kubex-list-namespaces"
   run_consumer "$work/pkg-config/kubex-list-namespaces" pkg-config
   unset PKG_CONFIG_PATH

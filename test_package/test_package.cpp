@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// A first program against an installed kubex (Conan's test_package; scripts/check-debs.sh).
+// A first program against kubex, built every way a user takes it in (Conan's test_package,
+// scripts/check-debs.sh, and scripts/check-packages.sh through tests/packaging/CMakeLists.txt).
 // Prints the version of the linked library and fails unless the headers are of the same one;
 // given a kubeconfig (argv[1], or the environment's KUBEX_TESTENV_KUBECONFIG) it lists the
 // namespaces with the blocking API and fails unless "default" is among them.
