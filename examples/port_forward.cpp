@@ -8,6 +8,7 @@
 // SIGTERM.
 
 #include <kubex/client/api.hpp>
+#include <kubex/client/exec.hpp>
 #include <kubex/k8s/default.hpp>
 #include <kubex/k8s/v1_35/core/v1.hpp>
 

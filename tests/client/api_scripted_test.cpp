@@ -6,6 +6,7 @@
 
 #include <kubex/client/api.hpp>
 #include <kubex/client/options.hpp>
+#include <kubex/client/pager.hpp>
 #include <kubex/core/api_error.hpp>
 #include <kubex/core/failure.hpp>
 #include <kubex/core/json.hpp>

@@ -7,16 +7,21 @@
 // against the real apiserver in tests/integration/. These tests carry the ctest label `fault`
 // and need no testenv.
 
+#include <kubex/client/api.hpp>
 #include <kubex/client/blocking.hpp>
 #include <kubex/client/client.hpp>
 #include <kubex/client/kubeconfig.hpp>
+#include <kubex/core/custom_resource.hpp>
 #include <kubex/core/error.hpp>
+#include <kubex/core/json_object.hpp>
 #include <kubex/core/url.hpp>
 #include <kubex/testing/fault_server.hpp>
 #include <kubex/testing/pki.hpp>
 
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/cancellation_signal.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_future.hpp>
@@ -27,9 +32,29 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <system_error>
 #include <vector>
+
+namespace fault_shop {
+
+struct Meta {
+  std::optional<std::string> name;
+};
+KUBEX_JSON_OBJECT(Meta, name)
+
+// A hand-written kind: Api<T> over the transport without the generated models.
+struct Gadget {
+  std::string apiVersion{"example.com/v1"};
+  std::string kind{"Gadget"};
+  Meta metadata;
+};
+KUBEX_JSON_OBJECT(Gadget, apiVersion, kind, metadata)
+
+}  // namespace fault_shop
+
+KUBEX_CUSTOM_RESOURCE(fault_shop::Gadget, "example.com", "v1", "Gadget", "gadgets", namespaced);
 
 namespace {
 
@@ -300,6 +325,87 @@ TEST_F(https_fault_test, cancellation_signal_ends_a_pending_request) {
   }
   EXPECT_EQ(status, 0U);
   EXPECT_EQ(client.stats().connections_open, 0U);
+}
+
+// Api<T>'s verbs hand the caller's handler to the transport wrapped in the step that decodes
+// the answer (kubex/client/detail/call.hpp). The wrapper must carry the handler's cancellation
+// slot: a get and a watch open, each bound to a signal, end with operation_canceled when it is
+// emitted, long before their own deadline. Without the slot they would hang until the
+// server's stall ends the test.
+TEST_F(https_fault_test, api_verbs_carry_the_handlers_cancellation_slot) {
+  const auto server = start(Fault::stall);
+  asio::io_context ioc;
+  kubex::client::Client client(ioc.get_executor(), config_for(*server));
+  const auto gadgets = kubex::client::Api<fault_shop::Gadget>::namespaced(client, "ns");
+  asio::cancellation_signal cancel_get;
+  asio::cancellation_signal cancel_watch;
+  std::exception_ptr get_error;
+  std::exception_ptr watch_error;
+  int completions = 0;
+  gadgets.async_get("g", asio::bind_cancellation_slot(
+                             cancel_get.slot(), [&](std::exception_ptr e, fault_shop::Gadget) {
+                               get_error = e;
+                               ++completions;
+                             }));
+  gadgets.async_watch(
+      {}, asio::bind_cancellation_slot(cancel_watch.slot(), [&](std::exception_ptr e, auto) {
+        watch_error = e;
+        ++completions;
+      }));
+  asio::steady_timer timer(ioc, std::chrono::milliseconds(200));
+  timer.async_wait([&](const boost::system::error_code&) {
+    cancel_get.emit(asio::cancellation_type::terminal);
+    cancel_watch.emit(asio::cancellation_type::terminal);
+  });
+  const auto start_time = std::chrono::steady_clock::now();
+  ioc.run();
+  EXPECT_LT(std::chrono::steady_clock::now() - start_time, std::chrono::seconds(5));
+  EXPECT_EQ(completions, 2);
+  for (const auto& error : {get_error, watch_error}) {
+    ASSERT_TRUE(error);
+    try {
+      std::rethrow_exception(error);
+    } catch (const kubex::Error& e) {
+      EXPECT_EQ(e.code(), std::errc::operation_canceled) << e.what();
+    }
+  }
+}
+
+// A request that cannot be built (an invalid name) fails through the handler, never inside
+// the initiating function, and with the default completion token a coroutine co_awaits the
+// verb without naming a token.
+TEST_F(https_fault_test, api_argument_errors_complete_later_and_default_token_awaits) {
+  const auto server = start(Fault::stall);
+  asio::io_context ioc;
+  kubex::client::Client client(ioc.get_executor(), config_for(*server));
+  const auto gadgets = kubex::client::Api<fault_shop::Gadget>::namespaced(client, "ns");
+  bool inside = true;
+  std::exception_ptr callback_error;
+  gadgets.async_get("Not/A/Name", [&](std::exception_ptr e, const fault_shop::Gadget&) {
+    EXPECT_FALSE(inside) << "completed inside async_get";
+    callback_error = e;
+  });
+  inside = false;
+  std::exception_ptr awaited_error;
+  asio::co_spawn(
+      ioc,
+      [&]() -> asio::awaitable<void> {
+        try {
+          (void)co_await gadgets.async_get("Not/A/Name");
+        } catch (...) {
+          awaited_error = std::current_exception();
+        }
+      },
+      asio::detached);
+  ioc.run();
+  for (const auto& error : {callback_error, awaited_error}) {
+    ASSERT_TRUE(error);
+    try {
+      std::rethrow_exception(error);
+    } catch (const kubex::Error& e) {
+      EXPECT_EQ(e.code(), kubex::errc::invalid_path) << e.what();
+    }
+  }
 }
 
 // One timer per transport watches every connection's deadline. Two stalled requests on one

@@ -7,6 +7,7 @@
 #include <kubex/client/blocking_api.hpp>
 #include <kubex/client/discovery.hpp>
 #include <kubex/client/dynamic.hpp>
+#include <kubex/client/pager.hpp>
 #include <kubex/core/merge_patch.hpp>
 #include <kubex/core/selector.hpp>
 #include <kubex/core/time.hpp>

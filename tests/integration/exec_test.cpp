@@ -6,6 +6,7 @@
 
 #include <kubex/client/api.hpp>
 #include <kubex/client/blocking_api.hpp>
+#include <kubex/client/exec.hpp>
 #include <kubex/core/request.hpp>
 #include <kubex/k8s/v1_35/core/v1.hpp>
 #include <kubex/testing/testenv.hpp>

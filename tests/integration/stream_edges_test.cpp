@@ -14,6 +14,7 @@
 
 #include <kubex/client/api.hpp>
 #include <kubex/client/blocking_api.hpp>
+#include <kubex/client/exec.hpp>
 #include <kubex/core/failure.hpp>
 #include <kubex/k8s/v1_35/core/v1.hpp>
 #include <kubex/testing/long_form.hpp>

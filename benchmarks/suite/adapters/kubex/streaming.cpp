@@ -23,6 +23,7 @@
 // one result line {"samples_ns":[...],"bytes":..,"cpu_ns":..,"hwm_kb":..,"rss_kb":..}.
 
 #include <kubex/client/api.hpp>
+#include <kubex/client/exec.hpp>
 #include <kubex/client/kubeconfig.hpp>
 #include <kubex/k8s/default.hpp>
 #include <kubex/k8s/v1_35/core/v1.hpp>

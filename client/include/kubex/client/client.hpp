@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <kubex/client/completion_token.hpp>
 #include <kubex/client/http.hpp>
 #include <kubex/client/kubeconfig.hpp>
 #include <kubex/client/options.hpp>
@@ -82,8 +83,8 @@ class KUBEX_API ResponseStream {
   /// completes with the number of bytes appended; 0 means the body has ended cleanly. On an
   /// empty stream it fails with errc::invalid_argument.
   /// Completion signature: void(std::exception_ptr, std::size_t).
-  template <class CompletionToken>
-  auto async_read_some(std::string& out, CompletionToken&& token) {
+  template <class CompletionToken = DefaultCompletionToken>
+  auto async_read_some(std::string& out, CompletionToken&& token = {}) {
     return boost::asio::async_initiate<CompletionToken, void(std::exception_ptr, std::size_t)>(
         [this, &out](auto handler) {
           if (!impl_) {
@@ -195,8 +196,8 @@ class Client {
   /// Sends `request` and reads the whole response; non-2xx statuses are responses, not errors.
   /// Fails with kubex::Error for transport problems (errc::invalid_path for a malformed
   /// target, errc::tls_verification_failed, std::errc::timed_out, connection errors).
-  template <class CompletionToken>
-  auto async_request(HttpRequest request, CompletionToken&& token) const {
+  template <class CompletionToken = DefaultCompletionToken>
+  auto async_request(HttpRequest request, CompletionToken&& token = {}) const {
     return boost::asio::async_initiate<CompletionToken, RequestSignature>(
         [transport = transport_](auto handler, HttpRequest r) {
           transport->async_send(std::move(r), std::move(handler));
@@ -205,8 +206,8 @@ class Client {
   }
 
   /// Sends `request` and completes with an open ResponseStream once the head has arrived.
-  template <class CompletionToken>
-  auto async_stream(HttpRequest request, CompletionToken&& token) const {
+  template <class CompletionToken = DefaultCompletionToken>
+  auto async_stream(HttpRequest request, CompletionToken&& token = {}) const {
     return boost::asio::async_initiate<CompletionToken, StreamSignature>(
         [transport = transport_](auto handler, HttpRequest r) {
           transport->async_open(std::move(r), std::move(handler));
@@ -216,9 +217,9 @@ class Client {
 
   /// Upgrades `request` to a WebSocket (exec, attach, port-forward): completes with it open
   /// and the subprotocol chosen, or fails with kubex::ApiError when the server refuses.
-  template <class CompletionToken>
+  template <class CompletionToken = DefaultCompletionToken>
   auto async_websocket(HttpRequest request, WebSocketOptions options,
-                       CompletionToken&& token) const {
+                       CompletionToken&& token = {}) const {
     return boost::asio::async_initiate<CompletionToken, WebSocketSignature>(
         [transport = transport_](auto handler, HttpRequest r, WebSocketOptions o) {
           transport->async_upgrade(std::move(r), std::move(o), std::move(handler));

@@ -55,8 +55,8 @@ class KUBEX_API Discovery {
             detail::DiscoveryState{std::move(client), options})) {}
 
   /// Fetches everything the server serves. Completion signature void(std::exception_ptr).
-  template <class CompletionToken>
-  auto async_refresh(CompletionToken&& token) {
+  template <class CompletionToken = DefaultCompletionToken>
+  auto async_refresh(CompletionToken&& token = {}) {
     return boost::asio::co_spawn(state_->client.get_executor(), detail::discovery_refresh(state_),
                                  std::forward<CompletionToken>(token));
   }
@@ -64,8 +64,8 @@ class KUBEX_API Discovery {
   /// the cache is older than the TTL or does not know the kind yet (a CRD created since).
   /// Completion signature void(std::exception_ptr, ApiResource); an unknown kind fails with
   /// errc::invalid_argument naming it.
-  template <class CompletionToken>
-  auto async_resolve(std::string_view group, std::string_view kind, CompletionToken&& token) {
+  template <class CompletionToken = DefaultCompletionToken>
+  auto async_resolve(std::string_view group, std::string_view kind, CompletionToken&& token = {}) {
     return boost::asio::co_spawn(
         state_->client.get_executor(),
         detail::discovery_resolve(state_, std::string(group), std::string(kind)),

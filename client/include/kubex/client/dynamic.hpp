@@ -60,8 +60,8 @@ class DynamicApi {
   [[nodiscard]] const Client& client() const noexcept { return client_; }
 
   /// Reads object `name`.
-  template <class CompletionToken>
-  auto async_get(std::string_view name, CompletionToken&& token) const {
+  template <class CompletionToken = DefaultCompletionToken>
+  auto async_get(std::string_view name, CompletionToken&& token = {}) const {
     return call<object_type>(detail::prepare([&] {
                                require(Verb::get, "get");
                                return named().get(name);
@@ -69,8 +69,8 @@ class DynamicApi {
                              std::forward<CompletionToken>(token));
   }
   /// Lists objects.
-  template <class CompletionToken>
-  auto async_list(const ListParams& params, CompletionToken&& token) const {
+  template <class CompletionToken = DefaultCompletionToken>
+  auto async_list(const ListParams& params, CompletionToken&& token = {}) const {
     return detail::async_list_call<list_type>(client_, detail::prepare([&] {
                                                 require(Verb::list, "list");
                                                 return requests_.list(params);
@@ -90,8 +90,8 @@ class DynamicApi {
                                               });
   }
   /// Lists the objects as a server-side printed Table (what kubectl get shows).
-  template <class CompletionToken>
-  auto async_list_table(const ListParams& params, CompletionToken&& token) const {
+  template <class CompletionToken = DefaultCompletionToken>
+  auto async_list_table(const ListParams& params, CompletionToken&& token = {}) const {
     return call<Table>(detail::prepare([&] {
                          require(Verb::list, "list");
                          ApiRequest request = requests_.list(params);
@@ -101,9 +101,9 @@ class DynamicApi {
                        std::forward<CompletionToken>(token));
   }
   /// Creates `object`.
-  template <class CompletionToken>
+  template <class CompletionToken = DefaultCompletionToken>
   auto async_create(const object_type& object, const PostParams& params,
-                    CompletionToken&& token) const {
+                    CompletionToken&& token = {}) const {
     return call<object_type>(detail::prepare([&] {
                                require(Verb::create, "create");
                                return named().create(body(object), params);
@@ -111,9 +111,9 @@ class DynamicApi {
                              std::forward<CompletionToken>(token));
   }
   /// Replaces object `object.metadata.name`.
-  template <class CompletionToken>
+  template <class CompletionToken = DefaultCompletionToken>
   auto async_replace(const object_type& object, const PostParams& params,
-                     CompletionToken&& token) const {
+                     CompletionToken&& token = {}) const {
     return call<object_type>(detail::prepare([&] {
                                require(Verb::update, "update");
                                return named().replace(name_of(object), body(object), params);
@@ -121,9 +121,9 @@ class DynamicApi {
                              std::forward<CompletionToken>(token));
   }
   /// Patches object `name`.
-  template <class CompletionToken>
+  template <class CompletionToken = DefaultCompletionToken>
   auto async_patch(std::string_view name, const Patch& patch, const PatchParams& params,
-                   CompletionToken&& token) const {
+                   CompletionToken&& token = {}) const {
     return call<object_type>(detail::prepare([&] {
                                require(Verb::patch, "patch");
                                return named().patch(name, patch, params);
@@ -131,9 +131,9 @@ class DynamicApi {
                              std::forward<CompletionToken>(token));
   }
   /// Server-side apply of `object` by `field_manager`.
-  template <class CompletionToken>
+  template <class CompletionToken = DefaultCompletionToken>
   auto async_apply(const object_type& object, std::string_view field_manager, bool force,
-                   CompletionToken&& token) const {
+                   CompletionToken&& token = {}) const {
     return call<object_type>(
         detail::prepare([&] {
           require(Verb::patch, "patch");
@@ -143,9 +143,9 @@ class DynamicApi {
         std::forward<CompletionToken>(token));
   }
   /// Deletes object `name`: completes with the object (still terminating) or the Status.
-  template <class CompletionToken>
+  template <class CompletionToken = DefaultCompletionToken>
   auto async_delete(std::string_view name, const DeleteParams& params,
-                    CompletionToken&& token) const {
+                    CompletionToken&& token = {}) const {
     return detail::async_call<std::variant<object_type, Status>>(
         client_, detail::prepare([&] {
           require(Verb::delete_, "delete");
@@ -154,8 +154,8 @@ class DynamicApi {
         detail::decode_object_or_status<object_type>(), std::forward<CompletionToken>(token));
   }
   /// Starts a watch.
-  template <class CompletionToken>
-  auto async_watch(const WatchParams& params, CompletionToken&& token) const {
+  template <class CompletionToken = DefaultCompletionToken>
+  auto async_watch(const WatchParams& params, CompletionToken&& token = {}) const {
     return detail::async_open<WatchStream<object_type>>(client_, detail::prepare([&] {
                                                           require(Verb::watch, "watch");
                                                           return requests_.watch(params);

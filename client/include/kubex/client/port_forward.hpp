@@ -55,16 +55,16 @@ class KUBEX_API PortStream {
   /// side has closed and the kubelet reported no error. A forwarding the kubelet could not do
   /// (nothing listens on the port) fails with kubex::Error carrying its message.
   /// Completion signature: void(std::exception_ptr, std::size_t).
-  template <class CompletionToken>
-  auto async_read_some(std::string& out, CompletionToken&& token) {
+  template <class CompletionToken = DefaultCompletionToken>
+  auto async_read_some(std::string& out, CompletionToken&& token = {}) {
     return boost::asio::async_initiate<CompletionToken, PortReadSignature>(
         [this, &out](auto handler) { start_read(out, std::move(handler)); }, token);
   }
 
   /// Sends `data` to the pod; completes once the tunnel has taken it.
   /// Completion signature: void(std::exception_ptr).
-  template <class CompletionToken>
-  auto async_write(std::string data, CompletionToken&& token) {
+  template <class CompletionToken = DefaultCompletionToken>
+  auto async_write(std::string data, CompletionToken&& token = {}) {
     return boost::asio::async_initiate<CompletionToken, PortWriteSignature>(
         [this](auto handler, std::string d) { start_write(std::move(d), std::move(handler)); },
         token, std::move(data));
@@ -72,8 +72,8 @@ class KUBEX_API PortStream {
 
   /// Half-closes the connection: the pod's program reads end of file, and may still answer.
   /// Completion signature: void(std::exception_ptr).
-  template <class CompletionToken>
-  auto async_close_write(CompletionToken&& token) {
+  template <class CompletionToken = DefaultCompletionToken>
+  auto async_close_write(CompletionToken&& token = {}) {
     return boost::asio::async_initiate<CompletionToken, PortWriteSignature>(
         [this](auto handler) { start_close_write(std::move(handler)); }, token);
   }
@@ -115,8 +115,8 @@ class KUBEX_API PortForwarder {
 
   /// Opens a connection to `port` of the pod.
   /// Completion signature: void(std::exception_ptr, PortStream).
-  template <class CompletionToken>
-  auto async_open(std::uint16_t port, CompletionToken&& token) {
+  template <class CompletionToken = DefaultCompletionToken>
+  auto async_open(std::uint16_t port, CompletionToken&& token = {}) {
     return boost::asio::async_initiate<CompletionToken, PortOpenSignature>(
         [this, port](auto handler) { start_open(port, std::move(handler)); }, token);
   }

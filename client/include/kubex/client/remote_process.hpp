@@ -61,8 +61,8 @@ class KUBEX_API RemoteProcess {
   /// process has ended. Output is taken off the connection only here, so a slow reader slows
   /// the process instead of making kubex buffer it.
   /// Completion signature: void(std::exception_ptr, std::optional<ProcessOutput>).
-  template <class CompletionToken>
-  auto async_read(CompletionToken&& token) {
+  template <class CompletionToken = DefaultCompletionToken>
+  auto async_read(CompletionToken&& token = {}) {
     return boost::asio::async_initiate<CompletionToken, ProcessReadSignature>(
         [this](auto handler) { start_read(std::move(handler)); }, token);
   }
@@ -71,8 +71,8 @@ class KUBEX_API RemoteProcess {
   /// of it (large writes go as messages of process_input_piece bytes, one after the other), so
   /// a process that reads slowly holds the writer back (see ProcessStats::peak_buffered_input).
   /// Completion signature: void(std::exception_ptr).
-  template <class CompletionToken>
-  auto async_write(std::string data, CompletionToken&& token) {
+  template <class CompletionToken = DefaultCompletionToken>
+  auto async_write(std::string data, CompletionToken&& token = {}) {
     return boost::asio::async_initiate<CompletionToken, ProcessWriteSignature>(
         [this](auto handler, std::string d) { start_write(std::move(d), std::move(handler)); },
         token, std::move(data));
@@ -82,16 +82,16 @@ class KUBEX_API RemoteProcess {
   /// Needs v5.channel.k8s.io: over v4 it fails with errc::invalid_argument, as v4 has no way
   /// to say it short of closing the connection.
   /// Completion signature: void(std::exception_ptr).
-  template <class CompletionToken>
-  auto async_close_stdin(CompletionToken&& token) {
+  template <class CompletionToken = DefaultCompletionToken>
+  auto async_close_stdin(CompletionToken&& token = {}) {
     return boost::asio::async_initiate<CompletionToken, ProcessWriteSignature>(
         [this](auto handler) { start_close_stdin(std::move(handler)); }, token);
   }
 
   /// Tells the terminal its new size in columns and rows; only with a tty (errc::invalid_argument
   /// otherwise). Completion signature: void(std::exception_ptr).
-  template <class CompletionToken>
-  auto async_resize(std::uint16_t width, std::uint16_t height, CompletionToken&& token) {
+  template <class CompletionToken = DefaultCompletionToken>
+  auto async_resize(std::uint16_t width, std::uint16_t height, CompletionToken&& token = {}) {
     return boost::asio::async_initiate<CompletionToken, ProcessWriteSignature>(
         [this, width, height](auto handler) { start_resize(width, height, std::move(handler)); },
         token);
@@ -146,9 +146,9 @@ KUBEX_API void run_process(const Client& client, Prepared prepared, std::string 
 /// Opens an exec or attach session for `request` (built by RequestBuilder::exec or attach, or
 /// by hand): completes once the server has accepted it. Refusals (no such pod or container,
 /// 403) fail with kubex::ApiError.
-template <class CompletionToken>
+template <class CompletionToken = DefaultCompletionToken>
 auto async_open_process(const Client& client, ApiRequest request, bool tty,
-                        const ProcessOptions& options, CompletionToken&& token) {
+                        const ProcessOptions& options, CompletionToken&& token = {}) {
   return boost::asio::async_initiate<CompletionToken, ProcessOpenSignature>(
       [&client, tty, options](auto handler, ApiRequest r) {
         detail::open_process(client, detail::Prepared(std::move(r)), tty, options,

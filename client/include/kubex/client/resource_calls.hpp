@@ -46,11 +46,6 @@ namespace kubex::client {
 template <class T>
 using DeleteResult = std::variant<T, Status>;
 
-/// The largest watch event a watch stream accepts unless told otherwise, as client-go: a
-/// larger one fails the read, so a hostile or broken server cannot make one line take all
-/// memory.
-inline constexpr std::size_t default_max_watch_event_size = std::size_t{16} << 20U;
-
 /// The Accept of a call in protobuf: the server answers JSON where it has no protobuf (custom
 /// resources), as client-go asks.
 inline constexpr std::string_view accept_protobuf =

@@ -25,6 +25,11 @@
 
 namespace kubex::client {
 
+/// The largest watch event a watch stream accepts unless told otherwise, as client-go: a
+/// larger one fails the read, so a hostile or broken server cannot make one line take all
+/// memory.
+inline constexpr std::size_t default_max_watch_event_size = std::size_t{16} << 20U;
+
 /// Types the generated protobuf readers cover (the built-in kinds and their lists).
 template <class T>
 concept protobuf_readable = requires(protobuf::Reader& r, T& o) { kubex_read_proto(r, o); };

@@ -3,6 +3,7 @@
 // An upgraded connection to the apiserver (exec, attach, port-forward): WebSocket messages in
 // both directions over the transport's TLS, proxy and credentials.
 
+#include <kubex/client/completion_token.hpp>
 #include <kubex/core/error.hpp>
 #include <kubex/core/export.hpp>
 
@@ -118,8 +119,8 @@ class KUBEX_API WebSocket {
   /// message may come in several pieces. Nothing is read from the socket until asked, so a
   /// slow reader slows the sender (TCP flow control all the way back).
   /// Completion signature: void(std::exception_ptr, WebSocketRead).
-  template <class CompletionToken>
-  auto async_read_some(std::string& out, CompletionToken&& token) {
+  template <class CompletionToken = DefaultCompletionToken>
+  auto async_read_some(std::string& out, CompletionToken&& token = {}) {
     return boost::asio::async_initiate<CompletionToken, WebSocketReadSignature>(
         [this, &out](auto handler) {
           if (!impl_) {
@@ -133,8 +134,8 @@ class KUBEX_API WebSocket {
 
   /// Sends `message` as one binary message; completes once it is handed to the socket.
   /// Completion signature: void(std::exception_ptr).
-  template <class CompletionToken>
-  auto async_write(std::string message, CompletionToken&& token) {
+  template <class CompletionToken = DefaultCompletionToken>
+  auto async_write(std::string message, CompletionToken&& token = {}) {
     return boost::asio::async_initiate<CompletionToken, WebSocketWriteSignature>(
         [this](auto handler, std::string m) {
           if (!impl_) {
@@ -148,8 +149,8 @@ class KUBEX_API WebSocket {
 
   /// Sends a normal close frame and completes when the peer has answered (or the connection
   /// ended). Completion signature: void(std::exception_ptr).
-  template <class CompletionToken>
-  auto async_close(CompletionToken&& token) {
+  template <class CompletionToken = DefaultCompletionToken>
+  auto async_close(CompletionToken&& token = {}) {
     return boost::asio::async_initiate<CompletionToken, WebSocketWriteSignature>(
         [this](auto handler) {
           if (!impl_) {
