@@ -619,7 +619,7 @@ class HttpsTransport final : public Transport,
   }
 
   // Sends `call` on `lease`'s HTTP/1.1 connection, and reads into `outcome` its head and,
-  // unless it stays open as a stream (the connection then goes into `outcome`), its body.
+  // unless it stays open as a stream (its parser then goes into `outcome`), its body.
   awaitable<std::optional<Failed>> attempt_http1(Call& call, Lease& lease, Outcome& outcome,
                                                  bool streaming) {
     auto& connection = lease.connection;
