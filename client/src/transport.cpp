@@ -97,8 +97,6 @@ constexpr std::size_t max_spare_body = std::size_t{16} << 20U;
 // HTTP/2 receive window per stream, as Go's transport has it: whole responses are credited at
 // once, and a stream's reader may leave this much unread before the server waits for it.
 constexpr std::uint32_t h2_stream_window = std::uint32_t{4} << 20U;
-// Times a request the server refused unprocessed (HTTP/2 REFUSED_STREAM, GOAWAY) is re-sent.
-constexpr int max_refusals = 3;
 
 std::string default_user_agent() {
   return "kubex-cpp/" KUBEX_VERSION_STRING " (" KUBEX_OS "/" KUBEX_ARCH ")";
@@ -399,38 +397,14 @@ class HttpsTransport final : public Transport,
 
   // --- retries -------------------------------------------------------------------------------
 
-  // How long to wait before retrying `response`, or nullopt if it is not to be retried.
-  std::optional<Clock::duration> retry_delay(const Call& call, const HttpResponse& response,
-                                             int retries) {
-    const auto delay = detail::response_retry_delay(options_.retry, backoff_, response.status,
-                                                    response.retry_after, retries);
-    if (!delay || !detail::time_left(call, *delay)) {
-      return std::nullopt;  // the caller gets the server's answer while there is time to act
-    }
-    return *delay;
-  }
-
-  // Whether a read that failed with `code` before any response byte is tried again (after a
-  // backoff) rather than failed: the connection was refused, reset or closed early.
-  std::optional<Clock::duration> transport_retry_delay(const Call& call,
-                                                       const std::error_code& code, int retries) {
-    if (!call.read || retries >= options_.retry.max_transport_retries ||
-        !detail::is_transient_transport_error(code)) {
-      return std::nullopt;
-    }
-    const auto delay = backoff_.delay(retries);
-    if (!detail::time_left(call, delay)) {
-      return std::nullopt;
-    }
-    return delay;
-  }
-
-  // Waits `delay` before the next attempt of `call`, counting it.
-  awaitable<void> wait_to_retry(const Call& call, Clock::duration delay, int& retries) {
-    ++retries;
+  // Carries out a retry the request's RequestRetries decided: counts it, and waits its delay.
+  awaitable<void> retry(const Call& call, const detail::RetryDecision& next) {
     ++retries_;
+    if (next.action != detail::RetryDecision::Action::retry_after) {
+      co_return;
+    }
     Timer timer(strand_);
-    timer.expires_after(delay);
+    timer.expires_after(next.delay);
     if (const auto [ec] = co_await timer.async_wait(use_tuple); ec) {
       detail::fail(call, "waiting to retry", ec);
     }
@@ -588,135 +562,145 @@ class HttpsTransport final : public Transport,
     }
   }
 
+  // An attempt that failed before the caller saw its response, and what reports it if it is
+  // not retried.
+  struct Failed {
+    detail::AttemptFailure what;
+    detail::boost_error ec{};          // over HTTP/1.1: the exchange's error
+    std::shared_ptr<H2Stream> stream;  // over HTTP/2: the failed stream
+  };
+
+  // Throws the error of an attempt that is not retried.
+  [[noreturn]] void give_up(const Call& call, const Failed& failed) const {
+    if (failed.stream) {
+      detail::fail_h2(call, *failed.stream, options_);
+    }
+    if (failed.what.timed_out) {
+      detail::fail_timeout(call, "request", options_.timeout);
+    }
+    detail::fail(call, failed.what.received ? "read response" : "send request", failed.ec);
+  }
+
+  // Sends `call` as a stream of `session`, and reads into `outcome` its head and, unless it
+  // stays open as a stream, its body.
+  awaitable<std::optional<Failed>> attempt_h2(Call& call, std::shared_ptr<H2Session>& session,
+                                              Outcome& outcome, bool streaming) {
+    const bool reused = session->requests > 0;
+    if (reused) {
+      ++reused_;
+    }
+    ++h2_streams_;
+    outcome.h2.session = std::move(session);
+    // Built before the co_await: GCC 12 destroys some temporaries of a co_await expression
+    // twice.
+    std::string body = streaming ? std::string() : spare_bodies_.take();
+    co_await detail::exchange_h2(outcome.h2, call, authority_, body, *this);
+    const auto held = outcome.h2.stream;  // outlives the lease's reset below
+    auto& stream = *held;
+    if (stream.failed()) {  // too_large included: the stream was reset
+      outcome.h2.reset();
+      co_return Failed{{.code = std::error_code(stream.connection_error),
+                        .refused = stream.refused,
+                        .reused = reused,
+                        .received = stream.received,
+                        .timed_out = stream.timed_out,
+                        .protocol_error = !stream.connection_problem.empty()},
+                       {},
+                       held};
+    }
+    detail::read_head(stream, outcome.response);
+    if (stream.ended) {
+      detail::take_body(call, stream.body, outcome.response, options_.max_body_size, spare_bodies_);
+    }
+    if (!streaming || stream.ended) {
+      outcome.h2.reset();
+    }
+    co_return std::nullopt;
+  }
+
+  // Sends `call` on `lease`'s HTTP/1.1 connection, and reads into `outcome` its head and,
+  // unless it stays open as a stream (its parser then goes into `outcome`), its body.
+  awaitable<std::optional<Failed>> attempt_http1(Call& call, Lease& lease, Outcome& outcome,
+                                                 bool streaming) {
+    auto& connection = lease.connection;
+    const bool reused = connection->requests > 0;
+    if (reused) {
+      ++reused_;
+    }
+    auto parser = std::make_unique<Parser>();
+    if (!streaming) {
+      parser->get().body() = spare_bodies_.take();
+    }
+    const Attempt attempt = co_await detail::exchange_http1(*connection, call, *parser, *this);
+    if (attempt.ec) {
+      release(std::move(connection), false);
+      if (attempt.undecodable) {
+        detail::fail(call, "decode response", std::make_error_code(std::errc::bad_message),
+                     call.observer->problem());
+      }
+      co_return Failed{{.code = std::error_code(attempt.ec),
+                        .reused = reused,
+                        .received = attempt.received,
+                        .timed_out = attempt.timed_out},
+                       attempt.ec,
+                       {}};
+    }
+    detail::read_head(*parser, outcome.response);
+    if (parser->is_done()) {
+      detail::take_body(call, parser->get().body(), outcome.response, options_.max_body_size,
+                        spare_bodies_);
+    }
+    if (!streaming || parser->is_done()) {
+      release(std::move(connection), parser->get().keep_alive());
+    } else {
+      outcome.parser = std::move(parser);
+    }
+    co_return std::nullopt;
+  }
+
+  // Sends `request` until it is answered, or fails: the rate limit, the credentials, a route,
+  // an attempt, and what the request's RequestRetries says follows it.
   awaitable<Outcome> perform(const HttpRequest& request, bool streaming) {
     Call call = prepare(request, streaming);
-    bool refreshed_after_401 = false;
-    bool retried_stale = false;
-    int refusals = 0;
-    int retries = 0;
-    int transport_retries = 0;
+    detail::RequestRetries retries(options_.retry, backoff_, call.read, call.streaming,
+                                   call.deadline);
     for (;;) {
       co_await take_rate_token(call);
       co_await credentials_.refresh(call, false);
       credentials_.authorize(call);
       const std::uint64_t sent_with = credentials_.generation();
 
-      // A connection that could not be made (refused, reset in the handshake) for a read is
-      // tried again after a backoff; the wait cannot be in the handler (no co_await there).
+      // A connection that could not be made (refused, reset in the handshake) may be tried
+      // again; the wait cannot be in the handler (no co_await there).
       Route route;
-      std::optional<Clock::duration> connect_wait;
+      detail::RetryDecision next;
       try {
         route = co_await this->route(call);
       } catch (const Error& e) {
-        connect_wait = transport_retry_delay(call, e.code(), transport_retries);
-        if (!connect_wait) {
+        next = retries.after_failure({.code = e.code()}, Clock::now());
+        if (!next.retry()) {
           throw;
         }
       }
-      if (connect_wait) {
-        co_await wait_to_retry(call, *connect_wait, transport_retries);
+      if (next.retry()) {
+        co_await retry(call, next);
         continue;
       }
       Outcome outcome;
-      bool stream_open = false;
       Lease lease{*this, std::move(route.connection)};
+      std::optional<Failed> failed;
       if (route.session) {
-        const bool reused = route.session->requests > 0;
-        if (reused) {
-          ++reused_;
-        }
-        ++h2_streams_;
-        outcome.h2.session = std::move(route.session);
-        // Built before the co_await: GCC 12 destroys some temporaries of a co_await
-        // expression twice.
-        std::string body = streaming ? std::string() : spare_bodies_.take();
-        co_await detail::exchange_h2(outcome.h2, call, authority_, body, *this);
-        const auto held = outcome.h2.stream;  // outlives the lease's reset below
-        auto& stream = *held;
-        if (stream.failed()) {  // too_large included: the stream was reset
-          outcome.h2.reset();
-          // REFUSED_STREAM and streams above a GOAWAY's last id were never processed.
-          if (stream.refused && !stream.timed_out && refusals < max_refusals) {
-            ++refusals;
-            ++retries_;
-            continue;
-          }
-          if (reused && stream.connection_error && !stream.received && !stream.timed_out &&
-              call.read && !retried_stale) {
-            retried_stale = true;
-            ++retries_;
-            continue;
-          }
-          // The connection failed before the caller saw any of the answer (not a health-check
-          // timeout): a whole response is delivered only complete, a stream once its head is in.
-          if (stream.connection_error && (!stream.received || !call.streaming) &&
-              !stream.timed_out && stream.connection_problem.empty()) {
-            if (const auto wait = transport_retry_delay(
-                    call, std::error_code(stream.connection_error), transport_retries)) {
-              co_await wait_to_retry(call, *wait, transport_retries);
-              continue;
-            }
-          }
-          detail::fail_h2(call, stream, options_);
-        }
-        detail::read_head(stream, outcome.response);
-        if (stream.ended) {
-          detail::take_body(call, stream.body, outcome.response, options_.max_body_size,
-                            spare_bodies_);
-        }
-        stream_open = streaming && !stream.ended;
-        if (!stream_open) {
-          outcome.h2.reset();
-        }
+        failed = co_await attempt_h2(call, route.session, outcome, streaming);
       } else {
-        auto& connection = lease.connection;
-        const bool reused = connection->requests > 0;
-        if (reused) {
-          ++reused_;
+        failed = co_await attempt_http1(call, lease, outcome, streaming);
+      }
+      if (failed) {
+        next = retries.after_failure(failed->what, Clock::now());
+        if (!next.retry()) {
+          give_up(call, *failed);
         }
-        auto parser = std::make_unique<Parser>();
-        if (!streaming) {
-          parser->get().body() = spare_bodies_.take();
-        }
-        const Attempt attempt = co_await detail::exchange_http1(*connection, call, *parser, *this);
-        if (attempt.ec) {
-          release(std::move(connection), false);
-          if (attempt.undecodable) {
-            detail::fail(call, "decode response", std::make_error_code(std::errc::bad_message),
-                         call.observer->problem());
-          }
-          // An idle keep-alive connection may have been closed by the server just before we
-          // used it; that shows up as a failure before any response byte and deserves one
-          // more try.
-          if (reused && !attempt.received && !attempt.timed_out && call.read && !retried_stale) {
-            retried_stale = true;
-            ++retries_;
-            continue;
-          }
-          if (attempt.timed_out) {
-            detail::fail_timeout(call, "request", options_.timeout);
-          }
-          // As over HTTP/2: nothing of the answer has reached the caller yet.
-          if (!attempt.received || !call.streaming) {
-            if (const auto wait =
-                    transport_retry_delay(call, std::error_code(attempt.ec), transport_retries)) {
-              co_await wait_to_retry(call, *wait, transport_retries);
-              continue;
-            }
-          }
-          detail::fail(call, attempt.received ? "read response" : "send request", attempt.ec);
-        }
-        detail::read_head(*parser, outcome.response);
-        if (parser->is_done()) {
-          detail::take_body(call, parser->get().body(), outcome.response, options_.max_body_size,
-                            spare_bodies_);
-        }
-        stream_open = streaming && !parser->is_done();
-        if (!stream_open) {
-          release(std::move(connection), parser->get().keep_alive());
-        } else {
-          outcome.parser = std::move(parser);
-        }
+        co_await retry(call, next);
+        continue;
       }
       // An open stream that is not handed over (a retry, an exception) is closed.
       const auto drop_stream = [&] {
@@ -725,21 +709,23 @@ class HttpsTransport final : public Transport,
       };
       // A rotated token file or a re-run plugin may hold a new credential: the server refused
       // the request before acting on it, so sending it once more is safe.
-      if (outcome.response.status == 401 && !refreshed_after_401) {
+      if (outcome.response.status == 401 && retries.may_renew_credentials()) {
         // Another request may have brought a new credential meanwhile; then none is forced.
         bool renewed = sent_with != credentials_.generation();
         if (!renewed) {
           renewed = co_await credentials_.refresh(call, true);
         }
         if (renewed) {
-          refreshed_after_401 = true;
+          retries.renewed_credentials();
           drop_stream();
           continue;
         }
       }
-      if (const auto delay = retry_delay(call, outcome.response, retries)) {
+      next = retries.after_response(outcome.response.status, outcome.response.retry_after,
+                                    Clock::now());
+      if (next.retry()) {
         drop_stream();
-        co_await wait_to_retry(call, *delay, retries);
+        co_await retry(call, next);
         continue;
       }
       report_warnings(outcome.response);

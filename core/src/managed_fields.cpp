@@ -5,6 +5,8 @@
 #include <kubex/core/error.hpp>
 #include <kubex/core/managed_fields.hpp>
 
+#include "detail/json_dom.hpp"
+
 #include <simdjson.h>
 
 #include <string>
@@ -15,61 +17,11 @@ namespace kubex {
 namespace {
 
 namespace dom = simdjson::dom;
-
-dom::element parse(dom::parser& parser, std::string_view text, const char* what) {
-  dom::element doc;
-  if (auto error = parser.parse(text.data(), text.size()).get(doc); error) {
-    throw json::DecodeError(std::string(what) +
-                            " is not valid JSON: " + simdjson::error_message(error));
-  }
-  return doc;
-}
+using json::detail::parse_dom;
+using json::detail::same_json;
 
 void write_element(json::Writer& w, dom::element e) {
   w.raw(simdjson::minify(e));
-}
-
-// Deep equality of two JSON values; numbers by value.
-bool same(dom::element a, dom::element b) {
-  if (a.is_number() && b.is_number()) {
-    return double(a) == double(b);
-  }
-  if (a.type() != b.type()) {
-    return false;
-  }
-  switch (a.type()) {
-    case dom::element_type::ARRAY: {
-      dom::array aa = a.get_array().value_unsafe();
-      dom::array ba = b.get_array().value_unsafe();
-      if (aa.size() != ba.size()) {
-        return false;
-      }
-      auto bi = ba.begin();
-      for (dom::element e : aa) {
-        if (!same(e, *bi)) {
-          return false;
-        }
-        ++bi;
-      }
-      return true;
-    }
-    case dom::element_type::OBJECT: {
-      dom::object ao = a.get_object().value_unsafe();
-      dom::object bo = b.get_object().value_unsafe();
-      if (ao.size() != bo.size()) {
-        return false;
-      }
-      for (auto [key, value] : ao) {
-        dom::element other;
-        if (bo.at_key(key).get(other) != simdjson::SUCCESS || !same(value, other)) {
-          return false;
-        }
-      }
-      return true;
-    }
-    default:
-      return simdjson::minify(a) == simdjson::minify(b);
-  }
 }
 
 // A field set that names no child: the whole value is owned.
@@ -90,7 +42,7 @@ bool matches_keys(dom::element item, dom::object keys) {
   }
   for (auto [key, value] : keys) {
     dom::element have;
-    if (object.at_key(key).get(have) != simdjson::SUCCESS || !same(have, value)) {
+    if (object.at_key(key).get(have) != simdjson::SUCCESS || !same_json(have, value)) {
       return false;
     }
   }
@@ -136,13 +88,13 @@ void extract_array(json::Writer& w, dom::array array, dom::object set) {
       if (key.starts_with("k:")) {
         // A parser of its own: the set's parser holds the set it walks.
         dom::parser key_parser;
-        const dom::element keys = parse(key_parser, key.substr(2), "a field set's list key");
+        const dom::element keys = parse_dom(key_parser, key.substr(2), "a field set's list key");
         dom::object key_object;
         hit = keys.get_object().get(key_object) == simdjson::SUCCESS &&
               matches_keys(item, key_object);
       } else if (key.starts_with("v:")) {
         dom::parser value_parser;
-        hit = same(item, parse(value_parser, key.substr(2), "a field set's set value"));
+        hit = same_json(item, parse_dom(value_parser, key.substr(2), "a field set's set value"));
       } else if (key.starts_with("i:")) {
         hit = key.substr(2) == std::to_string(index);
       }
@@ -177,8 +129,8 @@ void extract(json::Writer& w, dom::element value, dom::object set) {
 std::string extract_fields(std::string_view object, std::string_view fields_v1) {
   dom::parser object_parser;
   dom::parser set_parser;
-  const dom::element doc = parse(object_parser, object, "the object");
-  const dom::element set = parse(set_parser, fields_v1, "the field set");
+  const dom::element doc = parse_dom(object_parser, object, "the object");
+  const dom::element set = parse_dom(set_parser, fields_v1, "the field set");
   dom::object set_object;
   if (set.get_object().get(set_object) != simdjson::SUCCESS) {
     throw json::DecodeError("the field set is not a JSON object");
@@ -192,7 +144,7 @@ std::string extract_fields(std::string_view object, std::string_view fields_v1) 
 std::string applied_fields(std::string_view object, std::string_view manager,
                            std::string_view subresource) {
   dom::parser parser;
-  const dom::element doc = parse(parser, object, "the object");
+  const dom::element doc = parse_dom(parser, object, "the object");
   dom::array entries;
   if (doc["metadata"]["managedFields"].get(entries) != simdjson::SUCCESS) {
     return {};

@@ -14,20 +14,17 @@
 namespace kubex::client::detail {
 
 Backoff::Backoff(std::chrono::milliseconds initial, std::chrono::milliseconds cap,
-                 std::uint_fast32_t seed)
-    : initial_(std::max(initial, std::chrono::milliseconds(1))),
-      cap_(std::max(cap, initial_)),
-      random_(seed) {}
-
-std::chrono::milliseconds Backoff::delay(int retry) {
-  long long bound = initial_.count();
-  for (int i = 0; i < retry && bound < cap_.count(); ++i) {
-    bound *= 2;
-  }
-  bound = std::min(bound, static_cast<long long>(cap_.count()));
-  std::uniform_int_distribution<long long> jitter(bound / 2, bound);
-  return std::chrono::milliseconds(jitter(random_));
-}
+                 std::uint64_t seed)
+    : kubex::Backoff(
+          [&] {
+            kubex::BackoffPolicy policy;
+            policy.initial = std::max(initial, std::chrono::milliseconds(1));
+            policy.max = std::max(cap, policy.initial);
+            policy.factor = 2.0;
+            policy.jitter = -0.5;  // (b/2, b]
+            return policy;
+          }(),
+          seed) {}
 
 std::optional<std::chrono::milliseconds> parse_retry_after(std::string_view value) {
   value = trim_space(value);
@@ -69,6 +66,52 @@ bool is_transient_transport_error(const std::error_code& code) noexcept {
       std::error_code(boost::system::error_code(boost::asio::ssl::error::stream_truncated)),
   };
   return std::find(transient.begin(), transient.end(), code) != transient.end();
+}
+
+RequestRetries::RequestRetries(const RetryPolicy& policy, Backoff& backoff, bool read,
+                               bool streaming, Clock::time_point deadline) noexcept
+    : policy_(policy), backoff_(backoff), read_(read), streaming_(streaming), deadline_(deadline) {}
+
+RetryDecision RequestRetries::after_failure(const AttemptFailure& failure, Clock::time_point now) {
+  using Action = RetryDecision::Action;
+  if (failure.refused && !failure.timed_out && refusals_ < max_refusals) {
+    ++refusals_;
+    return {Action::retry_now, {}};
+  }
+  // A pooled connection the server closed while idle fails before any answer: one more try.
+  if (failure.reused && failure.code && !failure.received && !failure.timed_out && read_ &&
+      !retried_stale_) {
+    retried_stale_ = true;
+    return {Action::retry_now, {}};
+  }
+  // The connection failed before the caller saw any of the answer: a whole response is
+  // delivered only complete, a stream once its head is in.
+  if (failure.code && (!failure.received || !streaming_) && !failure.timed_out &&
+      !failure.protocol_error && read_ && transport_retries_ < policy_.max_transport_retries &&
+      is_transient_transport_error(failure.code)) {
+    return wait(backoff_.delay(transport_retries_), transport_retries_, now);
+  }
+  return {};
+}
+
+RetryDecision RequestRetries::after_response(unsigned status, std::string_view retry_after,
+                                             Clock::time_point now) {
+  const auto delay =
+      response_retry_delay(policy_, backoff_, status, retry_after, response_retries_);
+  if (!delay) {
+    return {};
+  }
+  // Without time to wait, the caller gets the server's answer while there is time to act.
+  return wait(*delay, response_retries_, now);
+}
+
+RetryDecision RequestRetries::wait(std::chrono::milliseconds delay, int& counter,
+                                   Clock::time_point now) {
+  if (!streaming_ && now + delay > deadline_) {
+    return {};
+  }
+  ++counter;
+  return {RetryDecision::Action::retry_after, delay};
 }
 
 }  // namespace kubex::client::detail

@@ -8,12 +8,11 @@
 
 #include <kubex/core/export.hpp>
 #include <kubex/core/json.hpp>
+#include <kubex/core/list_feed.hpp>
 
 #include <cstddef>
-#include <exception>
 #include <string>
 #include <string_view>
-#include <utility>
 #include <vector>
 
 namespace kubex::json {
@@ -83,78 +82,56 @@ class KUBEX_API ListSplitter {
 /// an item is reported before one in the list's own fields, and that a second "items" key is
 /// an error (json::decode keeps the last array; the first is gone by then).
 template <class L>
-class ListDecoder {
+class ListDecoder : public kubex::detail::ListFeed<ListDecoder<L>, ListSplitter, L> {
+  using Base = kubex::detail::ListFeed<ListDecoder<L>, ListSplitter, L>;
+  friend Base;
+
  public:
-  /// The type of the list's items.
-  using item_type = typename decltype(L::items)::value_type;
-
-  /// Bodies shorter than this are left whole for finish(): splitting a small body costs a
-  /// scan of its bytes and leaves no transfer time to overlap the decoding with.
-  static constexpr std::size_t default_split_after = std::size_t{16} << 10U;
-
   /// A decoder that starts splitting once the body fed holds `split_after` bytes (0: from
   /// the first byte, as the tests do to cover small bodies).
-  explicit ListDecoder(std::size_t split_after = default_split_after) noexcept
-      : split_after_(split_after) {}
+  explicit ListDecoder(std::size_t split_after = Base::default_split_after) noexcept
+      : Base(split_after) {}
 
-  /// Forgets what was fed: a new body follows (a new attempt of the request).
-  void restart() noexcept { *this = ListDecoder{split_after_}; }
+  // feed(body) and finish(body) (kubex::detail::ListFeed): finish() throws DecodeError naming
+  // the path of the first value that does not fit.
 
-  /// Called with the body received so far; removes the bytes of decoded items from its
-  /// front. Errors are kept for finish(), so that the reader of the body never sees an
-  /// exception.
-  void feed(std::string& body) noexcept {
-    if (!started_ && body.size() < split_after_) {
-      return;  // finish() decodes it whole if it ends this short
-    }
-    started_ = true;
-    if (error_ || splitter_.phase() == ListSplitter::Phase::unsupported) {
-      return;
-    }
-    try {
-      elements_.clear();
-      splitter_.scan(body, elements_);
-      for (const auto& element : elements_) {
-        decode_item(body, element);
-      }
-      if (splitter_.phase() == ListSplitter::Phase::items ||
-          splitter_.phase() == ListSplitter::Phase::tail) {
-        if (head_.empty()) {
-          head_.assign(body, 0, splitter_.items_begin());
-        }
-        // Dropping moves the item in progress to the front: done once per 64 KiB, not per read.
-        if (const std::size_t n = splitter_.consumed();
-            n > 0 && (n == body.size() || n >= kDropAfter)) {
-          body.erase(0, n);
-          splitter_.drop(n);
-        }
-      }
-    } catch (...) {
-      error_ = std::current_exception();
+ private:
+  void after_scan(const std::string& body, bool /*first_in_items*/) {
+    if (this->splitting() && head_.empty()) {
+      head_.assign(body, 0, this->splitter_.items_begin());
     }
   }
 
-  /// The list, from what feed() decoded and the rest of `body` (the whole body when nothing
-  /// was fed).
-  /// @throws DecodeError naming the path of the first value that does not fit.
-  L finish(const std::string& body) {
-    if (error_) {
-      std::rethrow_exception(error_);
-    }
-    L out{};
-    if (!started_ || splitter_.phase() == ListSplitter::Phase::head ||
-        splitter_.phase() == ListSplitter::Phase::unsupported) {
-      decode_padded(body, out);
-      return out;
-    }
-    if (splitter_.phase() == ListSplitter::Phase::items) {
-      DecodeError err("invalid JSON: unexpected end of the document");
+  void decode_item(const std::string& body, ListSplitter::Element e) {
+    const std::string_view text(body.data() + e.begin, e.end - e.begin);
+    // simdjson reads ahead in 64-byte blocks; the body's spare capacity is readable.
+    const bool padded = body.capacity() - e.end >= 64;
+    auto& items = this->items_;
+    auto& item = items.emplace_back();
+    try {
+      // At depth 2, inside the list and its items array, as when the whole body is decoded.
+      detail::decode(
+          text, padded, &item,
+          [](Reader& r, void* o) { read(r, *static_cast<typename Base::item_type*>(o)); }, 2);
+    } catch (DecodeError& err) {
+      err.prepend_index(items.size() - 1);
       err.prepend_field("items");
-      throw err;
+      throw;
     }
-    // The list's own fields, with the items array emptied: the head and the body from the
-    // array's ']' on.
-    head_.append(body, splitter_.consumed());
+  }
+
+  static void decode_whole(const std::string& body, L& out) { decode_padded(body, out); }
+
+  [[noreturn]] static void fail_truncated(const std::string& /*body*/) {
+    DecodeError err("invalid JSON: unexpected end of the document");
+    err.prepend_field("items");
+    throw err;
+  }
+
+  // The list's own fields, with the items array emptied: the head and the body from the
+  // array's ']' on.
+  void decode_rest(const std::string& body, L& out) {
+    head_.append(body, this->splitter_.consumed());
     decode(head_, out);
     if (!out.items.empty()) {
       // Another key spelled "items" with escapes follows: json::decode would keep its array.
@@ -162,40 +139,9 @@ class ListDecoder {
       err.prepend_field("items");
       throw err;
     }
-    if constexpr (requires { out.items.assign_moved(items_); }) {
-      out.items.assign_moved(items_);  // a kubex::Vector: storage of exactly their count
-    } else {
-      out.items = std::move(items_);
-    }
-    return out;
   }
 
- private:
-  void decode_item(const std::string& body, ListSplitter::Element e) {
-    const std::string_view text(body.data() + e.begin, e.end - e.begin);
-    // simdjson reads ahead in 64-byte blocks; the body's spare capacity is readable.
-    const bool padded = body.capacity() - e.end >= 64;
-    auto& item = items_.emplace_back();
-    try {
-      // At depth 2, inside the list and its items array, as when the whole body is decoded.
-      detail::decode(
-          text, padded, &item, [](Reader& r, void* o) { read(r, *static_cast<item_type*>(o)); }, 2);
-    } catch (DecodeError& err) {
-      err.prepend_index(items_.size() - 1);
-      err.prepend_field("items");
-      throw;
-    }
-  }
-
-  static constexpr std::size_t kDropAfter = std::size_t{64} << 10U;
-
-  std::size_t split_after_;
-  ListSplitter splitter_;
-  std::vector<ListSplitter::Element> elements_;
-  std::vector<item_type> items_;
   std::string head_;  // the body up to the items array's '['
-  std::exception_ptr error_;
-  bool started_ = false;
 };
 
 }  // namespace kubex::json

@@ -10,14 +10,13 @@
 
 #include <kubex/core/arena.hpp>
 #include <kubex/core/export.hpp>
+#include <kubex/core/list_feed.hpp>
 #include <kubex/core/protobuf.hpp>
 #include <kubex/core/protobuf_object.hpp>
 
 #include <cstddef>
-#include <exception>
 #include <string>
 #include <string_view>
-#include <utility>
 #include <vector>
 
 namespace kubex::protobuf {
@@ -82,101 +81,41 @@ class KUBEX_API ListSplitter {
 /// list is refused before its items are read, and an envelope holding two list messages is
 /// refused (decode_object keeps the last; its items are gone by then).
 template <class L>
-class ListDecoder {
+class ListDecoder : public kubex::detail::ListFeed<ListDecoder<L>, ListSplitter, L> {
+  using Base = kubex::detail::ListFeed<ListDecoder<L>, ListSplitter, L>;
+  friend Base;
+
  public:
-  /// The type of the list's items.
-  using item_type = typename decltype(L::items)::value_type;
-
-  /// Bodies shorter than this are left whole for finish(), as json::ListDecoder leaves them.
-  static constexpr std::size_t default_split_after = std::size_t{16} << 10U;
-
   /// A decoder that starts splitting once the body fed holds `split_after` bytes (0: from
   /// the first byte).
-  explicit ListDecoder(std::size_t split_after = default_split_after) noexcept
-      : split_after_(split_after) {}
+  explicit ListDecoder(std::size_t split_after = Base::default_split_after) noexcept
+      : Base(split_after) {}
 
-  /// Forgets what was fed: a new body follows (a new attempt of the request).
-  void restart() noexcept { *this = ListDecoder{split_after_}; }
-
-  /// Called with the body received so far; removes the bytes of decoded items from its front.
-  /// Errors are kept for finish(), so that the reader of the body never sees an exception.
-  void feed(std::string& body) noexcept {
-    if (!started_ && body.size() < split_after_) {
-      return;
-    }
-    started_ = true;
-    if (error_ || splitter_.phase() == ListSplitter::Phase::unsupported) {
-      return;
-    }
-    try {
-      const bool had_items = splitter_.phase() != ListSplitter::Phase::envelope;
-      elements_.clear();
-      splitter_.scan(body, elements_);
-      if (!had_items && splitter_.phase() != ListSplitter::Phase::envelope &&
-          splitter_.phase() != ListSplitter::Phase::unsupported) {
-        check_envelope_kind();
-      }
-      for (const auto& element : elements_) {
-        decode_item(body, element);
-      }
-      // Dropping moves the field in progress to the front: done once per 64 KiB, not per read.
-      if (const std::size_t n = splitter_.consumed();
-          n > 0 && (n == body.size() || n >= kDropAfter)) {
-        body.erase(0, n);
-        splitter_.drop(n);
-      }
-    } catch (...) {
-      error_ = std::current_exception();
-    }
-  }
-
-  /// The list, from what feed() decoded and the rest of `body` (the whole body when nothing
-  /// was fed).
-  /// @throws DecodeError for malformed protobuf, json::DecodeError for a body of another kind.
-  L finish(const std::string& body) {
-    if (error_) {
-      std::rethrow_exception(error_);
-    }
-    L out{};
-    if (!started_ || splitter_.phase() == ListSplitter::Phase::envelope ||
-        splitter_.phase() == ListSplitter::Phase::unsupported) {
-      decode_object(body, out);
-      return out;
-    }
-    if (splitter_.phase() == ListSplitter::Phase::items) {
-      throw DecodeError("the list message ends past the body's end, at byte " +
-                        std::to_string(splitter_.origin() + body.size()));
-    }
-    decode_object(splitter_.without_items(std::string_view(body).substr(splitter_.consumed())),
-                  out);
-    if constexpr (requires { out.items.assign_moved(items_); }) {
-      out.items.assign_moved(items_);  // a kubex::Vector: storage of exactly their count
-    } else {
-      out.items = std::move(items_);
-    }
-    return out;
-  }
+  // feed(body) and finish(body) (kubex::detail::ListFeed): finish() throws DecodeError for
+  // malformed protobuf, json::DecodeError for a body of another kind.
 
  private:
   // The envelope names the body's kind before the items: a body of another kind is refused
   // with both kinds named, instead of its fields being read as items.
-  void check_envelope_kind() {
+  void after_scan(const std::string& /*body*/, bool first_in_items) {
     if constexpr (requires(L l) {
                     l.api_version;
                     l.kind;
                   }) {
-      std::string envelope(splitter_.envelope_head());
-      Writer(envelope).bytes(2, {});
-      L probe{};
-      decode_object(envelope, probe);
+      if (first_in_items) {
+        std::string envelope(this->splitter_.envelope_head());
+        Writer(envelope).bytes(2, {});
+        L probe{};
+        decode_object(envelope, probe);
+      }
     }
   }
 
   void decode_item(const std::string& body, ListSplitter::Element e) {
     const std::string_view bytes(body.data() + e.begin, e.end - e.begin);
     // At depth 1, inside the list's message, as when the whole body is decoded.
-    Reader reader(bytes, splitter_.origin() + e.begin, 1);
-    item_type& item = items_.emplace_back();
+    Reader reader(bytes, this->splitter_.origin() + e.begin, 1);
+    auto& item = this->items_.emplace_back();
     Arena arena(estimate_.first_block(bytes.size()));
     {
       const ArenaScope scope(&arena);
@@ -185,15 +124,20 @@ class ListDecoder {
     estimate_.learn(arena, bytes.size());
   }
 
-  static constexpr std::size_t kDropAfter = std::size_t{64} << 10U;
+  static void decode_whole(const std::string& body, L& out) { decode_object(body, out); }
 
-  std::size_t split_after_;
-  ListSplitter splitter_;
-  std::vector<ListSplitter::Element> elements_;
-  std::vector<item_type> items_;
+  [[noreturn]] void fail_truncated(const std::string& body) const {
+    throw DecodeError("the list message ends past the body's end, at byte " +
+                      std::to_string(this->splitter_.origin() + body.size()));
+  }
+
+  void decode_rest(const std::string& body, L& out) const {
+    decode_object(
+        this->splitter_.without_items(std::string_view(body).substr(this->splitter_.consumed())),
+        out);
+  }
+
   ArenaEstimate estimate_;
-  std::exception_ptr error_;
-  bool started_ = false;
 };
 
 }  // namespace kubex::protobuf

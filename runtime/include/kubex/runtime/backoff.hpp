@@ -1,54 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include <kubex/core/export.hpp>
+// The runtime's names for kubex::Backoff (kubex/core/backoff.hpp): the delays between
+// attempts after failures, jittered and exponential, with the time passed in.
 
-// The delays between attempts after failures: jittered and exponential, as client-go's
-// reflector and kube-rs's DefaultBackoff wait, so that a watcher facing a failing server never
-// becomes a hot loop, and a fleet of them does not retry in step.
-
-#include <chrono>
-#include <cstdint>
-#include <random>
+#include <kubex/core/backoff.hpp>
 
 namespace kubex::runtime {
 
-/// How a Backoff grows. The defaults are client-go's reflector's.
-struct BackoffPolicy {
-  /// The first delay.
-  std::chrono::milliseconds initial{800};
-  /// No delay is longer than this.
-  std::chrono::milliseconds max{30'000};
-  /// Each delay's base is the previous one's times this.
-  double factor = 2.0;
-  /// A delay is drawn from [base, base * (1 + jitter)), then capped at max.
-  double jitter = 1.0;
-  /// A failure this long after the previous one starts again from `initial`: the work in
-  /// between was healthy.
-  std::chrono::milliseconds reset_after{120'000};
-};
+/// How a Backoff grows (kubex::BackoffPolicy). The defaults are client-go's reflector's.
+using BackoffPolicy = kubex::BackoffPolicy;
 
-/// The delays of a BackoffPolicy. Not thread-safe; time is passed in, so tests need no clock.
-class KUBEX_API Backoff {
- public:
-  /// The clock whose time points next() takes.
-  using clock = std::chrono::steady_clock;
-
-  /// A backoff with its own random source; `seed` makes the jitter reproducible in tests.
-  explicit Backoff(BackoffPolicy policy = {}, std::uint64_t seed = std::random_device{}());
-
-  /// The delay before the next attempt, for a failure at `now`.
-  [[nodiscard]] std::chrono::milliseconds next(clock::time_point now);
-  /// Forgets earlier failures: the next delay is `initial` again.
-  void reset() noexcept { base_ = std::chrono::milliseconds::zero(); }
-  /// The policy.
-  [[nodiscard]] const BackoffPolicy& policy() const noexcept { return policy_; }
-
- private:
-  BackoffPolicy policy_;
-  std::mt19937_64 random_;
-  std::chrono::milliseconds base_{0};  // zero: no failure since the last reset
-  clock::time_point last_{};
-};
+/// The delays of a BackoffPolicy (kubex::Backoff). Not thread-safe; time is passed in.
+using Backoff = kubex::Backoff;
 
 }  // namespace kubex::runtime
