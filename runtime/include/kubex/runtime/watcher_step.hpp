@@ -33,7 +33,7 @@ namespace watcher_state {
 struct Start {};
 /// Listing page by page; `continue_token` is empty for the first page.
 struct Listing {
-  std::string continue_token;
+  std::string continue_token{};
 };
 /// Next: open a watch from the last version (`initial`: one that first sends the current
 /// objects). `delivered`: a watch since the last list began brought an event.
@@ -62,24 +62,24 @@ struct Proceed {};
 /// A page of the list arrived (its items are init_apply events, unless the answer is Fail).
 /// Empty strings: the page has none.
 struct ListPage {
-  std::string_view continue_token;
-  std::string_view resource_version;
+  std::string_view continue_token{};
+  std::string_view resource_version{};
 };
 /// The list request failed.
 struct ListFailed {
-  std::exception_ptr error;
+  std::exception_ptr error{};
 };
 /// The watch request was answered: the stream is open.
 struct WatchOpened {};
 /// The watch request failed.
 struct WatchRefused {
-  std::exception_ptr error;
+  std::exception_ptr error{};
 };
 /// An event of the open watch, as far as the step needs it.
 struct Event {
   WatchEventType type = WatchEventType::added;
   /// The object's metadata.resourceVersion; empty: none.
-  std::string_view resource_version;
+  std::string_view resource_version{};
   /// A bookmark annotated k8s.io/initial-events-end: "true".
   bool initial_events_end = false;
   /// Of an ERROR event; null otherwise.
@@ -89,7 +89,7 @@ struct Event {
 struct WatchEnded {};
 /// Reading the watch failed (the shell's idle timeout: an error of code timed_out).
 struct WatchFailed {
-  std::exception_ptr error;
+  std::exception_ptr error{};
 };
 }  // namespace watcher_input
 
@@ -115,11 +115,11 @@ struct Wait {
 };
 /// List a page.
 struct List {
-  ListParams params;
+  ListParams params{};
 };
 /// Open a watch.
 struct Watch {
-  WatchParams params;
+  WatchParams params{};
 };
 /// Read the next event of the open watch.
 struct Read {};
@@ -127,7 +127,7 @@ struct Read {};
 struct Synced {};
 /// Hand `error` to the caller (nothing else of the input is queued).
 struct Fail {
-  std::exception_ptr error;
+  std::exception_ptr error{};
 };
 }  // namespace watcher_action
 
