@@ -22,7 +22,6 @@
 // compiled once; LeaderElector sends, waits and runs the callbacks it asks for.
 
 #include <kubex/client/api.hpp>
-#include <kubex/core/export.hpp>
 #include <kubex/core/resource.hpp>
 #include <kubex/core/time.hpp>
 #include <kubex/runtime/leader_election_step.hpp>
@@ -41,7 +40,6 @@
 #include <mutex>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <type_traits>
 #include <utility>
 #include <variant>
@@ -50,6 +48,7 @@ namespace kubex::runtime {
 
 namespace detail {
 
+// The record of a typed Lease, for the step.
 template <class Lease>
 LeaseRecord lease_record(const Lease& lease) {
   LeaseRecord record;
