@@ -6,11 +6,11 @@
 // items as they arrive.
 
 #include <kubex/client/client.hpp>
+#include <kubex/client/inline_guard.hpp>
 #include <kubex/client/stream_items.hpp>
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/compose.hpp>
-#include <boost/asio/post.hpp>
 
 #include <cstddef>
 #include <exception>
@@ -65,14 +65,14 @@ class ItemStream {
  private:
   struct NextOp {
     ItemStream* self_;
-    // False until this operation has waited for a read: an item already buffered is then
-    // posted, so that the handler never runs inside async_next (several events often arrive
-    // in one read, and a caller's handler may hold a lock around async_next).
-    bool waited = false;
+    // An item already buffered before any read is posted, so that the handler never runs
+    // inside async_next (several events often arrive in one read, and a caller's handler may
+    // hold a lock around async_next).
+    InlineGuard inline_guard{};
     // A read completed: 0 bytes is the clean end of the body.
     template <class Self>
     void operator()(Self& self, std::exception_ptr error, std::size_t read) {
-      waited = true;
+      inline_guard.waited();
       if (error) {
         self.complete(std::move(error), std::nullopt);
         return;
@@ -95,20 +95,18 @@ class ItemStream {
       std::optional<Result> item;
       try {
         if (s.items_.take(item)) {
-          if (!waited && s.post_buffered_) {
+          if (s.post_buffered_ && inline_guard.inline_now()) {
             s.ready_ = std::move(item);
-            waited = true;
-            boost::asio::post(s.executor_, std::move(self));
+            inline_guard.post(self, s.executor_);
             return;
           }
           self.complete(nullptr, std::move(item));
           return;
         }
       } catch (...) {
-        if (!waited && s.post_buffered_) {
+        if (s.post_buffered_ && inline_guard.inline_now()) {
           s.failed_ = std::current_exception();
-          waited = true;
-          boost::asio::post(s.executor_, std::move(self));
+          inline_guard.post(self, s.executor_);
           return;
         }
         self.complete(std::current_exception(), std::nullopt);

@@ -6,13 +6,14 @@
 // added; a relist is turned into the additions, modifications and deletions it implies, so a
 // consumer that keeps no state of its own misses no change and sees none twice.
 
+#include <kubex/client/completion_token.hpp>
+#include <kubex/client/inline_guard.hpp>
 #include <kubex/runtime/store.hpp>
 #include <kubex/runtime/subscription.hpp>
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/async_result.hpp>
 #include <boost/asio/compose.hpp>
-#include <boost/asio/post.hpp>
 
 #include <deque>
 #include <exception>
@@ -71,8 +72,10 @@ class Changes {
   }
 
   /// The next change.
-  template <class CompletionToken>
-  auto async_next(CompletionToken&& token) {
+  /// Cancellation: cancel() stops it from any thread; a cancellation slot bound to the token is
+  /// not a supported way to stop it.
+  template <class CompletionToken = client::DefaultCompletionToken>
+  auto async_next(CompletionToken&& token = {}) {
     return boost::asio::async_compose<CompletionToken, Signature>(NextOp{this}, token,
                                                                   subscription_.get_executor());
   }
@@ -84,15 +87,15 @@ class Changes {
 
   struct NextOp {
     Changes* c;
-    bool posted = false;
+    client::InlineGuard inline_guard{};
 
     template <class Self>
     void operator()(Self& self) {
       if (c->ready_.empty()) {
+        inline_guard.waited();
         c->subscription_.async_next(std::move(self));
-      } else if (!posted) {
-        posted = true;  // never complete inside the caller's frame
-        boost::asio::post(c->subscription_.get_executor(), std::move(self));
+      } else if (inline_guard.inline_now()) {
+        inline_guard.post(self, c->subscription_.get_executor());
       } else {
         self.complete(nullptr, c->pop());
       }

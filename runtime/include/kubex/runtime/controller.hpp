@@ -10,6 +10,7 @@
 // waits for its caches.
 
 #include <kubex/client/api.hpp>
+#include <kubex/client/completion_token.hpp>
 #include <kubex/core/error.hpp>
 #include <kubex/core/failure.hpp>
 #include <kubex/core/metadata.hpp>
@@ -207,8 +208,10 @@ class Controller {
   /// Runs until shutdown(): reflectors, triggers, then `concurrency` workers once every store
   /// is ready. Completes with null after a shutdown, or with the reason it stopped (the
   /// reflector of T, shared, was stopped by its owner).
-  template <class CompletionToken>
-  auto async_run(Reconciler reconcile, CompletionToken&& token) {
+  /// Cancellation: shutdown() stops it from any thread; a cancellation slot bound to the token is
+  /// not a supported way to stop it.
+  template <class CompletionToken = client::DefaultCompletionToken>
+  auto async_run(Reconciler reconcile, CompletionToken&& token = {}) {
     return boost::asio::async_initiate<CompletionToken, Signature>(
         [this](auto handler, Reconciler r) { start(std::move(r), std::move(handler)); }, token,
         std::move(reconcile));

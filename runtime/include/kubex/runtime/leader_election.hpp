@@ -22,6 +22,7 @@
 // compiled once; LeaderElector sends, waits and runs the callbacks it asks for.
 
 #include <kubex/client/api.hpp>
+#include <kubex/client/completion_token.hpp>
 #include <kubex/core/resource.hpp>
 #include <kubex/core/time.hpp>
 #include <kubex/runtime/leader_election_step.hpp>
@@ -128,8 +129,10 @@ class LeaderElector {
 
   /// Campaigns and leads until cancel(); see Signature. Failures go to on_error and are
   /// retried; they never end it.
-  template <class CompletionToken>
-  auto async_run(CompletionToken&& token) {
+  /// Cancellation: cancel() stops it from any thread; a cancellation slot bound to the token is
+  /// not a supported way to stop it.
+  template <class CompletionToken = client::DefaultCompletionToken>
+  auto async_run(CompletionToken&& token = {}) {
     return boost::asio::async_compose<CompletionToken, Signature>(RunOp{this}, token,
                                                                   api_.client().get_executor());
   }

@@ -6,6 +6,7 @@
 // reported and never stop it (the watcher resumes by itself); it ends only when cancelled.
 
 #include <kubex/client/api.hpp>
+#include <kubex/client/completion_token.hpp>
 #include <kubex/core/arena.hpp>
 #include <kubex/core/error.hpp>
 #include <kubex/core/failure.hpp>
@@ -74,8 +75,10 @@ class BasicReflector {
       : watcher_(std::move(api), config.watcher), config_(std::move(config)) {}
 
   /// Keeps the store current until cancel(); then completes with null.
-  template <class CompletionToken>
-  auto async_run(CompletionToken&& token) {
+  /// Cancellation: cancel() stops it from any thread; a cancellation slot bound to the token is
+  /// not a supported way to stop it.
+  template <class CompletionToken = client::DefaultCompletionToken>
+  auto async_run(CompletionToken&& token = {}) {
     return boost::asio::async_compose<CompletionToken, Signature>(
         RunOp{this}, token, watcher_.api().client().get_executor());
   }

@@ -9,6 +9,7 @@
 // slowing the reflector and every other consumer, or losing events silently: it subscribes
 // again and reads the store, which is always whole.
 
+#include <kubex/client/completion_token.hpp>
 #include <kubex/core/error.hpp>
 #include <kubex/runtime/watcher.hpp>
 
@@ -148,8 +149,10 @@ class Subscription {
   /// The next event the reflector applied. Fails with std::errc::no_buffer_space once this
   /// subscriber fell behind by more than its capacity, and with operation_canceled after the
   /// reflector stopped (and the events before that were delivered).
-  template <class CompletionToken>
-  auto async_next(CompletionToken&& token) {
+  /// Cancellation: cancel() of the reflector stops it from any thread; a cancellation slot bound to
+  /// the token is not a supported way to stop it.
+  template <class CompletionToken = client::DefaultCompletionToken>
+  auto async_next(CompletionToken&& token = {}) {
     return boost::asio::async_initiate<CompletionToken, Signature>(
         [](auto handler, std::shared_ptr<detail::SubscriberQueue<K>> queue) {
           queue->next(std::move(handler));

@@ -36,7 +36,9 @@
 //   W10 a watch ended within very_short_watch without an event waits a backoff delay first.
 
 #include <kubex/client/api.hpp>
+#include <kubex/client/completion_token.hpp>
 #include <kubex/client/dynamic.hpp>
+#include <kubex/client/inline_guard.hpp>
 #include <kubex/core/dynamic.hpp>
 #include <kubex/core/error.hpp>
 #include <kubex/core/metadata.hpp>
@@ -154,8 +156,10 @@ class BasicWatcher {
   /// The next event. Fails with what went wrong (a refused list, a dropped or undecodable
   /// stream, an ERROR event other than 410); the next call goes on after the backoff delay.
   /// After cancel(), fails with std::errc::operation_canceled.
-  template <class CompletionToken>
-  auto async_next(CompletionToken&& token) {
+  /// Cancellation: cancel() stops it from any thread; a cancellation slot bound to the token is
+  /// not a supported way to stop it.
+  template <class CompletionToken = client::DefaultCompletionToken>
+  auto async_next(CompletionToken&& token = {}) {
     if (!handed_out_.empty()) {
       synced_.set(std::exchange(handed_out_, {}));  // the caller took it in: it asks for more
     }
@@ -195,9 +199,9 @@ class BasicWatcher {
   // One async_next: performs what the step asks and feeds it the results.
   struct NextOp {
     BasicWatcher* w;
-    // False until this operation has waited for something: completing before that would run
-    // the caller's handler inside async_next, so the result is posted instead.
-    bool waited = false;
+    // Until this operation has waited for something, completing would run the caller's
+    // handler inside async_next, so the result is posted instead.
+    client::InlineGuard inline_guard{};
 
     // Delivers a pending event, or asks the step what next.
     template <class Self>
@@ -209,7 +213,7 @@ class BasicWatcher {
                       Error(make_error_code(std::errc::operation_canceled), "watcher: canceled")));
       }
       if (!s.pending_.empty()) {
-        if (!waited) {
+        if (inline_guard.inline_now()) {
           return post(self);
         }
         event_type event = std::move(s.pending_.front());
@@ -226,14 +230,14 @@ class BasicWatcher {
     // The backoff delay has passed (or was cancelled).
     template <class Self>
     void operator()(Self& self, boost::system::error_code /*ec*/) {
-      waited = true;
+      inline_guard.waited();
       (*this)(self);
     }
 
     // A page of the list.
     template <class Self>
     void operator()(Self& self, std::exception_ptr error, list_type page) {
-      waited = true;
+      inline_guard.waited();
       BasicWatcher& s = *w;
       if (s.canceled_) {
         return (*this)(self);
@@ -258,7 +262,7 @@ class BasicWatcher {
     // The watch was opened, or refused.
     template <class Self>
     void operator()(Self& self, std::exception_ptr error, client::WatchStream<object_type> stream) {
-      waited = true;
+      inline_guard.waited();
       BasicWatcher& s = *w;
       if (s.canceled_) {
         return (*this)(self);
@@ -281,7 +285,7 @@ class BasicWatcher {
     template <class Self>
     void operator()(Self& self, std::exception_ptr error,
                     std::optional<WatchEvent<object_type>> event) {
-      waited = true;
+      inline_guard.waited();
       BasicWatcher& s = *w;
       if (s.canceled_) {
         return (*this)(self);
@@ -360,13 +364,12 @@ class BasicWatcher {
     // another thread, unseen by a BlockingClient waiting on its own loop.
     template <class Self>
     void post(Self& self) {
-      waited = true;
-      boost::asio::post(w->api_.client().get_executor(), std::move(self));
+      inline_guard.post(self, w->api_.client().get_executor());
     }
 
     template <class Self>
     void finish(Self& self, std::exception_ptr error) {
-      if (!waited) {
+      if (inline_guard.inline_now()) {
         return post(self);
       }
       self.complete(std::move(error), event_type{});

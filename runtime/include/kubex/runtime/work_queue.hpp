@@ -10,6 +10,7 @@
 // state) are handed out after every normal one, as controller-runtime's priority queue does,
 // so a change made during a large sync does not wait for the whole sync.
 
+#include <kubex/client/completion_token.hpp>
 #include <kubex/core/export.hpp>
 #include <kubex/core/token_bucket.hpp>
 #include <kubex/runtime/backoff.hpp>
@@ -107,8 +108,10 @@ class KUBEX_API WorkQueue : public std::enable_shared_from_this<WorkQueue> {
 
   /// Waits for a key and hands it to the caller, who must call done() with it. Fails with
   /// operation_canceled once the queue is shut down.
-  template <class CompletionToken>
-  auto async_get(CompletionToken&& token) {
+  /// Cancellation: shut_down() stops it from any thread; a cancellation slot bound to the token is
+  /// not a supported way to stop it.
+  template <class CompletionToken = client::DefaultCompletionToken>
+  auto async_get(CompletionToken&& token = {}) {
     return boost::asio::async_initiate<CompletionToken, Signature>(
         [](auto handler, std::shared_ptr<WorkQueue> self) { self->get(std::move(handler)); }, token,
         shared_from_this());
