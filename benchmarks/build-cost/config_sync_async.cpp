@@ -13,6 +13,8 @@
 #include <kubex/k8s/default.hpp>
 #include <kubex/k8s/v1_35/core/v1.hpp>
 
+#include "config_sync.hpp"
+
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
@@ -37,49 +39,11 @@ using kubex::client::Client;
 
 namespace {
 
-constexpr std::string_view snapshot_name = "config-sync-snapshot";
-constexpr std::string_view manager = "config-sync";
-
-// What the tool knows of one pod.
-struct PodSummary {
-  std::string name;
-  std::string phase;
-  std::string node;
-  int restarts = 0;
-  bool ready = false;
-};
-
-std::string phase_text(const core::Pod& pod) {
-  if (!pod.status || !pod.status->phase) {
-    return "Unknown";
-  }
-  const auto& phase = *pod.status->phase;
-  if (phase == core::PodStatusPhase::Running || phase == core::PodStatusPhase::Pending ||
-      phase == core::PodStatusPhase::Succeeded || phase == core::PodStatusPhase::Failed) {
-    return phase.value();
-  }
-  return "Unknown (" + phase.value() + ")";
-}
-
-PodSummary summarize(const core::Pod& pod) {
-  PodSummary s;
-  s.name = pod.metadata.name.value_or("");
-  s.phase = phase_text(pod);
-  if (pod.spec && pod.spec->node_name) {
-    s.node = *pod.spec->node_name;
-  }
-  if (pod.status) {
-    for (const auto& c : pod.status->container_statuses) {
-      s.restarts += c.restart_count;
-    }
-    for (const auto& c : pod.status->conditions) {
-      if (c.type == "Ready") {
-        s.ready = c.status == "True";
-      }
-    }
-  }
-  return s;
-}
+using config_sync::manager;
+using config_sync::PodSummary;
+using config_sync::snapshot_data;
+using config_sync::snapshot_name;
+using config_sync::summarize;
 
 awaitable<std::vector<PodSummary>> list_pods(const Api<core::Pod>& pods) {
   std::vector<PodSummary> out;
@@ -89,18 +53,6 @@ awaitable<std::vector<PodSummary>> list_pods(const Api<core::Pod>& pods) {
     out.push_back(summarize(pod));
   }
   co_return out;
-}
-
-std::map<std::string, std::string> snapshot_data(const std::vector<PodSummary>& pods) {
-  std::map<std::string, std::string> data;
-  int ready = 0;
-  for (const auto& p : pods) {
-    data[p.name] = p.phase + " node=" + (p.node.empty() ? "-" : p.node) +
-                   " restarts=" + std::to_string(p.restarts) + (p.ready ? " ready" : "");
-    ready += p.ready ? 1 : 0;
-  }
-  data["_summary"] = std::to_string(ready) + "/" + std::to_string(pods.size()) + " ready";
-  return data;
 }
 
 // Creates the snapshot, or replaces it when it exists (keeping its resourceVersion, so a
