@@ -414,7 +414,10 @@ class BasicWatcher {
     return std::exchange(guard_->stalled, false);
   }
 
-  static std::string_view view(const std::optional<std::string>& text) noexcept {
+  // Generic, so that an optional<kubex::String> (the models' metadata) is viewed in place, not
+  // converted to a temporary optional<std::string> whose view would dangle.
+  template <class Text>
+  static std::string_view view(const std::optional<Text>& text) noexcept {
     return text ? std::string_view(*text) : std::string_view();
   }
 
